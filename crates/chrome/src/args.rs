@@ -1,0 +1,150 @@
+//! The Chrome command line: upstream agent-browser's default set plus the caller's options.
+
+use std::path::Path;
+
+use crate::LaunchOptions;
+
+/// Upstream's defaults (contract §1.7), minus `--remote-debugging-port`, which the launcher adds.
+pub const DEFAULT_ARGS: &[&str] = &[
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-backgrounding-occluded-windows",
+    "--disable-component-update",
+    "--disable-default-apps",
+    "--disable-hang-monitor",
+    "--disable-popup-blocking",
+    "--disable-prompt-on-repost",
+    "--disable-sync",
+    "--disable-features=Translate",
+    "--enable-features=NetworkService,NetworkServiceInProcess",
+    "--metrics-recording-only",
+    "--password-store=basic",
+    "--use-mock-keychain",
+];
+
+/// Builds the full argument list for one launch.
+pub fn build_args(options: &LaunchOptions, user_data_dir: &Path, run_as_root: bool) -> Vec<String> {
+    let mut args: Vec<String> = vec!["--remote-debugging-port=0".to_string()];
+    args.extend(DEFAULT_ARGS.iter().map(|s| s.to_string()));
+    let user_sets = |prefix: &str| options.args.iter().any(|a| a.starts_with(prefix));
+    if options.headless {
+        args.push("--headless=new".into());
+        if options.hide_scrollbars {
+            args.push("--hide-scrollbars".into());
+        }
+        args.push("--enable-unsafe-swiftshader".into());
+    }
+    if !user_sets("--window-size") && !user_sets("--start-maximized") {
+        let (w, h) = options.window_size.unwrap_or((1280, 720));
+        args.push(format!("--window-size={w},{h}"));
+    }
+    if let Some(proxy) = &options.proxy {
+        args.push(format!("--proxy-server={}", proxy.server));
+        if let Some(bypass) = &proxy.bypass {
+            args.push(format!("--proxy-bypass-list={bypass}"));
+        }
+    }
+    if let Some(pac) = &options.proxy_pac_url {
+        args.push(format!("--proxy-pac-url={pac}"));
+    }
+    args.push(format!("--user-data-dir={}", user_data_dir.display()));
+    if options.ignore_https_errors {
+        args.push("--ignore-certificate-errors".into());
+    }
+    if options.allow_file_access {
+        args.push("--allow-file-access-from-files".into());
+        args.push("--allow-file-access".into());
+    }
+    if options.deny_permission_prompts && !user_sets("--deny-permission-prompts") {
+        args.push("--deny-permission-prompts".into());
+    }
+    if let Some(ua) = &options.user_agent {
+        args.push(format!("--user-agent={ua}"));
+    }
+    args.extend(options.args.iter().cloned());
+    if options.restrict_webrtc {
+        args.push("--force-webrtc-ip-handling-policy=disable_non_proxied_udp".into());
+    }
+    // Chrome refuses to run as root with its sandbox; upstream adds these in containers/CI too.
+    if (run_as_root || options.no_sandbox) && !user_sets("--no-sandbox") {
+        args.push("--no-sandbox".into());
+    }
+    if (run_as_root || options.no_sandbox) && !user_sets("--disable-dev-shm-usage") {
+        args.push("--disable-dev-shm-usage".into());
+    }
+    args
+}
+
+/// Splits an `AGENT_BROWSER_ARGS` value the way upstream 0.41.2 does: one argument per line, or
+/// comma-separated where the comma is followed by another `--flag`, so commas inside a value
+/// (`--window-size=800,600`) survive.
+pub fn split_user_args(raw: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in raw.split('\n') {
+        let mut current = String::new();
+        let mut rest = line;
+        while let Some(idx) = rest.find(',') {
+            let (head, tail) = rest.split_at(idx);
+            let after = &tail[1..];
+            current.push_str(head);
+            if after.trim_start().starts_with("--") {
+                push_trimmed(&mut out, &current);
+                current.clear();
+            } else {
+                current.push(',');
+            }
+            rest = after;
+        }
+        current.push_str(rest);
+        push_trimmed(&mut out, &current);
+    }
+    out
+}
+
+fn push_trimmed(out: &mut Vec<String>, arg: &str) {
+    let arg = arg.trim();
+    if !arg.is_empty() {
+        out.push(arg.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn user_args_split_on_newlines_and_on_commas_before_flags_only() {
+        assert_eq!(
+            split_user_args("--no-sandbox,--window-size=800,600"),
+            vec!["--no-sandbox", "--window-size=800,600"]
+        );
+        assert_eq!(split_user_args("--a\n--b=1,2\n\n --c "), vec!["--a", "--b=1,2", "--c"]);
+        assert_eq!(split_user_args(""), Vec::<String>::new());
+        assert_eq!(split_user_args("--lang=en,--x"), vec!["--lang=en", "--x"]);
+    }
+
+    #[test]
+    fn headless_launch_gets_upstream_defaults_and_a_window_size() {
+        let options = LaunchOptions::default();
+        let args = build_args(&options, Path::new("/tmp/p"), false);
+        assert!(args.contains(&"--headless=new".to_string()));
+        assert!(args.contains(&"--window-size=1280,720".to_string()));
+        assert!(args.contains(&"--user-data-dir=/tmp/p".to_string()));
+        assert!(args.contains(&"--remote-debugging-port=0".to_string()));
+        assert!(!args.contains(&"--no-sandbox".to_string()));
+    }
+
+    #[test]
+    fn headed_launch_drops_headless_flags_and_user_window_size_wins() {
+        let options = LaunchOptions {
+            headless: false,
+            args: vec!["--window-size=800,600".into()],
+            ..LaunchOptions::default()
+        };
+        let args = build_args(&options, Path::new("/tmp/p"), true);
+        assert!(!args.iter().any(|a| a.starts_with("--headless")));
+        assert_eq!(args.iter().filter(|a| a.starts_with("--window-size")).count(), 1);
+        assert!(args.contains(&"--no-sandbox".to_string()), "root needs --no-sandbox");
+    }
+}
