@@ -1,1 +1,149 @@
-//! stub
+//! Shared helpers for the black-box and library tests against real Chromium.
+//!
+//! - [`launch_options`]: Chrome options for this machine (root needs `--no-sandbox`, the network is
+//!   closed), with an optional persistent profile.
+//! - [`Page`]: a minimal raw-CDP page driver used by the transport/launcher tests (navigate, eval).
+//! - [`pids_alive`], [`wait_gone`]: leak checks by PID, never by process name.
+//! - [`cli`]: a runner for the `agent-browser` binary with its own socket dir and HOME.
+
+#![allow(missing_docs)]
+
+pub mod cli;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use abx_cdp::{Connection, EventFilter, Session};
+use serde_json::{Value, json};
+
+/// Arguments every test Chrome gets: the machine has no network.
+pub const TEST_CHROME_ARGS: &[&str] = &["--disable-quic", "--disable-gpu"];
+
+/// Launch options for a headless test Chrome.
+pub fn launch_options(profile: Option<PathBuf>) -> abx_chrome::LaunchOptions {
+    abx_chrome::LaunchOptions {
+        profile,
+        args: TEST_CHROME_ARGS.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    }
+}
+
+/// A page target driven over raw CDP.
+pub struct Page {
+    pub session: Session,
+    pub target_id: String,
+}
+
+impl Page {
+    /// Opens a new tab at about:blank and attaches to it.
+    pub async fn open(conn: &Connection) -> Page {
+        let created = conn
+            .browser()
+            .call("Target.createTarget", json!({"url": "about:blank"}))
+            .await
+            .expect("Target.createTarget");
+        let target_id = created["targetId"].as_str().expect("targetId").to_string();
+        let session = conn.attach(&target_id).await.expect("attach");
+        session
+            .call("Page.enable", json!({}))
+            .await
+            .expect("Page.enable");
+        session
+            .call("Runtime.enable", json!({}))
+            .await
+            .expect("Runtime.enable");
+        Page { session, target_id }
+    }
+
+    /// Navigates and waits for the load event.
+    pub async fn goto(&self, url: &str) {
+        let mut loads = self
+            .session
+            .subscribe(EventFilter::methods(["Page.loadEventFired"]), 8);
+        let reply = self
+            .session
+            .call("Page.navigate", json!({"url": url}))
+            .await
+            .expect("navigate");
+        assert!(
+            reply.get("errorText").is_none(),
+            "navigation to {url} failed: {reply}"
+        );
+        tokio::time::timeout(Duration::from_secs(15), loads.recv())
+            .await
+            .expect("load event within 15 s")
+            .expect("session alive");
+    }
+
+    /// Evaluates an expression and returns its JSON value.
+    pub async fn eval(&self, expression: &str) -> Value {
+        let reply = self
+            .session
+            .call(
+                "Runtime.evaluate",
+                json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
+            )
+            .await
+            .expect("Runtime.evaluate");
+        if let Some(exception) = reply.get("exceptionDetails") {
+            panic!("{expression} threw: {exception}");
+        }
+        reply["result"]["value"].clone()
+    }
+
+    /// Polls `expression` until it is truthy.
+    pub async fn wait_for(&self, expression: &str, within: Duration) {
+        let deadline = Instant::now() + within;
+        loop {
+            let value = self.eval(expression).await;
+            if value.as_bool() == Some(true) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{expression} not true within {within:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+}
+
+/// Which of `pids` are still alive (zombies count as gone).
+pub fn pids_alive(pids: &[i32]) -> Vec<i32> {
+    pids.iter()
+        .copied()
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    stat.rfind(')')
+                        .map(|i| stat[i + 1..].trim_start().to_string())
+                })
+                .is_some_and(|rest| !rest.starts_with('Z') && !rest.starts_with('X'))
+        })
+        .collect()
+}
+
+/// Waits until every pid is gone; returns how long it took, or `None` on timeout.
+pub async fn wait_gone(pids: &[i32], within: Duration) -> Option<Duration> {
+    let started = Instant::now();
+    loop {
+        if pids_alive(pids).is_empty() {
+            return Some(started.elapsed());
+        }
+        if started.elapsed() > within {
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Every live process of a process group (by `/proc`).
+pub fn group_members(pgid: i32) -> Vec<i32> {
+    abx_chrome::group::members(pgid)
+}
+
+/// Kills the given process group (cleanup for a test that failed half way).
+pub fn kill_group(pgid: i32) {
+    abx_chrome::group::signal(pgid, nix::sys::signal::Signal::SIGKILL);
+}

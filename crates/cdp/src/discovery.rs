@@ -44,16 +44,51 @@ pub async fn http_get(
     }
     request.push_str("\r\n");
     stream.write_all(request.as_bytes()).await?;
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).await?;
-    let text = String::from_utf8_lossy(&response);
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    // Read the head, then exactly Content-Length bytes: Chrome may keep the socket open.
+    let mut buffer = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let head_end = loop {
+        if let Some(pos) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+            break pos + 4;
+        }
+        let n = stream.read(&mut chunk).await?;
+        if n == 0 {
+            break buffer.len();
+        }
+        buffer.extend_from_slice(&chunk[..n]);
+        if buffer.len() > 64 * 1024 {
+            return Err(std::io::Error::other("HTTP response head too large"));
+        }
+    };
+    let head = String::from_utf8_lossy(&buffer[..head_end]).to_string();
     let status = head
         .split_whitespace()
         .nth(1)
-        .and_then(|code| code.parse().ok())
+        .and_then(|c| c.parse().ok())
         .unwrap_or(0);
-    Ok((status, body.to_string()))
+    let length = head.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.trim()
+            .eq_ignore_ascii_case("content-length")
+            .then(|| value.trim().parse::<usize>().ok())?
+    });
+    let mut body = buffer[head_end.min(buffer.len())..].to_vec();
+    match length {
+        Some(length) => {
+            while body.len() < length {
+                let n = stream.read(&mut chunk).await?;
+                if n == 0 {
+                    break;
+                }
+                body.extend_from_slice(&chunk[..n]);
+            }
+            body.truncate(length);
+        }
+        None => {
+            stream.read_to_end(&mut body).await?;
+        }
+    }
+    Ok((status, String::from_utf8_lossy(&body).to_string()))
 }
 
 /// Resolves an `http://host:port` DevTools address to its browser WebSocket URL.

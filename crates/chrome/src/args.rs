@@ -119,7 +119,10 @@ mod tests {
             split_user_args("--no-sandbox,--window-size=800,600"),
             vec!["--no-sandbox", "--window-size=800,600"]
         );
-        assert_eq!(split_user_args("--a\n--b=1,2\n\n --c "), vec!["--a", "--b=1,2", "--c"]);
+        assert_eq!(
+            split_user_args("--a\n--b=1,2\n\n --c "),
+            vec!["--a", "--b=1,2", "--c"]
+        );
         assert_eq!(split_user_args(""), Vec::<String>::new());
         assert_eq!(split_user_args("--lang=en,--x"), vec!["--lang=en", "--x"]);
     }
@@ -144,7 +147,15 @@ mod tests {
         };
         let args = build_args(&options, Path::new("/tmp/p"), true);
         assert!(!args.iter().any(|a| a.starts_with("--headless")));
-        assert_eq!(args.iter().filter(|a| a.starts_with("--window-size")).count(), 1);
-        assert!(args.contains(&"--no-sandbox".to_string()), "root needs --no-sandbox");
+        assert_eq!(
+            args.iter()
+                .filter(|a| a.starts_with("--window-size"))
+                .count(),
+            1
+        );
+        assert!(
+            args.contains(&"--no-sandbox".to_string()),
+            "root needs --no-sandbox"
+        );
     }
 }

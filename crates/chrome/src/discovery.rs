@@ -5,8 +5,13 @@ use std::path::{Path, PathBuf};
 use crate::LaunchError;
 
 /// Names tried on `PATH`, in order, when no executable is given.
-pub const CANDIDATES: &[&str] =
-    &["chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"];
+pub const CANDIDATES: &[&str] = &[
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+    "chrome",
+];
 
 /// Resolves the Chrome executable: `explicit` (e.g. `AGENT_BROWSER_EXECUTABLE_PATH`) when given,
 /// otherwise the first of [`CANDIDATES`] found on `PATH`. Never downloads anything.
@@ -26,7 +31,9 @@ pub fn find_chrome(explicit: Option<&Path>) -> Result<PathBuf, LaunchError> {
         if path.is_file() {
             return Ok(path.to_path_buf());
         }
-        return Err(LaunchError::ExecutableNotFound { checked: vec![path.display().to_string()] });
+        return Err(LaunchError::ExecutableNotFound {
+            checked: vec![path.display().to_string()],
+        });
     }
     for name in CANDIDATES {
         if let Ok(found) = which::which(name) {
@@ -34,7 +41,10 @@ pub fn find_chrome(explicit: Option<&Path>) -> Result<PathBuf, LaunchError> {
         }
     }
     Err(LaunchError::ExecutableNotFound {
-        checked: CANDIDATES.iter().map(|c| format!("{c} (on PATH)")).collect(),
+        checked: CANDIDATES
+            .iter()
+            .map(|c| format!("{c} (on PATH)"))
+            .collect(),
     })
 }
 

@@ -7,14 +7,22 @@ use nix::unistd::Pid;
 
 /// Live (non-zombie) processes whose process group is `pgid`, read from `/proc`.
 pub fn members(pgid: i32) -> Vec<i32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
     let mut found = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let Some(pid) = name.to_str().and_then(|s| s.parse::<i32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
         // Fields after the command (which may contain spaces and parens): state ppid pgrp ...
-        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else { continue };
+        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
         let mut fields = after.split_whitespace();
         let state = fields.next().unwrap_or("");
         let _ppid = fields.next();

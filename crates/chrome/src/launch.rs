@@ -65,6 +65,8 @@ pub struct LaunchOptions {
     pub no_sandbox: bool,
     /// How long to wait for `DevToolsActivePort`.
     pub launch_timeout: Duration,
+    /// Where throw-away profiles are created (default: the system temp dir).
+    pub temp_dir: Option<PathBuf>,
 }
 
 impl Default for LaunchOptions {
@@ -88,6 +90,7 @@ impl Default for LaunchOptions {
             window_size: None,
             no_sandbox: false,
             launch_timeout: Duration::from_secs(30),
+            temp_dir: None,
         }
     }
 }
@@ -115,7 +118,9 @@ pub enum LaunchError {
         reason: String,
     },
     /// Chrome exited before it was ready.
-    #[error("Chrome exited early ({status}) before DevTools was ready.{hint}\nChrome stderr:\n{stderr}")]
+    #[error(
+        "Chrome exited early ({status}) before DevTools was ready.{hint}\nChrome stderr:\n{stderr}"
+    )]
     ExitedEarly {
         /// Exit status text.
         status: String,
@@ -228,11 +233,19 @@ impl Chrome {
                 set_private(path);
                 Profile::Persistent(path.clone())
             }
-            None => Profile::Temp(
-                tempfile::Builder::new().prefix("agent-browser-chrome-").tempdir().map_err(
-                    |e| LaunchError::Profile { path: "(temp)".into(), reason: e.to_string() },
-                )?,
-            ),
+            None => {
+                let builder = tempfile::Builder::new()
+                    .prefix("agent-browser-chrome-")
+                    .clone();
+                let made = match &options.temp_dir {
+                    Some(root) => builder.tempdir_in(root),
+                    None => builder.tempdir(),
+                };
+                Profile::Temp(made.map_err(|e| LaunchError::Profile {
+                    path: "(temp)".into(),
+                    reason: e.to_string(),
+                })?)
+            }
         };
         // A persistent profile may hold the port file of an earlier run.
         let port_file = profile.path().join("DevToolsActivePort");
@@ -360,10 +373,17 @@ impl Chrome {
                 } else {
                     String::new()
                 };
-                return Err(LaunchError::ExitedEarly { status: status.to_string(), stderr, hint });
+                return Err(LaunchError::ExitedEarly {
+                    status: status.to_string(),
+                    stderr,
+                    hint,
+                });
             }
             if Instant::now() >= deadline {
-                return Err(LaunchError::Timeout { after: timeout, stderr: self.stderr_tail() });
+                return Err(LaunchError::Timeout {
+                    after: timeout,
+                    stderr: self.stderr_tail(),
+                });
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
@@ -463,11 +483,9 @@ impl Chrome {
             };
             if sent {
                 let mut exited = self.exited.clone();
-                let done = tokio::time::timeout(
-                    Duration::from_secs(5),
-                    exited.wait_for(Option::is_some),
-                )
-                .await;
+                let done =
+                    tokio::time::timeout(Duration::from_secs(5), exited.wait_for(Option::is_some))
+                        .await;
                 receipt.graceful = matches!(done, Ok(Ok(_)));
             }
         }
@@ -478,7 +496,8 @@ impl Chrome {
             receipt.signals = signals.into_iter().map(str::to_string).collect();
         }
         let mut exited = self.exited.clone();
-        let _ = tokio::time::timeout(Duration::from_secs(2), exited.wait_for(Option::is_some)).await;
+        let _ =
+            tokio::time::timeout(Duration::from_secs(2), exited.wait_for(Option::is_some)).await;
         if let Some(Some(status)) = self.exited.borrow().as_ref().map(|s| Some(*s)) {
             receipt.exit_code = status.code();
         }
@@ -497,7 +516,8 @@ impl Chrome {
         }
         group::wait_empty(self.pid, Duration::from_secs(2)).await;
         let mut exited = self.exited.clone();
-        let _ = tokio::time::timeout(Duration::from_secs(2), exited.wait_for(Option::is_some)).await;
+        let _ =
+            tokio::time::timeout(Duration::from_secs(2), exited.wait_for(Option::is_some)).await;
         receipt.survivors = group::members(self.pid).len();
         self.finish(&mut receipt).await;
         receipt.elapsed_ms = started.elapsed().as_millis() as u64;
@@ -546,7 +566,11 @@ async fn browser_close(conn: &Connection) -> bool {
     // Chrome may drop the socket before answering; both mean the close was accepted.
     match conn
         .browser()
-        .call_within("Browser.close", serde_json::json!({}), Duration::from_secs(3))
+        .call_within(
+            "Browser.close",
+            serde_json::json!({}),
+            Duration::from_secs(3),
+        )
         .await
     {
         Ok(_) => true,

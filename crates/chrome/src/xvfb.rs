@@ -44,9 +44,13 @@ impl Xvfb {
             .process_group(0)
             .kill_on_drop(true)
             .spawn()
-            .map_err(|e| LaunchError::Xvfb { reason: format!("cannot start Xvfb: {e}") })?;
+            .map_err(|e| LaunchError::Xvfb {
+                reason: format!("cannot start Xvfb: {e}"),
+            })?;
         let Some(stdout) = child.stdout.take() else {
-            return Err(LaunchError::Xvfb { reason: "Xvfb stdout missing".into() });
+            return Err(LaunchError::Xvfb {
+                reason: "Xvfb stdout missing".into(),
+            });
         };
         let mut lines = tokio::io::BufReader::new(stdout).lines();
         let number = tokio::time::timeout(Duration::from_secs(10), lines.next_line()).await;
@@ -60,7 +64,11 @@ impl Xvfb {
                 });
             }
         };
-        Ok(Xvfb { child, display, authority })
+        Ok(Xvfb {
+            child,
+            display,
+            authority,
+        })
     }
 
     /// The Xvfb pid.
@@ -71,7 +79,9 @@ impl Xvfb {
     /// Stops Xvfb and removes the authority file.
     pub async fn stop(mut self) -> bool {
         let _ = self.child.start_kill();
-        let stopped = tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await.is_ok();
+        let stopped = tokio::time::timeout(Duration::from_secs(2), self.child.wait())
+            .await
+            .is_ok();
         let _ = std::fs::remove_file(&self.authority);
         stopped
     }
@@ -96,7 +106,10 @@ fn write_authority(path: &Path) -> std::io::Result<()> {
         out.extend_from_slice(&(data.len() as u16).to_be_bytes());
         out.extend_from_slice(data);
     }
-    let mut file =
-        std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
     file.write_all(&out)
 }
