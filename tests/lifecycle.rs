@@ -61,8 +61,8 @@ async fn launch_headless_navigate_and_read_the_title() {
 }
 
 /// Logs in on the fixture site, closes gracefully, relaunches on the same profile.
-async fn login_close_reopen_cycle(site: &FixtureServer, profile: &PathBuf, cycle: usize) {
-    let chrome = Chrome::launch(launch_options(Some(profile.clone())))
+async fn login_close_reopen_cycle(site: &FixtureServer, profile: &std::path::Path, cycle: usize) {
+    let chrome = Chrome::launch(launch_options(Some(profile.to_path_buf())))
         .await
         .expect("launch");
     let conn = Connection::connect(chrome.ws_url()).await.expect("connect");

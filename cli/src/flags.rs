@@ -33,15 +33,90 @@ pub const PROJECT_CONFIG_KEYS: &[&str] = &[
 
 /// Top-level command words (used by the `--restore [name]` rule).
 pub const TOP_LEVEL_COMMANDS: &[&str] = &[
-    "open", "goto", "navigate", "back", "forward", "reload", "read", "click", "dblclick", "fill",
-    "type", "hover", "focus", "check", "uncheck", "select", "drag", "upload", "download", "press",
-    "key", "keydown", "keyup", "keyboard", "scroll", "scrollintoview", "scrollinto", "wait",
-    "screenshot", "pdf", "snapshot", "eval", "close", "quit", "exit", "inspect", "auth", "confirm",
-    "deny", "connect", "stream", "get", "is", "find", "mouse", "set", "network", "storage",
-    "cookies", "tab", "window", "frame", "dialog", "trace", "profiler", "record", "console",
-    "errors", "highlight", "clipboard", "state", "tap", "swipe", "device", "diff", "batch", "react",
-    "vitals", "web-vitals", "a11y", "pushstate", "removeinitscript", "session", "mcp", "doctor",
-    "install", "upgrade", "profiles", "skills", "dashboard", "plugin", "plugins", "chat", "webmcp",
+    "open",
+    "goto",
+    "navigate",
+    "back",
+    "forward",
+    "reload",
+    "read",
+    "click",
+    "dblclick",
+    "fill",
+    "type",
+    "hover",
+    "focus",
+    "check",
+    "uncheck",
+    "select",
+    "drag",
+    "upload",
+    "download",
+    "press",
+    "key",
+    "keydown",
+    "keyup",
+    "keyboard",
+    "scroll",
+    "scrollintoview",
+    "scrollinto",
+    "wait",
+    "screenshot",
+    "pdf",
+    "snapshot",
+    "eval",
+    "close",
+    "quit",
+    "exit",
+    "inspect",
+    "auth",
+    "confirm",
+    "deny",
+    "connect",
+    "stream",
+    "get",
+    "is",
+    "find",
+    "mouse",
+    "set",
+    "network",
+    "storage",
+    "cookies",
+    "tab",
+    "window",
+    "frame",
+    "dialog",
+    "trace",
+    "profiler",
+    "record",
+    "console",
+    "errors",
+    "highlight",
+    "clipboard",
+    "state",
+    "tap",
+    "swipe",
+    "device",
+    "diff",
+    "batch",
+    "react",
+    "vitals",
+    "web-vitals",
+    "a11y",
+    "pushstate",
+    "removeinitscript",
+    "session",
+    "mcp",
+    "doctor",
+    "install",
+    "upgrade",
+    "profiles",
+    "skills",
+    "dashboard",
+    "plugin",
+    "plugins",
+    "chat",
+    "webmcp",
 ];
 
 /// Global flags that take a value (aliases map to their long form).
@@ -476,14 +551,15 @@ fn read_project_config(host: &dyn Host, path: &Path, warnings: &mut Vec<String>)
 
 /// Load the configuration: `--config <path>` (found in `tokens`) or `AGENT_BROWSER_CONFIG` pins one
 /// file; otherwise the user config overlaid by the (restricted) project config.
-fn load_config(host: &dyn Host, explicit_flag: Option<Option<String>>) -> Result<LoadedConfig, ConfigError> {
+fn load_config(
+    host: &dyn Host,
+    explicit_flag: Option<Option<String>>,
+) -> Result<LoadedConfig, ConfigError> {
     let mut warnings = Vec::new();
-    let explicit = explicit_flag
-        .map(|p| ("--config", p))
-        .or_else(|| {
-            host.var("AGENT_BROWSER_CONFIG")
-                .map(|p| ("AGENT_BROWSER_CONFIG", Some(p)))
-        });
+    let explicit = explicit_flag.map(|p| ("--config", p)).or_else(|| {
+        host.var("AGENT_BROWSER_CONFIG")
+            .map(|p| ("AGENT_BROWSER_CONFIG", Some(p)))
+    });
     if let Some((source, maybe_path)) = explicit {
         let Some(path_str) = maybe_path else {
             return Err(ConfigError {
@@ -664,7 +740,9 @@ fn tokenize(args: &[String]) -> Vec<Token> {
         if arg == "--restore" {
             let next = args.get(i + 1);
             let takes_value = command.is_none()
-                && next.is_some_and(|n| !n.starts_with('-') && !TOP_LEVEL_COMMANDS.contains(&n.as_str()));
+                && next.is_some_and(|n| {
+                    !n.starts_with('-') && !TOP_LEVEL_COMMANDS.contains(&n.as_str())
+                });
             if takes_value {
                 tokens.push(Token::Restore(next.cloned()));
                 i += 2;
@@ -675,7 +753,9 @@ fn tokenize(args: &[String]) -> Vec<Token> {
             continue;
         }
         if let Some(value) = arg.strip_prefix("--restore=") {
-            tokens.push(Token::Restore((!value.is_empty()).then(|| value.to_string())));
+            tokens.push(Token::Restore(
+                (!value.is_empty()).then(|| value.to_string()),
+            ));
             i += 1;
             continue;
         }
@@ -740,25 +820,27 @@ pub fn parse_flags(args: &[String], host: &dyn Host) -> Result<ParsedArgs, Confi
     let truthy = |name: &str| env_truthy(host, name);
     let env_list = |name: &str| env(name).map(|s| split_list(&s)).filter(|l| !l.is_empty());
 
-    let idle_from_env = env("AGENT_BROWSER_IDLE_TIMEOUT_MS").and_then(|raw| match parse_idle_timeout(&raw) {
-        Ok(ms) => Some(ms),
-        Err(e) => {
-            warnings.push(format!(
-                "invalid idle timeout from AGENT_BROWSER_IDLE_TIMEOUT_MS: {e}"
-            ));
-            None
-        }
-    });
-
-    let plugins_from_env = env("AGENT_BROWSER_PLUGINS").and_then(|raw| {
-        match serde_json::from_str::<Vec<Value>>(&raw) {
-            Ok(list) => Some(list),
+    let idle_from_env =
+        env("AGENT_BROWSER_IDLE_TIMEOUT_MS").and_then(|raw| match parse_idle_timeout(&raw) {
+            Ok(ms) => Some(ms),
             Err(e) => {
-                warnings.push(format!("invalid AGENT_BROWSER_PLUGINS: {e}"));
+                warnings.push(format!(
+                    "invalid idle timeout from AGENT_BROWSER_IDLE_TIMEOUT_MS: {e}"
+                ));
                 None
             }
-        }
-    });
+        });
+
+    let plugins_from_env =
+        env("AGENT_BROWSER_PLUGINS").and_then(|raw| {
+            match serde_json::from_str::<Vec<Value>>(&raw) {
+                Ok(list) => Some(list),
+                Err(e) => {
+                    warnings.push(format!("invalid AGENT_BROWSER_PLUGINS: {e}"));
+                    None
+                }
+            }
+        });
 
     let (restore_from_env, restore_env_uses_session) = match env("AGENT_BROWSER_RESTORE") {
         Some(v) if matches!(v.to_lowercase().as_str(), "1" | "true" | "yes") => (None, true),
@@ -800,7 +882,14 @@ pub fn parse_flags(args: &[String], host: &dyn Host) -> Result<ParsedArgs, Confi
             .or_else(|| {
                 first_var(
                     host,
-                    &["HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"],
+                    &[
+                        "HTTP_PROXY",
+                        "http_proxy",
+                        "HTTPS_PROXY",
+                        "https_proxy",
+                        "ALL_PROXY",
+                        "all_proxy",
+                    ],
                 )
             }),
         proxy_bypass: env("AGENT_BROWSER_PROXY_BYPASS")
@@ -849,21 +938,26 @@ pub fn parse_flags(args: &[String], host: &dyn Host) -> Result<ParsedArgs, Confi
             .filter(|s| s == "png" || s == "jpeg"),
         idle_timeout: idle_from_env.or(config.idle_timeout.clone()),
         default_timeout: env("AGENT_BROWSER_DEFAULT_TIMEOUT").and_then(|s| s.trim().parse().ok()),
-        no_auto_dialog: truthy("AGENT_BROWSER_NO_AUTO_DIALOG") || config.no_auto_dialog.unwrap_or(false),
+        no_auto_dialog: truthy("AGENT_BROWSER_NO_AUTO_DIALOG")
+            || config.no_auto_dialog.unwrap_or(false),
         model: env("AI_GATEWAY_MODEL").or(config.model.clone()),
         restore: restore_from_env.or(restore_from_config),
         restore_save: env("AGENT_BROWSER_RESTORE_SAVE").or(config.restore_save.clone()),
-        restore_check_url: env("AGENT_BROWSER_RESTORE_CHECK_URL").or(config.restore_check_url.clone()),
+        restore_check_url: env("AGENT_BROWSER_RESTORE_CHECK_URL")
+            .or(config.restore_check_url.clone()),
         restore_check_text: env("AGENT_BROWSER_RESTORE_CHECK_TEXT")
             .or(config.restore_check_text.clone()),
         restore_check_fn: env("AGENT_BROWSER_RESTORE_CHECK_FN").or(config.restore_check_fn.clone()),
         session_name: env("AGENT_BROWSER_SESSION_NAME").or(config.session_name.clone()),
         ca_cert: env("AGENT_BROWSER_CA_CERT").or(config.ca_cert.clone()),
         clear_ca_cert: truthy("AGENT_BROWSER_CLEAR_CA_CERT"),
-        use_system_ca: truthy("AGENT_BROWSER_USE_SYSTEM_CA") || config.use_system_ca.unwrap_or(false),
+        use_system_ca: truthy("AGENT_BROWSER_USE_SYSTEM_CA")
+            || config.use_system_ca.unwrap_or(false),
         no_xvfb: truthy("AGENT_BROWSER_NO_XVFB"),
         input_mode: config.input_mode.clone(),
-        plugins: plugins_from_env.or(config.plugins.clone()).unwrap_or_default(),
+        plugins: plugins_from_env
+            .or(config.plugins.clone())
+            .unwrap_or_default(),
         color: color_enabled(host),
         ..Flags::default()
     };

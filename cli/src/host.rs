@@ -150,10 +150,12 @@ impl Host for MemoryHost {
     }
 
     fn read_to_string(&self, path: &Path) -> io::Result<String> {
-        self.files
-            .get(path)
-            .cloned()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "No such file or directory (os error 2)"))
+        self.files.get(path).cloned().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::NotFound,
+                "No such file or directory (os error 2)",
+            )
+        })
     }
 
     fn exists(&self, path: &Path) -> bool {

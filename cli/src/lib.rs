@@ -1,1 +1,65 @@
-//! stub
+//! The `agent-browser` CLI, minus I/O: argv, environment and config files → daemon requests, and
+//! daemon responses → text or JSON, exactly as upstream agent-browser 0.41.2 does.
+//!
+//! The binary calls [`parse`] with the process argv and a [`host::SystemHost`], prints any
+//! [`Invocation::warnings`], then either runs the [`commands::LocalCommand`] or sends the
+//! [`commands::Plan`]'s requests (adding `"id"`) and prints each response with
+//! [`output::render_response`]. Parsing never touches the process environment directly: everything
+//! goes through a [`host::Host`], so tests pin HOME, cwd, variables, files and stdin.
+//!
+//! ```
+//! use agent_browser::host::MemoryHost;
+//! let host = MemoryHost::new().with_var("AGENT_BROWSER_SESSION", "fake");
+//! let argv: Vec<String> = ["open", "example.com"].iter().map(|s| s.to_string()).collect();
+//! let inv = agent_browser::parse(&argv, &host).expect("parses");
+//! assert_eq!(inv.requests()[0]["url"], "https://example.com");
+//! ```
+//!
+//! Deliberate divergences from upstream 0.41.2:
+//! * `errors` prints each entry's `text` (upstream prints an empty `✗ ` per entry because it reads a
+//!   `message` field the daemon never sends).
+//! * `storage local|session clear` prints `✓ Storage cleared` (upstream: `✓ Request log cleared`).
+//! * `install`, `upgrade`, `doctor`, `dashboard`, `profiles`, `skills`, `plugin(s)`, `mcp`, `chat`
+//!   and `webmcp` are not provided: they exit 1 with a clear message.
+//! * `--max-output` also truncates console output without `--content-boundaries`.
+
+pub mod commands;
+pub mod fingerprint;
+pub mod flags;
+mod help;
+pub mod host;
+pub mod output;
+pub mod session;
+
+pub use commands::{Command, Failure, Invocation, parse};
+pub use output::{Rendered, Response};
+
+/// The upstream version this CLI is a drop-in for; `--version` prints `agent-browser <this>` and
+/// daemons write it to `<session>.version`.
+pub const UPSTREAM_VERSION: &str = "0.41.2";
+
+/// A request id like upstream's: `r` + (microseconds since the epoch mod 1 000 000).
+pub fn request_id() -> String {
+    let micros = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros())
+        .unwrap_or(0);
+    format!("r{}", micros % 1_000_000)
+}
+
+impl Invocation {
+    /// The `<session>.config` fingerprint JSON for this invocation's daemon-owned options.
+    pub fn fingerprint(&self) -> String {
+        fingerprint::fingerprint_json(&self.flags)
+    }
+
+    /// Environment for a daemon spawned for this invocation (see [`fingerprint::daemon_env`]).
+    pub fn daemon_env(&self) -> Vec<(String, String)> {
+        fingerprint::daemon_env(&self.session, &self.flags)
+    }
+
+    /// Managed variables to remove from a spawned daemon's environment.
+    pub fn daemon_env_unset(&self) -> Vec<String> {
+        fingerprint::daemon_env_unset(&self.session, &self.flags)
+    }
+}

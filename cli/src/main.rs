@@ -1,1 +1,3 @@
+//! The `agent-browser` binary. Wiring (daemon connection, spawn) is added separately.
+
 fn main() {}
