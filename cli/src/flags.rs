@@ -955,9 +955,7 @@ pub fn parse_flags(args: &[String], host: &dyn Host) -> Result<ParsedArgs, Confi
             || config.use_system_ca.unwrap_or(false),
         no_xvfb: truthy("AGENT_BROWSER_NO_XVFB"),
         input_mode: config.input_mode.clone(),
-        plugins: plugins_from_env
-            .or(config.plugins.clone())
-            .unwrap_or_default(),
+        plugins: plugins_from_env.or(config.plugins).unwrap_or_default(),
         color: color_enabled(host),
         ..Flags::default()
     };

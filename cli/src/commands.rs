@@ -1,0 +1,440 @@
+//! argv + environment → what the CLI must do ([`Invocation`]).
+//!
+//! [`parse`] resolves global flags, config and environment, then decides between a local command
+//! (help, version, `session …`, `close --all`, `state list|show|clear|clean|rename`, unsupported
+//! subcommands) and daemon requests: an optional leading `launch` followed by the command's own
+//! request, or a client-side `batch` of requests. Requests carry no `id`; the sender adds it.
+
+mod error;
+mod grammar;
+mod launch;
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+pub use error::ParseError;
+pub use grammar::{SYSTEM_CA_BUNDLES, normalize_url, parse_cookie_file, shell_words_split};
+pub use launch::{
+    Launch, LaunchKind, attach_pin_tab, attach_plugins, attach_restore, cdp_target,
+    incompatible_launch_mode_error, is_external_launch, should_send_local_launch,
+};
+
+use crate::flags::{self, Flags, ParsedArgs};
+use crate::host::Host;
+use crate::output::OutputOptions;
+use crate::session;
+
+/// Commands abx does not provide (they exit 1 with a clear message).
+pub const UNSUPPORTED_COMMANDS: &[&str] = &[
+    "install",
+    "upgrade",
+    "doctor",
+    "dashboard",
+    "profiles",
+    "skills",
+    "plugin",
+    "plugins",
+    "mcp",
+    "chat",
+    "webmcp",
+];
+
+/// Everything the binary needs to carry out one invocation.
+#[derive(Debug, Clone)]
+pub struct Invocation {
+    /// Resolved global settings (config < env < flags).
+    pub flags: Flags,
+    /// Session name (`--session` > `AGENT_BROWSER_SESSION` > config > `default`).
+    pub session: String,
+    /// Socket directory, namespace applied (§1.2). Not created.
+    pub socket_dir: PathBuf,
+    /// How to print results.
+    pub output: OutputOptions,
+    /// Warnings to print on stderr (as `⚠ <text>`) before doing anything else.
+    pub warnings: Vec<String>,
+    /// What to do.
+    pub command: Command,
+}
+
+/// What an invocation does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Handled in the CLI process.
+    Local(LocalCommand),
+    /// Requests for the session daemon.
+    Daemon(Plan),
+    /// `batch`: a client-side loop of requests.
+    Batch(BatchPlan),
+}
+
+/// An optional `launch` then the command's request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// Sent first; on failure print its error and exit 1 without sending `request`.
+    pub launch: Option<Launch>,
+    /// The command's request; its response is what gets printed.
+    pub request: Value,
+}
+
+impl Plan {
+    /// The `action` of the command's request (selects action-specific rendering).
+    pub fn action(&self) -> Option<&str> {
+        self.request.get("action").and_then(Value::as_str)
+    }
+}
+
+/// `batch`: one optional `launch`, then every step in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchPlan {
+    /// Sent once before the steps.
+    pub launch: Option<Launch>,
+    /// `--bail`: stop at the first failed step.
+    pub bail: bool,
+    /// The steps, each parsed on its own (a step that fails to parse is reported, not fatal).
+    pub steps: Vec<BatchStep>,
+}
+
+/// One `batch` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchStep {
+    /// The entry's words as given (echoed as `command` in `--json` results).
+    pub argv: Vec<String>,
+    /// Its request, or why it could not be parsed.
+    pub request: Result<Value, ParseError>,
+}
+
+/// Commands the CLI answers without a daemon.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LocalCommand {
+    /// `--help`/`-h`/no arguments: general help, or help for one command.
+    Help {
+        /// The command whose help was asked for.
+        command: Option<String>,
+    },
+    /// `--version`/`-V`.
+    Version,
+    /// `session …`.
+    Session(SessionCommand),
+    /// `close --all`: send `close` to every live session in the socket dir.
+    CloseAll,
+    /// `state list|show|clear|clean|rename`: pure file operations on saved states. The request
+    /// has the shape the daemon's `state_*` actions take.
+    StateFile {
+        /// The `state_*` request.
+        request: Value,
+    },
+    /// A command abx does not implement (`install`, `doctor`, `mcp`, …).
+    Unsupported {
+        /// The command word.
+        command: String,
+    },
+}
+
+impl LocalCommand {
+    /// The output of local commands that need no I/O (help, version, unsupported commands);
+    /// `None` for the ones the binary must carry out (`session …`, `close --all`, state files).
+    pub fn immediate(&self, opts: &OutputOptions) -> Option<crate::output::Rendered> {
+        match self {
+            LocalCommand::Help { command } => Some(crate::output::render_help(command.as_deref())),
+            LocalCommand::Version => Some(crate::output::render_version()),
+            LocalCommand::Unsupported { command } => Some(crate::output::render_error(
+                &crate::output::unsupported_message(command),
+                opts,
+            )),
+            LocalCommand::Session(_) | LocalCommand::CloseAll | LocalCommand::StateFile { .. } => {
+                None
+            }
+        }
+    }
+}
+
+/// `session` subcommands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionCommand {
+    /// `session` (or an unknown subcommand): print the current session name.
+    Show,
+    /// `session list`: live sessions, current marked with `→`.
+    List,
+    /// `session id [--scope worktree|cwd|git-root] [--prefix p]`.
+    Id {
+        /// Scope (`worktree` default).
+        scope: String,
+        /// Optional prefix (sanitized).
+        prefix: Option<String>,
+    },
+    /// `session info`: local facts plus the daemon's `session_info`.
+    Info,
+}
+
+/// The kind of failure, which decides how it is printed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CliError {
+    /// Config loading failed: `⚠ <message>` on stderr in every mode.
+    Config(String),
+    /// Command-line grammar: bare text on stderr, or `{"error","success":false,"type"}`.
+    Parse(ParseError),
+    /// Other client-side rejection: `✗ <message>` on stderr, or `{"error","success":false[,"type"]}`.
+    Rejected {
+        /// What went wrong.
+        message: String,
+        /// JSON `type`, when upstream prints one.
+        kind: Option<&'static str>,
+    },
+    /// `batch` stdin was not a JSON array of string arrays.
+    BatchInput(String),
+}
+
+impl CliError {
+    fn rejected(message: impl Into<String>) -> Self {
+        CliError::Rejected {
+            message: message.into(),
+            kind: None,
+        }
+    }
+}
+
+/// A failed invocation and what is needed to print it.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    /// Why.
+    pub error: CliError,
+    /// Warnings produced before the failure (printed first).
+    pub warnings: Vec<String>,
+    /// Output mode.
+    pub output: OutputOptions,
+}
+
+impl Failure {
+    /// Render to stdout/stderr/exit code (always exit 1).
+    pub fn render(&self) -> crate::output::Rendered {
+        crate::output::render_failure(self)
+    }
+}
+
+/// Parse an invocation. `argv` excludes the program name.
+pub fn parse(argv: &[String], host: &dyn Host) -> Result<Invocation, Failure> {
+    let ParsedArgs {
+        flags,
+        clean,
+        warnings,
+    } = match flags::parse_flags(argv, host) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            return Err(Failure {
+                error: CliError::Config(e.message),
+                warnings: e.warnings,
+                output: OutputOptions::plain(flags::color_enabled(host)),
+            });
+        }
+    };
+    let output = OutputOptions::from_flags(&flags);
+    let socket_dir = session::socket_dir(host, flags.namespace.as_deref());
+    let mut inv = Invocation {
+        session: flags.session.clone(),
+        socket_dir,
+        output,
+        warnings,
+        command: Command::Local(LocalCommand::Version),
+        flags,
+    };
+    match decide(&clean, argv, host, &mut inv) {
+        Ok(command) => {
+            inv.command = command;
+            Ok(inv)
+        }
+        Err(error) => Err(Failure {
+            error,
+            warnings: inv.warnings,
+            output: inv.output,
+        }),
+    }
+}
+
+fn decide(
+    clean: &[String],
+    argv: &[String],
+    host: &dyn Host,
+    inv: &mut Invocation,
+) -> Result<Command, CliError> {
+    let has_help = argv.iter().any(|a| a == "--help" || a == "-h");
+    let has_version = argv.iter().any(|a| a == "--version" || a == "-V");
+    if has_help {
+        return Ok(Command::Local(LocalCommand::Help {
+            command: clean.first().cloned(),
+        }));
+    }
+    if has_version {
+        return Ok(Command::Local(LocalCommand::Version));
+    }
+    let Some(first) = clean.first().map(String::as_str) else {
+        return Ok(Command::Local(LocalCommand::Help { command: None }));
+    };
+    if UNSUPPORTED_COMMANDS.contains(&first) {
+        return Ok(Command::Local(LocalCommand::Unsupported {
+            command: first.to_string(),
+        }));
+    }
+    if first == "session" {
+        return Ok(Command::Local(LocalCommand::Session(parse_session(clean))));
+    }
+    if matches!(first, "close" | "quit" | "exit") && clean.iter().any(|a| a == "--all") {
+        return Ok(Command::Local(LocalCommand::CloseAll));
+    }
+
+    let flags = inv.flags.clone();
+    let mut ctx = grammar::Ctx {
+        flags: &flags,
+        host,
+        warnings: &mut inv.warnings,
+    };
+    let mut request = grammar::parse_command(clean, &mut ctx).map_err(CliError::Parse)?;
+    let action = request
+        .get("action")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+
+    attach_plugins(&mut request, &flags);
+    attach_pin_tab(&mut request, &flags);
+    attach_restore(&mut request, &flags);
+
+    if let Some(key) = flags.restore_key()
+        && !session::is_valid_session_name(key)
+    {
+        return Err(CliError::Rejected {
+            message: session::session_name_error(key),
+            kind: Some("invalid_session_name"),
+        });
+    }
+    if let Some(policy) = &flags.restore_save
+        && !matches!(policy.as_str(), "auto" | "always" | "never")
+    {
+        return Err(CliError::Rejected {
+            message: format!(
+                "Invalid --restore-save value '{policy}'. Use auto, always, or never."
+            ),
+            kind: Some("invalid_value"),
+        });
+    }
+
+    if matches!(
+        action.as_str(),
+        "state_list" | "state_show" | "state_clear" | "state_clean" | "state_rename"
+    ) {
+        return Ok(Command::Local(LocalCommand::StateFile { request }));
+    }
+
+    if !session::is_valid_session_name(&flags.session) {
+        return Err(CliError::Rejected {
+            message: session::session_name_error(&flags.session),
+            kind: Some("invalid_session_name"),
+        });
+    }
+    if let Some(msg) = incompatible_launch_mode_error(&flags) {
+        return Err(CliError::rejected(msg));
+    }
+    let launch = launch::launch_for(&flags, &request).map_err(CliError::rejected)?;
+
+    if action == "batch" {
+        let bail = request
+            .get("bail")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let entries: Vec<Vec<String>> = match request.get("commands").and_then(Value::as_array) {
+            Some(list) => list
+                .iter()
+                .filter_map(Value::as_str)
+                .map(shell_words_split)
+                .collect(),
+            None => {
+                let input = host
+                    .read_stdin()
+                    .map_err(|e| CliError::rejected(format!("Failed to read stdin: {e}")))?;
+                serde_json::from_str::<Vec<Vec<String>>>(&input)
+                    .map_err(|e| CliError::BatchInput(e.to_string()))?
+            }
+        };
+        let mut steps = Vec::new();
+        for argv in entries.into_iter().filter(|a| !a.is_empty()) {
+            let mut ctx = grammar::Ctx {
+                flags: &flags,
+                host,
+                warnings: &mut inv.warnings,
+            };
+            let request = grammar::parse_command(&argv, &mut ctx).map(|mut r| {
+                attach_plugins(&mut r, &flags);
+                attach_restore(&mut r, &flags);
+                attach_pin_tab(&mut r, &flags);
+                r
+            });
+            steps.push(BatchStep { argv, request });
+        }
+        return Ok(Command::Batch(BatchPlan {
+            launch,
+            bail,
+            steps,
+        }));
+    }
+
+    Ok(Command::Daemon(Plan { launch, request }))
+}
+
+fn parse_session(clean: &[String]) -> SessionCommand {
+    match clean.get(1).map(String::as_str) {
+        Some("list") => SessionCommand::List,
+        Some("info") => SessionCommand::Info,
+        Some("id") => {
+            let mut scope = "worktree".to_string();
+            let mut prefix = None;
+            let mut i = 2;
+            while i < clean.len() {
+                match clean[i].as_str() {
+                    "--scope" => {
+                        if let Some(v) = clean.get(i + 1) {
+                            scope = v.clone();
+                            i += 1;
+                        }
+                    }
+                    "--prefix" => {
+                        if let Some(v) = clean.get(i + 1) {
+                            prefix = Some(v.clone());
+                            i += 1;
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            SessionCommand::Id { scope, prefix }
+        }
+        _ => SessionCommand::Show,
+    }
+}
+
+impl Invocation {
+    /// Every daemon request this invocation sends, in order, assuming each succeeds (the leading
+    /// `launch`, then the command, or each parsable `batch` step).
+    pub fn requests(&self) -> Vec<Value> {
+        match &self.command {
+            Command::Local(_) => Vec::new(),
+            Command::Daemon(plan) => plan
+                .launch
+                .iter()
+                .map(|l| l.request.clone())
+                .chain(std::iter::once(plan.request.clone()))
+                .collect(),
+            Command::Batch(batch) => batch
+                .launch
+                .iter()
+                .map(|l| l.request.clone())
+                .chain(batch.steps.iter().filter_map(|s| s.request.clone().ok()))
+                .collect(),
+        }
+    }
+
+    /// The session's socket path, or upstream's "too long" error (103-byte limit).
+    pub fn socket_path(&self) -> Result<PathBuf, String> {
+        session::checked_socket_path(&self.socket_dir, &self.session)
+    }
+}
