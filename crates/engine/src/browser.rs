@@ -1,0 +1,342 @@
+//! A browser: launched and owned by us, or attached over CDP. Tracks targets without attaching.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use abx_cdp::{ConnectOptions, Connection, EventFilter};
+use abx_chrome::{Chrome, CloseReceipt, LaunchOptions};
+use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
+
+use crate::error::{EngineError, Result};
+
+/// What Chrome reports about a target (`Target.TargetInfo`), as far as we use it.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct TargetInfo {
+    /// The target id.
+    pub target_id: String,
+    /// `page`, `iframe`, `worker`, `browser_ui`, ...
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Current URL.
+    #[serde(default)]
+    pub url: String,
+    /// Current title.
+    #[serde(default)]
+    pub title: String,
+    /// Whether any client is attached.
+    #[serde(default)]
+    pub attached: bool,
+    /// The target that opened this one (popups).
+    #[serde(default)]
+    pub opener_id: Option<String>,
+    /// Browser context.
+    #[serde(default)]
+    pub browser_context_id: Option<String>,
+}
+
+impl TargetInfo {
+    /// A tab a person or agent could use: a page that is not Chrome's own UI.
+    pub fn is_tab(&self) -> bool {
+        self.kind == "page" && !self.url.starts_with("chrome://omnibox") && !self.url.starts_with("devtools://")
+    }
+}
+
+/// The browser's targets, kept current from `Target.setDiscoverTargets` events (discovery only:
+/// nothing is attached, paused or enabled).
+#[derive(Default)]
+pub(crate) struct TargetTracker {
+    targets: Mutex<Vec<TargetInfo>>,
+    version: Mutex<Option<watch::Sender<u64>>>,
+}
+
+impl TargetTracker {
+    fn bump(&self) {
+        if let Ok(guard) = self.version.lock()
+            && let Some(tx) = guard.as_ref()
+        {
+            tx.send_modify(|v| *v += 1);
+        }
+    }
+
+    fn upsert(&self, info: TargetInfo) {
+        if let Ok(mut list) = self.targets.lock() {
+            match list.iter_mut().find(|t| t.target_id == info.target_id) {
+                Some(existing) => *existing = info,
+                None => list.push(info),
+            }
+        }
+        self.bump();
+    }
+
+    fn remove(&self, target_id: &str) {
+        if let Ok(mut list) = self.targets.lock() {
+            list.retain(|t| t.target_id != target_id);
+        }
+        self.bump();
+    }
+
+    pub(crate) fn snapshot(&self) -> Vec<TargetInfo> {
+        self.targets.lock().map(|l| l.clone()).unwrap_or_default()
+    }
+
+    pub(crate) fn get(&self, target_id: &str) -> Option<TargetInfo> {
+        self.targets.lock().ok()?.iter().find(|t| t.target_id == target_id).cloned()
+    }
+}
+
+/// How to attach to an existing browser.
+#[derive(Clone, Debug, Default)]
+pub struct AttachOptions {
+    /// HTTP headers for discovery and the WebSocket handshake (`--cdp-headers`).
+    pub headers: Vec<(String, String)>,
+    /// How long to wait for the endpoint (upstream waits up to 2 s for the port).
+    pub connect_timeout: Option<Duration>,
+}
+
+/// A browser we launched (and will close) or attached to (and will only detach from).
+pub struct Browser {
+    connection: Connection,
+    chrome: tokio::sync::Mutex<Option<Chrome>>,
+    owned: bool,
+    chrome_pid: Option<i32>,
+    pub(crate) targets: Arc<TargetTracker>,
+    versions: watch::Receiver<u64>,
+    pump: tokio::task::JoinHandle<()>,
+}
+
+impl std::fmt::Debug for Browser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Browser")
+            .field("url", &self.connection.url())
+            .field("owned", &self.owned)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        self.pump.abort();
+    }
+}
+
+/// Turns `9222`, `ws://…`, `http://…` into something [`Connection::connect`] takes.
+pub fn endpoint_url(endpoint: &str) -> Result<String> {
+    let endpoint = endpoint.trim();
+    if let Ok(port) = endpoint.parse::<u32>() {
+        if port == 0 || port > 65535 {
+            return Err(EngineError::Invalid(format!("Invalid CDP port: {port}")));
+        }
+        return Ok(format!("http://127.0.0.1:{port}"));
+    }
+    for scheme in ["ws://", "wss://", "http://", "https://"] {
+        if endpoint.starts_with(scheme) {
+            return Ok(endpoint.to_string());
+        }
+    }
+    Err(EngineError::Invalid(format!(
+        "Invalid CDP value: '{endpoint}' is not a valid port number or URL"
+    )))
+}
+
+impl Browser {
+    /// Launches Chrome and connects to it. The browser is owned: [`Browser::close`] ends Chrome.
+    pub async fn launch(options: LaunchOptions) -> Result<Browser> {
+        let chrome = Chrome::launch(options).await.map_err(|e| EngineError::Launch(e.to_string()))?;
+        let connection = match Connection::connect(chrome.ws_url()).await {
+            Ok(connection) => connection,
+            Err(err) => {
+                chrome.kill().await;
+                return Err(EngineError::Launch(format!("cannot connect to the launched Chrome: {err}")));
+            }
+        };
+        Self::start(connection, Some(chrome)).await
+    }
+
+    /// Attaches to an existing browser (`--cdp <port|url>`). Never launches anything; a failure
+    /// is an error. [`Browser::close`] only detaches.
+    pub async fn attach(endpoint: &str, options: AttachOptions) -> Result<Browser> {
+        let url = endpoint_url(endpoint)?;
+        let connect = ConnectOptions {
+            headers: options.headers.clone(),
+            connect_timeout: options.connect_timeout.unwrap_or(Duration::from_secs(5)),
+            ..ConnectOptions::default()
+        };
+        // The port may be opening right now (upstream waits up to 2 s for it).
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+        let connection = loop {
+            match Connection::connect_with(&url, connect.clone()).await {
+                Ok(connection) => break connection,
+                Err(err) if tokio::time::Instant::now() < deadline => {
+                    tracing::debug!(%err, "CDP endpoint not ready, retrying");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(err) => {
+                    return Err(EngineError::BrowserLost {
+                        reason: format!("cannot attach to {endpoint}: {err}"),
+                    });
+                }
+            }
+        };
+        Self::start(connection, None).await
+    }
+
+    async fn start(connection: Connection, chrome: Option<Chrome>) -> Result<Browser> {
+        let targets = Arc::new(TargetTracker::default());
+        let (tx, versions) = watch::channel(0u64);
+        if let Ok(mut slot) = targets.version.lock() {
+            *slot = Some(tx);
+        }
+        let mut events = connection.browser().subscribe(
+            EventFilter::methods([
+                "Target.targetCreated",
+                "Target.targetInfoChanged",
+                "Target.targetDestroyed",
+                "Target.targetCrashed",
+            ]),
+            4096,
+        );
+        let tracker = targets.clone();
+        let pump = tokio::spawn(async move {
+            #[derive(Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct InfoEvent {
+                target_info: TargetInfo,
+            }
+            #[derive(Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct IdEvent {
+                target_id: String,
+            }
+            while let Some(event) = events.recv().await {
+                match event.method() {
+                    "Target.targetDestroyed" => {
+                        if let Ok(e) = event.parse::<IdEvent>() {
+                            tracker.remove(&e.target_id);
+                        }
+                    }
+                    "Target.targetCrashed" => tracker.bump(),
+                    _ => {
+                        if let Ok(e) = event.parse::<InfoEvent>() {
+                            tracker.upsert(e.target_info);
+                        }
+                    }
+                }
+            }
+            tracker.bump();
+        });
+        let chrome_pid = chrome.as_ref().map(Chrome::pid);
+        let owned = chrome.is_some();
+        let browser = Browser {
+            connection,
+            chrome: tokio::sync::Mutex::new(chrome),
+            owned,
+            chrome_pid,
+            targets,
+            versions,
+            pump,
+        };
+        let browser_session = browser.connection.browser();
+        browser_session
+            .call_within("Target.setDiscoverTargets", serde_json::json!({"discover": true}), Duration::from_secs(10))
+            .await?;
+        let listed = browser_session
+            .call_within("Target.getTargets", serde_json::json!({}), Duration::from_secs(10))
+            .await?;
+        if let Some(infos) = listed.get("targetInfos").and_then(|v| v.as_array()) {
+            for info in infos {
+                if let Ok(info) = serde_json::from_value::<TargetInfo>(info.clone()) {
+                    browser.targets.upsert(info);
+                }
+            }
+        }
+        Ok(browser)
+    }
+
+    /// The CDP connection.
+    pub fn connection(&self) -> &Connection {
+        &self.connection
+    }
+
+    /// The browser's WebSocket URL (`get cdp-url`).
+    pub fn cdp_url(&self) -> &str {
+        self.connection.url()
+    }
+
+    /// True when we launched this browser and will end it on close.
+    pub fn is_owned(&self) -> bool {
+        self.owned
+    }
+
+    /// The launched Chrome's pid (its process group), when owned.
+    pub fn chrome_pid(&self) -> Option<i32> {
+        self.chrome_pid
+    }
+
+    /// Whether the connection (and, when owned, the process) is alive.
+    pub fn is_alive(&self) -> bool {
+        !self.connection.is_closed()
+    }
+
+    /// All targets Chrome reported, in discovery order.
+    pub fn targets(&self) -> Vec<TargetInfo> {
+        self.targets.snapshot()
+    }
+
+    /// One target by id.
+    pub fn target(&self, target_id: &str) -> Option<TargetInfo> {
+        self.targets.get(target_id)
+    }
+
+    /// A receiver that changes whenever the target list changes.
+    pub fn target_changes(&self) -> watch::Receiver<u64> {
+        self.versions.clone()
+    }
+
+    /// Creates a new tab at `url` (without activating or attaching it) and returns its target id.
+    pub async fn create_tab(&self, url: &str, new_window: bool) -> Result<String> {
+        let reply = self
+            .connection
+            .browser()
+            .call_within(
+                "Target.createTarget",
+                serde_json::json!({"url": url, "newWindow": new_window, "background": true}),
+                Duration::from_secs(10),
+            )
+            .await?;
+        let id = reply
+            .get("targetId")
+            .and_then(|v| v.as_str())
+            .ok_or_else(|| EngineError::Invalid("Target.createTarget returned no targetId".into()))?
+            .to_string();
+        // Make sure the tracker knows it before callers look it up.
+        let mut changes = self.target_changes();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+        while self.targets.get(&id).is_none() && tokio::time::Instant::now() < deadline {
+            let _ = tokio::time::timeout_at(deadline, changes.changed()).await;
+        }
+        Ok(id)
+    }
+
+    /// Closes a target.
+    pub async fn close_target(&self, target_id: &str) -> Result<()> {
+        self.connection
+            .browser()
+            .call_within("Target.closeTarget", serde_json::json!({"targetId": target_id}), Duration::from_secs(5))
+            .await?;
+        Ok(())
+    }
+
+    /// Ends the browser: an owned Chrome is closed gracefully (cookies flushed, group verified
+    /// empty, temp profile removed); an attached browser is only detached from.
+    pub async fn close(&self) -> CloseReceipt {
+        let chrome = self.chrome.lock().await.take();
+        let receipt = match chrome {
+            Some(chrome) => chrome.close(Some(&self.connection)).await,
+            None => CloseReceipt { verified: true, ..CloseReceipt::default() },
+        };
+        self.connection.close();
+        receipt
+    }
+}

@@ -1,0 +1,195 @@
+//! Finding elements by CSS selector or `xpath=` expression, and reading from them.
+//!
+//! Snapshot refs (`@e3`) are resolved by the session's ref map before they reach this module;
+//! here a selector is always CSS or XPath.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::error::{EngineError, Result};
+use crate::tab::Tab;
+
+/// A selector the page can evaluate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Selector {
+    /// `document.querySelector`.
+    Css(String),
+    /// `document.evaluate` (from `xpath=...`).
+    XPath(String),
+}
+
+impl Selector {
+    /// Parses `xpath=…` or a CSS selector. Refs must be handled by the caller.
+    pub fn parse(text: &str) -> Selector {
+        match text.strip_prefix("xpath=") {
+            Some(expr) => Selector::XPath(expr.to_string()),
+            None => Selector::Css(text.to_string()),
+        }
+    }
+}
+
+/// Whether `text` is a snapshot ref (`@e3`, `e3`, `ref=e3`).
+pub fn ref_name(text: &str) -> Option<&str> {
+    let name = text.strip_prefix('@').or_else(|| text.strip_prefix("ref=")).unwrap_or(text);
+    let digits = name.strip_prefix('e')?;
+    (!digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit())).then_some(name)
+}
+
+/// A JS expression evaluating to the first matching element or `null`.
+pub fn finder_js(selector: &str) -> Result<String> {
+    if ref_name(selector).is_some() {
+        return Err(EngineError::Invalid(format!(
+            "{selector} is a snapshot ref; this command needs a CSS selector"
+        )));
+    }
+    Ok(match Selector::parse(selector) {
+        Selector::Css(css) => {
+            format!("document.querySelector({})", serde_json::to_string(&css).unwrap_or_default())
+        }
+        Selector::XPath(expr) => format!(
+            "document.evaluate({}, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue",
+            serde_json::to_string(&expr).unwrap_or_default()
+        ),
+    })
+}
+
+/// A JS expression evaluating to an array of all matching elements.
+pub fn finder_all_js(selector: &str) -> Result<String> {
+    Ok(match Selector::parse(selector) {
+        Selector::Css(css) => format!(
+            "Array.from(document.querySelectorAll({}))",
+            serde_json::to_string(&css).unwrap_or_default()
+        ),
+        Selector::XPath(expr) => format!(
+            "(() => {{ const r = document.evaluate({}, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null); \
+             const out = []; for (let i = 0; i < r.snapshotLength; i++) out.push(r.snapshotItem(i)); return out; }})()",
+            serde_json::to_string(&expr).unwrap_or_default()
+        ),
+    })
+}
+
+/// Resolves a selector to a remote object id in the page, or `NotFound`.
+pub async fn object_id(tab: &Tab, selector: &str, timeout: Duration) -> Result<String> {
+    let finder = finder_js(selector)?;
+    let reply = tab
+        .call("resolve", "Runtime.evaluate", json!({"expression": finder, "returnByValue": false}), timeout)
+        .await?;
+    if let Some(details) = reply.get("exceptionDetails") {
+        let text = details.pointer("/exception/description").and_then(Value::as_str).unwrap_or("invalid selector");
+        return Err(EngineError::Invalid(format!("Invalid selector '{selector}': {text}")));
+    }
+    reply
+        .pointer("/result/objectId")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| EngineError::NotFound { selector: selector.to_string() })
+}
+
+/// Calls `function` (a JS function source taking the element) on the object and returns its
+/// JSON value.
+pub async fn call_on(tab: &Tab, object_id: &str, function: &str, args: &[Value], timeout: Duration) -> Result<Value> {
+    let arguments: Vec<Value> = args.iter().map(|v| json!({"value": v})).collect();
+    let reply = tab
+        .call(
+            "call",
+            "Runtime.callFunctionOn",
+            json!({"objectId": object_id, "functionDeclaration": function, "arguments": arguments,
+                   "returnByValue": true, "awaitPromise": true}),
+            timeout,
+        )
+        .await?;
+    Ok(crate::session::evaluated(&reply)?.value)
+}
+
+/// An element's box in CSS pixels (viewport coordinates).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq)]
+pub struct BoundingBox {
+    /// Left.
+    pub x: f64,
+    /// Top.
+    pub y: f64,
+    /// Width.
+    pub width: f64,
+    /// Height.
+    pub height: f64,
+}
+
+/// The bounding box of the first element matching `selector`.
+pub async fn bounding_box(tab: &Tab, selector: &str, timeout: Duration) -> Result<BoundingBox> {
+    let id = object_id(tab, selector, timeout).await?;
+    let value = call_on(
+        tab,
+        &id,
+        "function() { const r = this.getBoundingClientRect(); return {x: r.x, y: r.y, width: r.width, height: r.height}; }",
+        &[],
+        timeout,
+    )
+    .await?;
+    serde_json::from_value(value).map_err(|e| EngineError::Invalid(format!("bad box: {e}")))
+}
+
+/// Reads one property of the first match: `text`, `html`, `value`, or an attribute.
+pub async fn read(tab: &Tab, selector: &str, what: Read<'_>, timeout: Duration) -> Result<Value> {
+    let id = object_id(tab, selector, timeout).await?;
+    let (function, args) = match what {
+        Read::Text => ("function() { return this.innerText ?? this.textContent ?? ''; }", vec![]),
+        Read::Html => ("function() { return this.innerHTML; }", vec![]),
+        Read::Value => ("function() { return this.value ?? ''; }", vec![]),
+        Read::Attribute(name) => ("function(n) { return this.getAttribute(n); }", vec![json!(name)]),
+        Read::Styles => (
+            "function() { const s = getComputedStyle(this); const keys = ['display','visibility','opacity','color',\
+             'background-color','font-size','font-family','font-weight','width','height','position','z-index',\
+             'cursor','pointer-events','overflow']; const o = {}; for (const k of keys) o[k] = s.getPropertyValue(k); return o; }",
+            vec![],
+        ),
+    };
+    call_on(tab, &id, function, &args, timeout).await
+}
+
+/// What [`read`] reads.
+#[derive(Clone, Copy, Debug)]
+pub enum Read<'a> {
+    /// `innerText`.
+    Text,
+    /// `innerHTML`.
+    Html,
+    /// `value`.
+    Value,
+    /// `getAttribute(name)`.
+    Attribute(&'a str),
+    /// A set of computed styles.
+    Styles,
+}
+
+/// How many elements match.
+pub async fn count(tab: &Tab, selector: &str, timeout: Duration) -> Result<u64> {
+    let all = finder_all_js(selector)?;
+    let reply = tab
+        .call("count", "Runtime.evaluate", json!({"expression": format!("{all}.length"), "returnByValue": true}), timeout)
+        .await?;
+    let value = crate::session::evaluated(&reply)?.value;
+    Ok(value.as_u64().unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refs_are_recognised_in_all_forms() {
+        assert_eq!(ref_name("@e3"), Some("e3"));
+        assert_eq!(ref_name("e12"), Some("e12"));
+        assert_eq!(ref_name("ref=e1"), Some("e1"));
+        assert_eq!(ref_name("#e3"), None);
+        assert_eq!(ref_name("e"), None);
+        assert_eq!(ref_name("email"), None);
+    }
+
+    #[test]
+    fn xpath_prefix_selects_xpath() {
+        assert_eq!(Selector::parse("xpath=//a"), Selector::XPath("//a".into()));
+        assert_eq!(Selector::parse("a.b"), Selector::Css("a.b".into()));
+    }
+}

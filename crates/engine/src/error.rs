@@ -1,0 +1,148 @@
+//! Typed errors of the engine. The daemon maps each to upstream's text and `code` in one place.
+
+use std::time::Duration;
+
+/// Why an engine operation failed.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum EngineError {
+    /// The session's pinned tab was closed (by someone else or by the page).
+    #[error(
+        "tab_gone: bound tab is gone (target {target_id}). Run `agent-browser tab new <url>` to bind a \
+         new tab, or `agent-browser tab list` to pick an existing one"
+    )]
+    TabGone {
+        /// The CDP target id of the lost tab.
+        target_id: String,
+        /// Its last known URL.
+        last_url: Option<String>,
+    },
+    /// The browser process or its connection is gone.
+    #[error("browser_lost: the browser is gone ({reason})")]
+    BrowserLost {
+        /// What was observed.
+        reason: String,
+    },
+    /// The tab's renderer crashed.
+    #[error("target_crashed: the page crashed (target {target_id}); open a new tab or reload")]
+    TargetCrashed {
+        /// The crashed target.
+        target_id: String,
+    },
+    /// An operation hit its deadline.
+    #[error("{what} timed out after {} ms", after.as_millis())]
+    Timeout {
+        /// What was being waited for.
+        what: String,
+        /// The deadline.
+        after: Duration,
+    },
+    /// A JavaScript dialog blocks the page.
+    #[error(
+        "A JavaScript {kind} dialog is blocking the page: \"{message}\". Resolve it with `dialog accept` \
+         or `dialog dismiss`, then retry `{command}`."
+    )]
+    DialogBlocking {
+        /// alert | confirm | prompt | beforeunload.
+        kind: String,
+        /// The dialog's message.
+        message: String,
+        /// The command that could not run.
+        command: String,
+    },
+    /// No dialog is open.
+    #[error("No dialog is showing")]
+    NoDialog,
+    /// A dialog exists but cannot be answered this way (e.g. it opened before we attached).
+    #[error("{0}")]
+    DialogUnanswerable(String),
+    /// A ref from an earlier snapshot no longer points at its element.
+    #[error("ref {reference} is stale: {reason}. Run `snapshot` again to get fresh refs")]
+    StaleRef {
+        /// The ref, e.g. `@e3`.
+        reference: String,
+        /// Why it is stale.
+        reason: String,
+    },
+    /// An unknown ref.
+    #[error("Unknown ref: {0}")]
+    UnknownRef(String),
+    /// No element matches the selector.
+    #[error(
+        "Element not found: {selector}. Verify the selector, role, or name is correct and the element \
+         exists in the DOM."
+    )]
+    NotFound {
+        /// The selector.
+        selector: String,
+    },
+    /// Another element would receive the click.
+    #[error("Element '{selector}' is covered by {cover} at its click point ({x:.0}, {y:.0}); scroll, close the overlay, or pick another element")]
+    Covered {
+        /// The selector.
+        selector: String,
+        /// A short description of the covering element.
+        cover: String,
+        /// Click point x.
+        x: f64,
+        /// Click point y.
+        y: f64,
+    },
+    /// Navigation failed.
+    #[error("Navigation failed: {0}")]
+    Navigation(String),
+    /// The domain policy refused a URL.
+    #[error("Domain '{host}' is not in the allowed domains list")]
+    DomainBlocked {
+        /// The refused host.
+        host: String,
+    },
+    /// A JavaScript exception.
+    #[error("Evaluation error: {0}")]
+    Evaluation(String),
+    /// The caller gave an invalid argument.
+    #[error("{0}")]
+    Invalid(String),
+    /// The operation was cancelled (e.g. by `close`).
+    #[error("cancelled: {0}")]
+    Cancelled(String),
+    /// Launching Chrome failed.
+    #[error("{0}")]
+    Launch(String),
+    /// A CDP call failed in a way no other variant describes.
+    #[error(transparent)]
+    Cdp(abx_cdp::Error),
+}
+
+impl EngineError {
+    /// The machine-readable `code` upstream puts next to the message, when there is one.
+    pub fn code(&self) -> Option<&'static str> {
+        match self {
+            EngineError::TabGone { .. } => Some("tab_gone"),
+            EngineError::BrowserLost { .. } => Some("browser_lost"),
+            EngineError::TargetCrashed { .. } => Some("target_crashed"),
+            EngineError::Timeout { .. } => Some("timeout"),
+            EngineError::DialogBlocking { .. } => Some("dialog_blocking"),
+            EngineError::StaleRef { .. } => Some("stale_ref"),
+            EngineError::DomainBlocked { .. } => Some("domain_blocked"),
+            EngineError::Covered { .. } => Some("covered"),
+            EngineError::Cancelled(_) => Some("cancelled"),
+            _ => None,
+        }
+    }
+}
+
+impl From<abx_cdp::Error> for EngineError {
+    fn from(err: abx_cdp::Error) -> Self {
+        match err {
+            abx_cdp::Error::ConnectionClosed { reason } => EngineError::BrowserLost { reason },
+            abx_cdp::Error::Timeout { method, after } => {
+                EngineError::Timeout { what: format!("CDP command {method}"), after }
+            }
+            other => EngineError::Cdp(other),
+        }
+    }
+}
+
+/// Engine result.
+pub type Result<T, E = EngineError> = std::result::Result<T, E>;

@@ -1,0 +1,732 @@
+//! A session: what one `agent-browser` session (one daemon) drives in a browser — its tabs
+//! (`t1`, `t2`, … never reused), its active tab, pin-tab semantics, and the page commands.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::browser::{Browser, TargetInfo};
+use crate::error::{EngineError, Result};
+use crate::tab::{Tab, TabOptions, TabState};
+
+/// When a navigation counts as done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum WaitUntil {
+    /// The `load` event (default).
+    #[default]
+    Load,
+    /// `DOMContentLoaded`.
+    DomContentLoaded,
+    /// No network activity for 500 ms.
+    NetworkIdle,
+    /// Return as soon as the navigation is committed.
+    None,
+}
+
+impl WaitUntil {
+    /// Parses upstream's names (`load`, `domcontentloaded`, `networkidle`, `none`).
+    pub fn parse(name: &str) -> Result<WaitUntil> {
+        match name.to_ascii_lowercase().as_str() {
+            "load" => Ok(WaitUntil::Load),
+            "domcontentloaded" => Ok(WaitUntil::DomContentLoaded),
+            "networkidle" => Ok(WaitUntil::NetworkIdle),
+            "none" | "commit" => Ok(WaitUntil::None),
+            other => Err(EngineError::Invalid(format!(
+                "Invalid load state: {other}. Use load, domcontentloaded or networkidle"
+            ))),
+        }
+    }
+
+    fn lifecycle_name(self) -> Option<&'static str> {
+        match self {
+            WaitUntil::Load => Some("load"),
+            WaitUntil::DomContentLoaded => Some("DOMContentLoaded"),
+            WaitUntil::NetworkIdle => Some("networkIdle"),
+            WaitUntil::None => None,
+        }
+    }
+}
+
+/// How a session binds to tabs and behaves.
+#[derive(Clone, Debug)]
+pub struct SessionOptions {
+    /// Deadline of commands that do not pass one (upstream: 25 s).
+    pub default_timeout: Duration,
+    /// Accept `alert` and `beforeunload` at once.
+    pub auto_dialog: bool,
+    /// Strict binding: open a fresh tab on attach, never drift to another tab, `tab_gone` when
+    /// the bound tab is closed.
+    pub pin_tab: bool,
+    /// The tab this session used before (from the `.target` sidecar), preferred on attach.
+    pub preferred_target: Option<String>,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        Self {
+            default_timeout: Duration::from_secs(25),
+            auto_dialog: true,
+            pin_tab: false,
+            preferred_target: None,
+        }
+    }
+}
+
+/// One line of `tab list`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct TabListing {
+    /// `t1`, `t2`, ...
+    pub tab_id: String,
+    /// Optional label.
+    pub label: Option<String>,
+    /// Title.
+    pub title: String,
+    /// URL.
+    pub url: String,
+    /// Always `page`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Whether this is the session's active tab.
+    pub active: bool,
+    /// The CDP target id.
+    pub target_id: String,
+}
+
+/// The outcome of a navigation.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Navigated {
+    /// The URL after the navigation.
+    pub url: String,
+    /// The page title.
+    pub title: String,
+}
+
+/// The result of `eval`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluated {
+    /// The JSON value (`null` for `undefined` and unserializable values).
+    pub value: Value,
+    /// `NaN`, `Infinity`, `-0`, `undefined`... when the value has no JSON form.
+    pub unserializable: Option<String>,
+}
+
+/// Screenshot options.
+#[derive(Clone, Debug, Default)]
+pub struct ScreenshotOptions {
+    /// Whole scrollable page.
+    pub full_page: bool,
+    /// `png` (default) or `jpeg`.
+    pub format: Option<String>,
+    /// JPEG quality 0-100.
+    pub quality: Option<u8>,
+    /// Only this element.
+    pub selector: Option<String>,
+}
+
+struct TabEntry {
+    number: u32,
+    label: Option<String>,
+    target_id: String,
+}
+
+#[derive(Default)]
+struct TabTable {
+    entries: Vec<TabEntry>,
+    next: u32,
+    active: Option<String>,
+    attached: HashMap<String, Arc<Tab>>,
+}
+
+impl TabTable {
+    fn entry_for(&mut self, target_id: &str) -> &TabEntry {
+        if let Some(i) = self.entries.iter().position(|e| e.target_id == target_id) {
+            return &self.entries[i];
+        }
+        self.next += 1;
+        self.entries.push(TabEntry { number: self.next, label: None, target_id: target_id.to_string() });
+        let last = self.entries.len() - 1;
+        &self.entries[last]
+    }
+}
+
+/// A session bound to a browser. Cheap to share (`Arc<Session>`); all methods take `&self` and
+/// never hold a lock across a CDP call, so `tab list` or `close` can run while a command waits.
+pub struct Session {
+    browser: Arc<Browser>,
+    options: SessionOptions,
+    tabs: Mutex<TabTable>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("browser", &self.browser).finish_non_exhaustive()
+    }
+}
+
+fn deadline_after(timeout: Duration) -> Instant {
+    Instant::now() + timeout
+}
+
+impl Session {
+    /// Binds a session to `browser`: adopts a tab (or, pinned on an attached browser, opens a
+    /// fresh one) and attaches to it.
+    pub async fn start(browser: Arc<Browser>, options: SessionOptions) -> Result<Session> {
+        let session = Session { browser, options, tabs: Mutex::new(TabTable::default()) };
+        let target = session.initial_target().await?;
+        session.bind(&target).await?;
+        Ok(session)
+    }
+
+    async fn initial_target(&self) -> Result<String> {
+        let tabs: Vec<TargetInfo> = self.browser.targets().into_iter().filter(TargetInfo::is_tab).collect();
+        if let Some(preferred) = &self.options.preferred_target
+            && tabs.iter().any(|t| &t.target_id == preferred)
+        {
+            return Ok(preferred.clone());
+        }
+        let adopt = if self.browser.is_owned() {
+            // Our own Chrome: its first tab is ours.
+            tabs.first().map(|t| t.target_id.clone())
+        } else if self.options.pin_tab {
+            None
+        } else {
+            tabs.iter().find(|t| !t.attached).or(tabs.first()).map(|t| t.target_id.clone())
+        };
+        match adopt {
+            Some(id) => Ok(id),
+            None => self.browser.create_tab("about:blank", false).await,
+        }
+    }
+
+    fn table(&self) -> MutexGuard<'_, TabTable> {
+        self.tabs.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Attaches to `target_id` (if not yet) and makes it the active tab.
+    async fn bind(&self, target_id: &str) -> Result<Arc<Tab>> {
+        let existing = self.table().attached.get(target_id).cloned();
+        let tab = match existing {
+            Some(tab) if !tab.state().detached => tab,
+            _ => {
+                let tab = Tab::attach(
+                    self.browser.connection(),
+                    target_id,
+                    TabOptions { auto_dialog: self.options.auto_dialog },
+                )
+                .await?;
+                self.table().attached.insert(target_id.to_string(), tab.clone());
+                tab
+            }
+        };
+        let mut table = self.table();
+        table.entry_for(target_id);
+        table.active = Some(target_id.to_string());
+        Ok(tab)
+    }
+
+    /// The browser.
+    pub fn browser(&self) -> &Arc<Browser> {
+        &self.browser
+    }
+
+    /// The options.
+    pub fn options(&self) -> &SessionOptions {
+        &self.options
+    }
+
+    /// The active tab's target id.
+    pub fn active_target(&self) -> Option<String> {
+        self.table().active.clone()
+    }
+
+    /// The active tab, usable for page commands. A pinned session whose tab is gone gets
+    /// `TabGone`; an unpinned one falls back to another tab, like upstream.
+    pub async fn active_tab(&self) -> Result<Arc<Tab>> {
+        if !self.browser.is_alive() {
+            return Err(EngineError::BrowserLost { reason: "the CDP connection is closed".into() });
+        }
+        let (active, tab) = {
+            let table = self.table();
+            let active = table.active.clone();
+            let tab = active.as_ref().and_then(|id| table.attached.get(id).cloned());
+            (active, tab)
+        };
+        if let Some(tab) = tab {
+            let state = tab.state();
+            let target_exists = self.browser.target(tab.target_id()).is_some();
+            if !state.detached && target_exists {
+                return Ok(tab);
+            }
+            if self.options.pin_tab {
+                return Err(EngineError::TabGone {
+                    target_id: tab.target_id().to_string(),
+                    last_url: Some(state.url).filter(|u| !u.is_empty()),
+                });
+            }
+        } else if let Some(active) = active
+            && self.options.pin_tab
+        {
+            return Err(EngineError::TabGone { target_id: active, last_url: None });
+        }
+        // Unpinned: fall back to a tab this session knows, else any tab, else a new one.
+        let known: Vec<String> = self.table().entries.iter().map(|e| e.target_id.clone()).collect();
+        let live: Vec<TargetInfo> = self.browser.targets().into_iter().filter(TargetInfo::is_tab).collect();
+        let pick = known
+            .iter()
+            .find(|id| live.iter().any(|t| &&t.target_id == id))
+            .cloned()
+            .or_else(|| live.first().map(|t| t.target_id.clone()));
+        let target = match pick {
+            Some(target) => target,
+            None => self.browser.create_tab("about:blank", false).await?,
+        };
+        self.bind(&target).await
+    }
+
+    /// Every tab of the browser, numbered for this session.
+    pub fn tabs(&self) -> Vec<TabListing> {
+        let targets: Vec<TargetInfo> = self.browser.targets().into_iter().filter(TargetInfo::is_tab).collect();
+        let mut table = self.table();
+        let active = table.active.clone();
+        let mut out = Vec::new();
+        for target in targets {
+            let entry = table.entry_for(&target.target_id);
+            out.push(TabListing {
+                tab_id: format!("t{}", entry.number),
+                label: entry.label.clone(),
+                title: target.title.clone(),
+                url: target.url.clone(),
+                kind: "page".into(),
+                active: active.as_deref() == Some(target.target_id.as_str()),
+                target_id: target.target_id.clone(),
+            });
+        }
+        out.sort_by_key(|t| t.tab_id[1..].parse::<u32>().unwrap_or(u32::MAX));
+        out
+    }
+
+    fn resolve_tab_ref(&self, reference: &str) -> Result<String> {
+        let tabs = self.tabs();
+        if reference.parse::<u64>().is_ok() {
+            return Err(EngineError::Invalid(format!(
+                "Expected a tab id like `t2` or a label; positional integers are not accepted (got `{reference}`). Run `agent-browser tab list`"
+            )));
+        }
+        let found = tabs
+            .iter()
+            .find(|t| t.tab_id == reference)
+            .or_else(|| tabs.iter().find(|t| t.label.as_deref() == Some(reference)))
+            .or_else(|| tabs.iter().find(|t| t.target_id.eq_ignore_ascii_case(reference)));
+        found.map(|t| t.target_id.clone()).ok_or_else(|| {
+            EngineError::Invalid(format!("Tab not found: {reference}. Run `agent-browser tab list`"))
+        })
+    }
+
+    /// `tab new [url]`: opens a tab, makes it active (this rebinds a pinned session).
+    pub async fn tab_new(&self, url: Option<&str>, label: Option<&str>) -> Result<TabListing> {
+        if let Some(label) = label {
+            validate_label(label)?;
+            if self.table().entries.iter().any(|e| e.label.as_deref() == Some(label)) {
+                return Err(EngineError::Invalid(format!("Tab label already in use: {label}")));
+            }
+        }
+        let target = self.browser.create_tab("about:blank", false).await?;
+        self.bind(&target).await?;
+        if let Some(label) = label {
+            let mut table = self.table();
+            if let Some(entry) = table.entries.iter_mut().find(|e| e.target_id == target) {
+                entry.label = Some(label.to_string());
+            }
+        }
+        if let Some(url) = url.filter(|u| !u.is_empty() && *u != "about:blank") {
+            self.navigate(url, WaitUntil::Load, None).await?;
+        }
+        self.tabs()
+            .into_iter()
+            .find(|t| t.target_id == target)
+            .ok_or(EngineError::TabGone { target_id: target, last_url: None })
+    }
+
+    /// `tab <ref>`: makes another tab active.
+    pub async fn tab_switch(&self, reference: &str) -> Result<TabListing> {
+        let target = self.resolve_tab_ref(reference)?;
+        self.bind(&target).await?;
+        self.tabs()
+            .into_iter()
+            .find(|t| t.target_id == target)
+            .ok_or(EngineError::TabGone { target_id: target, last_url: None })
+    }
+
+    /// `tab close [ref]`: closes the active tab (default) or the given one.
+    pub async fn tab_close(&self, reference: Option<&str>) -> Result<TabListing> {
+        let target = match reference {
+            Some(r) => self.resolve_tab_ref(r)?,
+            None => self
+                .active_target()
+                .ok_or_else(|| EngineError::Invalid("No active tab to close".into()))?,
+        };
+        let listing = self.tabs().into_iter().find(|t| t.target_id == target);
+        let live_tabs = self.browser.targets().into_iter().filter(TargetInfo::is_tab).count();
+        if live_tabs <= 1 && self.browser.is_owned() {
+            return Err(EngineError::Invalid("Cannot close the last tab".into()));
+        }
+        let Some(listing) = listing else {
+            return Err(EngineError::TabGone { target_id: target, last_url: None });
+        };
+        self.browser.close_target(&target).await?;
+        // Wait for Chrome to report it gone, so the next command sees a consistent list.
+        let mut changes = self.browser.target_changes();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+        while self.browser.target(&target).is_some() && tokio::time::Instant::now() < deadline {
+            let _ = tokio::time::timeout_at(deadline, changes.changed()).await;
+        }
+        let mut table = self.table();
+        table.attached.remove(&target);
+        if table.active.as_deref() == Some(target.as_str()) && !self.options.pin_tab {
+            table.active = None;
+        }
+        Ok(listing)
+    }
+
+    /// Navigates the active tab and waits per `wait`.
+    pub async fn navigate(&self, url: &str, wait: WaitUntil, timeout: Option<Duration>) -> Result<Navigated> {
+        let timeout = timeout.unwrap_or(self.options.default_timeout);
+        let deadline = deadline_after(timeout);
+        let tab = self.active_tab().await?;
+        let reply = tab.call("navigate", "Page.navigate", json!({"url": url}), timeout).await?;
+        if let Some(error) = reply.get("errorText").and_then(Value::as_str).filter(|e| !e.is_empty()) {
+            return Err(EngineError::Navigation(error.to_string()));
+        }
+        if let Some(loader) = reply.get("loaderId").and_then(Value::as_str)
+            && let Some(name) = wait.lifecycle_name()
+        {
+            let loader = loader.to_string();
+            tab.wait_state("navigation", deadline, false, |st| st.has_lifecycle(&loader, name))
+                .await
+                .map_err(|e| with_timeout(e, timeout))?;
+        }
+        let url = self.url_of(&tab);
+        let title = self.title_of(&tab).await;
+        Ok(Navigated { url, title })
+    }
+
+    /// Goes one entry back (`-1`) or forward (`+1`) in history and waits for the page.
+    pub async fn history(&self, delta: i64, timeout: Option<Duration>) -> Result<String> {
+        let timeout = timeout.unwrap_or(self.options.default_timeout);
+        let deadline = deadline_after(timeout);
+        let command = if delta < 0 { "back" } else { "forward" };
+        let tab = self.active_tab().await?;
+        let history = tab.call(command, "Page.getNavigationHistory", json!({}), timeout).await?;
+        let current = history.get("currentIndex").and_then(Value::as_i64).unwrap_or(0);
+        let entries = history.get("entries").and_then(Value::as_array).cloned().unwrap_or_default();
+        let index = current + delta;
+        if index < 0 || index as usize >= entries.len() {
+            return Ok(self.url_of(&tab));
+        }
+        let entry = &entries[index as usize];
+        let entry_id = entry.get("id").and_then(Value::as_i64).unwrap_or(0);
+        let entry_url = entry.get("url").and_then(Value::as_str).unwrap_or("").to_string();
+        let before = tab.state();
+        tab.call(command, "Page.navigateToHistoryEntry", json!({"entryId": entry_id}), timeout).await?;
+        tab.wait_state(command, deadline, false, |st| history_settled(&before, st, &entry_url))
+            .await
+            .map_err(|e| with_timeout(e, timeout))?;
+        Ok(self.url_of(&tab))
+    }
+
+    /// Reloads and waits for the new document's `load`.
+    pub async fn reload(&self, timeout: Option<Duration>) -> Result<String> {
+        let timeout = timeout.unwrap_or(self.options.default_timeout);
+        let deadline = deadline_after(timeout);
+        let tab = self.active_tab().await?;
+        let before = tab.state();
+        tab.call("reload", "Page.reload", json!({}), timeout).await?;
+        tab.wait_state("reload", deadline, false, |st| {
+            st.loader_id != before.loader_id && st.has_lifecycle(&st.loader_id, "load")
+        })
+        .await
+        .map_err(|e| with_timeout(e, timeout))?;
+        Ok(self.url_of(&tab))
+    }
+
+    fn url_of(&self, tab: &Tab) -> String {
+        let url = tab.state().url;
+        if !url.is_empty() {
+            return url;
+        }
+        self.browser.target(tab.target_id()).map(|t| t.url).unwrap_or_default()
+    }
+
+    async fn title_of(&self, tab: &Tab) -> String {
+        // document.title when the page answers; Chrome's own view of the title (browser-side,
+        // never blocked by a dialog) otherwise.
+        if tab.dialog().is_none()
+            && let Ok(reply) = tab
+                .cdp()
+                .call_within(
+                    "Runtime.evaluate",
+                    json!({"expression": "document.title", "returnByValue": true}),
+                    Duration::from_secs(2),
+                )
+                .await
+            && let Some(title) = reply.pointer("/result/value").and_then(Value::as_str)
+        {
+            return title.to_string();
+        }
+        self.browser.target(tab.target_id()).map(|t| t.title).unwrap_or_default()
+    }
+
+    /// `get url`: served from state (works while a dialog is open).
+    pub async fn url(&self) -> Result<String> {
+        let tab = self.active_tab().await?;
+        Ok(self.url_of(&tab))
+    }
+
+    /// `get title` (works while a dialog is open, without waiting for a timeout).
+    pub async fn title(&self) -> Result<String> {
+        let tab = self.active_tab().await?;
+        Ok(self.title_of(&tab).await)
+    }
+
+    /// `eval`: evaluates `script` in the page (promises awaited).
+    pub async fn evaluate(&self, script: &str, timeout: Option<Duration>) -> Result<Evaluated> {
+        let timeout = timeout.unwrap_or(self.options.default_timeout);
+        let tab = self.active_tab().await?;
+        let reply = tab
+            .call(
+                "eval",
+                "Runtime.evaluate",
+                json!({"expression": script, "returnByValue": true, "awaitPromise": true, "userGesture": true, "replMode": true}),
+                timeout,
+            )
+            .await?;
+        evaluated(&reply)
+    }
+
+    /// Polls a JS predicate in the page until it is truthy; survives navigations.
+    pub async fn wait_for_function(&self, expression: &str, timeout: Option<Duration>, what: &str) -> Result<Value> {
+        let timeout = timeout.unwrap_or(self.options.default_timeout);
+        let deadline = deadline_after(timeout);
+        let tab = self.active_tab().await?;
+        let script = format!(
+            "(async () => {{ const __end = Date.now() + __REMAIN__; \
+               while (true) {{ let v; try {{ v = await ({expression}); }} catch (e) {{ v = undefined; }} \
+                 if (v) return v; if (Date.now() > __end) return undefined; \
+                 await new Promise(r => setTimeout(r, 50)); }} }})()"
+        );
+        loop {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            if remaining.is_zero() {
+                return Err(wait_timeout(timeout));
+            }
+            // Each in-page poll runs at most 1 s so navigations and deadlines are noticed.
+            let slice = remaining.min(Duration::from_secs(1));
+            let expr = script.replace("__REMAIN__", &slice.as_millis().to_string());
+            let reply = tab
+                .call(what, "Runtime.evaluate", json!({"expression": expr, "returnByValue": true, "awaitPromise": true}), slice + Duration::from_secs(2))
+                .await;
+            match reply {
+                Ok(reply) => {
+                    if reply.get("exceptionDetails").is_none()
+                        && let Some(result) = reply.get("result")
+                        && result.get("type").and_then(Value::as_str) != Some("undefined")
+                    {
+                        return Ok(result.get("value").cloned().unwrap_or(Value::Bool(true)));
+                    }
+                }
+                // Context destroyed by a navigation: try again in the new document.
+                Err(EngineError::Cdp(abx_cdp::Error::Protocol { .. })) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+
+    /// `wait <ms>`.
+    pub async fn wait_ms(&self, ms: u64) {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+    }
+
+    /// `wait <selector> [--state visible|hidden|attached|detached]`.
+    pub async fn wait_selector(&self, selector: &str, state: &str, timeout: Option<Duration>) -> Result<()> {
+        let finder = crate::element::finder_js(selector)?;
+        let predicate = match state {
+            "attached" => format!("!!({finder})"),
+            "detached" => format!("!({finder})"),
+            "hidden" => format!("(() => {{ const e = {finder}; return !e || !{VISIBLE_JS}(e); }})()"),
+            "visible" | "" => format!("(() => {{ const e = {finder}; return !!e && {VISIBLE_JS}(e); }})()"),
+            other => {
+                return Err(EngineError::Invalid(format!(
+                    "Invalid state: {other}. Use visible, hidden, attached or detached"
+                )));
+            }
+        };
+        self.wait_for_function(&predicate, timeout, "wait").await.map(|_| ())
+    }
+
+    /// `wait --text <t>`.
+    pub async fn wait_text(&self, text: &str, timeout: Option<Duration>) -> Result<()> {
+        let needle = serde_json::to_string(text).unwrap_or_default();
+        let predicate = format!("document.body && document.body.innerText.includes({needle})");
+        self.wait_for_function(&predicate, timeout, "wait").await.map(|_| ())
+    }
+
+    /// `wait --url <glob>`.
+    pub async fn wait_url(&self, pattern: &str, timeout: Option<Duration>) -> Result<String> {
+        let timeout = timeout.unwrap_or(self.options.default_timeout);
+        let tab = self.active_tab().await?;
+        let glob = crate::glob::Glob::new(pattern);
+        let state = tab
+            .wait_state("waitforurl", deadline_after(timeout), true, |st| glob.matches(&st.url))
+            .await
+            .map_err(|e| with_wait_timeout(e, timeout))?;
+        Ok(state.url)
+    }
+
+    /// `wait --load <state>`.
+    pub async fn wait_load(&self, wait: WaitUntil, timeout: Option<Duration>) -> Result<()> {
+        let timeout = timeout.unwrap_or(self.options.default_timeout);
+        let Some(name) = wait.lifecycle_name() else { return Ok(()) };
+        let tab = self.active_tab().await?;
+        tab.wait_state("waitforloadstate", deadline_after(timeout), false, |st| {
+            st.has_lifecycle(&st.loader_id, name)
+        })
+        .await
+        .map_err(|e| with_wait_timeout(e, timeout))?;
+        Ok(())
+    }
+
+    /// Takes a screenshot of the active tab and returns the image bytes.
+    pub async fn screenshot(&self, options: &ScreenshotOptions, timeout: Option<Duration>) -> Result<Vec<u8>> {
+        let timeout = timeout.unwrap_or(self.options.default_timeout);
+        let tab = self.active_tab().await?;
+        let format = options.format.clone().unwrap_or_else(|| "png".into());
+        if format != "png" && format != "jpeg" {
+            return Err(EngineError::Invalid(format!("Invalid screenshot format: {format}. Use png or jpeg")));
+        }
+        let mut params = json!({"format": format});
+        if format == "jpeg" {
+            params["quality"] = json!(options.quality.unwrap_or(80).min(100));
+        }
+        if let Some(selector) = &options.selector {
+            let b = crate::element::bounding_box(&tab, selector, timeout).await?;
+            params["clip"] = json!({"x": b.x, "y": b.y, "width": b.width.max(1.0), "height": b.height.max(1.0), "scale": 1});
+            params["captureBeyondViewport"] = json!(true);
+        } else if options.full_page {
+            let metrics = tab.call("screenshot", "Page.getLayoutMetrics", json!({}), timeout).await?;
+            let size = metrics.get("cssContentSize").or_else(|| metrics.get("contentSize")).cloned().unwrap_or(Value::Null);
+            let width = size.get("width").and_then(Value::as_f64).unwrap_or(1280.0);
+            let height = size.get("height").and_then(Value::as_f64).unwrap_or(720.0);
+            params["clip"] = json!({"x": 0, "y": 0, "width": width, "height": height, "scale": 1});
+            params["captureBeyondViewport"] = json!(true);
+        }
+        let reply = tab
+            .guarded("screenshot", async {
+                Ok(tab.cdp().call_raw("Page.captureScreenshot", &params, Some(timeout)).await?)
+            })
+            .await?;
+        #[derive(serde::Deserialize)]
+        struct Shot {
+            data: String,
+        }
+        let shot: Shot = reply.parse("Page.captureScreenshot")?;
+        base64::engine::general_purpose::STANDARD
+            .decode(shot.data.as_bytes())
+            .map_err(|e| EngineError::Invalid(format!("screenshot data is not base64: {e}")))
+    }
+
+    /// Ends the session's hold on the browser: an owned browser is closed gracefully, an
+    /// attached one is detached from (its tabs stay).
+    pub async fn close(&self) -> abx_chrome::CloseReceipt {
+        let tabs: Vec<Arc<Tab>> = self.table().attached.drain().map(|(_, t)| t).collect();
+        if !self.browser.is_owned() {
+            for tab in &tabs {
+                if let Some(session_id) = tab.cdp().id() {
+                    let _ = self
+                        .browser
+                        .connection()
+                        .browser()
+                        .call_within("Target.detachFromTarget", json!({"sessionId": session_id}), Duration::from_secs(2))
+                        .await;
+                }
+            }
+        }
+        drop(tabs);
+        self.browser.close().await
+    }
+}
+
+const VISIBLE_JS: &str = "((e) => { const s = getComputedStyle(e); const r = e.getBoundingClientRect(); \
+    return s.visibility !== 'hidden' && s.display !== 'none' && r.width > 0 && r.height > 0; })";
+
+fn history_settled(before: &TabState, now: &TabState, entry_url: &str) -> bool {
+    let same_url = now.url == entry_url || now.url.trim_end_matches('#') == entry_url.trim_end_matches('#');
+    if !same_url {
+        return false;
+    }
+    if now.loader_id == before.loader_id {
+        // Same-document history move (hash / pushState).
+        return true;
+    }
+    // A new or restored document: done once it has loaded (a back/forward-cache restore reuses
+    // a loader that loaded before).
+    now.has_lifecycle(&now.loader_id, "load")
+}
+
+fn validate_label(label: &str) -> Result<()> {
+    let ok = label.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && !(label.starts_with('t') && label[1..].parse::<u64>().is_ok());
+    if ok {
+        Ok(())
+    } else {
+        Err(EngineError::Invalid(format!(
+            "Invalid tab label '{label}': start with a letter, use letters, digits, '_' or '-', and not the t<N> form"
+        )))
+    }
+}
+
+fn with_timeout(err: EngineError, after: Duration) -> EngineError {
+    match err {
+        EngineError::Timeout { what, .. } => EngineError::Timeout { what, after },
+        other => other,
+    }
+}
+
+fn wait_timeout(after: Duration) -> EngineError {
+    EngineError::Timeout { what: "Wait".into(), after }
+}
+
+fn with_wait_timeout(err: EngineError, after: Duration) -> EngineError {
+    match err {
+        EngineError::Timeout { .. } => wait_timeout(after),
+        other => other,
+    }
+}
+
+/// Turns a `Runtime.evaluate`/`callFunctionOn` reply into a value or an evaluation error.
+pub(crate) fn evaluated(reply: &Value) -> Result<Evaluated> {
+    if let Some(details) = reply.get("exceptionDetails") {
+        let text = details
+            .pointer("/exception/description")
+            .and_then(Value::as_str)
+            .or_else(|| details.pointer("/exception/value").and_then(Value::as_str))
+            .or_else(|| details.get("text").and_then(Value::as_str))
+            .unwrap_or("unknown error");
+        return Err(EngineError::Evaluation(text.to_string()));
+    }
+    let result = reply.get("result").cloned().unwrap_or(Value::Null);
+    if let Some(unser) = result.get("unserializableValue").and_then(Value::as_str) {
+        return Ok(Evaluated { value: Value::Null, unserializable: Some(unser.to_string()) });
+    }
+    if result.get("type").and_then(Value::as_str) == Some("undefined") {
+        return Ok(Evaluated { value: Value::Null, unserializable: None });
+    }
+    Ok(Evaluated { value: result.get("value").cloned().unwrap_or(Value::Null), unserializable: None })
+}
