@@ -28,6 +28,7 @@ mod browser;
 pub mod element;
 mod error;
 pub mod glob;
+pub mod refs;
 mod session;
 mod tab;
 

@@ -160,6 +160,8 @@ pub struct Session {
     browser: Arc<Browser>,
     options: SessionOptions,
     tabs: Mutex<TabTable>,
+    /// Snapshot refs per tab.
+    pub(crate) refs: crate::refs::RefStore,
 }
 
 impl std::fmt::Debug for Session {
@@ -176,7 +178,12 @@ impl Session {
     /// Binds a session to `browser`: adopts a tab (or, pinned on an attached browser, opens a
     /// fresh one) and attaches to it.
     pub async fn start(browser: Arc<Browser>, options: SessionOptions) -> Result<Session> {
-        let session = Session { browser, options, tabs: Mutex::new(TabTable::default()) };
+        let session = Session {
+            browser,
+            options,
+            tabs: Mutex::new(TabTable::default()),
+            refs: crate::refs::RefStore::default(),
+        };
         let target = session.initial_target().await?;
         session.bind(&target).await?;
         Ok(session)
