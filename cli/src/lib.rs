@@ -23,6 +23,7 @@
 //!   and `webmcp` are not provided: they exit 1 with a clear message.
 //! * `--max-output` also truncates console output without `--content-boundaries`.
 
+pub mod client;
 pub mod commands;
 pub mod fingerprint;
 pub mod flags;

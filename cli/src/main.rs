@@ -1,3 +1,273 @@
-//! The `agent-browser` binary. Wiring (daemon connection, spawn) is added separately.
+//! The `agent-browser` binary: CLI by default, session daemon when `AGENT_BROWSER_DAEMON` is set.
 
-fn main() {}
+use std::io::Write;
+use std::process::ExitCode;
+
+use agent_browser::client::{Client, SendError, live_sessions};
+use agent_browser::commands::{Command, LocalCommand, SessionCommand};
+use agent_browser::host::SystemHost;
+use agent_browser::output::{self, Rendered, Response};
+use agent_browser::{Invocation, parse};
+use serde_json::{Value, json};
+
+fn main() -> ExitCode {
+    if std::env::var_os("AGENT_BROWSER_DAEMON").is_some() {
+        return run_daemon();
+    }
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let rendered = match parse(&argv, &SystemHost) {
+        Ok(inv) => run(&inv),
+        Err(failure) => failure.render(),
+    };
+    emit(&rendered);
+    ExitCode::from(rendered.exit_code.clamp(0, 255) as u8)
+}
+
+fn emit(rendered: &Rendered) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(rendered.stdout.as_bytes());
+    let _ = out.flush();
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(rendered.stderr.as_bytes());
+}
+
+fn run_daemon() -> ExitCode {
+    // Leave the CLI's session so a terminal hangup or the CLI's process group going away does
+    // not take the daemon with it.
+    let _ = nix::unistd::setsid();
+    let config = abx_daemon::DaemonConfig::from_env(&|name| std::env::var(name).ok());
+    abx_daemon::init_logging(&config);
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("Failed to start the daemon runtime: {err}");
+            return ExitCode::from(1);
+        }
+    };
+    match runtime.block_on(abx_daemon::run(config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("{err}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(inv: &Invocation) -> Rendered {
+    let mut rendered = Rendered::default();
+    for warning in &inv.warnings {
+        rendered.stderr.push_str(&output::render_warning(warning, &inv.output));
+    }
+    let result = match &inv.command {
+        Command::Local(local) => run_local(inv, local),
+        Command::Daemon(plan) => run_plan(inv, plan.launch.as_ref().map(|l| (&l.request, l.kind)), &plan.request),
+        Command::Batch(batch) => run_batch(inv, batch),
+    };
+    rendered.append(result);
+    rendered
+}
+
+fn client(inv: &Invocation) -> Result<Client, Rendered> {
+    Client::new(inv).map_err(|message| output::render_error(&message, &inv.output))
+}
+
+fn response(value: Value) -> Response {
+    serde_json::from_value(value).unwrap_or(Response {
+        success: false,
+        data: None,
+        error: Some("Invalid response from daemon".into()),
+        code: None,
+        warning: None,
+    })
+}
+
+fn run_plan(
+    inv: &Invocation,
+    launch: Option<(&Value, agent_browser::commands::LaunchKind)>,
+    request: &Value,
+) -> Rendered {
+    let client = match client(inv) {
+        Ok(client) => client,
+        Err(rendered) => return rendered,
+    };
+    let action = request.get("action").and_then(Value::as_str);
+    let closing = action == Some("close");
+    if closing && !client.is_alive() {
+        // Nothing to close: answer at once instead of starting a daemon to shut it down.
+        let reply = json!({"success": true, "data": {"closed": true}});
+        return output::render_response(&response(reply), action, &inv.output);
+    }
+    let mut rendered = Rendered::default();
+    match client.ensure_daemon() {
+        Ok(warnings) => {
+            for warning in warnings {
+                rendered.stderr.push_str(&output::render_warning(&warning, &inv.output));
+            }
+        }
+        Err(message) => {
+            rendered.append(output::render_error(&message, &inv.output));
+            return rendered;
+        }
+    }
+    if let Some((launch, kind)) = launch {
+        match client.send_with_respawn(launch) {
+            Ok(reply) => {
+                let reply = response(reply);
+                if !reply.success {
+                    let message = reply.error.clone().unwrap_or_else(|| kind.fallback_error().to_string());
+                    rendered.append(output::render_error(&message, &inv.output));
+                    return rendered;
+                }
+            }
+            Err(err) => {
+                rendered.append(output::render_error(&err.to_string(), &inv.output));
+                return rendered;
+            }
+        }
+    }
+    let pid = client.daemon_pid();
+    match client.send_with_respawn(request) {
+        Ok(reply) => {
+            let closed = reply.pointer("/data/closed").and_then(Value::as_bool) == Some(true);
+            if closing && closed {
+                client.wait_closed(pid);
+            }
+            rendered.append(output::render_response(&response(reply), action, &inv.output));
+        }
+        Err(SendError::NoDaemon(message) | SendError::Other(message)) => {
+            rendered.append(output::render_error(&message, &inv.output));
+        }
+    }
+    rendered
+}
+
+fn run_batch(inv: &Invocation, batch: &agent_browser::commands::BatchPlan) -> Rendered {
+    let client = match client(inv) {
+        Ok(client) => client,
+        Err(rendered) => return rendered,
+    };
+    if let Err(message) = client.ensure_daemon() {
+        return output::render_error(&message, &inv.output);
+    }
+    if let Some(launch) = &batch.launch {
+        match client.send_with_respawn(&launch.request).map(response) {
+            Ok(reply) if reply.success => {}
+            Ok(reply) => {
+                let message = reply.error.unwrap_or_else(|| launch.kind.fallback_error().to_string());
+                return output::render_error(&message, &inv.output);
+            }
+            Err(err) => return output::render_error(&err.to_string(), &inv.output),
+        }
+    }
+    let mut report = output::BatchReport::new(&inv.output);
+    for (index, step) in batch.steps.iter().enumerate() {
+        match &step.request {
+            Ok(request) => {
+                let action = request.get("action").and_then(Value::as_str);
+                match client.send_with_respawn(request) {
+                    Ok(reply) => report.push_response(index, &step.argv, &response(reply), action),
+                    Err(err) => report.push_error(index, &step.argv, &err.to_string()),
+                }
+            }
+            Err(err) => report.push_error(index, &step.argv, &err.to_string()),
+        }
+        if batch.bail && report.failed() {
+            break;
+        }
+    }
+    report.finish()
+}
+
+fn run_local(inv: &Invocation, local: &LocalCommand) -> Rendered {
+    if let Some(rendered) = local.immediate(&inv.output) {
+        return rendered;
+    }
+    match local {
+        LocalCommand::Session(SessionCommand::List) => {
+            let sessions = live_sessions(&inv.socket_dir);
+            output::render_session_list(&sessions, &inv.session, &inv.output)
+        }
+        LocalCommand::Session(SessionCommand::Show) => output::render_session_show(&inv.session, &inv.output),
+        LocalCommand::Session(SessionCommand::Id { scope, prefix }) => {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let path = match scope.as_str() {
+                "cwd" => cwd,
+                _ => git_root(&cwd).unwrap_or(cwd),
+            };
+            let path = path.display().to_string();
+            let (session, hash) = agent_browser::session::session_id(&path, prefix.as_deref());
+            output::render_session_id(&session, scope, &path, &hash, &inv.output)
+        }
+        LocalCommand::Session(SessionCommand::Info) => {
+            let client = match client(inv) {
+                Ok(client) => client,
+                Err(rendered) => return rendered,
+            };
+            if !client.is_alive() {
+                return output::render_error(&format!("Session \"{}\" is not running", inv.session), &inv.output);
+            }
+            match client.send(&json!({"action": "session_info"})) {
+                Ok(reply) => output::render_response(&response(reply), Some("session_info"), &inv.output),
+                Err(err) => output::render_error(&err.to_string(), &inv.output),
+            }
+        }
+        LocalCommand::CloseAll => close_all(inv),
+        LocalCommand::StateFile { .. } => output::render_error(
+            "State files (state list|show|clear|clean|rename) are not supported by abx",
+            &inv.output,
+        ),
+        _ => output::render_error("Unsupported command", &inv.output),
+    }
+}
+
+fn close_all(inv: &Invocation) -> Rendered {
+    let sessions = live_sessions(&inv.socket_dir);
+    let mut closed = Vec::new();
+    let mut failed = Vec::new();
+    for name in sessions {
+        let socket = inv.socket_dir.join(format!("{name}.sock"));
+        let pid: Option<i32> = std::fs::read_to_string(inv.socket_dir.join(format!("{name}.pid")))
+            .ok()
+            .and_then(|p| p.trim().parse().ok());
+        match close_socket(&socket) {
+            Ok(()) => {
+                if let Some(pid) = pid {
+                    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+                    while agent_browser::client::pid_alive(pid) && std::time::Instant::now() < deadline {
+                        std::thread::sleep(std::time::Duration::from_millis(10));
+                    }
+                }
+                closed.push(name);
+            }
+            Err(err) => failed.push((name, err)),
+        }
+    }
+    output::render_close_all(&closed, &failed, &inv.output)
+}
+
+fn close_socket(socket: &std::path::Path) -> Result<(), String> {
+    use std::io::{BufRead, BufReader};
+    let mut stream = std::os::unix::net::UnixStream::connect(socket).map_err(|e| e.to_string())?;
+    let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(30)));
+    let line = format!("{}\n", json!({"id": agent_browser::request_id(), "action": "close"}));
+    stream.write_all(line.as_bytes()).map_err(|e| e.to_string())?;
+    let mut reply = String::new();
+    BufReader::new(stream).read_line(&mut reply).map_err(|e| e.to_string())?;
+    let value: Value = serde_json::from_str(&reply).map_err(|e| e.to_string())?;
+    if value.get("success").and_then(Value::as_bool) == Some(true) {
+        Ok(())
+    } else {
+        Err(value.get("error").and_then(Value::as_str).unwrap_or("close failed").to_string())
+    }
+}
+
+fn git_root(start: &std::path::Path) -> Option<std::path::PathBuf> {
+    let mut dir = Some(start);
+    while let Some(d) = dir {
+        if d.join(".git").exists() {
+            return Some(d.to_path_buf());
+        }
+        dir = d.parent();
+    }
+    None
+}

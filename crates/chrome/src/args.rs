@@ -73,6 +73,11 @@ pub fn build_args(options: &LaunchOptions, user_data_dir: &Path, run_as_root: bo
     if (run_as_root || options.no_sandbox) && !user_sets("--disable-dev-shm-usage") {
         args.push("--disable-dev-shm-usage".into());
     }
+    // Start on about:blank unless the caller passed a start page: otherwise Chrome opens its
+    // new-tab page, whose target is swapped out on the first navigation.
+    if !options.args.iter().any(|a| !a.starts_with('-')) {
+        args.push("about:blank".into());
+    }
     args
 }
 

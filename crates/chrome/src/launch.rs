@@ -364,7 +364,8 @@ impl Chrome {
                     return Ok((port, path.trim().to_string()));
                 }
             }
-            if let Some(status) = *self.exited.borrow() {
+            let exited = *self.exited.borrow();
+            if let Some(status) = exited {
                 // Let the stderr reader drain the last lines.
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 let stderr = self.stderr_tail();

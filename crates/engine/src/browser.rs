@@ -289,6 +289,23 @@ impl Browser {
         self.targets.get(target_id)
     }
 
+    /// Re-reads every target from Chrome (titles are not always pushed as events).
+    pub async fn refresh_targets(&self) -> Result<()> {
+        let listed = self
+            .connection
+            .browser()
+            .call_within("Target.getTargets", serde_json::json!({}), Duration::from_secs(5))
+            .await?;
+        if let Some(infos) = listed.get("targetInfos").and_then(|v| v.as_array()) {
+            for info in infos {
+                if let Ok(info) = serde_json::from_value::<TargetInfo>(info.clone()) {
+                    self.targets.upsert(info);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// A receiver that changes whenever the target list changes.
     pub fn target_changes(&self) -> watch::Receiver<u64> {
         self.versions.clone()

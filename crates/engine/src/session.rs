@@ -247,6 +247,18 @@ impl Session {
         &self.options
     }
 
+    /// The dialog pending on the active tab, if any (no CDP call).
+    pub fn active_dialog(&self) -> Option<crate::tab::Dialog> {
+        let table = self.table();
+        let active = table.active.as_ref()?;
+        table.attached.get(active)?.dialog()
+    }
+
+    /// The attached tab for a target id, if this session attached it.
+    pub fn attached_tab(&self, target_id: &str) -> Option<Arc<Tab>> {
+        self.table().attached.get(target_id).cloned()
+    }
+
     /// The active tab's target id.
     pub fn active_target(&self) -> Option<String> {
         self.table().active.clone()
@@ -296,7 +308,13 @@ impl Session {
         self.bind(&target).await
     }
 
-    /// Every tab of the browser, numbered for this session.
+    /// Every tab of the browser, numbered for this session, with fresh titles.
+    pub async fn tab_list(&self) -> Result<Vec<TabListing>> {
+        self.browser.refresh_targets().await?;
+        Ok(self.tabs())
+    }
+
+    /// Every tab of the browser, numbered for this session (titles as last reported).
     pub fn tabs(&self) -> Vec<TabListing> {
         let targets: Vec<TargetInfo> = self.browser.targets().into_iter().filter(TargetInfo::is_tab).collect();
         let mut table = self.table();

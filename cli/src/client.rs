@@ -1,0 +1,303 @@
+//! Talking to the session daemon: find it by its socket, spawn it (the same binary in daemon
+//! role) when absent, send NDJSON requests, and wait for it to exit after `close`.
+//!
+//! Blocking std I/O on purpose: a CLI invocation sends one or two lines and exits; a runtime
+//! would only add start-up time.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::Invocation;
+
+/// How long a freshly spawned daemon has to open its socket.
+const START_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A daemon endpoint for one invocation.
+pub struct Client {
+    dir: PathBuf,
+    session: String,
+    socket: PathBuf,
+    fingerprint: String,
+    env: Vec<(String, String)>,
+    unset: Vec<String>,
+}
+
+/// Why a request could not be delivered.
+#[derive(Debug)]
+pub enum SendError {
+    /// No daemon listens on the socket (absent or dead).
+    NoDaemon(String),
+    /// Anything else (timeouts, broken replies).
+    Other(String),
+}
+
+impl std::fmt::Display for SendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SendError::NoDaemon(m) | SendError::Other(m) => f.write_str(m),
+        }
+    }
+}
+
+impl Client {
+    /// The endpoint for `inv`; fails with upstream's message when the socket path is too long.
+    pub fn new(inv: &Invocation) -> Result<Client, String> {
+        let socket = inv.socket_path()?;
+        Ok(Client {
+            dir: inv.socket_dir.clone(),
+            session: inv.session.clone(),
+            socket,
+            fingerprint: inv.fingerprint(),
+            env: inv.daemon_env(),
+            unset: inv.daemon_env_unset(),
+        })
+    }
+
+    fn file(&self, suffix: &str) -> PathBuf {
+        self.dir.join(format!("{}.{suffix}", self.session))
+    }
+
+    /// The running daemon's pid, from `<s>.pid`.
+    pub fn daemon_pid(&self) -> Option<i32> {
+        std::fs::read_to_string(self.file("pid")).ok()?.trim().parse().ok()
+    }
+
+    /// Whether a daemon accepts connections now.
+    pub fn is_alive(&self) -> bool {
+        UnixStream::connect(&self.socket).is_ok()
+    }
+
+    fn ensure_dir(&self) -> Result<(), String> {
+        std::fs::create_dir_all(&self.dir)
+            .map_err(|e| format!("Cannot create socket directory {}: {e}", self.dir.display()))?;
+        let _ = std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o700));
+        let probe = self.dir.join(".write_test");
+        std::fs::write(&probe, b"")
+            .map_err(|e| format!("Socket directory {} is not writable: {e}", self.dir.display()))?;
+        let _ = std::fs::remove_file(&probe);
+        Ok(())
+    }
+
+    /// Makes sure a daemon of our version serves the session; returns warnings to print.
+    pub fn ensure_daemon(&self) -> Result<Vec<String>, String> {
+        self.ensure_dir()?;
+        if self.is_alive() {
+            let version = std::fs::read_to_string(self.file("version")).unwrap_or_default();
+            if version.trim() == crate::UPSTREAM_VERSION {
+                return Ok(self.fingerprint_warnings());
+            }
+            eprintln!("⚠ Daemon version mismatch detected, restarting...");
+            self.stop_daemon();
+        }
+        self.spawn()?;
+        Ok(Vec::new())
+    }
+
+    fn fingerprint_warnings(&self) -> Vec<String> {
+        let Ok(running) = std::fs::read_to_string(self.file("config")) else { return Vec::new() };
+        let (Ok(mine), Ok(theirs)) =
+            (serde_json::from_str::<Value>(&self.fingerprint), serde_json::from_str::<Value>(&running))
+        else {
+            return Vec::new();
+        };
+        if mine == theirs {
+            return Vec::new();
+        }
+        let mut warnings = Vec::new();
+        if let (Some(a), Some(b)) = (mine.as_object(), theirs.as_object()) {
+            for (key, value) in a {
+                if b.get(key) != Some(value) && !value.is_null() && value != &Value::Bool(false) {
+                    warnings.push(format!(
+                        "Ignoring {} {}: session \"{}\" is already running with {}. Close the session to change it.",
+                        key.replace('_', " "),
+                        value.as_str().map(str::to_string).unwrap_or_else(|| value.to_string()),
+                        self.session,
+                        b.get(key).filter(|v| !v.is_null()).map(|v| v.to_string()).unwrap_or_else(|| "the default".into())
+                    ));
+                }
+            }
+        }
+        warnings
+    }
+
+    /// Asks a daemon of another version to shut down, then makes sure it is gone.
+    fn stop_daemon(&self) {
+        let pid = self.daemon_pid();
+        let _ = self.request_raw(&serde_json::json!({"id": "restart-close", "action": "__agent_browser_internal_shutdown"}), Duration::from_secs(5));
+        if let Some(pid) = pid {
+            wait_pid_gone(pid, Duration::from_secs(5));
+        }
+    }
+
+    fn spawn(&self) -> Result<(), String> {
+        let exe = std::env::current_exe()
+            .and_then(|p| p.canonicalize())
+            .map_err(|e| format!("Cannot locate the agent-browser executable: {e}"))?;
+        let mut command = Command::new(exe);
+        for name in &self.unset {
+            command.env_remove(name);
+        }
+        command
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env("AGENT_BROWSER_DAEMON", "1")
+            .env("ABX_DAEMON_SOCKET_DIR", &self.dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().map_err(|e| format!("Daemon failed to start: {e}"))?;
+        let pid = child.id() as i32;
+        let started = Instant::now();
+        let mut lost_race = false;
+        loop {
+            if self.is_alive() {
+                if self.daemon_pid() == Some(pid) {
+                    let _ = write_private(&self.file("config"), &self.fingerprint);
+                }
+                return Ok(());
+            }
+            if !lost_race && let Ok(Some(_status)) = child.try_wait() {
+                let mut stderr = String::new();
+                if let Some(mut pipe) = child.stderr.take() {
+                    let _ = pipe.read_to_string(&mut stderr);
+                }
+                if stderr.contains("Address already in use") || stderr.contains("Failed to bind") {
+                    // Another CLI started the daemon first: use that one.
+                    lost_race = true;
+                } else {
+                    let head: String = stderr.chars().take(500).collect();
+                    return Err(if head.trim().is_empty() {
+                        format!("Daemon failed to start (socket: {})", self.socket.display())
+                    } else {
+                        format!("Daemon process exited during startup:\n{}", head.trim_end())
+                    });
+                }
+            }
+            if started.elapsed() > START_TIMEOUT {
+                return Err(format!("Daemon failed to start (socket: {})", self.socket.display()));
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Sends one request (adding an `id`) and returns the daemon's reply.
+    pub fn send(&self, request: &Value) -> Result<Value, SendError> {
+        let mut request = request.clone();
+        if let Value::Object(map) = &mut request {
+            map.insert("id".into(), Value::String(crate::request_id()));
+        }
+        // Waits carry their own timeout; the daemon enforces deadlines, this is a safety net.
+        let timeout_ms = request.get("timeout").and_then(Value::as_u64).unwrap_or(0);
+        let read_timeout = Duration::from_millis(timeout_ms.saturating_add(15_000)).max(Duration::from_secs(45));
+        self.request_raw(&request, read_timeout)
+    }
+
+    fn request_raw(&self, request: &Value, read_timeout: Duration) -> Result<Value, SendError> {
+        let mut stream = UnixStream::connect(&self.socket).map_err(|e| {
+            SendError::NoDaemon(format!("Failed to connect to daemon at {}: {e}", self.socket.display()))
+        })?;
+        let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
+        let _ = stream.set_read_timeout(Some(read_timeout));
+        let mut line = request.to_string();
+        line.push('\n');
+        stream
+            .write_all(line.as_bytes())
+            .map_err(|e| SendError::NoDaemon(format!("Failed to send to daemon: {e}")))?;
+        let mut reader = BufReader::new(stream);
+        let mut reply = String::new();
+        match reader.read_line(&mut reply) {
+            Ok(0) => Err(SendError::NoDaemon("Daemon closed the connection without a reply".into())),
+            Ok(_) => serde_json::from_str(&reply)
+                .map_err(|e| SendError::Other(format!("Invalid response from daemon: {e}"))),
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                Err(SendError::Other(format!(
+                    "Timed out after {} ms waiting for the daemon (daemon may be busy or unresponsive)",
+                    read_timeout.as_millis()
+                )))
+            }
+            Err(e) => Err(SendError::Other(format!("Failed to read the daemon's reply: {e}"))),
+        }
+    }
+
+    /// Sends a request; if no daemon answers, starts one and retries once.
+    pub fn send_with_respawn(&self, request: &Value) -> Result<Value, SendError> {
+        match self.send(request) {
+            Err(SendError::NoDaemon(_)) => {
+                let _ = std::fs::remove_file(&self.socket);
+                self.spawn().map_err(SendError::Other)?;
+                self.send(request)
+            }
+            other => other,
+        }
+    }
+
+    /// After a successful `close`: waits until the daemon process is gone and its socket and
+    /// pid files are removed, so an immediate re-open works (the Host polls for this today).
+    pub fn wait_closed(&self, pid: Option<i32>) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            let process_gone = pid.is_none_or(|p| !pid_alive(p));
+            if process_gone && !self.socket.exists() && !self.file("pid").exists() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+/// Whether a process exists (EPERM counts as alive).
+pub fn pid_alive(pid: i32) -> bool {
+    match nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) {
+        Ok(()) => {
+            // A zombie is dead for our purposes.
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|s| s.rfind(')').map(|i| s[i + 1..].trim_start().to_string()))
+                .is_none_or(|rest| !rest.starts_with('Z'))
+        }
+        Err(nix::errno::Errno::EPERM) => true,
+        Err(_) => false,
+    }
+}
+
+fn wait_pid_gone(pid: i32, within: Duration) {
+    let deadline = Instant::now() + within;
+    while pid_alive(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    if pid_alive(pid) {
+        let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGTERM);
+    }
+}
+
+fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new().create(true).truncate(true).write(true).mode(0o600).open(path)?;
+    file.write_all(content.as_bytes())
+}
+
+/// Live sessions in a socket dir (stale files of dead daemons are cleaned on the way).
+pub fn live_sessions(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".pid")).map(str::to_string))
+        .collect();
+    names.sort();
+    names.retain(|name| {
+        let sock = dir.join(format!("{name}.sock"));
+        let alive = UnixStream::connect(&sock).is_ok();
+        if !alive {
+            for suffix in ["sock", "pid", "version", "stream", "engine", "config", "port"] {
+                let _ = std::fs::remove_file(dir.join(format!("{name}.{suffix}")));
+            }
+        }
+        alive
+    });
+    names
+}

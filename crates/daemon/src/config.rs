@@ -1,0 +1,409 @@
+//! The daemon's configuration: spawn-time environment (the defaults for implicit launches for
+//! the daemon's whole life) and explicit `launch` requests, both turned into a [`LaunchSpec`].
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// Upstream's default idle timeout (1 h); `0` disables.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(3600);
+/// Upstream's default operation timeout.
+pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(25);
+
+/// Everything the daemon reads from its environment once, at start.
+#[derive(Clone, Debug)]
+pub struct DaemonConfig {
+    /// Session name.
+    pub session: String,
+    /// Resolved socket directory (namespace applied).
+    pub socket_dir: PathBuf,
+    /// Idle shutdown; `None` = never.
+    pub idle_timeout: Option<Duration>,
+    /// Whether the idle timeout is upstream's default (attached/headed browsers are exempt then).
+    pub idle_timeout_is_default: bool,
+    /// Default per-command deadline.
+    pub command_timeout: Duration,
+    /// Write a debug log to `<dir>/<session>.log`.
+    pub debug: bool,
+    /// Accept alert/beforeunload automatically.
+    pub auto_dialog: bool,
+    /// Stream server port preference (0 = OS-assigned).
+    pub stream_port: Option<u16>,
+    /// Stream server access token (beyond upstream).
+    pub stream_token: Option<String>,
+    /// The launch that implicit auto-launch performs.
+    pub launch: LaunchSpec,
+}
+
+/// How the session gets its browser.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BrowserSource {
+    /// Launch Chrome locally.
+    Local,
+    /// Attach to a CDP endpoint (port or URL).
+    Cdp(String),
+    /// Discover a running Chrome (`--auto-connect`).
+    AutoConnect,
+}
+
+/// A launch request, local or attach.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaunchSpec {
+    /// Where the browser comes from.
+    pub source: BrowserSource,
+    /// Headed or headless.
+    pub headless: bool,
+    /// Executable path.
+    pub executable: Option<String>,
+    /// Extra Chrome arguments.
+    pub args: Vec<String>,
+    /// Persistent profile directory.
+    pub profile: Option<String>,
+    /// Proxy server (without credentials).
+    pub proxy: Option<String>,
+    /// Proxy bypass list.
+    pub proxy_bypass: Option<String>,
+    /// User agent.
+    pub user_agent: Option<String>,
+    /// Domain allowlist patterns.
+    pub allowed_domains: Vec<String>,
+    /// Do not auto-start Xvfb.
+    pub no_xvfb: bool,
+    /// `--ignore-certificate-errors`.
+    pub ignore_https_errors: bool,
+    /// File access flags.
+    pub allow_file_access: bool,
+    /// Hide scrollbars in headless mode.
+    pub hide_scrollbars: bool,
+    /// Strict tab binding.
+    pub pin_tab: bool,
+    /// Headers for CDP discovery and handshake.
+    pub cdp_headers: Vec<(String, String)>,
+    /// Engine name (only `chrome` is supported).
+    pub engine: String,
+}
+
+impl Default for LaunchSpec {
+    fn default() -> Self {
+        Self {
+            source: BrowserSource::Local,
+            headless: true,
+            executable: None,
+            args: Vec::new(),
+            profile: None,
+            proxy: None,
+            proxy_bypass: None,
+            user_agent: None,
+            allowed_domains: Vec::new(),
+            no_xvfb: false,
+            ignore_https_errors: false,
+            allow_file_access: false,
+            hide_scrollbars: true,
+            pin_tab: false,
+            cdp_headers: Vec::new(),
+            engine: "chrome".into(),
+        }
+    }
+}
+
+/// Upstream's daemon-side truthiness for `HEADED` and friends: only `1` or `true`.
+fn strict_true(value: Option<String>) -> bool {
+    matches!(value.as_deref().map(str::trim), Some("1") | Some("true"))
+}
+
+/// CLI-side truthiness: anything but empty, `0`, `false`, `no`.
+fn truthy(value: Option<String>) -> bool {
+    value.is_some_and(|v| !matches!(v.trim().to_ascii_lowercase().as_str(), "" | "0" | "false" | "no"))
+}
+
+fn non_empty(value: Option<String>) -> Option<String> {
+    value.filter(|v| !v.trim().is_empty())
+}
+
+fn parse_headers(raw: Option<String>) -> Vec<(String, String)> {
+    let Some(raw) = non_empty(raw) else { return Vec::new() };
+    match serde_json::from_str::<serde_json::Map<String, Value>>(&raw) {
+        Ok(map) => map
+            .into_iter()
+            .map(|(k, v)| (k, v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+impl DaemonConfig {
+    /// Reads the configuration through `var` (the process environment in production).
+    pub fn from_env(var: &dyn Fn(&str) -> Option<String>) -> DaemonConfig {
+        let session = non_empty(var("AGENT_BROWSER_SESSION")).unwrap_or_else(|| "default".into());
+        let socket_dir = non_empty(var("ABX_DAEMON_SOCKET_DIR"))
+            .or_else(|| non_empty(var("AGENT_BROWSER_SOCKET_DIR")))
+            .map(PathBuf::from)
+            .unwrap_or_else(|| default_socket_dir(var));
+        let idle_raw = non_empty(var("AGENT_BROWSER_IDLE_TIMEOUT_MS"));
+        let (idle_timeout, idle_timeout_is_default) = match idle_raw.as_deref().map(str::parse::<u64>) {
+            Some(Ok(0)) => (None, false),
+            Some(Ok(ms)) => (Some(Duration::from_millis(ms)), false),
+            _ => (Some(DEFAULT_IDLE_TIMEOUT), true),
+        };
+        let command_timeout = non_empty(var("AGENT_BROWSER_DEFAULT_TIMEOUT"))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .filter(|ms| *ms > 0)
+            .map(Duration::from_millis)
+            .unwrap_or(DEFAULT_COMMAND_TIMEOUT);
+        let source = if let Some(cdp) = non_empty(var("AGENT_BROWSER_CDP")) {
+            BrowserSource::Cdp(cdp)
+        } else if var("AGENT_BROWSER_AUTO_CONNECT").is_some() {
+            BrowserSource::AutoConnect
+        } else {
+            BrowserSource::Local
+        };
+        let launch = LaunchSpec {
+            source,
+            headless: !strict_true(var("AGENT_BROWSER_HEADED")),
+            executable: non_empty(var("AGENT_BROWSER_EXECUTABLE_PATH")),
+            args: non_empty(var("AGENT_BROWSER_ARGS"))
+                .map(|raw| abx_chrome::split_user_args(&raw))
+                .unwrap_or_default(),
+            profile: non_empty(var("AGENT_BROWSER_PROFILE")),
+            proxy: non_empty(var("AGENT_BROWSER_PROXY")),
+            proxy_bypass: non_empty(var("AGENT_BROWSER_PROXY_BYPASS")),
+            user_agent: non_empty(var("AGENT_BROWSER_USER_AGENT")),
+            allowed_domains: non_empty(var("AGENT_BROWSER_ALLOWED_DOMAINS"))
+                .map(|raw| split_domains(&raw))
+                .unwrap_or_default(),
+            no_xvfb: truthy(var("AGENT_BROWSER_NO_XVFB")),
+            ignore_https_errors: strict_true(var("AGENT_BROWSER_IGNORE_HTTPS_ERRORS")),
+            allow_file_access: strict_true(var("AGENT_BROWSER_ALLOW_FILE_ACCESS")),
+            hide_scrollbars: !matches!(var("AGENT_BROWSER_HIDE_SCROLLBARS").as_deref(), Some("0") | Some("false")),
+            pin_tab: truthy(var("AGENT_BROWSER_PIN_TAB")),
+            cdp_headers: parse_headers(var("AGENT_BROWSER_CDP_HEADERS")),
+            engine: non_empty(var("AGENT_BROWSER_ENGINE")).unwrap_or_else(|| "chrome".into()),
+        };
+        DaemonConfig {
+            session,
+            socket_dir,
+            idle_timeout,
+            idle_timeout_is_default,
+            command_timeout,
+            debug: var("AGENT_BROWSER_DEBUG").is_some(),
+            auto_dialog: !truthy(var("AGENT_BROWSER_NO_AUTO_DIALOG")),
+            stream_port: non_empty(var("AGENT_BROWSER_STREAM_PORT")).and_then(|p| p.trim().parse().ok()),
+            stream_token: non_empty(var("AGENT_BROWSER_STREAM_TOKEN")),
+            launch,
+        }
+    }
+}
+
+/// Upstream's socket dir resolution without a namespace (the CLI passes the resolved dir).
+fn default_socket_dir(var: &dyn Fn(&str) -> Option<String>) -> PathBuf {
+    if let Some(runtime) = non_empty(var("XDG_RUNTIME_DIR")) {
+        return PathBuf::from(runtime).join("agent-browser");
+    }
+    if let Some(home) = non_empty(var("HOME")) {
+        return PathBuf::from(home).join(".agent-browser");
+    }
+    std::env::temp_dir().join("agent-browser")
+}
+
+/// Splits a domain list on commas, lower-cased and trimmed.
+pub fn split_domains(raw: &str) -> Vec<String> {
+    raw.split(',').map(|d| d.trim().to_ascii_lowercase()).filter(|d| !d.is_empty()).collect()
+}
+
+fn str_field(request: &Value, key: &str) -> Option<String> {
+    request.get(key).and_then(Value::as_str).map(str::to_string).filter(|s| !s.is_empty())
+}
+
+fn bool_field(request: &Value, key: &str) -> Option<bool> {
+    request.get(key).and_then(Value::as_bool)
+}
+
+impl LaunchSpec {
+    /// Applies an explicit `launch` request over the daemon's spawn-time defaults.
+    pub fn from_request(request: &Value, defaults: &LaunchSpec) -> LaunchSpec {
+        let mut spec = defaults.clone();
+        if let Some(port) = request.get("cdpPort").and_then(Value::as_u64) {
+            spec.source = BrowserSource::Cdp(port.to_string());
+        } else if let Some(url) = str_field(request, "cdpUrl") {
+            spec.source = BrowserSource::Cdp(url);
+        } else if bool_field(request, "autoConnect") == Some(true) {
+            spec.source = BrowserSource::AutoConnect;
+        } else if request.get("noXvfb").is_some()
+            || request.get("headless").is_some()
+            || request.get("args").is_some()
+            || request.get("profile").is_some()
+            || request.get("executablePath").is_some()
+        {
+            // A local launch request: settings come from the request, falling back to env.
+            spec.source = BrowserSource::Local;
+        }
+        if let Some(headless) = bool_field(request, "headless") {
+            spec.headless = headless;
+        }
+        if let Some(exe) = str_field(request, "executablePath") {
+            spec.executable = Some(exe);
+        }
+        if let Some(args) = request.get("args").and_then(Value::as_array) {
+            spec.args = args.iter().filter_map(Value::as_str).map(str::to_string).collect();
+        }
+        if let Some(profile) = str_field(request, "profile") {
+            spec.profile = Some(profile);
+        }
+        if let Some(proxy) = request.get("proxy") {
+            if let Some(server) = proxy.get("server").and_then(Value::as_str) {
+                spec.proxy = Some(server.to_string());
+            }
+            if let Some(bypass) = proxy.get("bypass").and_then(Value::as_str) {
+                spec.proxy_bypass = Some(bypass.to_string());
+            }
+        }
+        if let Some(ua) = str_field(request, "userAgent") {
+            spec.user_agent = Some(ua);
+        }
+        if let Some(domains) = request.get("allowedDomains").and_then(Value::as_array) {
+            spec.allowed_domains =
+                domains.iter().filter_map(Value::as_str).map(|d| d.trim().to_ascii_lowercase()).collect();
+        }
+        if let Some(no_xvfb) = bool_field(request, "noXvfb") {
+            spec.no_xvfb = no_xvfb;
+        }
+        if let Some(v) = bool_field(request, "ignoreHTTPSErrors") {
+            spec.ignore_https_errors = v;
+        }
+        if let Some(v) = bool_field(request, "allowFileAccess") {
+            spec.allow_file_access = v;
+        }
+        if let Some(v) = bool_field(request, "hideScrollbars") {
+            spec.hide_scrollbars = v;
+        }
+        if bool_field(request, "pinTab") == Some(true) {
+            spec.pin_tab = true;
+        }
+        if let Some(headers) = request.get("cdpHeaders") {
+            let raw = headers.as_str().map(str::to_string).unwrap_or_else(|| headers.to_string());
+            spec.cdp_headers = parse_headers(Some(raw));
+        }
+        if let Some(engine) = str_field(request, "engine") {
+            spec.engine = engine;
+        }
+        spec
+    }
+
+    /// A stable hash of the launch-affecting settings (upstream's `launchHash`). Settings that
+    /// do not need a relaunch (pin-tab binding) are left out.
+    pub fn hash(&self) -> u64 {
+        let source = match &self.source {
+            BrowserSource::Local => "local".to_string(),
+            BrowserSource::Cdp(target) => format!("cdp:{target}"),
+            BrowserSource::AutoConnect => "auto-connect".to_string(),
+        };
+        let canonical = serde_json::json!([
+            self.engine, source, self.headless, self.executable, self.args, self.profile,
+            self.proxy, self.proxy_bypass, self.user_agent, self.allowed_domains, self.no_xvfb,
+            self.allow_file_access, self.hide_scrollbars,
+        ])
+        .to_string();
+        fnv1a(canonical.as_bytes())
+    }
+
+    /// Whether this spec attaches instead of launching.
+    pub fn is_attach(&self) -> bool {
+        !matches!(self.source, BrowserSource::Local)
+    }
+
+    /// Launcher options for a local launch.
+    pub fn launch_options(&self, display: Option<String>) -> abx_chrome::LaunchOptions {
+        abx_chrome::LaunchOptions {
+            executable: self.executable.as_ref().map(PathBuf::from),
+            headless: self.headless,
+            args: self.args.clone(),
+            profile: self.profile.as_ref().map(|p| PathBuf::from(expand_tilde(p))),
+            no_xvfb: self.no_xvfb,
+            display,
+            proxy: self.proxy.as_ref().map(|server| abx_chrome::Proxy {
+                server: server.clone(),
+                bypass: self.proxy_bypass.clone(),
+            }),
+            ignore_https_errors: self.ignore_https_errors,
+            allow_file_access: self.allow_file_access,
+            hide_scrollbars: self.hide_scrollbars,
+            restrict_webrtc: !self.allowed_domains.is_empty(),
+            user_agent: self.user_agent.clone(),
+            ..abx_chrome::LaunchOptions::default()
+        }
+    }
+}
+
+fn expand_tilde(path: &str) -> String {
+    match (path.strip_prefix("~/"), std::env::var("HOME")) {
+        (Some(rest), Ok(home)) => format!("{home}/{rest}"),
+        _ => path.to_string(),
+    }
+}
+
+/// FNV-1a 64: small, stable across builds (unlike `DefaultHasher`).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in bytes {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        move |k| map.get(k).cloned()
+    }
+
+    #[test]
+    fn idle_timeout_zero_means_never_and_unset_is_one_hour() {
+        let never = DaemonConfig::from_env(&env(&[("AGENT_BROWSER_IDLE_TIMEOUT_MS", "0")]));
+        assert_eq!(never.idle_timeout, None);
+        let default = DaemonConfig::from_env(&env(&[]));
+        assert_eq!(default.idle_timeout, Some(DEFAULT_IDLE_TIMEOUT));
+        assert!(default.idle_timeout_is_default);
+        let custom = DaemonConfig::from_env(&env(&[("AGENT_BROWSER_IDLE_TIMEOUT_MS", "3000")]));
+        assert_eq!(custom.idle_timeout, Some(Duration::from_secs(3)));
+    }
+
+    #[test]
+    fn cdp_env_selects_attach_and_pin_tab_is_read() {
+        let c = DaemonConfig::from_env(&env(&[
+            ("AGENT_BROWSER_CDP", "ws://127.0.0.1:9/devtools/browser/x"),
+            ("AGENT_BROWSER_PIN_TAB", "1"),
+        ]));
+        assert_eq!(c.launch.source, BrowserSource::Cdp("ws://127.0.0.1:9/devtools/browser/x".into()));
+        assert!(c.launch.pin_tab);
+    }
+
+    #[test]
+    fn launch_hash_changes_with_launch_settings_only() {
+        let base = LaunchSpec::default();
+        let mut ua = base.clone();
+        ua.user_agent = Some("X".into());
+        let mut pinned = base.clone();
+        pinned.pin_tab = true;
+        assert_ne!(base.hash(), ua.hash());
+        assert_eq!(base.hash(), pinned.hash());
+        assert_eq!(base.hash(), LaunchSpec::default().hash(), "stable");
+    }
+
+    #[test]
+    fn launch_request_overrides_env_defaults() {
+        let defaults = LaunchSpec { profile: Some("/p".into()), ..LaunchSpec::default() };
+        let req = serde_json::json!({"action": "launch", "headless": false, "noXvfb": false, "args": ["--a"]});
+        let spec = LaunchSpec::from_request(&req, &defaults);
+        assert!(!spec.headless);
+        assert_eq!(spec.args, vec!["--a"]);
+        assert_eq!(spec.profile.as_deref(), Some("/p"), "env default kept");
+        let attach = LaunchSpec::from_request(&serde_json::json!({"cdpPort": 9222}), &defaults);
+        assert_eq!(attach.source, BrowserSource::Cdp("9222".into()));
+    }
+}

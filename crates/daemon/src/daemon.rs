@@ -1,0 +1,453 @@
+//! The daemon's state: the session's browser (launched, attached, relaunched, closed), the
+//! command lanes, cancellation and activity tracking.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use abx_engine::{AttachOptions, Browser, Session, SessionOptions};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{BrowserSource, DaemonConfig, LaunchSpec};
+use crate::errors::Failure;
+use crate::protocol::{EffectiveLaunch, Lifecycle, Request, Timings};
+use crate::sidecar::Sidecars;
+
+/// The live browser of the session.
+#[derive(Clone)]
+pub struct Live {
+    /// The engine session.
+    pub session: Arc<Session>,
+    /// What launched it.
+    pub spec: LaunchSpec,
+    /// `spec.hash()`.
+    pub hash: u64,
+}
+
+/// How a command is scheduled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lane {
+    /// `close`: cancels everything else.
+    Close,
+    /// Served at once, even while a page command hangs.
+    Fast,
+    /// FIFO behind other page commands.
+    Queued,
+}
+
+/// Which lane an action takes.
+pub fn lane_of(action: &str) -> Lane {
+    match action {
+        "close" | "__agent_browser_internal_shutdown" => Lane::Close,
+        "tab_list" | "cdp_url" | "session_info" | "stream_status" | "stream_enable" | "stream_disable"
+        | "dialog" | "url" | "title" | "console" | "errors" => Lane::Fast,
+        _ => Lane::Queued,
+    }
+}
+
+/// What a command's execution produced, before it is put on the wire.
+pub struct Outcome {
+    /// `data` or the failure.
+    pub result: Result<Value, Failure>,
+    /// Lifecycle flags set by a launch during this command.
+    pub launch: LaunchNote,
+    /// Time spent launching.
+    pub launch_ms: u64,
+}
+
+/// What happened to the browser during a command.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LaunchNote {
+    /// A browser was launched or attached by this command.
+    pub launched_now: bool,
+    /// A running browser was replaced.
+    pub relaunched: bool,
+}
+
+/// The daemon.
+pub struct Daemon {
+    /// Configuration read at start.
+    pub config: DaemonConfig,
+    /// The session's files.
+    pub files: Sidecars,
+    live: Mutex<Option<Live>>,
+    launching: tokio::sync::Mutex<()>,
+    queue: tokio::sync::Mutex<()>,
+    running: Mutex<Vec<(u64, CancellationToken)>>,
+    next_command: std::sync::atomic::AtomicU64,
+    last_activity: Mutex<Instant>,
+    /// Cancelled when the daemon should exit.
+    pub shutdown: CancellationToken,
+    /// Hooks for the live view (the stream server), set by the server at start.
+    pub stream: Mutex<Option<Arc<dyn StreamHooks>>>,
+}
+
+/// What the daemon tells the stream server.
+pub trait StreamHooks: Send + Sync {
+    /// A command starts.
+    fn command(&self, request: &Request);
+    /// A command ended.
+    fn result(&self, request: &Request, success: bool, data: &Value, duration_ms: u64);
+    /// The session's browser or active tab changed.
+    fn session_changed(&self, session: Option<Arc<Session>>);
+    /// `stream_status`/`enable`/`disable`.
+    fn control(&self, action: &str, request: &Request) -> Result<Value, Failure>;
+}
+
+impl Daemon {
+    /// A daemon for `config` (nothing started yet).
+    pub fn new(config: DaemonConfig, files: Sidecars) -> Arc<Daemon> {
+        Arc::new(Daemon {
+            config,
+            files,
+            live: Mutex::new(None),
+            launching: tokio::sync::Mutex::new(()),
+            queue: tokio::sync::Mutex::new(()),
+            running: Mutex::new(Vec::new()),
+            next_command: std::sync::atomic::AtomicU64::new(1),
+            last_activity: Mutex::new(Instant::now()),
+            shutdown: CancellationToken::new(),
+            stream: Mutex::new(None),
+        })
+    }
+
+    fn live_slot(&self) -> MutexGuard<'_, Option<Live>> {
+        self.live.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The live session, if a browser is up.
+    pub fn live(&self) -> Option<Live> {
+        self.live_slot().clone()
+    }
+
+    /// Marks activity now (for the idle timeout).
+    pub fn touch(&self) {
+        *self.last_activity.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+    }
+
+    /// Time since the last command or viewer input.
+    pub fn idle_for(&self) -> Duration {
+        self.last_activity.lock().unwrap_or_else(|p| p.into_inner()).elapsed()
+    }
+
+    fn stream_hooks(&self) -> Option<Arc<dyn StreamHooks>> {
+        self.stream.lock().ok().and_then(|s| s.clone())
+    }
+
+    /// Handles one request and returns the response line.
+    pub async fn handle(self: &Arc<Self>, request: Request) -> Value {
+        self.touch();
+        let started = Instant::now();
+        if let Some(hooks) = self.stream_hooks() {
+            hooks.command(&request);
+        }
+        let lane = lane_of(&request.action);
+        let (outcome, queue_ms) = match lane {
+            Lane::Close => (self.close(&request).await, 0),
+            Lane::Fast => (self.execute(&request).await, 0),
+            Lane::Queued => {
+                let waited = Instant::now();
+                let _turn = tokio::select! {
+                    turn = self.queue.lock() => turn,
+                    _ = self.shutdown.cancelled() => {
+                        return crate::protocol::failure(&request.id, "cancelled: the session is closing", Some("cancelled"), None, None);
+                    }
+                };
+                let queue_ms = waited.elapsed().as_millis() as u64;
+                (self.execute(&request).await, queue_ms)
+            }
+        };
+        self.touch();
+        let execute_ms = started.elapsed().as_millis() as u64 - queue_ms - outcome.launch_ms;
+        let timings = Timings { queue_ms, launch_ms: outcome.launch_ms, execute_ms };
+        let response = self.respond(&request, outcome, timings);
+        if let Some(hooks) = self.stream_hooks() {
+            let success = response.get("success").and_then(Value::as_bool).unwrap_or(false);
+            let data = response.get("data").cloned().unwrap_or(Value::Null);
+            hooks.result(&request, success, &data, started.elapsed().as_millis() as u64);
+        }
+        response
+    }
+
+    fn respond(&self, request: &Request, outcome: Outcome, timings: Timings) -> Value {
+        let live = self.live();
+        let warning = live.as_ref().and_then(|l| dialog_warning(&l.session));
+        match outcome.result {
+            Ok(data) => {
+                let cleanup = data.get("__cleanup").cloned();
+                let mut data = data;
+                if let Value::Object(map) = &mut data {
+                    map.remove("__cleanup");
+                }
+                let lifecycle = Lifecycle {
+                    reused: live.is_some() && !outcome.launch.launched_now,
+                    launched: live.is_some(),
+                    relaunched_browser: outcome.launch.relaunched,
+                    restarted_background: false,
+                    restore_status: "not_configured",
+                    save_status: "not_attempted",
+                    effective_launch: EffectiveLaunch {
+                        browser_launched: live.is_some(),
+                        engine: "chrome",
+                        launch_hash: live.as_ref().map(|l| l.hash),
+                    },
+                    timings,
+                    cleanup,
+                };
+                crate::protocol::success(&request.id, data, &lifecycle, warning.as_deref())
+            }
+            Err(failure) => crate::protocol::failure(
+                &request.id,
+                &failure.message,
+                failure.code,
+                failure.data,
+                warning.as_deref(),
+            ),
+        }
+    }
+
+    /// Runs a command with its deadline and cancellation by `close`.
+    async fn execute(self: &Arc<Self>, request: &Request) -> Outcome {
+        let token = CancellationToken::new();
+        let command_id = self.next_command.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.running.lock().unwrap_or_else(|p| p.into_inner()).push((command_id, token.clone()));
+        // Waits carry their own timeout; everything else gets the default, plus slack so the
+        // engine's own deadline (with its precise message) fires first.
+        let budget = request
+            .u64("timeout")
+            .map(Duration::from_millis)
+            .unwrap_or(self.config.command_timeout)
+            + Duration::from_secs(5);
+        let mut note = LaunchNote::default();
+        let mut launch_ms = 0;
+        let work = crate::actions::dispatch(self, request, &mut note, &mut launch_ms);
+        let result = tokio::select! {
+            result = tokio::time::timeout(budget, work) => match result {
+                Ok(result) => result,
+                Err(_) => Err(Failure {
+                    message: format!(
+                        "Operation timed out after {}ms ({}). The page may still be loading or the element may not exist.",
+                        budget.as_millis(), request.action
+                    ),
+                    code: Some("timeout"),
+                    data: None,
+                }),
+            },
+            _ = token.cancelled() => Err(Failure {
+                message: format!("cancelled: `{}` was cancelled because the session is closing", request.action),
+                code: Some("cancelled"),
+                data: None,
+            }),
+        };
+        self.running.lock().unwrap_or_else(|p| p.into_inner()).retain(|(id, _)| *id != command_id);
+        Outcome { result, launch: note, launch_ms }
+    }
+
+    /// The session's browser, launching or attaching with the spawn-time settings if needed.
+    pub async fn ensure_session(&self, note: &mut LaunchNote, launch_ms: &mut u64) -> Result<Arc<Session>, Failure> {
+        if let Some(live) = self.live()
+            && live.session.browser().is_alive()
+        {
+            return Ok(live.session);
+        }
+        let spec = self.config.launch.clone();
+        self.launch(spec, note, launch_ms, false).await.map(|l| l.session)
+    }
+
+    /// Launches or attaches per `spec`, replacing a running browser when the settings differ.
+    pub async fn launch(
+        &self,
+        spec: LaunchSpec,
+        note: &mut LaunchNote,
+        launch_ms: &mut u64,
+        explicit: bool,
+    ) -> Result<Live, Failure> {
+        let _one_at_a_time = self.launching.lock().await;
+        let hash = spec.hash();
+        let previous = self.live();
+        if let Some(live) = &previous
+            && live.session.browser().is_alive()
+            && live.hash == hash
+        {
+            return Ok(live.clone());
+        }
+        // A browser we were attached to is gone: never fall back to launching one (#1421).
+        if !explicit
+            && let Some(live) = &previous
+            && live.spec.is_attach()
+        {
+            return Err(Failure {
+                message: format!(
+                    "browser_lost: the attached browser at {} is gone; reconnect with `agent-browser connect <port|url>` or close this session",
+                    live.session.browser().cdp_url()
+                ),
+                code: Some("browser_lost"),
+                data: None,
+            });
+        }
+        let started = Instant::now();
+        if let Some(old) = previous {
+            note.relaunched = true;
+            let _ = old.session.close().await;
+            *self.live_slot() = None;
+            self.notify_session(None);
+        }
+        if spec.engine != "chrome" {
+            return Err(Failure::message(format!(
+                "Unsupported engine: {}. abx drives Chrome/Chromium only",
+                spec.engine
+            )));
+        }
+        let browser = match &spec.source {
+            BrowserSource::Local => {
+                let display = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
+                Browser::launch(spec.launch_options(display))
+                    .await
+                    .map_err(|e| Failure::message(format!("Auto-launch failed: {e}")))?
+            }
+            BrowserSource::Cdp(endpoint) => {
+                let options = AttachOptions { headers: spec.cdp_headers.clone(), connect_timeout: None };
+                Browser::attach(endpoint, options).await.map_err(|e| Failure {
+                    message: format!("CDP connection failed: {e}"),
+                    code: Some("browser_lost"),
+                    data: None,
+                })?
+            }
+            BrowserSource::AutoConnect => {
+                return Err(Failure::message(
+                    "Auto-connect is not supported by abx: start Chrome with --remote-debugging-port and use --cdp <port>",
+                ));
+            }
+        };
+        let preferred = self.read_target_binding();
+        let options = SessionOptions {
+            default_timeout: self.config.command_timeout,
+            auto_dialog: self.config.auto_dialog,
+            pin_tab: spec.pin_tab,
+            preferred_target: preferred.filter(|_| spec.is_attach()),
+        };
+        let browser = Arc::new(browser);
+        let session = match Session::start(browser.clone(), options).await {
+            Ok(session) => Arc::new(session),
+            Err(err) => {
+                browser.close().await;
+                return Err(err.into());
+            }
+        };
+        let live = Live { session, spec, hash };
+        *self.live_slot() = Some(live.clone());
+        if !live.spec.is_attach() {
+            let _ = self.files.write("engine", "chrome");
+        }
+        self.write_target_binding();
+        self.notify_session(Some(live.session.clone()));
+        note.launched_now = true;
+        *launch_ms += started.elapsed().as_millis() as u64;
+        Ok(live)
+    }
+
+    pub(crate) fn notify_session(&self, session: Option<Arc<Session>>) {
+        if let Some(hooks) = self.stream_hooks() {
+            hooks.session_changed(session);
+        }
+    }
+
+    /// The target id this session was bound to before (from `<s>.target`).
+    fn read_target_binding(&self) -> Option<String> {
+        let text = std::fs::read_to_string(self.files.path("target")).ok()?;
+        let value: Value = serde_json::from_str(&text).ok()?;
+        value.get("targetId").and_then(Value::as_str).map(str::to_string)
+    }
+
+    /// Writes `<s>.target` for the active tab (URL without query, fragment or credentials).
+    pub fn write_target_binding(&self) {
+        let Some(live) = self.live() else { return };
+        let Some(target) = live.session.active_target() else { return };
+        let url = live.session.browser().target(&target).map(|t| sanitize_url(&t.url)).unwrap_or_default();
+        let content = json!({"targetId": target, "url": url, "pinned": live.spec.pin_tab}).to_string();
+        let _ = self.files.write("target", &content);
+    }
+
+    /// `close`: cancels running commands, closes (owned) or detaches (attached), removes the
+    /// socket files, and asks the server to exit once the reply is written.
+    pub async fn close(self: &Arc<Self>, _request: &Request) -> Outcome {
+        for (_, token) in self.running.lock().unwrap_or_else(|p| p.into_inner()).drain(..) {
+            token.cancel();
+        }
+        let receipt = self.close_browser().await;
+        self.files.remove_ephemeral();
+        self.shutdown.cancel();
+        let cleanup = serde_json::to_value(&receipt).unwrap_or(Value::Null);
+        Outcome {
+            result: Ok(json!({"closed": true, "restoreStatus": "not_configured", "saveStatus": "not_attempted", "__cleanup": cleanup})),
+            launch: LaunchNote::default(),
+            launch_ms: 0,
+        }
+    }
+
+    /// Closes the browser (if any) and forgets it.
+    pub async fn close_browser(&self) -> abx_chrome::CloseReceipt {
+        let live = self.live_slot().take();
+        self.notify_session(None);
+        match live {
+            Some(live) => {
+                self.write_target_binding_for(&live);
+                live.session.close().await
+            }
+            None => abx_chrome::CloseReceipt { verified: true, ..Default::default() },
+        }
+    }
+
+    fn write_target_binding_for(&self, live: &Live) {
+        let Some(target) = live.session.active_target() else { return };
+        let url = live.session.browser().target(&target).map(|t| sanitize_url(&t.url)).unwrap_or_default();
+        let content = json!({"targetId": target, "url": url, "pinned": live.spec.pin_tab}).to_string();
+        let _ = self.files.write("target", &content);
+    }
+}
+
+/// Upstream's dialog warning, attached to every response while a dialog is pending.
+pub fn dialog_warning(session: &Session) -> Option<String> {
+    let dialog = session.active_dialog()?;
+    Some(format!(
+        "A JavaScript {} dialog is blocking the page: \"{}\" — use `dialog accept` or `dialog dismiss` to resolve it",
+        dialog.kind, dialog.message
+    ))
+}
+
+/// Drops query, fragment and credentials from a URL for the `.target` sidecar.
+pub fn sanitize_url(url: &str) -> String {
+    let cut = url.find(['?', '#']).map_or(url, |i| &url[..i]);
+    match cut.split_once("://") {
+        Some((scheme, rest)) => {
+            let (authority, path) = rest.split_once('/').map_or((rest, ""), |(a, p)| (a, p));
+            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+            if path.is_empty() && !rest.contains('/') {
+                format!("{scheme}://{host}")
+            } else {
+                format!("{scheme}://{host}/{path}")
+            }
+        }
+        None => cut.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn target_urls_lose_secrets() {
+        assert_eq!(sanitize_url("https://u:p@x.test/a/b?token=1#frag"), "https://x.test/a/b");
+        assert_eq!(sanitize_url("about:blank"), "about:blank");
+        assert_eq!(sanitize_url("http://127.0.0.1:8/"), "http://127.0.0.1:8/");
+    }
+
+    #[test]
+    fn control_commands_take_the_fast_lane() {
+        assert_eq!(lane_of("close"), Lane::Close);
+        assert_eq!(lane_of("tab_list"), Lane::Fast);
+        assert_eq!(lane_of("cdp_url"), Lane::Fast);
+        assert_eq!(lane_of("click"), Lane::Queued);
+    }
+}

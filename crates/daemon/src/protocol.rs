@@ -1,0 +1,237 @@
+//! The NDJSON wire protocol, compatible with upstream agent-browser 0.41.2.
+//!
+//! Requests: one JSON object per line, `{"id": "...", "action": "...", ...params}`.
+//! Responses: `{"id","success":true,"data":{...,"lifecycle":{...}}}` or
+//! `{"id","success":false,"error":"...","code"?,"data"?}`, optionally with `"warning"`.
+//! Keys are serialized in alphabetical order like upstream (serde_json's default map).
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+/// A parsed request line.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// The request id (echoed back).
+    pub id: Value,
+    /// The action name.
+    pub action: String,
+    /// The whole object (parameters included).
+    pub params: Map<String, Value>,
+}
+
+/// Why a line is not a request.
+#[derive(Debug, PartialEq)]
+pub enum LineError {
+    /// A blank line: ignore.
+    Blank,
+    /// The peer speaks HTTP on the socket: close the connection.
+    Http,
+    /// Not JSON, or not an object with an `action` string; reply with this message.
+    Invalid(String),
+}
+
+const HTTP_METHODS: &[&str] = &["GET ", "POST ", "PUT ", "DELETE ", "HEAD ", "OPTIONS ", "PATCH ", "CONNECT ", "TRACE "];
+
+/// Nesting deeper than this is refused before parsing (serde_json's own limit is 128).
+const MAX_DEPTH: usize = 64;
+
+/// Parses one line.
+pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
+    let text = match std::str::from_utf8(line) {
+        Ok(text) => text.trim(),
+        Err(err) => return Err(LineError::Invalid(format!("Invalid JSON: invalid UTF-8 ({err})"))),
+    };
+    if text.is_empty() {
+        return Err(LineError::Blank);
+    }
+    if HTTP_METHODS.iter().any(|m| text.starts_with(m)) {
+        return Err(LineError::Http);
+    }
+    if nesting_depth(text) > MAX_DEPTH {
+        return Err(LineError::Invalid(format!("Invalid JSON: nesting deeper than {MAX_DEPTH} levels")));
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| LineError::Invalid(format!("Invalid JSON: {e}")))?;
+    let Value::Object(params) = value else {
+        return Err(LineError::Invalid("Invalid JSON: expected an object with an \"action\" field".into()));
+    };
+    let id = params.get("id").cloned().unwrap_or(Value::Null);
+    let action = match params.get("action") {
+        Some(Value::String(action)) if !action.is_empty() => action.clone(),
+        Some(_) => return Err(LineError::Invalid("Invalid request: \"action\" must be a non-empty string".into())),
+        None => return Err(LineError::Invalid("Invalid request: missing \"action\"".into())),
+    };
+    Ok(Request { id, action, params })
+}
+
+/// Bracket depth outside strings; cheap guard against stack-heavy inputs.
+fn nesting_depth(text: &str) -> usize {
+    let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for byte in text.bytes() {
+        if in_string {
+            match (escaped, byte) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+impl Request {
+    /// A string parameter.
+    pub fn str(&self, key: &str) -> Option<&str> {
+        self.params.get(key).and_then(Value::as_str)
+    }
+
+    /// A required string parameter.
+    pub fn required_str(&self, key: &str) -> Result<&str, String> {
+        self.str(key).ok_or_else(|| format!("Missing required parameter: {key}"))
+    }
+
+    /// A boolean parameter (default false).
+    pub fn flag(&self, key: &str) -> bool {
+        self.params.get(key).and_then(Value::as_bool).unwrap_or(false)
+    }
+
+    /// An unsigned number parameter.
+    pub fn u64(&self, key: &str) -> Option<u64> {
+        self.params.get(key).and_then(|v| v.as_u64().or_else(|| v.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64)))
+    }
+
+    /// A float parameter.
+    pub fn f64(&self, key: &str) -> Option<f64> {
+        self.params.get(key).and_then(Value::as_f64)
+    }
+
+    /// The request with plugin/restore fields stripped (what the stream shows as `params`).
+    pub fn public_params(&self) -> Value {
+        let mut params = self.params.clone();
+        for key in ["plugins", "restoreKey", "restoreSave", "restoreCheckUrl", "restoreCheckText", "restoreCheckFn", "id", "action"] {
+            params.remove(key);
+        }
+        Value::Object(params)
+    }
+}
+
+/// Timings of the phases of a command, reported in `lifecycle.timings` (beyond upstream).
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Timings {
+    /// Time waiting behind earlier commands of the session.
+    pub queue_ms: u64,
+    /// Time spent launching or attaching the browser for this command.
+    pub launch_ms: u64,
+    /// Time executing the command.
+    pub execute_ms: u64,
+}
+
+/// Upstream's `data.lifecycle`, plus our timings and, for `close`, a cleanup receipt.
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Lifecycle {
+    /// The browser existed before this command.
+    pub reused: bool,
+    /// A browser is running after this command.
+    pub launched: bool,
+    /// This command replaced a running browser.
+    pub relaunched_browser: bool,
+    /// Always false (no background restarts).
+    pub restarted_background: bool,
+    /// `not_configured` (restore is not supported).
+    pub restore_status: &'static str,
+    /// `not_attempted`.
+    pub save_status: &'static str,
+    /// What is running.
+    pub effective_launch: EffectiveLaunch,
+    /// Phase timings.
+    pub timings: Timings,
+    /// For `close`: what the cleanup did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cleanup: Option<Value>,
+}
+
+/// `lifecycle.effectiveLaunch`.
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EffectiveLaunch {
+    /// Whether a browser is connected.
+    pub browser_launched: bool,
+    /// `chrome`.
+    pub engine: &'static str,
+    /// The launch hash, when a browser is running.
+    pub launch_hash: Option<u64>,
+}
+
+/// A success line.
+pub fn success(id: &Value, mut data: Value, lifecycle: &Lifecycle, warning: Option<&str>) -> Value {
+    if let Value::Object(map) = &mut data {
+        map.insert("lifecycle".into(), serde_json::to_value(lifecycle).unwrap_or(Value::Null));
+    }
+    let mut out = json!({"id": id, "success": true, "data": data});
+    if let Some(warning) = warning {
+        out["warning"] = json!(warning);
+    }
+    out
+}
+
+/// A failure line.
+pub fn failure(id: &Value, error: &str, code: Option<&str>, data: Option<Value>, warning: Option<&str>) -> Value {
+    let mut out = json!({"id": id, "success": false, "error": error});
+    if let Some(code) = code {
+        out["code"] = json!(code);
+    }
+    if let Some(data) = data {
+        out["data"] = data;
+    }
+    if let Some(warning) = warning {
+        out["warning"] = json!(warning);
+    }
+    out
+}
+
+/// The reply to a line that is not valid JSON (no `id`, like upstream).
+pub fn invalid(message: &str) -> Value {
+    json!({"success": false, "error": message})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_parse_and_garbage_is_explained() {
+        let req = parse_line(br#"{"id":"r1","action":"url","plugins":[]}"#).expect("parses");
+        assert_eq!(req.action, "url");
+        assert_eq!(req.id, json!("r1"));
+        assert_eq!(parse_line(b"   ").unwrap_err(), LineError::Blank);
+        assert_eq!(parse_line(b"GET / HTTP/1.1").unwrap_err(), LineError::Http);
+        assert!(matches!(parse_line(b"{nope"), Err(LineError::Invalid(m)) if m.starts_with("Invalid JSON: ")));
+        assert!(matches!(parse_line(b"[1,2]"), Err(LineError::Invalid(_))));
+        assert!(matches!(parse_line(br#"{"action":5}"#), Err(LineError::Invalid(_))));
+        assert!(matches!(parse_line(&[0xff, 0xfe]), Err(LineError::Invalid(m)) if m.contains("UTF-8")));
+        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        assert!(matches!(parse_line(deep.as_bytes()), Err(LineError::Invalid(m)) if m.contains("nesting")));
+    }
+
+    #[test]
+    fn responses_have_upstreams_shape_with_sorted_keys() {
+        let line = success(&json!("r1"), json!({"url": "about:blank"}), &Lifecycle::default(), None);
+        let text = line.to_string();
+        assert!(text.starts_with(r#"{"data":{"lifecycle":"#), "{text}");
+        assert!(text.contains(r#""id":"r1","success":true"#), "{text}");
+        let fail = failure(&json!("r2"), "boom", Some("tab_gone"), None, None).to_string();
+        assert_eq!(fail, r#"{"code":"tab_gone","error":"boom","id":"r2","success":false}"#);
+    }
+}

@@ -1,0 +1,188 @@
+//! The Unix-socket server: ownership lock, sidecars, connections, idle timeout, signals, exit.
+
+use std::os::unix::fs::PermissionsExt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{UnixListener, UnixStream};
+
+use crate::config::DaemonConfig;
+use crate::daemon::Daemon;
+use crate::protocol::{LineError, invalid, parse_line};
+use crate::sidecar::Sidecars;
+
+/// The version string daemons write to `<session>.version` (upstream's, for drop-in checks).
+pub const VERSION: &str = "0.41.2";
+
+/// Lines longer than this are refused (a request is small; this bounds memory per client).
+const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// Why the daemon could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    /// Another live daemon owns the session (the CLI piggybacks on it).
+    #[error("Failed to bind socket: Address already in use (session {0} has a live daemon)")]
+    AlreadyRunning(String),
+    /// Socket dir or socket trouble.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Runs the daemon until `close`, a signal, or the idle timeout.
+pub async fn run(config: DaemonConfig) -> Result<(), DaemonError> {
+    let files = Sidecars::new(&config.socket_dir, &config.session);
+    files.ensure_dir()?;
+    let Some(lock) = files.lock()? else {
+        return Err(DaemonError::AlreadyRunning(config.session.clone()));
+    };
+    // We own the session now: whatever socket file exists belongs to a dead daemon.
+    let socket = files.path("sock");
+    let _ = std::fs::remove_file(&socket);
+    let listener = UnixListener::bind(&socket)?;
+    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))?;
+    files.write("pid", &std::process::id().to_string())?;
+    files.write("version", VERSION)?;
+
+    let daemon = Daemon::new(config, files.clone());
+    crate::stream::install(&daemon).await;
+    tokio::spawn(idle_watch(daemon.clone()));
+    tokio::spawn(signal_watch(daemon.clone()));
+
+    loop {
+        tokio::select! {
+            _ = daemon.shutdown.cancelled() => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    tokio::spawn(serve(daemon.clone(), stream));
+                }
+                Err(err) => {
+                    tracing::warn!(%err, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+        }
+    }
+    // close() already ended the browser; a signal or the idle timer did not.
+    let receipt = daemon.close_browser().await;
+    tracing::debug!(?receipt, "daemon exiting");
+    files.remove_ephemeral();
+    // Give in-flight replies (the close reply) a moment to flush.
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    drop(lock);
+    Ok(())
+}
+
+async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
+    let (read, mut write) = stream.into_split();
+    let mut reader = BufReader::with_capacity(64 * 1024, read);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = tokio::select! {
+            read = read_line_bounded(&mut reader, &mut line) => read,
+            _ = daemon.shutdown.cancelled() => return,
+        };
+        match read {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(err) => {
+                let reply = invalid(&format!("Invalid request: {err}"));
+                let _ = write_line(&mut write, &reply).await;
+                return;
+            }
+        }
+        let request = match parse_line(&line) {
+            Ok(request) => request,
+            Err(LineError::Blank) => continue,
+            Err(LineError::Http) => return,
+            Err(LineError::Invalid(message)) => {
+                if write_line(&mut write, &invalid(&message)).await.is_err() {
+                    return;
+                }
+                continue;
+            }
+        };
+        let closing = crate::daemon::lane_of(&request.action) == crate::daemon::Lane::Close;
+        // The command runs in its own task: a client that disconnects mid-command does not
+        // cancel it half way (the daemon finishes it and keeps serving).
+        let worker = tokio::spawn({
+            let daemon = daemon.clone();
+            async move { daemon.handle(request).await }
+        });
+        let reply = match worker.await {
+            Ok(reply) => reply,
+            Err(err) => invalid(&format!("internal error: {err}")),
+        };
+        if write_line(&mut write, &reply).await.is_err() || closing {
+            return;
+        }
+    }
+}
+
+async fn read_line_bounded<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R, line: &mut Vec<u8>) -> std::io::Result<usize> {
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(line.len());
+        }
+        if let Some(pos) = available.iter().position(|b| *b == b'\n') {
+            line.extend_from_slice(&available[..pos]);
+            reader.consume(pos + 1);
+            return Ok(line.len() + 1);
+        }
+        let n = available.len();
+        line.extend_from_slice(available);
+        reader.consume(n);
+        if line.len() > MAX_LINE {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "request line too long"));
+        }
+    }
+}
+
+async fn write_line(write: &mut tokio::net::unix::OwnedWriteHalf, value: &serde_json::Value) -> std::io::Result<()> {
+    let mut text = value.to_string();
+    text.push('\n');
+    write.write_all(text.as_bytes()).await?;
+    write.flush().await
+}
+
+async fn idle_watch(daemon: Arc<Daemon>) {
+    let Some(limit) = daemon.config.idle_timeout else { return };
+    loop {
+        tokio::select! {
+            _ = daemon.shutdown.cancelled() => return,
+            _ = tokio::time::sleep(Duration::from_millis(250).min(limit)) => {}
+        }
+        if daemon.idle_for() < limit {
+            continue;
+        }
+        // With upstream's default timeout, attached and headed browsers are never idled out.
+        if daemon.config.idle_timeout_is_default
+            && let Some(live) = daemon.live()
+            && (live.spec.is_attach() || !live.spec.headless)
+        {
+            daemon.touch();
+            continue;
+        }
+        tracing::debug!("Idle for {:?} with no commands; shutting down", limit);
+        daemon.shutdown.cancel();
+        return;
+    }
+}
+
+async fn signal_watch(daemon: Arc<Daemon>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int), Ok(mut hup)) =
+        (signal(SignalKind::terminate()), signal(SignalKind::interrupt()), signal(SignalKind::hangup()))
+    else {
+        return;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+        _ = hup.recv() => {}
+        _ = daemon.shutdown.cancelled() => return,
+    }
+    daemon.shutdown.cancel();
+}

@@ -1,0 +1,181 @@
+//! The socket directory and the per-session files upstream defines (`<s>.sock .pid .version
+//! .stream .engine .config .target`), plus our ownership lock (`<s>.lock`).
+//!
+//! Ownership is an exclusive `flock` on `<s>.lock` held for the daemon's life: the kernel
+//! releases it when the daemon dies, however it dies, so a second daemon can tell a live owner
+//! from stale files without guessing from PIDs (upstream issue #1118).
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// Suffixes of the files removed when a daemon exits (`.target` survives on purpose).
+pub const EPHEMERAL: &[&str] = &["sock", "pid", "version", "stream", "engine", "config", "port"];
+
+/// Paths of one session's files.
+#[derive(Clone, Debug)]
+pub struct Sidecars {
+    dir: PathBuf,
+    session: String,
+}
+
+impl Sidecars {
+    /// The files of `session` in `dir`.
+    pub fn new(dir: &Path, session: &str) -> Self {
+        Self { dir: dir.to_path_buf(), session: session.to_string() }
+    }
+
+    /// `<dir>/<session>.<suffix>`.
+    pub fn path(&self, suffix: &str) -> PathBuf {
+        self.dir.join(format!("{}.{suffix}", self.session))
+    }
+
+    /// The socket directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Creates the directory with mode 0700 (and tightens an existing one we own).
+    pub fn ensure_dir(&self) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.dir)?;
+        std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o700))
+    }
+
+    /// Writes `<session>.<suffix>` atomically with mode 0600 (no trailing newline).
+    pub fn write(&self, suffix: &str, content: &str) -> std::io::Result<()> {
+        write_private(&self.path(suffix), content)
+    }
+
+    /// Removes the files a live daemon owns (not `.target`, not `.lock`).
+    pub fn remove_ephemeral(&self) {
+        for suffix in EPHEMERAL {
+            let _ = std::fs::remove_file(self.path(suffix));
+        }
+    }
+
+    /// Takes the ownership lock, or `None` when another live daemon holds it.
+    pub fn lock(&self) -> std::io::Result<Option<OwnerLock>> {
+        let path = self.path("lock");
+        let file = OpenOptions::new().create(true).truncate(false).write(true).mode(0o600).open(&path)?;
+        match nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock) {
+            Ok(lock) => Ok(Some(OwnerLock { _lock: lock })),
+            Err((_, nix::errno::Errno::EWOULDBLOCK)) => Ok(None),
+            Err((_, errno)) => Err(std::io::Error::from(errno)),
+        }
+    }
+
+    /// Whether a live daemon holds the lock (probes without keeping it).
+    pub fn is_owned_by_live_daemon(&self) -> bool {
+        matches!(self.lock(), Ok(None))
+    }
+}
+
+/// The held ownership lock; released when dropped or when the process dies.
+#[derive(Debug)]
+pub struct OwnerLock {
+    _lock: nix::fcntl::Flock<File>,
+}
+
+/// Writes `content` to `path` via a temp file + fsync + rename, mode 0600 regardless of umask.
+pub fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
+    let tmp = path.with_extension(format!(
+        "{}.tmp{}",
+        path.extension().and_then(|e| e.to_str()).unwrap_or(""),
+        std::process::id()
+    ));
+    {
+        let mut file = OpenOptions::new().create(true).truncate(true).write(true).mode(0o600).open(&tmp)?;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        file.write_all(content.as_bytes())?;
+        file.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)
+}
+
+/// Whether `pid` is alive (EPERM counts as alive, like upstream).
+pub fn pid_alive(pid: i32) -> bool {
+    if pid <= 0 {
+        return false;
+    }
+    match nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) {
+        Ok(()) => true,
+        Err(nix::errno::Errno::EPERM) => true,
+        Err(_) => false,
+    }
+}
+
+/// Sessions with files in `dir`: `(name, pid, alive)`. Stale files of dead daemons are removed
+/// (upstream's `cleanup_stale_files`), judged by the ownership lock when present, else the pid.
+pub fn scan_sessions(dir: &Path) -> Vec<(String, Option<i32>, bool)> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().to_string();
+            name.strip_suffix(".pid").or_else(|| name.strip_suffix(".sock")).map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    let mut out = Vec::new();
+    for name in names {
+        let files = Sidecars::new(dir, &name);
+        let pid = std::fs::read_to_string(files.path("pid")).ok().and_then(|p| p.trim().parse::<i32>().ok());
+        let alive = if files.path("lock").exists() {
+            files.is_owned_by_live_daemon()
+        } else {
+            pid.is_some_and(pid_alive)
+        };
+        if !alive {
+            files.remove_ephemeral();
+            continue;
+        }
+        out.push((name, pid, alive));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_are_private_even_under_a_permissive_umask() {
+        let dir = tempfile::tempdir().expect("dir");
+        let files = Sidecars::new(&dir.path().join("sock"), "s1");
+        // A permissive umask must not leak into our modes.
+        let old = nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(0o000));
+        files.ensure_dir().expect("dir");
+        files.write("pid", "123").expect("write");
+        nix::sys::stat::umask(old);
+        let dir_mode = std::fs::metadata(files.dir()).expect("meta").permissions().mode() & 0o777;
+        let file_mode = std::fs::metadata(files.path("pid")).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(dir_mode, 0o700);
+        assert_eq!(file_mode, 0o600);
+        assert_eq!(std::fs::read_to_string(files.path("pid")).expect("read"), "123");
+    }
+
+    #[test]
+    fn the_lock_is_exclusive_and_released_on_drop() {
+        let dir = tempfile::tempdir().expect("dir");
+        let files = Sidecars::new(dir.path(), "s");
+        let held = files.lock().expect("lock").expect("first owner");
+        assert!(files.lock().expect("lock").is_none(), "second owner refused");
+        assert!(files.is_owned_by_live_daemon());
+        drop(held);
+        assert!(!files.is_owned_by_live_daemon());
+    }
+
+    #[test]
+    fn stale_files_of_dead_daemons_are_cleaned() {
+        let dir = tempfile::tempdir().expect("dir");
+        let files = Sidecars::new(dir.path(), "dead");
+        files.write("pid", "999999999").expect("pid");
+        files.write("sock", "").expect("sock");
+        files.write("target", "{}").expect("target");
+        assert!(scan_sessions(dir.path()).is_empty());
+        assert!(!files.path("pid").exists() && !files.path("sock").exists());
+        assert!(files.path("target").exists(), ".target survives");
+    }
+}
