@@ -3,22 +3,10 @@
 
 use std::time::Duration;
 
-use abx_fixtures::FixtureServer;
 use abx_tests::cli::{Cli, finish};
 
-fn site() -> FixtureServer {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
-    // The server runs on its own runtime thread for the test's life.
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        rt.block_on(async move {
-            let server = FixtureServer::start().await.expect("fixture server");
-            let _ = tx.send(server);
-            std::future::pending::<()>().await;
-        });
-    });
-    rx.recv().expect("fixture server started")
-}
+mod common;
+use common::site;
 
 #[test]
 fn open_get_and_navigation_commands_print_upstreams_text() {
