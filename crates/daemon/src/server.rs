@@ -37,12 +37,14 @@ pub async fn run(config: DaemonConfig) -> Result<(), DaemonError> {
         return Err(DaemonError::AlreadyRunning(config.session.clone()));
     };
     // We own the session now: whatever socket file exists belongs to a dead daemon.
+    // The pid and version files exist before the socket accepts, so a CLI that can connect can
+    // also read them (it writes `.config` only for the daemon it spawned).
+    files.write("pid", &std::process::id().to_string())?;
+    files.write("version", VERSION)?;
     let socket = files.path("sock");
     let _ = std::fs::remove_file(&socket);
     let listener = UnixListener::bind(&socket)?;
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))?;
-    files.write("pid", &std::process::id().to_string())?;
-    files.write("version", VERSION)?;
 
     let daemon = Daemon::new(config, files.clone());
     crate::stream::install(&daemon).await;
