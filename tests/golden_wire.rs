@@ -28,13 +28,15 @@ fn start_fake_daemon(cli: &Cli) -> Arc<Mutex<Vec<Value>>> {
                 let mut writer = stream.try_clone().expect("clone");
                 for line in BufReader::new(stream).lines() {
                     let Ok(line) = line else { return };
-                    let mut request: Value = serde_json::from_str(&line).expect("the CLI sends JSON");
+                    let mut request: Value =
+                        serde_json::from_str(&line).expect("the CLI sends JSON");
                     let id = request.get("id").cloned().unwrap_or(Value::Null);
                     if let Value::Object(map) = &mut request {
                         map.remove("id");
                     }
                     log.lock().expect("log").push(request);
-                    let reply = serde_json::json!({"id": id, "success": true, "data": {"ok": true}});
+                    let reply =
+                        serde_json::json!({"id": id, "success": true, "data": {"ok": true}});
                     let _ = writeln!(writer, "{reply}");
                 }
             });
@@ -53,8 +55,12 @@ fn every_golden_argv_sends_upstreams_exact_requests() {
     for line in golden.lines().filter(|l| !l.trim().is_empty()) {
         total += 1;
         let case: Value = serde_json::from_str(line).expect("golden line");
-        let argv: Vec<String> =
-            case["argv"].as_array().expect("argv").iter().map(|a| a.as_str().unwrap_or("").to_string()).collect();
+        let argv: Vec<String> = case["argv"]
+            .as_array()
+            .expect("argv")
+            .iter()
+            .map(|a| a.as_str().unwrap_or("").to_string())
+            .collect();
         seen.lock().expect("log").clear();
         let args: Vec<&str> = argv.iter().map(String::as_str).collect();
         let out = cli.run(&args);
@@ -62,9 +68,17 @@ fn every_golden_argv_sends_upstreams_exact_requests() {
         let want = case["requests"].as_array().cloned().unwrap_or_default();
         let want_exit = case["exit"].as_i64().unwrap_or(0) as i32;
         if got != want || out.code != want_exit {
-            failures.push(format!("{argv:?}\n  want {want:?} exit {want_exit}\n  got  {got:?} exit {} {}", out.code, out.stderr));
+            failures.push(format!(
+                "{argv:?}\n  want {want:?} exit {want_exit}\n  got  {got:?} exit {} {}",
+                out.code, out.stderr
+            ));
         }
     }
     assert!(total >= 169, "golden file truncated: {total} lines");
-    assert!(failures.is_empty(), "{} of {total} golden cases differ:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {total} golden cases differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -6,7 +6,12 @@ use abx_fixtures::FixtureServer;
 pub fn site() -> FixtureServer {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
         rt.block_on(async move {
             let server = FixtureServer::start().await.expect("fixture server");
             let _ = tx.send(server);

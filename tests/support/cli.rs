@@ -48,7 +48,8 @@ impl Output {
     /// stdout parsed as the single `--json` line.
     #[track_caller]
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(self.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {self:#?}"))
+        serde_json::from_str(self.stdout.trim())
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {self:#?}"))
     }
 }
 
@@ -77,7 +78,10 @@ impl Cli {
             home,
             socket_dir,
             session: "t".into(),
-            env: vec![("AGENT_BROWSER_ARGS".into(), super::TEST_CHROME_ARGS.join(","))],
+            env: vec![(
+                "AGENT_BROWSER_ARGS".into(),
+                super::TEST_CHROME_ARGS.join(","),
+            )],
             seen: std::sync::Mutex::new(Vec::new()),
         }
     }
@@ -108,7 +112,10 @@ impl Cli {
             home,
             socket_dir: self.socket_dir.clone(),
             session: session.into(),
-            env: vec![("AGENT_BROWSER_ARGS".into(), super::TEST_CHROME_ARGS.join(","))],
+            env: vec![(
+                "AGENT_BROWSER_ARGS".into(),
+                super::TEST_CHROME_ARGS.join(","),
+            )],
             seen: std::sync::Mutex::new(Vec::new()),
         }
     }
@@ -135,7 +142,11 @@ impl Cli {
 
     /// The daemon's pid, from its `.pid` file.
     pub fn daemon_pid(&self) -> Option<i32> {
-        std::fs::read_to_string(self.file("pid")).ok()?.trim().parse().ok()
+        std::fs::read_to_string(self.file("pid"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
     }
 
     /// The command for `args`, fully isolated from the caller's environment.
@@ -211,7 +222,8 @@ impl Drop for Cli {
         let seen = self.seen.lock().map(|s| s.clone()).unwrap_or_default();
         for (_, pid) in seen {
             // Never signal init or ourselves, whatever a test wrote into a pid file.
-            if pid <= 1 || pid == std::process::id() as i32 || super::pids_alive(&[pid]).is_empty() {
+            if pid <= 1 || pid == std::process::id() as i32 || super::pids_alive(&[pid]).is_empty()
+            {
                 continue;
             }
             let _ = self.command(&["close"]).output();
@@ -221,7 +233,10 @@ impl Drop for Cli {
             }
             if !super::pids_alive(&[pid]).is_empty() {
                 // The daemon's orphan guard takes its Chrome down when the daemon dies.
-                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
             }
         }
     }

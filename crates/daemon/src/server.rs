@@ -122,7 +122,10 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
     }
 }
 
-async fn read_line_bounded<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R, line: &mut Vec<u8>) -> std::io::Result<usize> {
+async fn read_line_bounded<R: tokio::io::AsyncBufRead + Unpin>(
+    reader: &mut R,
+    line: &mut Vec<u8>,
+) -> std::io::Result<usize> {
     loop {
         let available = reader.fill_buf().await?;
         if available.is_empty() {
@@ -137,12 +140,18 @@ async fn read_line_bounded<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R, l
         line.extend_from_slice(available);
         reader.consume(n);
         if line.len() > MAX_LINE {
-            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "request line too long"));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "request line too long",
+            ));
         }
     }
 }
 
-async fn write_line(write: &mut tokio::net::unix::OwnedWriteHalf, value: &serde_json::Value) -> std::io::Result<()> {
+async fn write_line(
+    write: &mut tokio::net::unix::OwnedWriteHalf,
+    value: &serde_json::Value,
+) -> std::io::Result<()> {
     let mut text = value.to_string();
     text.push('\n');
     write.write_all(text.as_bytes()).await?;
@@ -150,7 +159,9 @@ async fn write_line(write: &mut tokio::net::unix::OwnedWriteHalf, value: &serde_
 }
 
 async fn idle_watch(daemon: Arc<Daemon>) {
-    let Some(limit) = daemon.config.idle_timeout else { return };
+    let Some(limit) = daemon.config.idle_timeout else {
+        return;
+    };
     loop {
         tokio::select! {
             _ = daemon.shutdown.cancelled() => return,
@@ -175,9 +186,11 @@ async fn idle_watch(daemon: Arc<Daemon>) {
 
 async fn signal_watch(daemon: Arc<Daemon>) {
     use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut int), Ok(mut hup)) =
-        (signal(SignalKind::terminate()), signal(SignalKind::interrupt()), signal(SignalKind::hangup()))
-    else {
+    let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::hangup()),
+    ) else {
         return;
     };
     tokio::select! {

@@ -155,7 +155,9 @@ pub struct Tab {
 
 impl std::fmt::Debug for Tab {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tab").field("target_id", &self.target_id).finish_non_exhaustive()
+        f.debug_struct("Tab")
+            .field("target_id", &self.target_id)
+            .finish_non_exhaustive()
     }
 }
 
@@ -166,7 +168,10 @@ impl Drop for Tab {
 }
 
 pub(crate) fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 /// How long attach-time domain enables may take before we treat the tab as blocked (a dialog
@@ -175,20 +180,42 @@ const ENABLE_DEADLINE: Duration = Duration::from_secs(3);
 
 impl Tab {
     /// Attaches to `target_id`, starts the event pump and enables what the engine needs.
-    pub async fn attach(connection: &Connection, target_id: &str, options: TabOptions) -> Result<Arc<Tab>> {
-        let cdp = connection.attach(target_id).await.map_err(|err| match err {
-            abx_cdp::Error::Protocol { .. } => EngineError::TabGone {
-                target_id: target_id.to_string(),
-                last_url: None,
-            },
-            other => other.into(),
-        })?;
+    pub async fn attach(
+        connection: &Connection,
+        target_id: &str,
+        options: TabOptions,
+    ) -> Result<Arc<Tab>> {
+        let cdp = connection
+            .attach(target_id)
+            .await
+            .map_err(|err| match err {
+                abx_cdp::Error::Protocol { .. } => EngineError::TabGone {
+                    target_id: target_id.to_string(),
+                    last_url: None,
+                },
+                other => other.into(),
+            })?;
         let events = cdp.subscribe(EventFilter::All, 8192);
         let (version, _) = watch::channel(0);
         let (dialogs, _) = broadcast::channel(64);
-        let cell = Arc::new(TabCell { state: Mutex::new(TabState::default()), version, dialogs });
-        let pump = tokio::spawn(pump(events, cell.clone(), cdp.clone(), options, target_id.to_string()));
-        let tab = Arc::new(Tab { target_id: target_id.to_string(), cdp, cell, pump });
+        let cell = Arc::new(TabCell {
+            state: Mutex::new(TabState::default()),
+            version,
+            dialogs,
+        });
+        let pump = tokio::spawn(pump(
+            events,
+            cell.clone(),
+            cdp.clone(),
+            options,
+            target_id.to_string(),
+        ));
+        let tab = Arc::new(Tab {
+            target_id: target_id.to_string(),
+            cdp,
+            cell,
+            pump,
+        });
         tab.enable().await;
         Ok(tab)
     }
@@ -198,10 +225,18 @@ impl Tab {
         // shows a dialog from before our attach blocks these: we keep going and report it.
         let s = &self.cdp;
         let _ = s.send("Page.enable", &json!({})).await;
-        let _ = s.send("Page.setLifecycleEventsEnabled", &json!({"enabled": true})).await;
+        let _ = s
+            .send("Page.setLifecycleEventsEnabled", &json!({"enabled": true}))
+            .await;
         let _ = s.send("Runtime.enable", &json!({})).await;
         let _ = s.send("Runtime.runIfWaitingForDebugger", &json!({})).await;
-        let probe = s.call_within("Runtime.evaluate", json!({"expression": "location.href", "returnByValue": true}), ENABLE_DEADLINE).await;
+        let probe = s
+            .call_within(
+                "Runtime.evaluate",
+                json!({"expression": "location.href", "returnByValue": true}),
+                ENABLE_DEADLINE,
+            )
+            .await;
         match probe {
             Ok(reply) => {
                 if let Some(url) = reply.pointer("/result/value").and_then(Value::as_str) {
@@ -213,15 +248,27 @@ impl Tab {
                     });
                 }
             }
-            Err(err) => tracing::debug!(%err, target = %self.target_id, "tab did not answer at attach"),
+            Err(err) => {
+                tracing::debug!(%err, target = %self.target_id, "tab did not answer at attach")
+            }
         }
         // The main frame's id equals the target id; its current loader comes from the frame tree,
         // which is browser-side and does not block on a dialog.
-        if let Ok(tree) = s.call_within("Page.getFrameTree", json!({}), Duration::from_millis(500)).await
+        if let Ok(tree) = s
+            .call_within("Page.getFrameTree", json!({}), Duration::from_millis(500))
+            .await
             && let Some(frame) = tree.pointer("/frameTree/frame")
         {
-            let loader = frame.get("loaderId").and_then(Value::as_str).unwrap_or("").to_string();
-            let url = frame.get("url").and_then(Value::as_str).unwrap_or("").to_string();
+            let loader = frame
+                .get("loaderId")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let url = frame
+                .get("url")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
             self.cell.update(|st| {
                 if st.loader_id.is_empty() {
                     st.loader_id = loader;
@@ -319,7 +366,9 @@ impl Tab {
             });
         }
         if st.crashed {
-            return Some(EngineError::TargetCrashed { target_id: self.target_id.clone() });
+            return Some(EngineError::TargetCrashed {
+                target_id: self.target_id.clone(),
+            });
         }
         if let Some(dialog) = &st.dialog {
             return Some(EngineError::DialogBlocking {
@@ -333,7 +382,11 @@ impl Tab {
 
     /// Runs `work` (CDP calls on this tab) unless the tab is unusable, and abandons it the moment
     /// a dialog opens, the tab goes away or the renderer crashes.
-    pub async fn guarded<T>(&self, command: &str, work: impl Future<Output = Result<T>>) -> Result<T> {
+    pub async fn guarded<T>(
+        &self,
+        command: &str,
+        work: impl Future<Output = Result<T>>,
+    ) -> Result<T> {
         self.check_usable(command)?;
         let mut changes = self.changes();
         tokio::pin!(work);
@@ -362,9 +415,9 @@ impl Tab {
                 target_id: self.target_id.clone(),
                 last_url: Some(self.cell.lock().url.clone()).filter(|u| !u.is_empty()),
             },
-            EngineError::Cdp(abx_cdp::Error::TargetCrashed { .. }) => {
-                EngineError::TargetCrashed { target_id: self.target_id.clone() }
-            }
+            EngineError::Cdp(abx_cdp::Error::TargetCrashed { .. }) => EngineError::TargetCrashed {
+                target_id: self.target_id.clone(),
+            },
             other => {
                 let st = self.cell.lock().clone();
                 self.state_error(&st, command).unwrap_or(other)
@@ -397,13 +450,19 @@ impl Tab {
             }
             let now = Instant::now();
             if now >= deadline {
-                return Err(EngineError::Timeout { what: what.to_string(), after: Duration::ZERO });
+                return Err(EngineError::Timeout {
+                    what: what.to_string(),
+                    after: Duration::ZERO,
+                });
             }
             let remaining = deadline - now;
             match tokio::time::timeout(remaining, changes.changed()).await {
                 Ok(Ok(())) => {}
                 Ok(Err(_)) => {
-                    return Err(EngineError::TabGone { target_id: self.target_id.clone(), last_url: None });
+                    return Err(EngineError::TabGone {
+                        target_id: self.target_id.clone(),
+                        last_url: None,
+                    });
                 }
                 Err(_) => {}
             }
@@ -411,7 +470,12 @@ impl Tab {
     }
 
     /// Answers the pending dialog through the session that saw it open.
-    pub async fn answer_dialog(&self, accept: bool, prompt_text: Option<&str>, by: &str) -> Result<()> {
+    pub async fn answer_dialog(
+        &self,
+        accept: bool,
+        prompt_text: Option<&str>,
+        by: &str,
+    ) -> Result<()> {
         let Some(dialog) = self.dialog() else {
             return Err(EngineError::NoDialog);
         };
@@ -427,14 +491,29 @@ impl Tab {
         if let Some(text) = prompt_text {
             params["promptText"] = json!(text);
         }
-        self.cdp.call_within("Page.handleJavaScriptDialog", params, Duration::from_secs(5)).await?;
+        self.cdp
+            .call_within(
+                "Page.handleJavaScriptDialog",
+                params,
+                Duration::from_secs(5),
+            )
+            .await?;
         self.note_dialog_closed(accept, prompt_text.unwrap_or(""), by);
         Ok(())
     }
 
     /// Sends a CDP call on the tab's session, guarded like [`Tab::guarded`].
-    pub async fn call(&self, command: &str, method: &str, params: Value, timeout: Duration) -> Result<Value> {
-        self.guarded(command, async { Ok(self.cdp.call_within(method, params, timeout).await?) }).await
+    pub async fn call(
+        &self,
+        command: &str,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value> {
+        self.guarded(command, async {
+            Ok(self.cdp.call_within(method, params, timeout).await?)
+        })
+        .await
     }
 }
 
@@ -505,7 +584,10 @@ fn render_args(args: &[Value]) -> String {
             } else if let Some(preview) = arg.get("preview") {
                 render_preview(preview)
             } else {
-                arg.get("description").and_then(Value::as_str).unwrap_or("").to_string()
+                arg.get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
             }
         })
         .collect::<Vec<_>>()
@@ -513,7 +595,11 @@ fn render_args(args: &[Value]) -> String {
 }
 
 fn render_preview(preview: &Value) -> String {
-    let props = preview.get("properties").and_then(Value::as_array).cloned().unwrap_or_default();
+    let props = preview
+        .get("properties")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let inner = props
         .iter()
         .map(|p| {
@@ -544,7 +630,13 @@ async fn pump(
     cell.update(|st| st.detached = true);
 }
 
-async fn handle(event: &Event, cell: &TabCell, cdp: &CdpSession, options: &TabOptions, target_id: &str) {
+async fn handle(
+    event: &Event,
+    cell: &TabCell,
+    cdp: &CdpSession,
+    options: &TabOptions,
+    target_id: &str,
+) {
     match event.method() {
         "Page.frameNavigated" => {
             if let Ok(nav) = event.parse::<FrameNavigated>()
@@ -588,7 +680,9 @@ async fn handle(event: &Event, cell: &TabCell, cdp: &CdpSession, options: &TabOp
                 let auto = options.auto_dialog && (d.kind == "alert" || d.kind == "beforeunload");
                 if auto {
                     tracing::debug!(kind = %d.kind, "[auto-dismiss] accepting dialog");
-                    let _ = cdp.send("Page.handleJavaScriptDialog", &json!({"accept": true})).await;
+                    let _ = cdp
+                        .send("Page.handleJavaScriptDialog", &json!({"accept": true}))
+                        .await;
                     let _ = cell.dialogs.send(DialogEvent::Closed {
                         accepted: true,
                         user_input: String::new(),
@@ -622,9 +716,22 @@ async fn handle(event: &Event, cell: &TabCell, cdp: &CdpSession, options: &TabOp
         }
         "Runtime.consoleAPICalled" => {
             let params: Value = event.parse().unwrap_or(Value::Null);
-            let args = params.get("args").and_then(Value::as_array).cloned().unwrap_or_default();
-            let kind = params.get("type").and_then(Value::as_str).unwrap_or("log").to_string();
-            let message = ConsoleMessage { kind, text: render_args(&args), args, timestamp: now_ms() };
+            let args = params
+                .get("args")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            let kind = params
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("log")
+                .to_string();
+            let message = ConsoleMessage {
+                kind,
+                text: render_args(&args),
+                args,
+                timestamp: now_ms(),
+            };
             cell.update(|st| {
                 st.console.push_back(message);
                 while st.console.len() > MAX_LOG {
@@ -634,7 +741,10 @@ async fn handle(event: &Event, cell: &TabCell, cdp: &CdpSession, options: &TabOp
         }
         "Runtime.exceptionThrown" => {
             let params: Value = event.parse().unwrap_or(Value::Null);
-            let details = params.get("exceptionDetails").cloned().unwrap_or(Value::Null);
+            let details = params
+                .get("exceptionDetails")
+                .cloned()
+                .unwrap_or(Value::Null);
             let description = details
                 .pointer("/exception/description")
                 .and_then(Value::as_str)
@@ -644,9 +754,19 @@ async fn handle(event: &Event, cell: &TabCell, cdp: &CdpSession, options: &TabOp
             let error = PageError {
                 text: description.clone(),
                 message: description,
-                line: details.get("lineNumber").and_then(Value::as_i64).unwrap_or(0),
-                column: details.get("columnNumber").and_then(Value::as_i64).unwrap_or(0),
-                url: details.get("url").and_then(Value::as_str).unwrap_or("").to_string(),
+                line: details
+                    .get("lineNumber")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0),
+                column: details
+                    .get("columnNumber")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0),
+                url: details
+                    .get("url")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
                 timestamp: now_ms(),
             };
             cell.update(|st| {

@@ -24,5 +24,8 @@ pub async fn dispatch(
     if let Some(result) = core::dispatch(daemon, request, note, launch_ms).await {
         return result;
     }
-    Err(Failure::message(format!("Not yet implemented: {}", request.action)))
+    Err(Failure::message(format!(
+        "Not yet implemented: {}",
+        request.action
+    )))
 }
