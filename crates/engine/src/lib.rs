@@ -25,6 +25,7 @@
 //! ```
 
 mod browser;
+mod dialog;
 pub mod element;
 mod error;
 pub mod glob;
@@ -33,6 +34,7 @@ mod session;
 mod tab;
 
 pub use browser::{AttachOptions, Browser, TargetInfo, endpoint_url};
+pub use dialog::DialogStatus;
 pub use error::{EngineError, Result};
 pub use session::{
     Evaluated, Navigated, ScreenshotOptions, Session, SessionOptions, TabListing, WaitUntil,

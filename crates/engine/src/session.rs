@@ -140,6 +140,8 @@ struct TabTable {
     next: u32,
     active: Option<String>,
     attached: HashMap<String, Arc<Tab>>,
+    /// Targets this session created (or the first tab of a browser it launched).
+    created: std::collections::HashSet<String>,
 }
 
 impl TabTable {
@@ -191,12 +193,17 @@ impl Session {
             tabs: Mutex::new(TabTable::default()),
             refs: crate::refs::RefStore::default(),
         };
-        let target = session.initial_target().await?;
+        let (target, fresh) = session.initial_target().await?;
+        if fresh {
+            session.table().created.insert(target.clone());
+        }
         session.bind(&target).await?;
         Ok(session)
     }
 
-    async fn initial_target(&self) -> Result<String> {
+    /// The tab to bind at start, and whether it is fresh (created by us or the first tab of a
+    /// Chrome we launched).
+    async fn initial_target(&self) -> Result<(String, bool)> {
         let tabs: Vec<TargetInfo> = self
             .browser
             .targets()
@@ -206,7 +213,7 @@ impl Session {
         if let Some(preferred) = &self.options.preferred_target
             && tabs.iter().any(|t| &t.target_id == preferred)
         {
-            return Ok(preferred.clone());
+            return Ok((preferred.clone(), false));
         }
         let adopt = if self.browser.is_owned() {
             // Our own Chrome: its first tab is ours.
@@ -220,8 +227,8 @@ impl Session {
                 .map(|t| t.target_id.clone())
         };
         match adopt {
-            Some(id) => Ok(id),
-            None => self.browser.create_tab("about:blank", false).await,
+            Some(id) => Ok((id, self.browser.is_owned())),
+            None => Ok((self.browser.create_tab("about:blank", false).await?, true)),
         }
     }
 
@@ -230,15 +237,17 @@ impl Session {
     }
 
     /// Attaches to `target_id` (if not yet) and makes it the active tab.
-    async fn bind(&self, target_id: &str) -> Result<Arc<Tab>> {
+    pub(crate) async fn bind(&self, target_id: &str) -> Result<Arc<Tab>> {
         let existing = self.table().attached.get(target_id).cloned();
         let tab = match existing {
             Some(tab) if !tab.state().detached => tab,
             _ => {
+                let fresh = self.table().created.contains(target_id);
                 let tab = Tab::attach(
                     self.browser.connection(),
                     target_id,
                     TabOptions {
+                        fresh,
                         auto_dialog: self.options.auto_dialog,
                     },
                 )
@@ -275,6 +284,26 @@ impl Session {
     /// The attached tab for a target id, if this session attached it.
     pub fn attached_tab(&self, target_id: &str) -> Option<Arc<Tab>> {
         self.table().attached.get(target_id).cloned()
+    }
+
+    /// Forgets (and detaches from) an attached tab, keeping it active: the next `bind` attaches
+    /// afresh. Used to step aside so Chrome's own dialog manager can act on the tab.
+    pub(crate) async fn detach_tab(&self, target_id: &str) {
+        let tab = self.table().attached.remove(target_id);
+        if let Some(tab) = tab
+            && let Some(session_id) = tab.cdp().id()
+        {
+            let _ = self
+                .browser
+                .connection()
+                .browser()
+                .call_within(
+                    "Target.detachFromTarget",
+                    json!({"sessionId": session_id}),
+                    Duration::from_secs(2),
+                )
+                .await;
+        }
     }
 
     /// The active tab's target id.
@@ -338,7 +367,11 @@ impl Session {
             .or_else(|| live.first().map(|t| t.target_id.clone()));
         let target = match pick {
             Some(target) => target,
-            None => self.browser.create_tab("about:blank", false).await?,
+            None => {
+                let created = self.browser.create_tab("about:blank", false).await?;
+                self.table().created.insert(created.clone());
+                created
+            }
         };
         self.bind(&target).await
     }
@@ -414,6 +447,7 @@ impl Session {
             }
         }
         let target = self.browser.create_tab("about:blank", false).await?;
+        self.table().created.insert(target.clone());
         self.bind(&target).await?;
         if let Some(label) = label {
             let mut table = self.table();
@@ -605,6 +639,22 @@ impl Session {
                 )
                 .await
             && let Some(title) = reply.pointer("/result/value").and_then(Value::as_str)
+        {
+            return title.to_string();
+        }
+        // Target.getTargetInfo is answered by the browser process, fresh (the discovery cache
+        // can lag behind title changes).
+        if let Ok(info) = self
+            .browser
+            .connection()
+            .browser()
+            .call_within(
+                "Target.getTargetInfo",
+                json!({"targetId": tab.target_id()}),
+                Duration::from_secs(2),
+            )
+            .await
+            && let Some(title) = info.pointer("/targetInfo/title").and_then(Value::as_str)
         {
             return title.to_string();
         }
