@@ -304,6 +304,18 @@ impl Daemon {
         {
             return Ok(live.clone());
         }
+        // The CDP socket dropped but the browser may still be there: reconnect to the same
+        // browser and the same tab before anything else.
+        if let Some(live) = &previous
+            && !live.session.browser().is_alive()
+            && live.hash == hash
+            && let Some(reconnected) = self.reconnect(live).await
+        {
+            *self.live_slot() = Some(reconnected.clone());
+            self.notify_session(Some(reconnected.session.clone()));
+            note.launched_now = true;
+            return Ok(reconnected);
+        }
         // A browser we were attached to is gone: never fall back to launching one (#1421).
         if !explicit
             && let Some(live) = &previous
@@ -386,6 +398,32 @@ impl Daemon {
         note.launched_now = true;
         *launch_ms += started.elapsed().as_millis() as u64;
         Ok(live)
+    }
+
+    /// Reconnects a session whose CDP connection dropped to the same browser, rebinding its tab.
+    async fn reconnect(&self, live: &Live) -> Option<Live> {
+        let previous_target = live.session.active_target();
+        let browser = match &live.spec.source {
+            BrowserSource::Cdp(endpoint) => {
+                let options = AttachOptions { headers: live.spec.cdp_headers.clone(), connect_timeout: None };
+                Browser::attach(endpoint, options).await.ok()?
+            }
+            BrowserSource::Local => {
+                let chrome = live.session.browser().take_live_chrome().await?;
+                Browser::adopt(chrome).await.ok()?
+            }
+            BrowserSource::AutoConnect => return None,
+        };
+        let options = SessionOptions {
+            default_timeout: self.config.command_timeout,
+            auto_dialog: self.config.auto_dialog,
+            pin_tab: live.spec.pin_tab,
+            preferred_target: previous_target,
+        };
+        let browser = Arc::new(browser);
+        let session = Session::start(browser, options).await.ok()?;
+        tracing::debug!("reconnected to the browser after a CDP socket drop");
+        Some(Live { session: Arc::new(session), spec: live.spec.clone(), hash: live.hash })
     }
 
     pub(crate) fn notify_session(&self, session: Option<Arc<Session>>) {

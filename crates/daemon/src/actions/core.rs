@@ -32,6 +32,7 @@ pub async fn dispatch(
             });
         }
         "session_info" => return Some(Ok(session_info(daemon))),
+        "__abx_fault" if daemon.config.fault_injection => return Some(fault(daemon, request)),
         "stream_status" | "stream_enable" | "stream_disable" => {
             let hooks = daemon.stream.lock().ok().and_then(|s| s.clone());
             return Some(match hooks {
@@ -342,4 +343,16 @@ fn epoch_ms() -> u128 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis())
         .unwrap_or(0)
+}
+
+/// Fault injection for the reliability tests (only with `ABX_FAULT_INJECTION=1`).
+fn fault(daemon: &Daemon, request: &Request) -> Result<Value, Failure> {
+    let live = daemon.live().ok_or_else(|| Failure::message("no browser"))?;
+    match request.str("kind") {
+        Some("drop_cdp") => {
+            live.session.browser().connection().close();
+            Ok(json!({"injected": "drop_cdp"}))
+        }
+        other => Err(Failure::message(format!("unknown fault {other:?}"))),
+    }
 }
