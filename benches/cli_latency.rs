@@ -27,7 +27,10 @@ struct Env {
 
 impl Env {
     fn new(session: &str) -> Env {
-        Env { home: tempfile::tempdir().expect("temp home"), session: session.into() }
+        Env {
+            home: tempfile::tempdir().expect("temp home"),
+            session: session.into(),
+        }
     }
 
     fn command(&self, bin: &Binary, args: &[&str]) -> Command {
@@ -53,40 +56,64 @@ impl Env {
         let output = self.command(bin, args).output().expect("run");
         let took = started.elapsed();
         if !output.status.success() {
-            eprintln!("{} {:?} failed: {}", bin.name, args, String::from_utf8_lossy(&output.stderr));
+            eprintln!(
+                "{} {:?} failed: {}",
+                bin.name,
+                args,
+                String::from_utf8_lossy(&output.stderr)
+            );
         }
         took
     }
 
     fn daemon_pid(&self) -> Option<i32> {
-        std::fs::read_to_string(self.home.path().join("s").join(format!("{}.pid", self.session)))
-            .ok()?
-            .trim()
-            .parse()
-            .ok()
+        std::fs::read_to_string(
+            self.home
+                .path()
+                .join("s")
+                .join(format!("{}.pid", self.session)),
+        )
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
     }
 }
 
 fn upstream() -> Option<Binary> {
     let candidates = [
         std::env::var("ABX_UPSTREAM_BIN").ok().map(PathBuf::from),
-        Some(PathBuf::from("/work/upstream/node_modules/agent-browser/bin/agent-browser-linux-x64")),
+        Some(PathBuf::from(
+            "/work/upstream/node_modules/agent-browser/bin/agent-browser-linux-x64",
+        )),
     ];
     for path in candidates.into_iter().flatten() {
         if path.is_file() {
-            return Some(Binary { name: "upstream 0.41.2", path });
+            return Some(Binary {
+                name: "upstream 0.41.2",
+                path,
+            });
         }
     }
     let dir = std::env::temp_dir().join("abx-upstream-0.41.2");
     let _ = std::fs::create_dir_all(&dir);
     let status = Command::new("npm")
-        .args(["install", "--ignore-scripts", "--no-audit", "--no-fund", "agent-browser@0.41.2"])
+        .args([
+            "install",
+            "--ignore-scripts",
+            "--no-audit",
+            "--no-fund",
+            "agent-browser@0.41.2",
+        ])
         .current_dir(&dir)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status();
     let path = dir.join("node_modules/agent-browser/bin/agent-browser-linux-x64");
-    (status.is_ok_and(|s| s.success()) && path.is_file()).then_some(Binary { name: "upstream 0.41.2", path })
+    (status.is_ok_and(|s| s.success()) && path.is_file()).then_some(Binary {
+        name: "upstream 0.41.2",
+        path,
+    })
 }
 
 fn ours() -> Binary {
@@ -94,7 +121,11 @@ fn ours() -> Binary {
     let target = exe.parent().and_then(Path::parent).expect("target dir");
     // Benches build in release; prefer the release binary, fall back to debug.
     let release = target.join("agent-browser");
-    let path = if release.is_file() { release } else { target.join("../debug/agent-browser") };
+    let path = if release.is_file() {
+        release
+    } else {
+        target.join("../debug/agent-browser")
+    };
     Binary { name: "abx", path }
 }
 
@@ -110,7 +141,13 @@ fn ms(d: Duration) -> String {
 /// Resident set size (kB) and CPU time (ms) of a pid, from /proc.
 fn rss_cpu(pid: i32) -> Option<(u64, u64)> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let rss = status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?.split_whitespace().next()?.parse().ok()?;
+    let rss = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let rest = &stat[stat.rfind(')')? + 2..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
@@ -122,14 +159,21 @@ type Scenario = (&'static str, fn(&Env, &Binary, &str) -> Duration);
 
 fn scenarios() -> Vec<Scenario> {
     vec![
-        ("cold open (spawn daemon + launch + navigate)", |env, bin, site| {
-            let d = env.run(bin, &["open", &format!("{site}/page1.html")]);
-            env.run(bin, &["close"]);
-            d
+        (
+            "cold open (spawn daemon + launch + navigate)",
+            |env, bin, site| {
+                let d = env.run(bin, &["open", &format!("{site}/page1.html")]);
+                env.run(bin, &["close"]);
+                d
+            },
+        ),
+        ("navigate (open, warm)", |env, bin, site| {
+            env.run(bin, &["open", &format!("{site}/page2.html")])
         }),
-        ("navigate (open, warm)", |env, bin, site| env.run(bin, &["open", &format!("{site}/page2.html")])),
         ("get url", |env, bin, _| env.run(bin, &["get", "url"])),
-        ("evaluate", |env, bin, _| env.run(bin, &["eval", "document.title"])),
+        ("evaluate", |env, bin, _| {
+            env.run(bin, &["eval", "document.title"])
+        }),
         ("back", |env, bin, site| {
             env.run(bin, &["open", &format!("{site}/page1.html")]);
             env.run(bin, &["open", &format!("{site}/page2.html")]);
@@ -167,18 +211,21 @@ fn scenarios() -> Vec<Scenario> {
             let _ = &form;
             started.elapsed()
         }),
-        ("full workflow (open, snapshot, fill, click, get, screenshot)", |env, bin, site| {
-            let started = Instant::now();
-            env.run(bin, &["open", &format!("{site}/form.html")]);
-            env.run(bin, &["snapshot", "-i"]);
-            env.run(bin, &["fill", "#name", "Ada"]);
-            env.run(bin, &["fill", "#email", "ada@example.test"]);
-            env.run(bin, &["click", "#submit"]);
-            env.run(bin, &["get", "text", "#result"]);
-            let path = env.home.path().join("wf.png");
-            env.run(bin, &["screenshot", path.to_str().unwrap_or("wf.png")]);
-            started.elapsed()
-        }),
+        (
+            "full workflow (open, snapshot, fill, click, get, screenshot)",
+            |env, bin, site| {
+                let started = Instant::now();
+                env.run(bin, &["open", &format!("{site}/form.html")]);
+                env.run(bin, &["snapshot", "-i"]);
+                env.run(bin, &["fill", "#name", "Ada"]);
+                env.run(bin, &["fill", "#email", "ada@example.test"]);
+                env.run(bin, &["click", "#submit"]);
+                env.run(bin, &["get", "text", "#result"]);
+                let path = env.home.path().join("wf.png");
+                env.run(bin, &["screenshot", path.to_str().unwrap_or("wf.png")]);
+                started.elapsed()
+            },
+        ),
         ("close", |env, bin, site| {
             env.run(bin, &["open", &format!("{site}/page1.html")]);
             env.run(bin, &["close"])
@@ -187,16 +234,31 @@ fn scenarios() -> Vec<Scenario> {
 }
 
 fn main() {
-    let iterations: usize = std::env::var("ABX_BENCH_ITERATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(7);
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("rt");
-    let site = runtime.block_on(abx_fixtures::FixtureServer::start()).expect("fixture server");
+    let iterations: usize = std::env::var("ABX_BENCH_ITERATIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(7);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("rt");
+    let site = runtime
+        .block_on(abx_fixtures::FixtureServer::start())
+        .expect("fixture server");
     let origin = site.origin();
     let mut binaries = vec![ours()];
     match upstream() {
         Some(up) => binaries.push(up),
-        None => eprintln!("upstream agent-browser 0.41.2 not available (npm unreachable?): abx only"),
+        None => {
+            eprintln!("upstream agent-browser 0.41.2 not available (npm unreachable?): abx only")
+        }
     }
-    let envs: Vec<Env> = binaries.iter().enumerate().map(|(i, _)| Env::new(&format!("bench{i}"))).collect();
+    let envs: Vec<Env> = binaries
+        .iter()
+        .enumerate()
+        .map(|(i, _)| Env::new(&format!("bench{i}")))
+        .collect();
     // Warm both (daemon + browser up) before the warm scenarios.
     for (bin, env) in binaries.iter().zip(&envs) {
         env.run(bin, &["open", &format!("{origin}/page1.html")]);
@@ -217,18 +279,39 @@ fn main() {
             env.run(bin, &["open", &format!("{origin}/page1.html")]);
         }
     }
-    let resources: Vec<Option<(u64, u64)>> = envs.iter().map(|env| env.daemon_pid().and_then(rss_cpu)).collect();
+    let resources: Vec<Option<(u64, u64)>> = envs
+        .iter()
+        .map(|env| env.daemon_pid().and_then(rss_cpu))
+        .collect();
     for (bin, env) in binaries.iter().zip(&envs) {
         env.run(bin, &["close"]);
     }
 
-    let header: Vec<String> = binaries.iter().map(|b| format!("{} median ms", b.name)).collect();
-    println!("| scenario | {} |{}", header.join(" | "), if binaries.len() > 1 { " ratio abx/upstream |" } else { "" });
-    println!("|---|{}{}", "---|".repeat(binaries.len()), if binaries.len() > 1 { "---|" } else { "" });
+    let header: Vec<String> = binaries
+        .iter()
+        .map(|b| format!("{} median ms", b.name))
+        .collect();
+    println!(
+        "| scenario | {} |{}",
+        header.join(" | "),
+        if binaries.len() > 1 {
+            " ratio abx/upstream |"
+        } else {
+            ""
+        }
+    );
+    println!(
+        "|---|{}{}",
+        "---|".repeat(binaries.len()),
+        if binaries.len() > 1 { "---|" } else { "" }
+    );
     for (name, medians) in &rows {
         let cells: Vec<String> = medians.iter().map(|d| ms(*d)).collect();
         let ratio = if medians.len() > 1 && medians[1] > Duration::ZERO {
-            format!(" {:.2}× |", medians[0].as_secs_f64() / medians[1].as_secs_f64())
+            format!(
+                " {:.2}× |",
+                medians[0].as_secs_f64() / medians[1].as_secs_f64()
+            )
         } else {
             String::new()
         };
@@ -237,11 +320,19 @@ fn main() {
     println!();
     for (bin, res) in binaries.iter().zip(&resources) {
         match res {
-            Some((rss, cpu)) => println!("- {} daemon after the run: RSS {} MB, CPU time {} ms", bin.name, rss / 1024, cpu),
+            Some((rss, cpu)) => println!(
+                "- {} daemon after the run: RSS {} MB, CPU time {} ms",
+                bin.name,
+                rss / 1024,
+                cpu
+            ),
             None => println!("- {} daemon: not measured", bin.name),
         }
     }
-    println!("\n{iterations} iterations per scenario, A/B alternating; Chrome {}", chrome_version());
+    println!(
+        "\n{iterations} iterations per scenario, A/B alternating; Chrome {}",
+        chrome_version()
+    );
 }
 
 fn chrome_version() -> String {

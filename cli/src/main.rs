@@ -121,15 +121,19 @@ fn run_plan(
             return rendered;
         }
     }
+    // `close` needs no browser: never let a failing launch (a gone CDP endpoint) stop it.
+    let launch = launch.filter(|_| !closing);
     if let Some((launch, kind)) = launch {
         match client.send_with_respawn(launch) {
             Ok(reply) => {
-                let reply = response(reply);
+                let mut reply = response(reply);
                 if !reply.success {
-                    let message = reply
-                        .error
-                        .unwrap_or_else(|| kind.fallback_error().to_string());
-                    rendered.append(output::render_error(&message, &inv.output));
+                    // Keep the daemon's code (e.g. browser_lost) in the output.
+                    if reply.error.is_none() {
+                        reply.error = Some(kind.fallback_error().to_string());
+                    }
+                    reply.data = None;
+                    rendered.append(output::render_response(&reply, action, &inv.output));
                     return rendered;
                 }
             }

@@ -39,8 +39,9 @@ pub enum Lane {
 pub fn lane_of(action: &str) -> Lane {
     match action {
         "close" | "__agent_browser_internal_shutdown" => Lane::Close,
-        "tab_list" | "cdp_url" | "session_info" | "stream_status" | "stream_enable"
-        | "stream_disable" | "dialog" | "url" | "title" | "console" | "errors" => Lane::Fast,
+        "tab_list" | "cdp_url" | "session_info" | "__abx_fault" | "stream_status"
+        | "stream_enable" | "stream_disable" | "dialog" | "url" | "title" | "console"
+        | "errors" => Lane::Fast,
         _ => Lane::Queued,
     }
 }
@@ -357,11 +358,7 @@ impl Daemon {
                 };
                 Browser::attach(endpoint, options)
                     .await
-                    .map_err(|e| Failure {
-                        message: format!("CDP connection failed: {e}"),
-                        code: Some("browser_lost"),
-                        data: None,
-                    })?
+                    .map_err(Failure::from)?
             }
             BrowserSource::AutoConnect => {
                 return Err(Failure::message(
@@ -405,7 +402,10 @@ impl Daemon {
         let previous_target = live.session.active_target();
         let browser = match &live.spec.source {
             BrowserSource::Cdp(endpoint) => {
-                let options = AttachOptions { headers: live.spec.cdp_headers.clone(), connect_timeout: None };
+                let options = AttachOptions {
+                    headers: live.spec.cdp_headers.clone(),
+                    connect_timeout: None,
+                };
                 Browser::attach(endpoint, options).await.ok()?
             }
             BrowserSource::Local => {
@@ -423,7 +423,11 @@ impl Daemon {
         let browser = Arc::new(browser);
         let session = Session::start(browser, options).await.ok()?;
         tracing::debug!("reconnected to the browser after a CDP socket drop");
-        Some(Live { session: Arc::new(session), spec: live.spec.clone(), hash: live.hash })
+        Some(Live {
+            session: Arc::new(session),
+            spec: live.spec.clone(),
+            hash: live.hash,
+        })
     }
 
     pub(crate) fn notify_session(&self, session: Option<Arc<Session>>) {

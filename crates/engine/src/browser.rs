@@ -207,8 +207,12 @@ impl Browser {
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
                 Err(err) => {
+                    let detail = match err {
+                        abx_cdp::Error::Connect { reason, .. } => reason,
+                        other => other.to_string(),
+                    };
                     return Err(EngineError::BrowserLost {
-                        reason: format!("cannot attach to {endpoint}: {err}"),
+                        reason: format!("cannot attach to {endpoint}: {detail}"),
                     });
                 }
             }

@@ -684,7 +684,7 @@ impl Session {
             .call(
                 "eval",
                 "Runtime.evaluate",
-                json!({"expression": script, "returnByValue": true, "awaitPromise": true, "userGesture": true, "replMode": true}),
+                json!({"expression": script, "returnByValue": true, "awaitPromise": true, "userGesture": true}),
                 timeout,
             )
             .await?;

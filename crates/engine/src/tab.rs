@@ -429,6 +429,13 @@ impl Tab {
     }
 
     fn state_error(&self, st: &TabState, command: &str) -> Option<EngineError> {
+        // A session that ended because the whole connection died is a lost browser, not a
+        // closed tab.
+        if st.detached && self.cdp.connection().is_closed() {
+            return Some(EngineError::BrowserLost {
+                reason: "the CDP connection to the browser closed".into(),
+            });
+        }
         if st.detached {
             return Some(EngineError::TabGone {
                 target_id: self.target_id.clone(),

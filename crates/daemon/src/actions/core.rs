@@ -347,7 +347,9 @@ fn epoch_ms() -> u128 {
 
 /// Fault injection for the reliability tests (only with `ABX_FAULT_INJECTION=1`).
 fn fault(daemon: &Daemon, request: &Request) -> Result<Value, Failure> {
-    let live = daemon.live().ok_or_else(|| Failure::message("no browser"))?;
+    let live = daemon
+        .live()
+        .ok_or_else(|| Failure::message("no browser"))?;
     match request.str("kind") {
         Some("drop_cdp") => {
             live.session.browser().connection().close();
