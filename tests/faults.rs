@@ -118,12 +118,17 @@ fn daemon_sigkill_takes_chrome_and_its_temp_profile_down_and_the_next_command_re
     let group = abx_tests::group_members(chrome);
     assert!(!group.is_empty() && profile.exists());
 
+    let killed = Instant::now();
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(daemon),
         nix::sys::signal::Signal::SIGKILL,
     )
     .expect("kill");
     let took = wait_gone_blocking(&group, Duration::from_secs(3));
+    println!(
+        "figure: Chrome group ({} processes) gone {took:?} after the daemon's SIGKILL",
+        group.len()
+    );
     assert!(
         took.is_some_and(|t| t <= Duration::from_secs(1)),
         "Chrome outlived its daemon: {took:?}, alive {:?}",
@@ -134,6 +139,10 @@ fn daemon_sigkill_takes_chrome_and_its_temp_profile_down_and_the_next_command_re
         std::thread::sleep(Duration::from_millis(10));
     }
     assert!(!profile.exists(), "temp profile left behind");
+    println!(
+        "figure: temp profile removed {:?} after the SIGKILL",
+        killed.elapsed()
+    );
     // The dead daemon's .sock/.pid are still there; the next command must not trip on them.
     assert!(ab.file("sock").exists());
     let out = ab.run(&["open", &site.url("/page2.html")]).success();
@@ -195,6 +204,10 @@ fn a_killed_chrome_fails_the_pending_command_at_once_and_the_next_command_relaun
     )
     .expect("kill chrome");
     let outcome = finish(pending);
+    println!(
+        "figure: pending command failed {:?} after Chrome was killed",
+        killed_at.elapsed()
+    );
     assert!(
         killed_at.elapsed() < Duration::from_secs(3),
         "the pending command waited {:?}",
@@ -246,6 +259,10 @@ fn a_crashed_renderer_fails_the_pending_command_with_target_crashed() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     });
     let outcome = finish(pending);
+    println!(
+        "figure: pending command failed {:?} after the renderer crash was requested",
+        outcome.took
+    );
     let json = outcome.json();
     assert_eq!(json["code"], "target_crashed", "{outcome:?}");
     assert!(outcome.took < Duration::from_secs(10));
@@ -305,6 +322,10 @@ fn a_dropped_cdp_socket_fails_pending_calls_and_the_next_command_reconnects_to_t
     );
     assert!(reply[0].contains("\"success\":true"), "{reply:?}");
     let outcome = finish(pending);
+    println!(
+        "figure: pending command failed {:?} after the CDP socket drop",
+        started.elapsed()
+    );
     assert!(
         started.elapsed() < Duration::from_secs(3),
         "pending call waited {:?}",
@@ -331,6 +352,10 @@ fn a_server_that_never_answers_times_out_at_the_deadline_and_close_still_works()
     assert!(never.stderr.contains("timed out"), "{never:?}");
     assert!(never.took < Duration::from_secs(10), "{never:?}");
     let closed = ab.run(&["close"]).success();
+    println!(
+        "figure: never-answering server: open failed after {:?}, close took {:?}",
+        never.took, closed.took
+    );
     assert!(
         closed.took < Duration::from_secs(2),
         "close took {:?}",
