@@ -77,6 +77,7 @@ pub struct Daemon {
     running: Mutex<Vec<(u64, CancellationToken)>>,
     next_command: std::sync::atomic::AtomicU64,
     last_activity: Mutex<Instant>,
+    in_flight: std::sync::atomic::AtomicUsize,
     /// Cancelled when the daemon should exit.
     pub shutdown: CancellationToken,
     /// Hooks for the live view (the stream server), set by the server at start.
@@ -107,6 +108,7 @@ impl Daemon {
             running: Mutex::new(Vec::new()),
             next_command: std::sync::atomic::AtomicU64::new(1),
             last_activity: Mutex::new(Instant::now()),
+            in_flight: std::sync::atomic::AtomicUsize::new(0),
             shutdown: CancellationToken::new(),
             stream: Mutex::new(None),
         })
@@ -141,6 +143,7 @@ impl Daemon {
     /// Handles one request and returns the response line.
     pub async fn handle(self: &Arc<Self>, request: Request) -> Value {
         self.touch();
+        let _running = InFlight::enter(&self.in_flight);
         let started = Instant::now();
         if let Some(hooks) = self.stream_hooks() {
             hooks.command(&request);
@@ -516,6 +519,22 @@ impl Daemon {
         let content =
             json!({"targetId": target, "url": url, "pinned": live.spec.pin_tab}).to_string();
         let _ = self.files.write("target", &content);
+    }
+}
+
+/// Counts a command as running for as long as it lives (also when its future is dropped).
+struct InFlight<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl<'a> InFlight<'a> {
+    fn enter(counter: &'a std::sync::atomic::AtomicUsize) -> Self {
+        counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        InFlight(counter)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
     }
 }
 
