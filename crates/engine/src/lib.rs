@@ -29,6 +29,7 @@ pub mod element;
 mod error;
 pub mod glob;
 pub mod refs;
+mod snapshot;
 mod session;
 mod tab;
 
@@ -37,6 +38,7 @@ pub use error::{EngineError, Result};
 pub use session::{
     Evaluated, Navigated, ScreenshotOptions, Session, SessionOptions, TabListing, WaitUntil,
 };
+pub use snapshot::{RefInfo, Snapshot, SnapshotDiff, SnapshotOptions, diff_text};
 pub use tab::{ConsoleMessage, Dialog, DialogEvent, PageError, Tab, TabOptions, TabState};
 
 pub use abx_chrome::{CloseReceipt, LaunchOptions};

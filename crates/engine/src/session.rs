@@ -161,7 +161,6 @@ pub struct Session {
     options: SessionOptions,
     tabs: Mutex<TabTable>,
     /// Snapshot refs per tab.
-    #[allow(dead_code)] // used by the snapshot/actions modules as they land
     pub(crate) refs: crate::refs::RefStore,
 }
 
