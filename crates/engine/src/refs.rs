@@ -121,6 +121,8 @@ pub(crate) struct TabRefs {
     pub(crate) last_snapshot: Option<String>,
     pub(crate) frames: crate::snapshot::frames::FrameSessions,
     pub(crate) mouse: Mouse,
+    /// Modifier keys held down by `keydown` (CDP bits), applied to later input.
+    pub(crate) modifiers: i64,
 }
 
 #[derive(Default)]

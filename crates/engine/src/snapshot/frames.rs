@@ -123,12 +123,4 @@ impl Session {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
-
-    /// The session a ref's document is reached through.
-    pub(crate) fn session_by_id(&self, tab: &Tab, session_id: Option<&str>) -> CdpSession {
-        match session_id {
-            Some(id) => self.browser().connection().session(id),
-            None => tab.cdp().clone(),
-        }
-    }
 }

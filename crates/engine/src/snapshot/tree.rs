@@ -293,12 +293,23 @@ impl Tree {
     }
 
     /// Roots of the part of the tree whose DOM nodes are in `ids` (a `-s` subtree): nodes in the
-    /// set whose AX parent is not.
+    /// set with no AX ancestor in the set. (Upstream looks at the parent only, so the options of
+    /// a `<select>` — whose popup lives in the select's user-agent shadow tree, outside the DOM
+    /// subtree — print a second time as extra roots; looking at every ancestor fixes that.)
     pub(crate) fn subtree_roots(&self, ids: &HashSet<i64>) -> Vec<usize> {
         let inside: Vec<bool> = self.nodes.iter().map(|n| n.backend.is_some_and(|b| ids.contains(&b))).collect();
-        (0..self.nodes.len())
-            .filter(|&i| inside[i] && !self.nodes[i].parent.is_some_and(|p| inside[p]))
-            .collect()
+        let has_inside_ancestor = |mut i: usize| {
+            // Bounded by the node count: a malformed tree with a cycle cannot loop forever.
+            for _ in 0..self.nodes.len() {
+                match self.nodes[i].parent {
+                    Some(p) if inside[p] => return true,
+                    Some(p) => i = p,
+                    None => return false,
+                }
+            }
+            false
+        };
+        (0..self.nodes.len()).filter(|&i| inside[i] && !has_inside_ancestor(i)).collect()
     }
 
     /// Renders the given roots.
