@@ -303,3 +303,33 @@ async fn warm_snapshot_and_ref_click_are_quick() {
     assert!(snaps[7] < std::time::Duration::from_millis(250), "snapshot median {:?}", snaps[7]);
     h.close().await;
 }
+
+#[tokio::test]
+async fn a_ref_to_a_node_removed_without_a_new_snapshot_is_stale() {
+    let h = Harness::at("/fixture.html").await;
+    h.session.snapshot(&interactive()).await.expect("snapshot");
+    // The page keeps the node alive (so it still resolves) but takes it out of the document.
+    h.eval("window.__kept = document.querySelector('nav a'); window.__kept.remove()").await;
+    let err = h.session.get_text("@e5", None).await;
+    assert!(matches!(err, Err(EngineError::StaleRef { .. })), "{err:?}");
+    let err = h.session.click("@e5", &ClickOptions::default(), None).await;
+    assert!(matches!(err, Err(EngineError::StaleRef { .. })), "{err:?}");
+    h.close().await;
+}
+
+#[tokio::test]
+async fn a_ref_from_a_page_restored_by_back_is_stale() {
+    // Back/forward cache can bring the very same document (and nodes) back; refs from before the
+    // navigation must still fail instead of quietly working again.
+    let h = Harness::at("/page1.html").await;
+    h.session.snapshot(&interactive()).await.expect("snapshot");
+    h.eval("window.__kept = 1").await;
+    h.open("/page2.html").await;
+    h.session.history(-1, None).await.expect("back");
+    let restored = h.eval("window.__kept === 1").await;
+    eprintln!("restored from back/forward cache: {restored}");
+    let err = h.session.click("@e2", &ClickOptions::default(), None).await;
+    assert!(matches!(err, Err(EngineError::StaleRef { .. })), "{err:?}");
+    assert_eq!(h.session.url().await.expect("url"), h.site.url("/page1.html"));
+    h.close().await;
+}
