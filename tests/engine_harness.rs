@@ -22,8 +22,15 @@ impl Harness {
     /// hang fails the test quickly.
     pub async fn start() -> Harness {
         let site = FixtureServer::start().await.expect("fixture server");
-        let browser = Arc::new(Browser::launch(abx_tests::launch_options(None)).await.expect("launch Chrome"));
-        let options = SessionOptions { default_timeout: Duration::from_secs(5), ..SessionOptions::default() };
+        let browser = Arc::new(
+            Browser::launch(abx_tests::launch_options(None))
+                .await
+                .expect("launch Chrome"),
+        );
+        let options = SessionOptions {
+            default_timeout: Duration::from_secs(5),
+            ..SessionOptions::default()
+        };
         let session = Session::start(browser, options).await.expect("session");
         Harness { site, session }
     }
@@ -36,13 +43,24 @@ impl Harness {
     }
 
     pub async fn open(&self, path: &str) {
-        let url = if path.contains(':') { path.to_string() } else { self.site.url(path) };
-        self.session.navigate(&url, WaitUntil::Load, None).await.expect("navigate");
+        let url = if path.contains(':') {
+            path.to_string()
+        } else {
+            self.site.url(path)
+        };
+        self.session
+            .navigate(&url, WaitUntil::Load, None)
+            .await
+            .expect("navigate");
     }
 
     /// Evaluates `script` in the page and returns its value.
     pub async fn eval(&self, script: &str) -> Value {
-        self.session.evaluate(script, None).await.expect("evaluate").value
+        self.session
+            .evaluate(script, None)
+            .await
+            .expect("evaluate")
+            .value
     }
 
     /// Polls `script` until it returns `expected`.
@@ -53,7 +71,10 @@ impl Harness {
             if value == expected {
                 return;
             }
-            assert!(Instant::now() < deadline, "{script} stayed {value}, expected {expected}");
+            assert!(
+                Instant::now() < deadline,
+                "{script} stayed {value}, expected {expected}"
+            );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
@@ -67,14 +88,20 @@ impl Harness {
 
 /// `tests/golden/<name>`; `ABX_BLESS=1` rewrites it with `actual`.
 pub fn golden(name: &str, actual: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("golden").join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("golden")
+        .join(name);
     if std::env::var("ABX_BLESS").is_ok_and(|v| v == "1") {
         std::fs::create_dir_all(path.parent().expect("golden dir")).expect("create golden dir");
         std::fs::write(&path, actual).expect("write golden");
         return;
     }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with ABX_BLESS=1 to create it)", path.display()));
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (run with ABX_BLESS=1 to create it)",
+            path.display()
+        )
+    });
     if expected != actual {
         panic!(
             "{} differs (ABX_BLESS=1 rewrites it)\n--- expected\n{expected}\n--- actual\n{actual}\n---",

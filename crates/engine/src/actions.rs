@@ -277,9 +277,18 @@ const RENDERED_FN: &str = r#"function() {
   return s.visibility === 'visible' && r.width > 0 && r.height > 0;
 }"#;
 
-fn mouse(kind: &str, point: Point, button: &str, buttons: i64, count: i64) -> (&'static str, Value) {
-    ("Input.dispatchMouseEvent", json!({"type": kind, "x": point.x, "y": point.y, "button": button,
-                                        "buttons": buttons, "clickCount": count}))
+fn mouse(
+    kind: &str,
+    point: Point,
+    button: &str,
+    buttons: i64,
+    count: i64,
+) -> (&'static str, Value) {
+    (
+        "Input.dispatchMouseEvent",
+        json!({"type": kind, "x": point.x, "y": point.y, "button": button,
+                                        "buttons": buttons, "clickCount": count}),
+    )
 }
 
 fn click_events(point: Point, button: &str, bit: i64, count: i64) -> Vec<(&'static str, Value)> {
@@ -293,20 +302,34 @@ fn click_events(point: Point, button: &str, bit: i64, count: i64) -> Vec<(&'stat
 
 impl Session {
     /// The active tab and the deadline of one command.
-    pub(crate) async fn begin(&self, timeout: Option<Duration>) -> Result<(std::sync::Arc<Tab>, Instant, Duration)> {
+    pub(crate) async fn begin(
+        &self,
+        timeout: Option<Duration>,
+    ) -> Result<(std::sync::Arc<Tab>, Instant, Duration)> {
         let timeout = timeout.unwrap_or(self.options().default_timeout);
         let tab = self.active_tab().await?;
         Ok((tab, Instant::now() + timeout, timeout))
     }
 
     /// Locates `selector` with the tab's dialog/close/crash guard.
-    pub(crate) async fn locate_on(&self, tab: &Tab, command: &str, selector: &str, timeout: Duration) -> Result<Handle> {
-        tab.guarded(command, self.locate(tab, selector, timeout)).await
+    pub(crate) async fn locate_on(
+        &self,
+        tab: &Tab,
+        command: &str,
+        selector: &str,
+        timeout: Duration,
+    ) -> Result<Handle> {
+        tab.guarded(command, self.locate(tab, selector, timeout))
+            .await
     }
 
     /// The session input for an element goes to: a cross-site frame's own, else the tab's.
     fn input_session(tab: &Tab, handle: &Handle) -> abx_cdp::Session {
-        if handle.oopif { handle.session.clone() } else { tab.cdp().clone() }
+        if handle.oopif {
+            handle.session.clone()
+        } else {
+            tab.cdp().clone()
+        }
     }
 
     fn note_mouse(&self, tab: &Tab, handle: Option<&Handle>, point: Point, buttons: i64) {
@@ -323,13 +346,25 @@ impl Session {
 
     /// `click <selector> [--new-tab]`: scrolls the element into view, waits until it can be
     /// clicked, checks nothing covers it, and clicks its centre with real mouse events.
-    pub async fn click(&self, selector: &str, options: &ClickOptions, timeout: Option<Duration>) -> Result<Clicked> {
+    pub async fn click(
+        &self,
+        selector: &str,
+        options: &ClickOptions,
+        timeout: Option<Duration>,
+    ) -> Result<Clicked> {
         let (tab, deadline, timeout) = self.begin(timeout).await?;
         let mut handle = self.locate_on(&tab, "click", selector, timeout).await?;
         let outcome = if options.new_tab {
             self.open_link_in_new_tab(&tab, &handle, timeout).await
         } else {
-            self.click_handle(&tab, &mut handle, options.button.as_deref().unwrap_or("left"), 1, deadline).await
+            self.click_handle(
+                &tab,
+                &mut handle,
+                options.button.as_deref().unwrap_or("left"),
+                1,
+                deadline,
+            )
+            .await
         };
         handle.release().await;
         outcome
@@ -339,7 +374,9 @@ impl Session {
     pub async fn dblclick(&self, selector: &str, timeout: Option<Duration>) -> Result<Clicked> {
         let (tab, deadline, timeout) = self.begin(timeout).await?;
         let mut handle = self.locate_on(&tab, "dblclick", selector, timeout).await?;
-        let outcome = self.click_handle(&tab, &mut handle, "left", 2, deadline).await;
+        let outcome = self
+            .click_handle(&tab, &mut handle, "left", 2, deadline)
+            .await;
         handle.release().await;
         outcome
     }
@@ -353,14 +390,36 @@ impl Session {
         deadline: Instant,
     ) -> Result<Clicked> {
         let (button, bit) = input::button(button)?;
-        let point = tab.guarded("click", self.actionable(tab, handle, Checks::CLICK, "click", deadline)).await?;
+        let point = tab
+            .guarded(
+                "click",
+                self.actionable(tab, handle, Checks::CLICK, "click", deadline),
+            )
+            .await?;
         let session = Self::input_session(tab, handle);
-        let dialog = input::dispatch(tab, &session, "click", &click_events(point, button, bit, count), deadline).await?;
+        let dialog = input::dispatch(
+            tab,
+            &session,
+            "click",
+            &click_events(point, button, bit, count),
+            deadline,
+        )
+        .await?;
         self.note_mouse(tab, Some(handle), point, 0);
-        Ok(Clicked { clicked: handle.selector.clone(), dialog_opened: dialog, new_tab: None, url: None })
+        Ok(Clicked {
+            clicked: handle.selector.clone(),
+            dialog_opened: dialog,
+            new_tab: None,
+            url: None,
+        })
     }
 
-    async fn open_link_in_new_tab(&self, tab: &Tab, handle: &Handle, timeout: Duration) -> Result<Clicked> {
+    async fn open_link_in_new_tab(
+        &self,
+        tab: &Tab,
+        handle: &Handle,
+        timeout: Duration,
+    ) -> Result<Clicked> {
         let href = tab
             .guarded(
                 "click",
@@ -374,17 +433,31 @@ impl Session {
             )));
         };
         self.tab_new(Some(&url), None).await?;
-        Ok(Clicked { clicked: handle.selector.clone(), dialog_opened: false, new_tab: Some(true), url: Some(url) })
+        Ok(Clicked {
+            clicked: handle.selector.clone(),
+            dialog_opened: false,
+            new_tab: Some(true),
+            url: Some(url),
+        })
     }
 
     /// `fill <selector> <value>`: focuses, clears (with an `input` event) and inserts the text
     /// in one `Input.insertText`.
-    pub async fn fill(&self, selector: &str, value: &str, timeout: Option<Duration>) -> Result<Filled> {
+    pub async fn fill(
+        &self,
+        selector: &str,
+        value: &str,
+        timeout: Option<Duration>,
+    ) -> Result<Filled> {
         let (tab, deadline, timeout) = self.begin(timeout).await?;
         let mut handle = self.locate_on(&tab, "fill", selector, timeout).await?;
-        let outcome = self.fill_handle(&tab, &mut handle, value, deadline, timeout).await;
+        let outcome = self
+            .fill_handle(&tab, &mut handle, value, deadline, timeout)
+            .await;
         handle.release().await;
-        outcome.map(|_| Filled { filled: selector.to_string() })
+        outcome.map(|_| Filled {
+            filled: selector.to_string(),
+        })
     }
 
     pub(crate) async fn fill_handle(
@@ -395,17 +468,29 @@ impl Session {
         deadline: Instant,
         timeout: Duration,
     ) -> Result<()> {
-        tab.guarded("fill", self.actionable(tab, handle, Checks::TYPE, "fill", deadline)).await?;
-        let prepared = tab.guarded("fill", handle.call(CLEAR_FN, &[json!(value), json!(true)], timeout)).await?;
+        tab.guarded(
+            "fill",
+            self.actionable(tab, handle, Checks::TYPE, "fill", deadline),
+        )
+        .await?;
+        let prepared = tab
+            .guarded(
+                "fill",
+                handle.call(CLEAR_FN, &[json!(value), json!(true)], timeout),
+            )
+            .await?;
         match prepared.as_str() {
             Some("done") => Ok(()),
             Some("insert") => {
                 if !value.is_empty() {
-                    tab.call("fill", "Input.insertText", json!({"text": value}), timeout).await?;
+                    tab.call("fill", "Input.insertText", json!({"text": value}), timeout)
+                        .await?;
                 }
                 Ok(())
             }
-            other => Err(EngineError::Invalid(other.unwrap_or("cannot fill this element").to_string())),
+            other => Err(EngineError::Invalid(
+                other.unwrap_or("cannot fill this element").to_string(),
+            )),
         }
     }
 
@@ -422,15 +507,36 @@ impl Session {
         let (tab, deadline, timeout) = self.begin(timeout).await?;
         let mut handle = self.locate_on(&tab, "type", selector, timeout).await?;
         let outcome = async {
-            let checks = Checks { editable: false, ..Checks::TYPE };
-            tab.guarded("type", self.actionable(&tab, &mut handle, checks, "type", deadline)).await?;
+            let checks = Checks {
+                editable: false,
+                ..Checks::TYPE
+            };
+            tab.guarded(
+                "type",
+                self.actionable(&tab, &mut handle, checks, "type", deadline),
+            )
+            .await?;
             if clear {
-                let prepared = tab.guarded("type", handle.call(CLEAR_FN, &[json!(""), json!(false)], timeout)).await?;
+                let prepared = tab
+                    .guarded(
+                        "type",
+                        handle.call(CLEAR_FN, &[json!(""), json!(false)], timeout),
+                    )
+                    .await?;
                 if prepared.as_str() != Some("insert") {
-                    return Err(EngineError::Invalid(prepared.as_str().unwrap_or("cannot clear this element").to_string()));
+                    return Err(EngineError::Invalid(
+                        prepared
+                            .as_str()
+                            .unwrap_or("cannot clear this element")
+                            .to_string(),
+                    ));
                 }
             } else {
-                tab.guarded("type", handle.call("function() { this.focus(); }", &[], timeout)).await?;
+                tab.guarded(
+                    "type",
+                    handle.call("function() { this.focus(); }", &[], timeout),
+                )
+                .await?;
             }
             self.type_into_focus(&tab, text, delay, deadline).await
         }
@@ -440,7 +546,13 @@ impl Session {
     }
 
     /// Types `text` into whatever has focus.
-    async fn type_into_focus(&self, tab: &Tab, text: &str, delay: Option<Duration>, deadline: Instant) -> Result<Typed> {
+    async fn type_into_focus(
+        &self,
+        tab: &Tab,
+        text: &str,
+        delay: Option<Duration>,
+        deadline: Instant,
+    ) -> Result<Typed> {
         let held = self.refs.with_tab(tab.target_id(), |t| t.modifiers);
         let session = tab.cdp().clone();
         let to_events = |strokes: Vec<Stroke>| -> Vec<(&'static str, Value)> {
@@ -459,16 +571,29 @@ impl Session {
                 if i > 0 {
                     tokio::time::sleep(delay).await;
                 }
-                dialog = input::dispatch(tab, &session, "type", &to_events(input::char_strokes(c, held)), deadline).await?;
+                dialog = input::dispatch(
+                    tab,
+                    &session,
+                    "type",
+                    &to_events(input::char_strokes(c, held)),
+                    deadline,
+                )
+                .await?;
                 if dialog {
                     break;
                 }
             }
         } else {
-            let events: Vec<Stroke> = text.chars().flat_map(|c| input::char_strokes(c, held)).collect();
+            let events: Vec<Stroke> = text
+                .chars()
+                .flat_map(|c| input::char_strokes(c, held))
+                .collect();
             dialog = input::dispatch(tab, &session, "type", &to_events(events), deadline).await?;
         }
-        Ok(Typed { typed: text.to_string(), dialog_opened: dialog })
+        Ok(Typed {
+            typed: text.to_string(),
+            dialog_opened: dialog,
+        })
     }
 
     /// `press <key>` / `key <key>`: a key or chord (`Enter`, `Control+a`, `Shift+Tab`) on the
@@ -477,40 +602,70 @@ impl Session {
         let (tab, deadline, _) = self.begin(timeout).await?;
         let chord = input::parse_chord(key)?;
         let held = self.refs.with_tab(tab.target_id(), |t| t.modifiers);
-        let events: Vec<(&str, Value)> =
-            input::press_events(&chord, held).into_iter().map(|e| ("Input.dispatchKeyEvent", e)).collect();
+        let events: Vec<(&str, Value)> = input::press_events(&chord, held)
+            .into_iter()
+            .map(|e| ("Input.dispatchKeyEvent", e))
+            .collect();
         let dialog = input::dispatch(&tab, tab.cdp(), "press", &events, deadline).await?;
-        Ok(Pressed { pressed: key.to_string(), dialog_opened: dialog })
+        Ok(Pressed {
+            pressed: key.to_string(),
+            dialog_opened: dialog,
+        })
     }
 
     /// `keydown <key>`: holds a key (a held modifier applies to later keys and clicks).
     pub async fn key_down(&self, key: &str, timeout: Option<Duration>) -> Result<KeyDown> {
         let (tab, deadline, _) = self.begin(timeout).await?;
-        let k = input::named_key(key).ok_or_else(|| EngineError::Invalid(format!("Unknown key: \"{key}\"")))?;
+        let k = input::named_key(key)
+            .ok_or_else(|| EngineError::Invalid(format!("Unknown key: \"{key}\"")))?;
         let held = self.refs.with_tab(tab.target_id(), |t| {
             t.modifiers |= k.modifier;
             t.modifiers
         });
         let event = input::key_event("keyDown", &k, held);
-        input::dispatch(&tab, tab.cdp(), "keydown", &[("Input.dispatchKeyEvent", event)], deadline).await?;
-        Ok(KeyDown { keydown: key.to_string() })
+        input::dispatch(
+            &tab,
+            tab.cdp(),
+            "keydown",
+            &[("Input.dispatchKeyEvent", event)],
+            deadline,
+        )
+        .await?;
+        Ok(KeyDown {
+            keydown: key.to_string(),
+        })
     }
 
     /// `keyup <key>`.
     pub async fn key_up(&self, key: &str, timeout: Option<Duration>) -> Result<KeyUp> {
         let (tab, deadline, _) = self.begin(timeout).await?;
-        let k = input::named_key(key).ok_or_else(|| EngineError::Invalid(format!("Unknown key: \"{key}\"")))?;
+        let k = input::named_key(key)
+            .ok_or_else(|| EngineError::Invalid(format!("Unknown key: \"{key}\"")))?;
         let held = self.refs.with_tab(tab.target_id(), |t| {
             t.modifiers &= !k.modifier;
             t.modifiers
         });
         let event = input::key_event("keyUp", &k, held);
-        input::dispatch(&tab, tab.cdp(), "keyup", &[("Input.dispatchKeyEvent", event)], deadline).await?;
-        Ok(KeyUp { keyup: key.to_string() })
+        input::dispatch(
+            &tab,
+            tab.cdp(),
+            "keyup",
+            &[("Input.dispatchKeyEvent", event)],
+            deadline,
+        )
+        .await?;
+        Ok(KeyUp {
+            keyup: key.to_string(),
+        })
     }
 
     /// `keyboard type <text>`: types into the focused element with key events.
-    pub async fn keyboard_type(&self, text: &str, delay: Option<Duration>, timeout: Option<Duration>) -> Result<Typed> {
+    pub async fn keyboard_type(
+        &self,
+        text: &str,
+        delay: Option<Duration>,
+        timeout: Option<Duration>,
+    ) -> Result<Typed> {
         let (tab, deadline, _) = self.begin(timeout).await?;
         self.type_into_focus(&tab, text, delay, deadline).await
     }
@@ -518,7 +673,13 @@ impl Session {
     /// `keyboard inserttext <text>`: inserts text without key events (`Input.insertText`).
     pub async fn insert_text(&self, text: &str, timeout: Option<Duration>) -> Result<Inserted> {
         let (tab, _, timeout) = self.begin(timeout).await?;
-        tab.call("keyboard", "Input.insertText", json!({"text": text}), timeout).await?;
+        tab.call(
+            "keyboard",
+            "Input.insertText",
+            json!({"text": text}),
+            timeout,
+        )
+        .await?;
         Ok(Inserted { inserted: true })
     }
 
@@ -528,13 +689,32 @@ impl Session {
         let mut handle = self.locate_on(&tab, "hover", selector, timeout).await?;
         let outcome = self.hover_handle(&tab, &mut handle, deadline).await;
         handle.release().await;
-        outcome.map(|_| Hovered { hovered: selector.to_string() })
+        outcome.map(|_| Hovered {
+            hovered: selector.to_string(),
+        })
     }
 
-    pub(crate) async fn hover_handle(&self, tab: &Tab, handle: &mut Handle, deadline: Instant) -> Result<()> {
-        let point = tab.guarded("hover", self.actionable(tab, handle, Checks::HOVER, "hover", deadline)).await?;
+    pub(crate) async fn hover_handle(
+        &self,
+        tab: &Tab,
+        handle: &mut Handle,
+        deadline: Instant,
+    ) -> Result<()> {
+        let point = tab
+            .guarded(
+                "hover",
+                self.actionable(tab, handle, Checks::HOVER, "hover", deadline),
+            )
+            .await?;
         let session = Self::input_session(tab, handle);
-        input::dispatch(tab, &session, "hover", &[mouse("mouseMoved", point, "none", 0, 0)], deadline).await?;
+        input::dispatch(
+            tab,
+            &session,
+            "hover",
+            &[mouse("mouseMoved", point, "none", 0, 0)],
+            deadline,
+        )
+        .await?;
         self.note_mouse(tab, Some(handle), point, 0);
         Ok(())
     }
@@ -543,24 +723,48 @@ impl Session {
     pub async fn focus(&self, selector: &str, timeout: Option<Duration>) -> Result<Focused> {
         let (tab, _, timeout) = self.begin(timeout).await?;
         let handle = self.locate_on(&tab, "focus", selector, timeout).await?;
-        let outcome = tab.guarded("focus", handle.call("function() { this.focus(); }", &[], timeout)).await;
+        let outcome = tab
+            .guarded(
+                "focus",
+                handle.call("function() { this.focus(); }", &[], timeout),
+            )
+            .await;
         handle.release().await;
-        outcome.map(|_| Focused { focused: selector.to_string() })
+        outcome.map(|_| Focused {
+            focused: selector.to_string(),
+        })
     }
 
     /// `select <selector> <value…>`: selects options by value or visible label (all matches on a
     /// `<select multiple>`, the first otherwise) and fires `input` and `change`.
-    pub async fn select(&self, selector: &str, values: &[String], timeout: Option<Duration>) -> Result<Selected> {
+    pub async fn select(
+        &self,
+        selector: &str,
+        values: &[String],
+        timeout: Option<Duration>,
+    ) -> Result<Selected> {
         let (tab, deadline, timeout) = self.begin(timeout).await?;
         let mut handle = self.locate_on(&tab, "select", selector, timeout).await?;
         let outcome = async {
-            let checks = Checks { visible: true, enabled: true, ..Checks::default() };
-            tab.guarded("select", self.actionable(&tab, &mut handle, checks, "select", deadline)).await?;
-            let reply = tab.guarded("select", handle.call(SELECT_FN, &[json!(values)], timeout)).await?;
+            let checks = Checks {
+                visible: true,
+                enabled: true,
+                ..Checks::default()
+            };
+            tab.guarded(
+                "select",
+                self.actionable(&tab, &mut handle, checks, "select", deadline),
+            )
+            .await?;
+            let reply = tab
+                .guarded("select", handle.call(SELECT_FN, &[json!(values)], timeout))
+                .await?;
             if let Some(error) = reply.get("error").and_then(Value::as_str) {
                 return Err(EngineError::Invalid(error.to_string()));
             }
-            Ok(Selected { selected: values.to_vec() })
+            Ok(Selected {
+                selected: values.to_vec(),
+            })
         }
         .await;
         handle.release().await;
@@ -569,18 +773,33 @@ impl Session {
 
     /// `check <selector>`.
     pub async fn check(&self, selector: &str, timeout: Option<Duration>) -> Result<Checked> {
-        self.set_checked(selector, true, timeout).await.map(|_| Checked { checked: selector.to_string() })
+        self.set_checked(selector, true, timeout)
+            .await
+            .map(|_| Checked {
+                checked: selector.to_string(),
+            })
     }
 
     /// `uncheck <selector>`.
     pub async fn uncheck(&self, selector: &str, timeout: Option<Duration>) -> Result<Unchecked> {
-        self.set_checked(selector, false, timeout).await.map(|_| Unchecked { unchecked: selector.to_string() })
+        self.set_checked(selector, false, timeout)
+            .await
+            .map(|_| Unchecked {
+                unchecked: selector.to_string(),
+            })
     }
 
-    async fn set_checked(&self, selector: &str, want: bool, timeout: Option<Duration>) -> Result<()> {
+    async fn set_checked(
+        &self,
+        selector: &str,
+        want: bool,
+        timeout: Option<Duration>,
+    ) -> Result<()> {
         let (tab, deadline, timeout) = self.begin(timeout).await?;
         let mut handle = self.locate_on(&tab, "check", selector, timeout).await?;
-        let outcome = self.set_checked_handle(&tab, &mut handle, want, deadline, timeout).await;
+        let outcome = self
+            .set_checked_handle(&tab, &mut handle, want, deadline, timeout)
+            .await;
         handle.release().await;
         outcome
     }
@@ -608,12 +827,22 @@ impl Session {
         if now.as_bool() == Some(want) {
             return Ok(());
         }
-        if !want && handle.call("function() { return this.type === 'radio'; }", &[], timeout).await? == Value::Bool(true) {
-            return Err(EngineError::Invalid("Cannot uncheck a radio button; check another one in its group".into()));
+        if !want
+            && handle
+                .call("function() { return this.type === 'radio'; }", &[], timeout)
+                .await?
+                == Value::Bool(true)
+        {
+            return Err(EngineError::Invalid(
+                "Cannot uncheck a radio button; check another one in its group".into(),
+            ));
         }
         // A real click when the control is rendered; styled controls often hide the input itself,
         // and then a script click is what a user's click on its label amounts to.
-        let rendered = tab.guarded(command, handle.call(RENDERED_FN, &[], timeout)).await? == Value::Bool(true);
+        let rendered = tab
+            .guarded(command, handle.call(RENDERED_FN, &[], timeout))
+            .await?
+            == Value::Bool(true);
         if rendered {
             let clicked = self.click_handle(tab, handle, "left", 1, deadline).await?;
             if clicked.dialog_opened {
@@ -621,7 +850,11 @@ impl Session {
             }
         }
         if state(handle).await?.as_bool() != Some(want) {
-            tab.guarded(command, handle.call("function() { this.click(); }", &[], timeout)).await?;
+            tab.guarded(
+                command,
+                handle.call("function() { this.click(); }", &[], timeout),
+            )
+            .await?;
         }
         if state(handle).await?.as_bool() != Some(want) {
             return Err(EngineError::Invalid(format!(
@@ -647,7 +880,9 @@ impl Session {
             "right" => (amount, 0.0),
             "left" => (-amount, 0.0),
             other => {
-                return Err(EngineError::Invalid(format!("Invalid direction: {other}. Use up, down, left or right")));
+                return Err(EngineError::Invalid(format!(
+                    "Invalid direction: {other}. Use up, down, left or right"
+                )));
             }
         };
         let (tab, _, timeout) = self.begin(timeout).await?;
@@ -655,7 +890,14 @@ impl Session {
             Some(selector) => {
                 let handle = self.locate_on(&tab, "scroll", selector, timeout).await?;
                 let outcome = tab
-                    .guarded("scroll", handle.call("function(dx, dy) { this.scrollBy(dx, dy); }", &[json!(dx), json!(dy)], timeout))
+                    .guarded(
+                        "scroll",
+                        handle.call(
+                            "function(dx, dy) { this.scrollBy(dx, dy); }",
+                            &[json!(dx), json!(dy)],
+                            timeout,
+                        ),
+                    )
                     .await;
                 handle.release().await;
                 outcome?;
@@ -676,24 +918,41 @@ impl Session {
     }
 
     /// `scrollintoview <selector>`.
-    pub async fn scroll_into_view(&self, selector: &str, timeout: Option<Duration>) -> Result<ScrolledIntoView> {
+    pub async fn scroll_into_view(
+        &self,
+        selector: &str,
+        timeout: Option<Duration>,
+    ) -> Result<ScrolledIntoView> {
         let (tab, _, timeout) = self.begin(timeout).await?;
-        let handle = self.locate_on(&tab, "scrollintoview", selector, timeout).await?;
+        let handle = self
+            .locate_on(&tab, "scrollintoview", selector, timeout)
+            .await?;
         let outcome = tab
             .guarded(
                 "scrollintoview",
-                handle.call("function() { this.scrollIntoView({block: 'center', inline: 'center'}); }", &[], timeout),
+                handle.call(
+                    "function() { this.scrollIntoView({block: 'center', inline: 'center'}); }",
+                    &[],
+                    timeout,
+                ),
             )
             .await;
         handle.release().await;
-        outcome.map(|_| ScrolledIntoView { scrolled: selector.to_string() })
+        outcome.map(|_| ScrolledIntoView {
+            scrolled: selector.to_string(),
+        })
     }
 
     /// `drag <source> <target>`: presses on the source, moves to the target in steps, releases.
     /// An HTML5 `draggable` source is dragged with Chrome's drag interception
     /// (`Input.setInterceptDrags` + `Input.dispatchDragEvent`), which headless Chrome needs for
     /// `dragstart`/`drop` to fire.
-    pub async fn drag(&self, source: &str, target: &str, timeout: Option<Duration>) -> Result<Dragged> {
+    pub async fn drag(
+        &self,
+        source: &str,
+        target: &str,
+        timeout: Option<Duration>,
+    ) -> Result<Dragged> {
         let (tab, deadline, timeout) = self.begin(timeout).await?;
         let mut from = self.locate_on(&tab, "drag", source, timeout).await?;
         let mut to = match self.locate_on(&tab, "drag", target, timeout).await {
@@ -703,10 +962,16 @@ impl Session {
                 return Err(err);
             }
         };
-        let outcome = self.drag_handles(&tab, &mut from, &mut to, deadline, timeout).await;
+        let outcome = self
+            .drag_handles(&tab, &mut from, &mut to, deadline, timeout)
+            .await;
         from.release().await;
         to.release().await;
-        outcome.map(|_| Dragged { dragged: true, source: source.to_string(), target: target.to_string() })
+        outcome.map(|_| Dragged {
+            dragged: true,
+            source: source.to_string(),
+            target: target.to_string(),
+        })
     }
 
     async fn drag_handles(
@@ -718,34 +983,87 @@ impl Session {
         timeout: Duration,
     ) -> Result<()> {
         if from.oopif || to.oopif {
-            return Err(EngineError::Invalid("drag between cross-site frames is not supported".into()));
+            return Err(EngineError::Invalid(
+                "drag between cross-site frames is not supported".into(),
+            ));
         }
-        let start = tab.guarded("drag", self.actionable(tab, from, Checks::CLICK, "drag", deadline)).await?;
-        let draggable = tab.guarded("drag", from.call("function() { return !!this.closest('[draggable=true]'); }", &[], timeout)).await?
+        let start = tab
+            .guarded(
+                "drag",
+                self.actionable(tab, from, Checks::CLICK, "drag", deadline),
+            )
+            .await?;
+        let draggable = tab
+            .guarded(
+                "drag",
+                from.call(
+                    "function() { return !!this.closest('[draggable=true]'); }",
+                    &[],
+                    timeout,
+                ),
+            )
+            .await?
             == Value::Bool(true);
         let session = tab.cdp().clone();
         let mut intercepted = None;
         if draggable {
-            intercepted = Some(session.subscribe(abx_cdp::EventFilter::methods(["Input.dragIntercepted"]), 4));
-            tab.call("drag", "Input.setInterceptDrags", json!({"enabled": true}), timeout).await?;
+            intercepted = Some(
+                session.subscribe(abx_cdp::EventFilter::methods(["Input.dragIntercepted"]), 4),
+            );
+            tab.call(
+                "drag",
+                "Input.setInterceptDrags",
+                json!({"enabled": true}),
+                timeout,
+            )
+            .await?;
         }
         let outcome = async {
-            input::dispatch(tab, &session, "drag", &[mouse("mouseMoved", start, "none", 0, 0), mouse("mousePressed", start, "left", 1, 1)], deadline).await?;
+            input::dispatch(
+                tab,
+                &session,
+                "drag",
+                &[
+                    mouse("mouseMoved", start, "none", 0, 0),
+                    mouse("mousePressed", start, "left", 1, 1),
+                ],
+                deadline,
+            )
+            .await?;
             // The target's point is taken after pressing: scrolling it into view must not lose
             // the press.
-            let checks = Checks { hit: false, ..Checks::HOVER };
-            let end = tab.guarded("drag", self.actionable(tab, to, checks, "drag", deadline)).await?;
+            let checks = Checks {
+                hit: false,
+                ..Checks::HOVER
+            };
+            let end = tab
+                .guarded("drag", self.actionable(tab, to, checks, "drag", deadline))
+                .await?;
             const STEPS: i64 = 5;
             let mut drag_data = None;
             for step in 1..=STEPS {
                 let t = step as f64 / STEPS as f64;
-                let p = Point { x: start.x + (end.x - start.x) * t, y: start.y + (end.y - start.y) * t };
-                input::dispatch(tab, &session, "drag", &[mouse("mouseMoved", p, "left", 1, 0)], deadline).await?;
+                let p = Point {
+                    x: start.x + (end.x - start.x) * t,
+                    y: start.y + (end.y - start.y) * t,
+                };
+                input::dispatch(
+                    tab,
+                    &session,
+                    "drag",
+                    &[mouse("mouseMoved", p, "left", 1, 0)],
+                    deadline,
+                )
+                .await?;
                 if let Some(events) = intercepted.as_mut()
                     && drag_data.is_none()
                 {
                     // Chrome reports the drag it intercepted after the move that started it.
-                    let wait = if step == 1 { Duration::from_millis(200) } else { Duration::from_millis(20) };
+                    let wait = if step == 1 {
+                        Duration::from_millis(200)
+                    } else {
+                        Duration::from_millis(20)
+                    };
                     if let Ok(Some(event)) = tokio::time::timeout(wait, events.recv()).await {
                         let params: Value = event.parse().unwrap_or(Value::Null);
                         drag_data = params.get("data").cloned();
@@ -754,26 +1072,49 @@ impl Session {
             }
             if let Some(data) = drag_data {
                 for kind in ["dragEnter", "dragOver", "drop"] {
-                    let params = json!({"type": kind, "x": end.x, "y": end.y, "data": data, "modifiers": 0});
-                    input::dispatch(tab, &session, "drag", &[("Input.dispatchDragEvent", params)], deadline).await?;
+                    let params =
+                        json!({"type": kind, "x": end.x, "y": end.y, "data": data, "modifiers": 0});
+                    input::dispatch(
+                        tab,
+                        &session,
+                        "drag",
+                        &[("Input.dispatchDragEvent", params)],
+                        deadline,
+                    )
+                    .await?;
                 }
             }
-            input::dispatch(tab, &session, "drag", &[mouse("mouseReleased", end, "left", 0, 1)], deadline).await?;
+            input::dispatch(
+                tab,
+                &session,
+                "drag",
+                &[mouse("mouseReleased", end, "left", 0, 1)],
+                deadline,
+            )
+            .await?;
             self.note_mouse(tab, None, end, 0);
             Ok(())
         }
         .await;
         if draggable {
-            let _ = session.send("Input.setInterceptDrags", &json!({"enabled": false})).await;
+            let _ = session
+                .send("Input.setInterceptDrags", &json!({"enabled": false}))
+                .await;
         }
         outcome
     }
 
     /// `upload <selector> <file…>`: sets the files of an `<input type=file>`.
-    pub async fn upload(&self, selector: &str, files: &[String], timeout: Option<Duration>) -> Result<Uploaded> {
+    pub async fn upload(
+        &self,
+        selector: &str,
+        files: &[String],
+        timeout: Option<Duration>,
+    ) -> Result<Uploaded> {
         let mut paths = Vec::with_capacity(files.len());
         for file in files {
-            let path = std::fs::canonicalize(file).map_err(|_| EngineError::Invalid(format!("File not found: {file}")))?;
+            let path = std::fs::canonicalize(file)
+                .map_err(|_| EngineError::Invalid(format!("File not found: {file}")))?;
             paths.push(path.to_string_lossy().into_owned());
         }
         let (tab, _, timeout) = self.begin(timeout).await?;
@@ -804,10 +1145,25 @@ impl Session {
     }
 
     /// `mouse move <x> <y>`.
-    pub async fn mouse_move(&self, x: f64, y: f64, timeout: Option<Duration>) -> Result<MouseMoved> {
+    pub async fn mouse_move(
+        &self,
+        x: f64,
+        y: f64,
+        timeout: Option<Duration>,
+    ) -> Result<MouseMoved> {
         let (tab, deadline, _) = self.begin(timeout).await?;
-        let (buttons, modifiers) = self.refs.with_tab(tab.target_id(), |t| (t.mouse.buttons, t.modifiers));
-        let button = if buttons & 1 != 0 { "left" } else if buttons & 2 != 0 { "right" } else if buttons & 4 != 0 { "middle" } else { "none" };
+        let (buttons, modifiers) = self
+            .refs
+            .with_tab(tab.target_id(), |t| (t.mouse.buttons, t.modifiers));
+        let button = if buttons & 1 != 0 {
+            "left"
+        } else if buttons & 2 != 0 {
+            "right"
+        } else if buttons & 4 != 0 {
+            "middle"
+        } else {
+            "none"
+        };
         let mut event = mouse("mouseMoved", Point { x, y }, button, buttons, 0);
         event.1["modifiers"] = json!(modifiers);
         input::dispatch(&tab, tab.cdp(), "mouse", &[event], deadline).await?;
@@ -816,40 +1172,88 @@ impl Session {
     }
 
     /// `mouse down [button]` at the current mouse position.
-    pub async fn mouse_down(&self, button: Option<&str>, timeout: Option<Duration>) -> Result<MouseDown> {
+    pub async fn mouse_down(
+        &self,
+        button: Option<&str>,
+        timeout: Option<Duration>,
+    ) -> Result<MouseDown> {
         let (tab, deadline, _) = self.begin(timeout).await?;
         let (name, bit) = input::button(button.unwrap_or("left"))?;
         let (at, buttons, modifiers) = self.refs.with_tab(tab.target_id(), |t| {
             t.mouse.buttons |= bit;
-            (Point { x: t.mouse.x, y: t.mouse.y }, t.mouse.buttons, t.modifiers)
+            (
+                Point {
+                    x: t.mouse.x,
+                    y: t.mouse.y,
+                },
+                t.mouse.buttons,
+                t.modifiers,
+            )
         });
         let mut event = mouse("mousePressed", at, name, buttons, 1);
         event.1["modifiers"] = json!(modifiers);
         let dialog = input::dispatch(&tab, tab.cdp(), "mouse", &[event], deadline).await?;
-        Ok(MouseDown { pressed: true, dialog_opened: dialog })
+        Ok(MouseDown {
+            pressed: true,
+            dialog_opened: dialog,
+        })
     }
 
     /// `mouse up [button]` at the current mouse position.
-    pub async fn mouse_up(&self, button: Option<&str>, timeout: Option<Duration>) -> Result<MouseUp> {
+    pub async fn mouse_up(
+        &self,
+        button: Option<&str>,
+        timeout: Option<Duration>,
+    ) -> Result<MouseUp> {
         let (tab, deadline, _) = self.begin(timeout).await?;
         let (name, bit) = input::button(button.unwrap_or("left"))?;
         let (at, buttons, modifiers) = self.refs.with_tab(tab.target_id(), |t| {
             t.mouse.buttons &= !bit;
-            (Point { x: t.mouse.x, y: t.mouse.y }, t.mouse.buttons, t.modifiers)
+            (
+                Point {
+                    x: t.mouse.x,
+                    y: t.mouse.y,
+                },
+                t.mouse.buttons,
+                t.modifiers,
+            )
         });
         let mut event = mouse("mouseReleased", at, name, buttons, 1);
         event.1["modifiers"] = json!(modifiers);
         let dialog = input::dispatch(&tab, tab.cdp(), "mouse", &[event], deadline).await?;
-        Ok(MouseUp { released: true, dialog_opened: dialog })
+        Ok(MouseUp {
+            released: true,
+            dialog_opened: dialog,
+        })
     }
 
     /// `mouse wheel <dy> [dx]` at the current mouse position.
-    pub async fn mouse_wheel(&self, delta_y: f64, delta_x: f64, timeout: Option<Duration>) -> Result<Wheeled> {
+    pub async fn mouse_wheel(
+        &self,
+        delta_y: f64,
+        delta_x: f64,
+        timeout: Option<Duration>,
+    ) -> Result<Wheeled> {
         let (tab, deadline, _) = self.begin(timeout).await?;
-        let (at, modifiers) = self.refs.with_tab(tab.target_id(), |t| (Point { x: t.mouse.x, y: t.mouse.y }, t.modifiers));
-        let event = ("Input.dispatchMouseEvent", json!({"type": "mouseWheel", "x": at.x, "y": at.y, "deltaX": delta_x,
-                                                        "deltaY": delta_y, "modifiers": modifiers}));
+        let (at, modifiers) = self.refs.with_tab(tab.target_id(), |t| {
+            (
+                Point {
+                    x: t.mouse.x,
+                    y: t.mouse.y,
+                },
+                t.modifiers,
+            )
+        });
+        let event = (
+            "Input.dispatchMouseEvent",
+            json!({"type": "mouseWheel", "x": at.x, "y": at.y, "deltaX": delta_x,
+                                                        "deltaY": delta_y, "modifiers": modifiers}),
+        );
         input::dispatch(&tab, tab.cdp(), "mouse", &[event], deadline).await?;
-        Ok(Wheeled { scrolled: true, delta_x, delta_y })
+        Ok(Wheeled {
+            scrolled: true,
+            delta_x,
+            delta_y,
+        })
     }
 }

@@ -55,7 +55,11 @@ pub struct PdfOptions {
 
 impl Default for PdfOptions {
     fn default() -> Self {
-        Self { landscape: false, print_background: true, scale: 1.0 }
+        Self {
+            landscape: false,
+            print_background: true,
+            scale: 1.0,
+        }
     }
 }
 
@@ -97,7 +101,8 @@ const OVERLAY_FN: &str = r#"function(labels) {
   return labels.map(([n, x, y, w, h]) => [n, x + sx, y + sy, w, h]);
 }"#;
 
-const REMOVE_OVERLAY: &str = "(() => { const o = document.getElementById('__abx_annotations'); if (o) o.remove(); })()";
+const REMOVE_OVERLAY: &str =
+    "(() => { const o = document.getElementById('__abx_annotations'); if (o) o.remove(); })()";
 
 /// Measures every argument element's viewport box: `[[x, y, w, h] | null, …]`.
 const BOXES_FN: &str = r#"function(...els) {
@@ -113,7 +118,12 @@ const BOXES_FN: &str = r#"function(...els) {
 
 impl Session {
     /// The clip of an element screenshot (CSS selector or ref), in document coordinates.
-    pub(crate) async fn element_clip(&self, tab: &Tab, selector: &str, timeout: Duration) -> Result<BoundingBox> {
+    pub(crate) async fn element_clip(
+        &self,
+        tab: &Tab,
+        selector: &str,
+        timeout: Duration,
+    ) -> Result<BoundingBox> {
         let handle = self.locate_on(tab, "screenshot", selector, timeout).await?;
         let outcome = async {
             if handle.subframe || handle.oopif {
@@ -142,9 +152,17 @@ impl Session {
     /// `screenshot --annotate`: takes an interactive snapshot (so the refs are fresh and
     /// usable), draws `[N]` over each visible ref of the main frame, captures, and removes the
     /// drawing again.
-    pub async fn screenshot_annotated(&self, options: &ScreenshotOptions, timeout: Option<Duration>) -> Result<AnnotatedScreenshot> {
+    pub async fn screenshot_annotated(
+        &self,
+        options: &ScreenshotOptions,
+        timeout: Option<Duration>,
+    ) -> Result<AnnotatedScreenshot> {
         let limit = timeout.unwrap_or(self.options().default_timeout);
-        self.snapshot(&SnapshotOptions { interactive: true, ..SnapshotOptions::default() }).await?;
+        self.snapshot(&SnapshotOptions {
+            interactive: true,
+            ..SnapshotOptions::default()
+        })
+        .await?;
         let tab = self.active_tab().await?;
         let refs: Vec<_> = self
             .refs
@@ -155,20 +173,25 @@ impl Session {
         let group = crate::locate::new_group();
         let session = tab.cdp().clone();
         let resolved = tab
-            .guarded(
-                "screenshot",
-                async {
-                    Ok(futures_util::future::join_all(refs.iter().map(|r| {
-                        session.call_within("DOM.resolveNode", json!({"backendNodeId": r.backend_node_id, "objectGroup": group}), limit)
-                    }))
-                    .await)
-                },
-            )
+            .guarded("screenshot", async {
+                Ok(futures_util::future::join_all(refs.iter().map(|r| {
+                    session.call_within(
+                        "DOM.resolveNode",
+                        json!({"backendNodeId": r.backend_node_id, "objectGroup": group}),
+                        limit,
+                    )
+                }))
+                .await)
+            })
             .await?;
         let mut args = Vec::new();
         let mut kept = Vec::new();
         for (entry, reply) in refs.iter().zip(resolved) {
-            if let Some(id) = reply.ok().and_then(|r| r.pointer("/object/objectId").and_then(Value::as_str).map(str::to_string)) {
+            if let Some(id) = reply.ok().and_then(|r| {
+                r.pointer("/object/objectId")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            }) {
                 args.push(json!({"objectId": id}));
                 kept.push(entry);
             }
@@ -185,9 +208,15 @@ impl Session {
                     limit,
                 )
                 .await?;
-            let boxes = reply.pointer("/result/value").and_then(Value::as_array).cloned().unwrap_or_default();
+            let boxes = reply
+                .pointer("/result/value")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
             for (entry, b) in kept.iter().zip(boxes) {
-                let Some(b) = b.as_array().filter(|b| b.len() == 4) else { continue };
+                let Some(b) = b.as_array().filter(|b| b.len() == 4) else {
+                    continue;
+                };
                 let n: u64 = entry.name.trim_start_matches('e').parse().unwrap_or(0);
                 let f = |i: usize| b.get(i).and_then(Value::as_f64).unwrap_or(0.0);
                 labels.push(json!([n, f(0), f(1), f(2), f(3)]));
@@ -196,11 +225,18 @@ impl Session {
                     reference: entry.name.clone(),
                     role: entry.role.clone(),
                     name: entry.label.clone(),
-                    bounds: BoundingBox { x: f(0), y: f(1), width: f(2), height: f(3) },
+                    bounds: BoundingBox {
+                        x: f(0),
+                        y: f(1),
+                        width: f(2),
+                        height: f(3),
+                    },
                 });
             }
         }
-        let _ = session.send("Runtime.releaseObjectGroup", &json!({"objectGroup": group})).await;
+        let _ = session
+            .send("Runtime.releaseObjectGroup", &json!({"objectGroup": group}))
+            .await;
         let drawn = tab
             .call(
                 "screenshot",
@@ -211,14 +247,30 @@ impl Session {
             .await?;
         if let Some(placed) = drawn.pointer("/result/value").and_then(Value::as_array) {
             for (annotation, p) in annotations.iter_mut().zip(placed) {
-                annotation.bounds.x = p.get(1).and_then(Value::as_f64).unwrap_or(annotation.bounds.x);
-                annotation.bounds.y = p.get(2).and_then(Value::as_f64).unwrap_or(annotation.bounds.y);
+                annotation.bounds.x = p
+                    .get(1)
+                    .and_then(Value::as_f64)
+                    .unwrap_or(annotation.bounds.x);
+                annotation.bounds.y = p
+                    .get(2)
+                    .and_then(Value::as_f64)
+                    .unwrap_or(annotation.bounds.y);
             }
         }
         let shot = self.screenshot(options, timeout).await;
         // The drawing comes off whatever happened to the capture.
-        let _ = tab.cdp().call_within("Runtime.evaluate", json!({"expression": REMOVE_OVERLAY}), limit).await;
-        Ok(AnnotatedScreenshot { image: shot?, annotations })
+        let _ = tab
+            .cdp()
+            .call_within(
+                "Runtime.evaluate",
+                json!({"expression": REMOVE_OVERLAY}),
+                limit,
+            )
+            .await;
+        Ok(AnnotatedScreenshot {
+            image: shot?,
+            annotations,
+        })
     }
 
     /// `pdf`: prints the active tab to PDF and returns the bytes.
@@ -227,7 +279,12 @@ impl Session {
         let params = json!({"landscape": options.landscape, "printBackground": options.print_background,
                             "scale": options.scale, "transferMode": "ReturnAsBase64"});
         let reply = tab
-            .guarded("pdf", async { Ok(tab.cdp().call_raw("Page.printToPDF", &params, Some(timeout)).await?) })
+            .guarded("pdf", async {
+                Ok(tab
+                    .cdp()
+                    .call_raw("Page.printToPDF", &params, Some(timeout))
+                    .await?)
+            })
             .await?;
         #[derive(serde::Deserialize)]
         struct Printed {

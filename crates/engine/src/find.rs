@@ -56,7 +56,10 @@ impl Locator {
     fn describe(&self) -> String {
         let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
         match self {
-            Locator::Role { role, name: Some(name) } => format!("role={role}[name={}]", q(name)),
+            Locator::Role {
+                role,
+                name: Some(name),
+            } => format!("role={role}[name={}]", q(name)),
             Locator::Role { role, name: None } => format!("role={role}"),
             Locator::Text(t) => format!("text={}", q(t)),
             Locator::Label(t) => format!("label={}", q(t)),
@@ -244,37 +247,65 @@ const BOX_FN: &str = r#"function() {
 impl Session {
     fn origin_of(&self, tab: &Tab) -> String {
         let url = tab.state().url;
-        if url.is_empty() { self.browser().target(tab.target_id()).map(|t| t.url).unwrap_or_default() } else { url }
+        if url.is_empty() {
+            self.browser()
+                .target(tab.target_id())
+                .map(|t| t.url)
+                .unwrap_or_default()
+        } else {
+            url
+        }
     }
 
     /// Runs `function` on the element `selector` names and returns its value.
-    async fn read_element(&self, command: &str, selector: &str, function: &str, args: &[Value], timeout: Option<Duration>) -> Result<(Value, String)> {
+    async fn read_element(
+        &self,
+        command: &str,
+        selector: &str,
+        function: &str,
+        args: &[Value],
+        timeout: Option<Duration>,
+    ) -> Result<(Value, String)> {
         let (tab, _, timeout) = self.begin(timeout).await?;
         let handle = self.locate_on(&tab, command, selector, timeout).await?;
-        let value = tab.guarded(command, handle.call(function, args, timeout)).await;
+        let value = tab
+            .guarded(command, handle.call(function, args, timeout))
+            .await;
         handle.release().await;
         Ok((value?, self.origin_of(&tab)))
     }
 
     /// `find <locator> <value> [action]`.
-    pub async fn find(&self, locator: &Locator, action: &FindAction, exact: bool, timeout: Option<Duration>) -> Result<Found> {
+    pub async fn find(
+        &self,
+        locator: &Locator,
+        action: &FindAction,
+        exact: bool,
+        timeout: Option<Duration>,
+    ) -> Result<Found> {
         let (tab, deadline, timeout) = self.begin(timeout).await?;
-        let mut handle = tab.guarded("find", self.locate_semantic(&tab, locator, exact, timeout)).await?;
+        let mut handle = tab
+            .guarded("find", self.locate_semantic(&tab, locator, exact, timeout))
+            .await?;
         let described = locator.describe();
         handle.selector = described.clone();
         let outcome = async {
             Ok(match action {
                 FindAction::Click => {
-                    let mut clicked = self.click_handle(&tab, &mut handle, "left", 1, deadline).await?;
+                    let mut clicked = self
+                        .click_handle(&tab, &mut handle, "left", 1, deadline)
+                        .await?;
                     clicked.clicked = described;
                     Found::Clicked(clicked)
                 }
                 FindAction::Fill(value) => {
-                    self.fill_handle(&tab, &mut handle, value, deadline, timeout).await?;
+                    self.fill_handle(&tab, &mut handle, value, deadline, timeout)
+                        .await?;
                     Found::Filled(Filled { filled: described })
                 }
                 FindAction::Check => {
-                    self.set_checked_handle(&tab, &mut handle, true, deadline, timeout).await?;
+                    self.set_checked_handle(&tab, &mut handle, true, deadline, timeout)
+                        .await?;
                     Found::Checked(Checked { checked: described })
                 }
                 FindAction::Hover => {
@@ -283,9 +314,19 @@ impl Session {
                 }
                 FindAction::Text => {
                     let text = tab
-                        .guarded("find", handle.call("function() { return this.innerText ?? this.textContent ?? ''; }", &[], timeout))
+                        .guarded(
+                            "find",
+                            handle.call(
+                                "function() { return this.innerText ?? this.textContent ?? ''; }",
+                                &[],
+                                timeout,
+                            ),
+                        )
                         .await?;
-                    Found::Text(TextOf { text: text.as_str().unwrap_or_default().to_string(), origin: self.origin_of(&tab) })
+                    Found::Text(TextOf {
+                        text: text.as_str().unwrap_or_default().to_string(),
+                        origin: self.origin_of(&tab),
+                    })
                 }
             })
         }
@@ -294,29 +335,65 @@ impl Session {
         outcome
     }
 
-    async fn locate_semantic(&self, tab: &Tab, locator: &Locator, exact: bool, timeout: Duration) -> Result<Handle> {
+    async fn locate_semantic(
+        &self,
+        tab: &Tab,
+        locator: &Locator,
+        exact: bool,
+        timeout: Duration,
+    ) -> Result<Handle> {
         match locator {
-            Locator::Role { role, name } => self.locate_role(tab, role, name.as_deref(), exact, timeout).await,
-            Locator::Nth { selector, index } => self.locate_nth(tab, selector, *index, timeout).await,
-            Locator::Text(t) => self.locate_by(tab, "text", t, exact, locator, timeout).await,
-            Locator::Label(t) => self.locate_by(tab, "label", t, exact, locator, timeout).await,
-            Locator::Placeholder(t) => self.locate_by(tab, "placeholder", t, exact, locator, timeout).await,
+            Locator::Role { role, name } => {
+                self.locate_role(tab, role, name.as_deref(), exact, timeout)
+                    .await
+            }
+            Locator::Nth { selector, index } => {
+                self.locate_nth(tab, selector, *index, timeout).await
+            }
+            Locator::Text(t) => {
+                self.locate_by(tab, "text", t, exact, locator, timeout)
+                    .await
+            }
+            Locator::Label(t) => {
+                self.locate_by(tab, "label", t, exact, locator, timeout)
+                    .await
+            }
+            Locator::Placeholder(t) => {
+                self.locate_by(tab, "placeholder", t, exact, locator, timeout)
+                    .await
+            }
             Locator::Alt(t) => self.locate_by(tab, "alt", t, exact, locator, timeout).await,
-            Locator::Title(t) => self.locate_by(tab, "title", t, exact, locator, timeout).await,
-            Locator::TestId(t) => self.locate_by(tab, "testid", t, true, locator, timeout).await,
+            Locator::Title(t) => {
+                self.locate_by(tab, "title", t, exact, locator, timeout)
+                    .await
+            }
+            Locator::TestId(t) => {
+                self.locate_by(tab, "testid", t, true, locator, timeout)
+                    .await
+            }
         }
     }
 
     /// A handle for a page-evaluated element expression (null → not found).
-    async fn handle_from(&self, tab: &Tab, reply: Value, selector: String, group: String) -> Result<Handle> {
+    async fn handle_from(
+        &self,
+        tab: &Tab,
+        reply: Value,
+        selector: String,
+        group: String,
+    ) -> Result<Handle> {
         if let Some(details) = reply.get("exceptionDetails") {
-            return Err(EngineError::Evaluation(crate::snapshot::exception_text(details)));
+            return Err(EngineError::Evaluation(crate::snapshot::exception_text(
+                details,
+            )));
         }
         let object_id = reply
             .pointer("/result/objectId")
             .and_then(Value::as_str)
             .filter(|_| reply.pointer("/result/subtype").and_then(Value::as_str) == Some("node"))
-            .ok_or_else(|| EngineError::NotFound { selector: selector.clone() })?;
+            .ok_or_else(|| EngineError::NotFound {
+                selector: selector.clone(),
+            })?;
         Ok(Handle {
             session: tab.cdp().clone(),
             oopif: false,
@@ -328,7 +405,15 @@ impl Session {
         })
     }
 
-    async fn locate_by(&self, tab: &Tab, kind: &str, text: &str, exact: bool, locator: &Locator, timeout: Duration) -> Result<Handle> {
+    async fn locate_by(
+        &self,
+        tab: &Tab,
+        kind: &str,
+        text: &str,
+        exact: bool,
+        locator: &Locator,
+        timeout: Duration,
+    ) -> Result<Handle> {
         let expression = format!(
             "({FIND_FN})({}, {}, {exact})",
             serde_json::to_string(kind).unwrap_or_default(),
@@ -337,18 +422,35 @@ impl Session {
         let group = crate::locate::new_group();
         let reply = tab
             .cdp()
-            .call_within("Runtime.evaluate", json!({"expression": expression, "objectGroup": group}), timeout)
+            .call_within(
+                "Runtime.evaluate",
+                json!({"expression": expression, "objectGroup": group}),
+                timeout,
+            )
             .await?;
-        self.handle_from(tab, reply, locator.describe(), group).await
+        self.handle_from(tab, reply, locator.describe(), group)
+            .await
     }
 
-    async fn locate_nth(&self, tab: &Tab, selector: &str, index: i64, timeout: Duration) -> Result<Handle> {
+    async fn locate_nth(
+        &self,
+        tab: &Tab,
+        selector: &str,
+        index: i64,
+        timeout: Duration,
+    ) -> Result<Handle> {
         let all = finder_all_js(selector)?;
-        let expression = format!("(() => {{ const all = {all}; const i = {index}; return all[i < 0 ? all.length + i : i] ?? null; }})()");
+        let expression = format!(
+            "(() => {{ const all = {all}; const i = {index}; return all[i < 0 ? all.length + i : i] ?? null; }})()"
+        );
         let group = crate::locate::new_group();
         let reply = tab
             .cdp()
-            .call_within("Runtime.evaluate", json!({"expression": expression, "objectGroup": group}), timeout)
+            .call_within(
+                "Runtime.evaluate",
+                json!({"expression": expression, "objectGroup": group}),
+                timeout,
+            )
             .await?;
         if let Some(details) = reply.get("exceptionDetails") {
             return Err(EngineError::Invalid(format!(
@@ -356,46 +458,81 @@ impl Session {
                 crate::snapshot::exception_text(details)
             )));
         }
-        self.handle_from(tab, reply, selector.to_string(), group).await
+        self.handle_from(tab, reply, selector.to_string(), group)
+            .await
     }
 
-    async fn locate_role(&self, tab: &Tab, role: &str, name: Option<&str>, exact: bool, timeout: Duration) -> Result<Handle> {
+    async fn locate_role(
+        &self,
+        tab: &Tab,
+        role: &str,
+        name: Option<&str>,
+        exact: bool,
+        timeout: Duration,
+    ) -> Result<Handle> {
         let raw: RawTree = tab
             .cdp()
             .call_raw("Accessibility.getFullAXTree", &json!({}), Some(timeout))
             .await?
             .parse("Accessibility.getFullAXTree")?;
         let tree = Tree::build(raw.nodes);
-        let with_role: Vec<&crate::snapshot::tree::Node> =
-            tree.nodes.iter().filter(|n| n.role.eq_ignore_ascii_case(role) && n.backend.is_some()).collect();
+        let with_role: Vec<&crate::snapshot::tree::Node> = tree
+            .nodes
+            .iter()
+            .filter(|n| n.role.eq_ignore_ascii_case(role) && n.backend.is_some())
+            .collect();
         let matches = |n: &&crate::snapshot::tree::Node| match name {
             None => true,
             Some(want) if exact => n.name == want,
             Some(want) => n.name.to_lowercase().contains(&want.to_lowercase()),
         };
         let Some(found) = with_role.iter().copied().find(matches) else {
-            let locator = Locator::Role { role: role.to_string(), name: name.map(str::to_string) };
+            let locator = Locator::Role {
+                role: role.to_string(),
+                name: name.map(str::to_string),
+            };
             if let (Some(want), false) = (name, with_role.is_empty()) {
-                let mut seen: Vec<&str> = with_role.iter().map(|n| n.name.as_str()).filter(|n| !n.is_empty()).collect();
+                let mut seen: Vec<&str> = with_role
+                    .iter()
+                    .map(|n| n.name.as_str())
+                    .filter(|n| !n.is_empty())
+                    .collect();
                 seen.sort_unstable();
                 seen.dedup();
-                let seen: Vec<String> = seen.iter().map(|n| serde_json::to_string(n).unwrap_or_default()).collect();
+                let seen: Vec<String> = seen
+                    .iter()
+                    .map(|n| serde_json::to_string(n).unwrap_or_default())
+                    .collect();
                 let count = with_role.len();
-                let have = if count == 1 { "element has" } else { "elements have" };
+                let have = if count == 1 {
+                    "element has"
+                } else {
+                    "elements have"
+                };
                 return Err(EngineError::Invalid(format!(
                     "{count} {have} role \"{role}\", but none match name \"{want}\". Names seen: {}",
                     seen.join(", ")
                 )));
             }
-            return Err(EngineError::NotFound { selector: locator.describe() });
+            return Err(EngineError::NotFound {
+                selector: locator.describe(),
+            });
         };
         let backend = found.backend.unwrap_or_default();
         let group = crate::locate::new_group();
         let resolved = tab
             .cdp()
-            .call_within("DOM.resolveNode", json!({"backendNodeId": backend, "objectGroup": group}), timeout)
+            .call_within(
+                "DOM.resolveNode",
+                json!({"backendNodeId": backend, "objectGroup": group}),
+                timeout,
+            )
             .await?;
-        let object_id = resolved.pointer("/object/objectId").and_then(Value::as_str).unwrap_or_default().to_string();
+        let object_id = resolved
+            .pointer("/object/objectId")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         Ok(Handle {
             session: tab.cdp().clone(),
             oopif: false,
@@ -409,40 +546,66 @@ impl Session {
 
     /// `is visible <selector>`.
     pub async fn is_visible(&self, selector: &str, timeout: Option<Duration>) -> Result<IsVisible> {
-        let (value, origin) = self.read_element("isvisible", selector, VISIBLE_FN, &[], timeout).await?;
-        Ok(IsVisible { visible: value == Value::Bool(true), origin })
+        let (value, origin) = self
+            .read_element("isvisible", selector, VISIBLE_FN, &[], timeout)
+            .await?;
+        Ok(IsVisible {
+            visible: value == Value::Bool(true),
+            origin,
+        })
     }
 
     /// `is enabled <selector>`.
     pub async fn is_enabled(&self, selector: &str, timeout: Option<Duration>) -> Result<IsEnabled> {
-        let (value, origin) = self.read_element("isenabled", selector, ENABLED_FN, &[], timeout).await?;
-        Ok(IsEnabled { enabled: value == Value::Bool(true), origin })
+        let (value, origin) = self
+            .read_element("isenabled", selector, ENABLED_FN, &[], timeout)
+            .await?;
+        Ok(IsEnabled {
+            enabled: value == Value::Bool(true),
+            origin,
+        })
     }
 
     /// `is checked <selector>`.
     pub async fn is_checked(&self, selector: &str, timeout: Option<Duration>) -> Result<IsChecked> {
-        let (value, origin) = self.read_element("ischecked", selector, CHECKED_FN, &[], timeout).await?;
-        Ok(IsChecked { checked: value == Value::Bool(true), origin })
+        let (value, origin) = self
+            .read_element("ischecked", selector, CHECKED_FN, &[], timeout)
+            .await?;
+        Ok(IsChecked {
+            checked: value == Value::Bool(true),
+            origin,
+        })
     }
 
     /// `get text <selector>`.
     pub async fn get_text(&self, selector: &str, timeout: Option<Duration>) -> Result<TextOf> {
         let function = "function() { return this.innerText ?? this.textContent ?? ''; }";
-        let (value, origin) = self.read_element("gettext", selector, function, &[], timeout).await?;
-        Ok(TextOf { text: value.as_str().unwrap_or_default().to_string(), origin })
+        let (value, origin) = self
+            .read_element("gettext", selector, function, &[], timeout)
+            .await?;
+        Ok(TextOf {
+            text: value.as_str().unwrap_or_default().to_string(),
+            origin,
+        })
     }
 
     /// `get html <selector>`.
     pub async fn get_html(&self, selector: &str, timeout: Option<Duration>) -> Result<HtmlOf> {
         let function = "function() { return this.innerHTML ?? ''; }";
-        let (value, _) = self.read_element("innerhtml", selector, function, &[], timeout).await?;
-        Ok(HtmlOf { html: value.as_str().unwrap_or_default().to_string() })
+        let (value, _) = self
+            .read_element("innerhtml", selector, function, &[], timeout)
+            .await?;
+        Ok(HtmlOf {
+            html: value.as_str().unwrap_or_default().to_string(),
+        })
     }
 
     /// `get value <selector>`.
     pub async fn get_value(&self, selector: &str, timeout: Option<Duration>) -> Result<ValueOf> {
         let function = "function() { return this.value ?? ''; }";
-        let (value, _) = self.read_element("inputvalue", selector, function, &[], timeout).await?;
+        let (value, _) = self
+            .read_element("inputvalue", selector, function, &[], timeout)
+            .await?;
         let value = match value {
             Value::String(s) => s,
             Value::Null => String::new(),
@@ -452,10 +615,20 @@ impl Session {
     }
 
     /// `get attr <selector> <name>`.
-    pub async fn get_attribute(&self, selector: &str, name: &str, timeout: Option<Duration>) -> Result<AttributeOf> {
+    pub async fn get_attribute(
+        &self,
+        selector: &str,
+        name: &str,
+        timeout: Option<Duration>,
+    ) -> Result<AttributeOf> {
         let function = "function(n) { return this.getAttribute(n); }";
-        let (value, origin) = self.read_element("getattribute", selector, function, &[json!(name)], timeout).await?;
-        Ok(AttributeOf { value: value.as_str().map(str::to_string), origin })
+        let (value, origin) = self
+            .read_element("getattribute", selector, function, &[json!(name)], timeout)
+            .await?;
+        Ok(AttributeOf {
+            value: value.as_str().map(str::to_string),
+            origin,
+        })
     }
 
     /// `get count <selector>` (a live ref counts as one).
@@ -474,14 +647,21 @@ impl Session {
         } else {
             crate::element::count(&tab, selector, timeout).await?
         };
-        Ok(CountOf { count, selector: selector.to_string() })
+        Ok(CountOf {
+            count,
+            selector: selector.to_string(),
+        })
     }
 
     /// `get box <selector>`: the element's box in the viewport, in page (top frame) coordinates.
     pub async fn get_box(&self, selector: &str, timeout: Option<Duration>) -> Result<BoundingBox> {
         let (tab, _, timeout) = self.begin(timeout).await?;
-        let handle = self.locate_on(&tab, "boundingbox", selector, timeout).await?;
-        let outcome = tab.guarded("boundingbox", self.box_of(&handle, timeout)).await;
+        let handle = self
+            .locate_on(&tab, "boundingbox", selector, timeout)
+            .await?;
+        let outcome = tab
+            .guarded("boundingbox", self.box_of(&handle, timeout))
+            .await;
         handle.release().await;
         outcome
     }
@@ -492,7 +672,11 @@ impl Session {
         if handle.subframe {
             let quads = handle
                 .session
-                .call_within("DOM.getContentQuads", json!({"objectId": handle.object_id}), timeout)
+                .call_within(
+                    "DOM.getContentQuads",
+                    json!({"objectId": handle.object_id}),
+                    timeout,
+                )
                 .await
                 .map_err(|e| handle.vanished(e))?;
             let q: Vec<f64> = quads
@@ -503,21 +687,39 @@ impl Session {
             if q.len() >= 8 {
                 let xs = [q[0], q[2], q[4], q[6]];
                 let ys = [q[1], q[3], q[5], q[7]];
-                let (x0, x1) = (xs.iter().cloned().fold(f64::MAX, f64::min), xs.iter().cloned().fold(f64::MIN, f64::max));
-                let (y0, y1) = (ys.iter().cloned().fold(f64::MAX, f64::min), ys.iter().cloned().fold(f64::MIN, f64::max));
-                return Ok(BoundingBox { x: x0, y: y0, width: x1 - x0, height: y1 - y0 });
+                let (x0, x1) = (
+                    xs.iter().cloned().fold(f64::MAX, f64::min),
+                    xs.iter().cloned().fold(f64::MIN, f64::max),
+                );
+                let (y0, y1) = (
+                    ys.iter().cloned().fold(f64::MAX, f64::min),
+                    ys.iter().cloned().fold(f64::MIN, f64::max),
+                );
+                return Ok(BoundingBox {
+                    x: x0,
+                    y: y0,
+                    width: x1 - x0,
+                    height: y1 - y0,
+                });
             }
         }
         let value = handle.call(BOX_FN, &[], timeout).await?;
-        serde_json::from_value(value).map_err(|e| EngineError::Invalid(format!("unexpected box reply: {e}")))
+        serde_json::from_value(value)
+            .map_err(|e| EngineError::Invalid(format!("unexpected box reply: {e}")))
     }
 
     /// `get styles <selector>`.
     pub async fn get_styles(&self, selector: &str, timeout: Option<Duration>) -> Result<StylesOf> {
-        let (value, _) = self.read_element("styles", selector, STYLES_FN, &[], timeout).await?;
+        let (value, _) = self
+            .read_element("styles", selector, STYLES_FN, &[], timeout)
+            .await?;
         let styles = value
             .as_object()
-            .map(|o| o.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect())
+            .map(|o| {
+                o.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                    .collect()
+            })
             .unwrap_or_default();
         Ok(StylesOf { styles })
     }

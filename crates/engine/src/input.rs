@@ -122,14 +122,25 @@ const PUNCTUATION: &[(char, char, &str, i64)] = &[
 /// Shifted digits, in digit order 0–9.
 const SHIFTED_DIGITS: [char; 10] = [')', '!', '@', '#', '$', '%', '^', '&', '*', '('];
 
-const DIGIT_CODES: [&str; 10] = ["Digit0", "Digit1", "Digit2", "Digit3", "Digit4", "Digit5", "Digit6", "Digit7", "Digit8", "Digit9"];
+const DIGIT_CODES: [&str; 10] = [
+    "Digit0", "Digit1", "Digit2", "Digit3", "Digit4", "Digit5", "Digit6", "Digit7", "Digit8",
+    "Digit9",
+];
 const LETTER_CODES: [&str; 26] = [
-    "KeyA", "KeyB", "KeyC", "KeyD", "KeyE", "KeyF", "KeyG", "KeyH", "KeyI", "KeyJ", "KeyK", "KeyL", "KeyM", "KeyN", "KeyO",
-    "KeyP", "KeyQ", "KeyR", "KeyS", "KeyT", "KeyU", "KeyV", "KeyW", "KeyX", "KeyY", "KeyZ",
+    "KeyA", "KeyB", "KeyC", "KeyD", "KeyE", "KeyF", "KeyG", "KeyH", "KeyI", "KeyJ", "KeyK", "KeyL",
+    "KeyM", "KeyN", "KeyO", "KeyP", "KeyQ", "KeyR", "KeyS", "KeyT", "KeyU", "KeyV", "KeyW", "KeyX",
+    "KeyY", "KeyZ",
 ];
 
 fn plain(key: &str, code: &'static str, key_code: i64, text: Option<&str>) -> Key {
-    Key { key: key.to_string(), code, key_code, text: text.map(str::to_string), location: 0, modifier: 0 }
+    Key {
+        key: key.to_string(),
+        code,
+        key_code,
+        text: text.map(str::to_string),
+        location: 0,
+        modifier: 0,
+    }
 }
 
 /// The key that types `c`, and whether Shift is needed. `None` for characters a US keyboard
@@ -169,12 +180,31 @@ pub(crate) fn char_key(c: char) -> Option<(Key, bool)> {
 
 /// A key by name (`Enter`, `a`, `Shift`, `F5`; named keys case-insensitively).
 pub(crate) fn named_key(name: &str) -> Option<Key> {
-    let canonical = ALIASES.iter().find(|(alias, _)| alias.eq_ignore_ascii_case(name)).map_or(name, |(_, to)| *to);
-    if let Some(&(_, code, key_code, bit)) = MODIFIERS.iter().find(|(n, ..)| n.eq_ignore_ascii_case(canonical)) {
-        let key = MODIFIERS.iter().find(|(_, c, ..)| *c == code).map_or("", |(n, ..)| *n);
-        return Some(Key { key: key.to_string(), code, key_code, text: None, location: 1, modifier: bit });
+    let canonical = ALIASES
+        .iter()
+        .find(|(alias, _)| alias.eq_ignore_ascii_case(name))
+        .map_or(name, |(_, to)| *to);
+    if let Some(&(_, code, key_code, bit)) = MODIFIERS
+        .iter()
+        .find(|(n, ..)| n.eq_ignore_ascii_case(canonical))
+    {
+        let key = MODIFIERS
+            .iter()
+            .find(|(_, c, ..)| *c == code)
+            .map_or("", |(n, ..)| *n);
+        return Some(Key {
+            key: key.to_string(),
+            code,
+            key_code,
+            text: None,
+            location: 1,
+            modifier: bit,
+        });
     }
-    if let Some(&(_, key, code, key_code, text)) = NAMED.iter().find(|(n, ..)| n.eq_ignore_ascii_case(canonical)) {
+    if let Some(&(_, key, code, key_code, text)) = NAMED
+        .iter()
+        .find(|(n, ..)| n.eq_ignore_ascii_case(canonical))
+    {
         return Some(plain(key, code, key_code, text));
     }
     let mut chars = canonical.chars();
@@ -193,7 +223,8 @@ pub(crate) struct Chord {
 
 /// Parses `Control+a`, `Shift+Tab`, `Control++`, `Enter`.
 pub(crate) fn parse_chord(text: &str) -> Result<Chord> {
-    let unknown = |part: &str| EngineError::Invalid(format!("Unknown key: \"{part}\" (in \"{text}\")"));
+    let unknown =
+        |part: &str| EngineError::Invalid(format!("Unknown key: \"{part}\" (in \"{text}\")"));
     let (prefix, main) = if text.len() > 1 && text.ends_with("++") {
         (&text[..text.len() - 2], "+")
     } else {
@@ -207,7 +238,9 @@ pub(crate) fn parse_chord(text: &str) -> Result<Chord> {
     }
     let mut modifiers = Vec::new();
     for part in prefix.split('+').filter(|p| !p.is_empty()) {
-        let key = named_key(part).filter(|k| k.modifier != 0).ok_or_else(|| unknown(part))?;
+        let key = named_key(part)
+            .filter(|k| k.modifier != 0)
+            .ok_or_else(|| unknown(part))?;
         modifiers.push(key);
     }
     let shift_held = modifiers.iter().any(|m| m.modifier == SHIFT);
@@ -224,8 +257,15 @@ pub(crate) fn parse_chord(text: &str) -> Result<Chord> {
 /// `Input.dispatchKeyEvent` params.
 pub(crate) fn key_event(kind: &str, key: &Key, modifiers: i64) -> Value {
     // Command chords (Control/Meta) and Alt combinations type no text.
-    let text = key.text.as_deref().filter(|_| kind == "keyDown" && modifiers & (CONTROL | META | ALT) == 0);
-    let kind = if kind == "keyDown" && text.is_none() { "rawKeyDown" } else { kind };
+    let text = key
+        .text
+        .as_deref()
+        .filter(|_| kind == "keyDown" && modifiers & (CONTROL | META | ALT) == 0);
+    let kind = if kind == "keyDown" && text.is_none() {
+        "rawKeyDown"
+    } else {
+        kind
+    };
     let mut params = json!({"type": kind, "key": key.key, "code": key.code, "windowsVirtualKeyCode": key.key_code,
                             "nativeVirtualKeyCode": key.key_code, "modifiers": modifiers});
     if let Some(text) = text {
@@ -269,7 +309,10 @@ pub(crate) fn char_strokes(c: char, held: i64) -> Vec<Stroke> {
     match char_key(c) {
         Some((key, shift)) => {
             let modifiers = held | if shift { SHIFT } else { 0 };
-            vec![Stroke::Key(key_event("keyDown", &key, modifiers)), Stroke::Key(key_event("keyUp", &key, modifiers))]
+            vec![
+                Stroke::Key(key_event("keyDown", &key, modifiers)),
+                Stroke::Key(key_event("keyUp", &key, modifiers)),
+            ]
         }
         None => vec![Stroke::Insert(c.to_string())],
     }
@@ -283,7 +326,9 @@ pub(crate) fn button(name: &str) -> Result<(&'static str, i64)> {
         "middle" => Ok(("middle", 4)),
         "back" => Ok(("back", 8)),
         "forward" => Ok(("forward", 16)),
-        other => Err(EngineError::Invalid(format!("Invalid mouse button: {other}. Use left, right or middle"))),
+        other => Err(EngineError::Invalid(format!(
+            "Invalid mouse button: {other}. Use left, right or middle"
+        ))),
     }
 }
 
@@ -297,12 +342,16 @@ pub(crate) async fn dispatch(
     events: &[(&str, Value)],
     deadline: Instant,
 ) -> Result<bool> {
-    let Some(((last_method, last_params), rest)) = events.split_last() else { return Ok(false) };
+    let Some(((last_method, last_params), rest)) = events.split_last() else {
+        return Ok(false);
+    };
     tab.check_usable(command)?;
     for (method, params) in rest {
         session.send(method, params).await?;
     }
-    let timeout = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(100));
+    let timeout = deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_millis(100));
     let last = session.call_within(last_method, last_params.clone(), timeout);
     watch_dialog(tab, command, last).await
 }
@@ -350,7 +399,10 @@ mod tests {
     #[test]
     fn enter_carries_a_carriage_return_and_letters_their_codes() {
         let enter = named_key("Enter").expect("Enter");
-        assert_eq!((enter.code, enter.key_code, enter.text.as_deref()), ("Enter", 13, Some("\r")));
+        assert_eq!(
+            (enter.code, enter.key_code, enter.text.as_deref()),
+            ("Enter", 13, Some("\r"))
+        );
         let event = key_event("keyDown", &enter, 0);
         assert_eq!(event["type"], "keyDown");
         assert_eq!(event["text"], "\r");

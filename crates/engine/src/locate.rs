@@ -58,12 +58,23 @@ pub(crate) struct Handle {
 impl Handle {
     /// Releases the handle's remote objects (fire-and-forget; ordered before later commands).
     pub(crate) async fn release(&self) {
-        let _ = self.session.send("Runtime.releaseObjectGroup", &json!({"objectGroup": self.group})).await;
+        let _ = self
+            .session
+            .send(
+                "Runtime.releaseObjectGroup",
+                &json!({"objectGroup": self.group}),
+            )
+            .await;
     }
 
     /// Calls `function` with `this` = the element and returns its JSON value. An element that is
     /// no longer in its document fails: a ref as stale, a selector as not found.
-    pub(crate) async fn call(&self, function: &str, args: &[Value], timeout: Duration) -> Result<Value> {
+    pub(crate) async fn call(
+        &self,
+        function: &str,
+        args: &[Value],
+        timeout: Duration,
+    ) -> Result<Value> {
         let arguments: Vec<Value> = args.iter().map(|v| json!({"value": v})).collect();
         let wrapped = format!(
             "async function(...args) {{ if (!this.isConnected) return {{{DETACHED}: true}}; \
@@ -80,14 +91,21 @@ impl Handle {
             .await
             .map_err(|err| self.vanished(err))?;
         if let Some(details) = reply.get("exceptionDetails") {
-            return Err(EngineError::Evaluation(crate::snapshot::exception_text(details)));
+            return Err(EngineError::Evaluation(crate::snapshot::exception_text(
+                details,
+            )));
         }
-        let value = reply.pointer("/result/value").cloned().unwrap_or(Value::Null);
+        let value = reply
+            .pointer("/result/value")
+            .cloned()
+            .unwrap_or(Value::Null);
         if value.get(DETACHED).is_some() {
             return Err(if self.from_ref {
                 stale(&self.selector, "the element is no longer in the page")
             } else {
-                EngineError::NotFound { selector: self.selector.clone() }
+                EngineError::NotFound {
+                    selector: self.selector.clone(),
+                }
             });
         }
         Ok(value)
@@ -97,13 +115,15 @@ impl Handle {
     /// is stale; anything else keeps its meaning.
     pub(crate) fn vanished(&self, err: abx_cdp::Error) -> EngineError {
         match err {
-            abx_cdp::Error::Protocol { .. } | abx_cdp::Error::SessionDetached { .. } if self.from_ref => {
+            abx_cdp::Error::Protocol { .. } | abx_cdp::Error::SessionDetached { .. }
+                if self.from_ref =>
+            {
                 stale(&self.selector, "the element is no longer in the page")
             }
             // A cross-site frame that went away is not the tab going away.
-            abx_cdp::Error::SessionDetached { .. } if self.oopif => {
-                EngineError::NotFound { selector: self.selector.clone() }
-            }
+            abx_cdp::Error::SessionDetached { .. } if self.oopif => EngineError::NotFound {
+                selector: self.selector.clone(),
+            },
             other => other.into(),
         }
     }
@@ -111,7 +131,10 @@ impl Handle {
 
 fn stale(selector: &str, reason: &str) -> EngineError {
     let reference = ref_name(selector).map_or_else(|| selector.to_string(), |n| format!("@{n}"));
-    EngineError::StaleRef { reference, reason: reason.to_string() }
+    EngineError::StaleRef {
+        reference,
+        reason: reason.to_string(),
+    }
 }
 
 /// What the element must be before the action.
@@ -128,14 +151,32 @@ pub(crate) struct Checks {
 
 impl Checks {
     /// Clicks, double clicks, drags.
-    pub(crate) const CLICK: Checks =
-        Checks { visible: true, enabled: true, editable: false, stable: true, scroll: true, hit: true };
+    pub(crate) const CLICK: Checks = Checks {
+        visible: true,
+        enabled: true,
+        editable: false,
+        stable: true,
+        scroll: true,
+        hit: true,
+    };
     /// Hover: no enabled requirement.
-    pub(crate) const HOVER: Checks =
-        Checks { visible: true, enabled: false, editable: false, stable: true, scroll: true, hit: true };
+    pub(crate) const HOVER: Checks = Checks {
+        visible: true,
+        enabled: false,
+        editable: false,
+        stable: true,
+        scroll: true,
+        hit: true,
+    };
     /// Typing and filling: focusable text input, no pointer involved.
-    pub(crate) const TYPE: Checks =
-        Checks { visible: true, enabled: true, editable: true, stable: false, scroll: true, hit: false };
+    pub(crate) const TYPE: Checks = Checks {
+        visible: true,
+        enabled: true,
+        editable: true,
+        stable: false,
+        scroll: true,
+        hit: false,
+    };
 }
 
 /// Where to click, in the coordinates of the session input goes to.
@@ -241,7 +282,12 @@ const ACTIONABLE_FN: &str = r#"async function(opts) {
 
 impl Session {
     /// Resolves `selector` on the active tab to an element handle.
-    pub(crate) async fn locate(&self, tab: &Tab, selector: &str, timeout: Duration) -> Result<Handle> {
+    pub(crate) async fn locate(
+        &self,
+        tab: &Tab,
+        selector: &str,
+        timeout: Duration,
+    ) -> Result<Handle> {
         let group = new_group();
         if let Some(name) = ref_name(selector) {
             return self.locate_ref(tab, selector, name, group, timeout).await;
@@ -265,7 +311,9 @@ impl Session {
             .pointer("/result/objectId")
             .and_then(Value::as_str)
             .filter(|_| reply.pointer("/result/subtype").and_then(Value::as_str) == Some("node"))
-            .ok_or_else(|| EngineError::NotFound { selector: selector.to_string() })?;
+            .ok_or_else(|| EngineError::NotFound {
+                selector: selector.to_string(),
+            })?;
         Ok(Handle {
             session: tab.cdp().clone(),
             oopif: false,
@@ -277,11 +325,21 @@ impl Session {
         })
     }
 
-    async fn locate_ref(&self, tab: &Tab, selector: &str, name: &str, group: String, timeout: Duration) -> Result<Handle> {
+    async fn locate_ref(
+        &self,
+        tab: &Tab,
+        selector: &str,
+        name: &str,
+        group: String,
+        timeout: Duration,
+    ) -> Result<Handle> {
         let entry = match self.refs.lookup(tab.target_id(), name) {
             Lookup::Live(entry) => entry,
             Lookup::Retired => {
-                return Err(stale(selector, "it is not in the latest snapshot (the element was removed or the page changed)"));
+                return Err(stale(
+                    selector,
+                    "it is not in the latest snapshot (the element was removed or the page changed)",
+                ));
             }
             Lookup::OtherTab => return Err(stale(selector, "it was taken in another tab")),
             Lookup::Unknown => return Err(EngineError::UnknownRef(name.to_string())),
@@ -305,8 +363,13 @@ impl Session {
             )
             .await;
         let object_id = match resolved {
-            Ok(reply) => reply.pointer("/object/objectId").and_then(Value::as_str).map(str::to_string),
-            Err(abx_cdp::Error::Protocol { .. }) | Err(abx_cdp::Error::SessionDetached { .. }) => None,
+            Ok(reply) => reply
+                .pointer("/object/objectId")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            Err(abx_cdp::Error::Protocol { .. }) | Err(abx_cdp::Error::SessionDetached { .. }) => {
+                None
+            }
             Err(other) => return Err(other.into()),
         };
         let Some(object_id) = object_id else {
@@ -343,25 +406,34 @@ impl Session {
             let opts = json!({"visible": checks.visible, "enabled": checks.enabled, "editable": checks.editable,
                               "stable": checks.stable, "scroll": checks.scroll, "hit": checks.hit,
                               "slice": slice.as_millis() as u64});
-            let outcome = handle.call(ACTIONABLE_FN, &[opts], slice + Duration::from_secs(5)).await;
+            let outcome = handle
+                .call(ACTIONABLE_FN, &[opts], slice + Duration::from_secs(5))
+                .await;
             let value = match outcome {
                 Ok(value) => value,
                 // The document went away under a CSS selector: find the element again.
-                Err(EngineError::Cdp(abx_cdp::Error::Protocol { .. }) | EngineError::NotFound { .. })
-                    if !handle.from_ref =>
-                {
+                Err(
+                    EngineError::Cdp(abx_cdp::Error::Protocol { .. })
+                    | EngineError::NotFound { .. },
+                ) if !handle.from_ref => {
                     handle.release().await;
                     if Instant::now() >= deadline {
-                        return Err(EngineError::Timeout { what: format!("{action} {}", handle.selector), after: total });
+                        return Err(EngineError::Timeout {
+                            what: format!("{action} {}", handle.selector),
+                            after: total,
+                        });
                     }
                     tokio::time::sleep(Duration::from_millis(50)).await;
-                    *handle = self.locate(tab, &handle.selector.clone(), remaining).await?;
+                    *handle = self
+                        .locate(tab, &handle.selector.clone(), remaining)
+                        .await?;
                     continue;
                 }
                 Err(err) => return Err(err),
             };
-            let readiness: Readiness = serde_json::from_value(value)
-                .map_err(|e| EngineError::Invalid(format!("unexpected actionability reply: {e}")))?;
+            let readiness: Readiness = serde_json::from_value(value).map_err(|e| {
+                EngineError::Invalid(format!("unexpected actionability reply: {e}"))
+            })?;
             match readiness {
                 Readiness::Ready { x, y } => {
                     if handle.subframe {
@@ -370,18 +442,31 @@ impl Session {
                     return Ok(Point { x, y });
                 }
                 Readiness::Covered { cover, x, y } => {
-                    return Err(EngineError::Covered { selector: handle.selector.clone(), cover, x, y });
+                    return Err(EngineError::Covered {
+                        selector: handle.selector.clone(),
+                        cover,
+                        x,
+                        y,
+                    });
                 }
                 Readiness::Detached if handle.from_ref => {
-                    return Err(stale(&handle.selector, "the element is no longer in the page"));
+                    return Err(stale(
+                        &handle.selector,
+                        "the element is no longer in the page",
+                    ));
                 }
                 Readiness::Detached => {
                     handle.release().await;
-                    *handle = self.locate(tab, &handle.selector.clone(), remaining).await?;
+                    *handle = self
+                        .locate(tab, &handle.selector.clone(), remaining)
+                        .await?;
                 }
                 Readiness::Waiting { reason } => {
                     if reason.starts_with("not an ") {
-                        return Err(EngineError::Invalid(format!("Element '{}' is {reason}", handle.selector)));
+                        return Err(EngineError::Invalid(format!(
+                            "Element '{}' is {reason}",
+                            handle.selector
+                        )));
                     }
                     if Instant::now() >= deadline {
                         return Err(EngineError::Timeout {
@@ -398,7 +483,11 @@ impl Session {
     async fn page_point(&self, handle: &Handle, timeout: Duration) -> Result<Point> {
         let quads = handle
             .session
-            .call_within("DOM.getContentQuads", json!({"objectId": handle.object_id}), timeout)
+            .call_within(
+                "DOM.getContentQuads",
+                json!({"objectId": handle.object_id}),
+                timeout,
+            )
             .await
             .map_err(|err| handle.vanished(err))?;
         let quad: Vec<f64> = quads
@@ -407,7 +496,10 @@ impl Session {
             .map(|q| q.iter().filter_map(Value::as_f64).collect())
             .unwrap_or_default();
         if quad.len() < 8 {
-            return Err(EngineError::Timeout { what: format!("{} (element is not visible)", handle.selector), after: timeout });
+            return Err(EngineError::Timeout {
+                what: format!("{} (element is not visible)", handle.selector),
+                after: timeout,
+            });
         }
         let x = (quad[0] + quad[2] + quad[4] + quad[6]) / 4.0;
         let y = (quad[1] + quad[3] + quad[5] + quad[7]) / 4.0;

@@ -167,7 +167,12 @@ impl RefStore {
 
     /// Assigns refs for one snapshot of `target_id`: nodes already known in the same document keep
     /// their ref, others get fresh numbers; the result also lists the refs that disappeared.
-    pub fn assign(&self, target_id: &str, documents: &[DocumentId], requests: &[RefRequest]) -> Assigned {
+    pub fn assign(
+        &self,
+        target_id: &str,
+        documents: &[DocumentId],
+        requests: &[RefRequest],
+    ) -> Assigned {
         let mut inner = self.lock();
         let Inner { next, tabs } = &mut *inner;
         if *next == 0 {
@@ -180,13 +185,21 @@ impl RefStore {
         let main_changed = documents
             .iter()
             .find(|d| d.frame == FrameKey::MAIN)
-            .is_some_and(|d| tab.documents.get(&FrameKey::MAIN).and_then(|r| r.id.as_ref()) != Some(d));
+            .is_some_and(|d| {
+                tab.documents
+                    .get(&FrameKey::MAIN)
+                    .and_then(|r| r.id.as_ref())
+                    != Some(d)
+            });
         if main_changed {
             tab.documents.clear();
         }
         let mut fresh: HashMap<FrameKey, DocumentRefs> = HashMap::new();
         for document in documents {
-            let previous = tab.documents.remove(&document.frame).filter(|r| r.id.as_ref() == Some(document));
+            let previous = tab
+                .documents
+                .remove(&document.frame)
+                .filter(|r| r.id.as_ref() == Some(document));
             let mut refs = previous.unwrap_or_default();
             refs.id = Some(document.clone());
             fresh.insert(document.frame.clone(), refs);
@@ -200,7 +213,10 @@ impl RefStore {
                 names.push(String::new());
                 continue;
             };
-            let known = fresh.get(&document.frame).and_then(|r| r.nodes.get(&request.backend_node_id)).cloned();
+            let known = fresh
+                .get(&document.frame)
+                .and_then(|r| r.nodes.get(&request.backend_node_id))
+                .cloned();
             // The same node twice in one snapshot (it cannot happen with Chrome's tree, but a
             // duplicate must not share a number with a different entry) keeps one name.
             let name = match known {
@@ -211,7 +227,9 @@ impl RefStore {
                     name
                 }
             };
-            kept.entry(document.frame.clone()).or_default().insert(request.backend_node_id, name.clone());
+            kept.entry(document.frame.clone())
+                .or_default()
+                .insert(request.backend_node_id, name.clone());
             live.insert(
                 name.clone(),
                 RefEntry {
@@ -231,7 +249,11 @@ impl RefStore {
         }
         tab.documents = fresh;
 
-        let mut removed: Vec<&String> = tab.live.keys().filter(|name| !live.contains_key(*name)).collect();
+        let mut removed: Vec<&String> = tab
+            .live
+            .keys()
+            .filter(|name| !live.contains_key(*name))
+            .collect();
         removed.sort_by_key(|name| number(name).unwrap_or(u64::MAX));
         let removed = removed.into_iter().map(|name| format!("@{name}")).collect();
         tab.live = live;
@@ -244,7 +266,11 @@ impl RefStore {
         if let Some(entry) = inner.tabs.get(target_id).and_then(|t| t.live.get(name)) {
             return Lookup::Live(entry.clone());
         }
-        if inner.tabs.iter().any(|(id, t)| id != target_id && t.live.contains_key(name)) {
+        if inner
+            .tabs
+            .iter()
+            .any(|(id, t)| id != target_id && t.live.contains_key(name))
+        {
             return Lookup::OtherTab;
         }
         match number(name) {
@@ -256,8 +282,11 @@ impl RefStore {
     /// The live refs of a tab, in number order.
     pub fn live(&self, target_id: &str) -> Vec<RefEntry> {
         let inner = self.lock();
-        let mut out: Vec<RefEntry> =
-            inner.tabs.get(target_id).map(|t| t.live.values().cloned().collect()).unwrap_or_default();
+        let mut out: Vec<RefEntry> = inner
+            .tabs
+            .get(target_id)
+            .map(|t| t.live.values().cloned().collect())
+            .unwrap_or_default();
         out.sort_by_key(|e| number(&e.name).unwrap_or(u64::MAX));
         out
     }
@@ -268,21 +297,39 @@ mod tests {
     use super::*;
 
     fn main_doc(loader: &str, epoch: u64) -> DocumentId {
-        DocumentId { frame: FrameKey::MAIN, loader: loader.into(), epoch, session: None }
+        DocumentId {
+            frame: FrameKey::MAIN,
+            loader: loader.into(),
+            epoch,
+            session: None,
+        }
     }
 
     fn req(backend: i64) -> RefRequest {
-        RefRequest { document: 0, backend_node_id: backend, role: "button".into(), label: String::new() }
+        RefRequest {
+            document: 0,
+            backend_node_id: backend,
+            role: "button".into(),
+            label: String::new(),
+        }
     }
 
     #[test]
     fn surviving_nodes_keep_their_refs_and_new_nodes_continue_the_sequence() {
         let store = RefStore::default();
         let doc = main_doc("L1", 1);
-        let first = store.assign("t", std::slice::from_ref(&doc), &[req(10), req(11), req(12)]);
+        let first = store.assign(
+            "t",
+            std::slice::from_ref(&doc),
+            &[req(10), req(11), req(12)],
+        );
         assert_eq!(first.names, ["e1", "e2", "e3"]);
         assert!(first.removed.is_empty());
-        let second = store.assign("t", std::slice::from_ref(&doc), &[req(10), req(12), req(13)]);
+        let second = store.assign(
+            "t",
+            std::slice::from_ref(&doc),
+            &[req(10), req(12), req(13)],
+        );
         assert_eq!(second.names, ["e1", "e3", "e4"]);
         assert_eq!(second.removed, ["@e2"]);
         assert_eq!(store.lookup("t", "e2"), Lookup::Retired);

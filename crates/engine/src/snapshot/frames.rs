@@ -35,7 +35,9 @@ pub(crate) struct FrameSessions {
 
 impl std::fmt::Debug for FrameSessions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FrameSessions").field("children", &self.children.len()).finish_non_exhaustive()
+        f.debug_struct("FrameSessions")
+            .field("children", &self.children.len())
+            .finish_non_exhaustive()
     }
 }
 
@@ -62,7 +64,9 @@ struct Detached {
 
 impl FrameSessions {
     fn drain(&mut self) {
-        let Some(events) = self.events.as_mut() else { return };
+        let Some(events) = self.events.as_mut() else {
+            return;
+        };
         while let Some(event) = events.try_recv() {
             match event.method() {
                 "Target.attachedToTarget" => {
@@ -70,12 +74,14 @@ impl FrameSessions {
                         && attached.target_info.kind == "iframe"
                     {
                         // An OOPIF's target id is its frame id.
-                        self.children.insert(attached.target_info.target_id, attached.session_id);
+                        self.children
+                            .insert(attached.target_info.target_id, attached.session_id);
                     }
                 }
                 "Target.detachedFromTarget" => {
                     if let Ok(detached) = event.parse::<Detached>() {
-                        self.children.retain(|_, session| *session != detached.session_id);
+                        self.children
+                            .retain(|_, session| *session != detached.session_id);
                     }
                 }
                 _ => {}
@@ -88,18 +94,26 @@ impl Session {
     /// Turns on iframe auto-attach for the tab once per tab session.
     pub(crate) async fn ensure_frame_sessions(&self, tab: &Tab, timeout: Duration) -> Result<()> {
         let tab_session = tab.cdp().id().unwrap_or_default().to_string();
-        let enabled = self.refs.with_tab(tab.target_id(), |t| t.frames.enabled_on.as_deref() == Some(tab_session.as_str()));
+        let enabled = self.refs.with_tab(tab.target_id(), |t| {
+            t.frames.enabled_on.as_deref() == Some(tab_session.as_str())
+        });
         if enabled {
             return Ok(());
         }
-        let events = tab
-            .cdp()
-            .subscribe(EventFilter::methods(["Target.attachedToTarget", "Target.detachedFromTarget"]), EVENT_CAPACITY);
+        let events = tab.cdp().subscribe(
+            EventFilter::methods(["Target.attachedToTarget", "Target.detachedFromTarget"]),
+            EVENT_CAPACITY,
+        );
         let params = json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true,
                             "filter": [{"type": "iframe", "exclude": false}]});
-        tab.call("snapshot", "Target.setAutoAttach", params, timeout).await?;
+        tab.call("snapshot", "Target.setAutoAttach", params, timeout)
+            .await?;
         self.refs.with_tab(tab.target_id(), |t| {
-            t.frames = FrameSessions { enabled_on: Some(tab_session), events: Some(events), children: HashMap::new() };
+            t.frames = FrameSessions {
+                enabled_on: Some(tab_session),
+                events: Some(events),
+                children: HashMap::new(),
+            };
             t.frames.drain();
         });
         Ok(())
@@ -107,7 +121,12 @@ impl Session {
 
     /// The session of a cross-process child frame, waiting up to `wait` for its attach event.
     /// `None` when the frame is not out of process (or never attached).
-    pub(crate) async fn frame_session(&self, tab: &Tab, frame_id: &str, wait: Duration) -> Option<CdpSession> {
+    pub(crate) async fn frame_session(
+        &self,
+        tab: &Tab,
+        frame_id: &str,
+        wait: Duration,
+    ) -> Option<CdpSession> {
         let deadline = Instant::now() + wait;
         loop {
             let found = self.refs.with_tab(tab.target_id(), |t| {

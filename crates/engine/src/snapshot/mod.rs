@@ -107,7 +107,10 @@ enum Scope {
     /// its own session).
     Top,
     /// A same-process child frame, through the tab's session.
-    Child { frame_id: String, document_backend: i64 },
+    Child {
+        frame_id: String,
+        document_backend: i64,
+    },
 }
 
 /// A child frame of the main document, once read.
@@ -126,7 +129,12 @@ fn loaders(tree: &Value, out: &mut HashMap<String, String>) {
     ) {
         out.insert(id.to_string(), loader.to_string());
     }
-    for child in tree.get("childFrames").and_then(Value::as_array).into_iter().flatten() {
+    for child in tree
+        .get("childFrames")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         loaders(child, out);
     }
 }
@@ -136,7 +144,12 @@ fn collect_backend_ids(node: &Value, ids: &mut HashSet<i64>) {
         ids.insert(id);
     }
     for key in ["children", "shadowRoots"] {
-        for child in node.get(key).and_then(Value::as_array).into_iter().flatten() {
+        for child in node
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             collect_backend_ids(child, ids);
         }
     }
@@ -159,15 +172,33 @@ pub(crate) fn exception_text(details: &Value) -> String {
 async fn capture(session: &CdpSession, scope: &Scope, timeout: Duration) -> Result<Capture> {
     let (scan_call, cleanup, ax_params, document_object) = match scope {
         Scope::Top => (
-            ("Runtime.evaluate", json!({"expression": format!("({}).call(document)", scan::SCAN_FN), "returnByValue": true})),
-            ("Runtime.evaluate", json!({"expression": format!("({}).call(document)", scan::CLEANUP_FN), "returnByValue": true})),
+            (
+                "Runtime.evaluate",
+                json!({"expression": format!("({}).call(document)", scan::SCAN_FN), "returnByValue": true}),
+            ),
+            (
+                "Runtime.evaluate",
+                json!({"expression": format!("({}).call(document)", scan::CLEANUP_FN), "returnByValue": true}),
+            ),
             json!({}),
             None,
         ),
-        Scope::Child { frame_id, document_backend } => {
-            let resolved =
-                session.call_within("DOM.resolveNode", json!({"backendNodeId": document_backend}), timeout).await?;
-            let object = resolved.pointer("/object/objectId").and_then(Value::as_str).unwrap_or_default().to_string();
+        Scope::Child {
+            frame_id,
+            document_backend,
+        } => {
+            let resolved = session
+                .call_within(
+                    "DOM.resolveNode",
+                    json!({"backendNodeId": document_backend}),
+                    timeout,
+                )
+                .await?;
+            let object = resolved
+                .pointer("/object/objectId")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
             (
                 (
                     "Runtime.callFunctionOn",
@@ -186,7 +217,8 @@ async fn capture(session: &CdpSession, scope: &Scope, timeout: Duration) -> Resu
     let document = session.call_within("DOM.getDocument", json!({"depth": 0}), timeout);
     let ax = session.call_raw("Accessibility.getFullAXTree", &ax_params, Some(timeout));
     let frame_tree = session.call_within("Page.getFrameTree", json!({}), timeout);
-    let (scan_reply, document, ax, frame_tree) = futures_util::join!(scan_reply, document, ax, frame_tree);
+    let (scan_reply, document, ax, frame_tree) =
+        futures_util::join!(scan_reply, document, ax, frame_tree);
 
     let raw: RawTree = ax?.parse("Accessibility.getFullAXTree")?;
     let tree = Tree::build(raw.nodes);
@@ -227,33 +259,66 @@ async fn capture(session: &CdpSession, scope: &Scope, timeout: Duration) -> Resu
             (Err(_), _) => None,
         };
         match root {
-            Some(root) => scan::resolve(session, root, found, cleanup, timeout).await.unwrap_or_default(),
+            Some(root) => scan::resolve(session, root, found, cleanup, timeout)
+                .await
+                .unwrap_or_default(),
             None => {
                 let _ = session.send(cleanup.0, &cleanup.1).await;
                 HashMap::new()
             }
         }
     };
-    Ok(Capture { tree, cursor, loader, child_loaders })
+    Ok(Capture {
+        tree,
+        cursor,
+        loader,
+        child_loaders,
+    })
 }
 
 /// The backendNodeIds of the DOM subtree under the first match of `selector` (`-s`).
-async fn selector_subtree(session: &CdpSession, selector: &str, timeout: Duration) -> Result<HashSet<i64>> {
-    let expression = format!("document.querySelector({})", serde_json::to_string(selector).unwrap_or_default());
+async fn selector_subtree(
+    session: &CdpSession,
+    selector: &str,
+    timeout: Duration,
+) -> Result<HashSet<i64>> {
+    let expression = format!(
+        "document.querySelector({})",
+        serde_json::to_string(selector).unwrap_or_default()
+    );
     let reply = session
-        .call_within("Runtime.evaluate", json!({"expression": expression, "returnByValue": false}), timeout)
+        .call_within(
+            "Runtime.evaluate",
+            json!({"expression": expression, "returnByValue": false}),
+            timeout,
+        )
         .await?;
     if let Some(details) = reply.get("exceptionDetails") {
-        return Err(EngineError::Invalid(format!("Invalid selector '{selector}': {}", exception_text(details))));
+        return Err(EngineError::Invalid(format!(
+            "Invalid selector '{selector}': {}",
+            exception_text(details)
+        )));
     }
-    let no_match = || EngineError::Invalid(format!("Selector '{selector}' did not match any element"));
+    let no_match =
+        || EngineError::Invalid(format!("Selector '{selector}' did not match any element"));
     if reply.pointer("/result/subtype").and_then(Value::as_str) != Some("node") {
         return Err(no_match());
     }
-    let object = reply.pointer("/result/objectId").and_then(Value::as_str).ok_or_else(no_match)?.to_string();
-    let described =
-        session.call_within("DOM.describeNode", json!({"objectId": object, "depth": -1}), timeout).await;
-    let _ = session.send("Runtime.releaseObject", &json!({"objectId": object})).await;
+    let object = reply
+        .pointer("/result/objectId")
+        .and_then(Value::as_str)
+        .ok_or_else(no_match)?
+        .to_string();
+    let described = session
+        .call_within(
+            "DOM.describeNode",
+            json!({"objectId": object, "depth": -1}),
+            timeout,
+        )
+        .await;
+    let _ = session
+        .send("Runtime.releaseObject", &json!({"objectId": object}))
+        .await;
     let mut ids = HashSet::new();
     if let Some(node) = described?.get("node") {
         collect_backend_ids(node, &mut ids);
@@ -265,7 +330,11 @@ async fn selector_subtree(session: &CdpSession, selector: &str, timeout: Duratio
 }
 
 fn render_options(options: &SnapshotOptions) -> Render {
-    Render { interactive: options.interactive, max_depth: options.max_depth, urls: options.urls }
+    Render {
+        interactive: options.interactive,
+        max_depth: options.max_depth,
+        urls: options.urls,
+    }
 }
 
 /// Upstream's empty-result texts.
@@ -274,11 +343,21 @@ fn finish(text: &str, options: &SnapshotOptions) -> String {
     if !trimmed.is_empty() {
         return trimmed.to_string();
     }
-    if options.interactive { "(no interactive elements)" } else { "(empty page)" }.to_string()
+    if options.interactive {
+        "(no interactive elements)"
+    } else {
+        "(empty page)"
+    }
+    .to_string()
 }
 
 /// Marks the ref'd nodes of a tree.
-fn apply_refs(tree: &mut Tree, cursor: &HashMap<i64, CursorInfo>, candidates: &[usize], names: &[String]) {
+fn apply_refs(
+    tree: &mut Tree,
+    cursor: &HashMap<i64, CursorInfo>,
+    candidates: &[usize],
+    names: &[String],
+) {
     for (&idx, name) in candidates.iter().zip(names) {
         let node = &mut tree.nodes[idx];
         node.reference = Some(name.clone());
@@ -296,16 +375,23 @@ impl Session {
     pub async fn snapshot(&self, options: &SnapshotOptions) -> Result<Snapshot> {
         let timeout = self.options().default_timeout;
         let tab = self.active_tab().await?;
-        let snapshot = tab.guarded("snapshot", self.snapshot_on(&tab, options, timeout)).await?;
+        let snapshot = tab
+            .guarded("snapshot", self.snapshot_on(&tab, options, timeout))
+            .await?;
         let text = snapshot.snapshot.clone();
-        self.refs.with_tab(tab.target_id(), |t| t.last_snapshot = Some(text));
+        self.refs
+            .with_tab(tab.target_id(), |t| t.last_snapshot = Some(text));
         Ok(snapshot)
     }
 
     /// `diff snapshot`: takes a snapshot and diffs it against `baseline` — a file path when such
     /// a file exists, else the text itself — or, without one, against the previous snapshot of
     /// the tab (empty when there was none).
-    pub async fn diff_snapshot(&self, options: &SnapshotOptions, baseline: Option<&str>) -> Result<SnapshotDiff> {
+    pub async fn diff_snapshot(
+        &self,
+        options: &SnapshotOptions,
+        baseline: Option<&str>,
+    ) -> Result<SnapshotDiff> {
         let before = match baseline {
             Some(b) => match std::fs::read_to_string(b) {
                 Ok(text) => text,
@@ -313,14 +399,21 @@ impl Session {
             },
             None => {
                 let tab = self.active_tab().await?;
-                self.refs.with_tab(tab.target_id(), |t| t.last_snapshot.clone()).unwrap_or_default()
+                self.refs
+                    .with_tab(tab.target_id(), |t| t.last_snapshot.clone())
+                    .unwrap_or_default()
             }
         };
         let after = self.snapshot(options).await?.snapshot;
         Ok(diff_text(&before, &after))
     }
 
-    async fn snapshot_on(&self, tab: &Tab, options: &SnapshotOptions, timeout: Duration) -> Result<Snapshot> {
+    async fn snapshot_on(
+        &self,
+        tab: &Tab,
+        options: &SnapshotOptions,
+        timeout: Duration,
+    ) -> Result<Snapshot> {
         let session = tab.cdp();
         let subtree = match &options.selector {
             Some(selector) => Some(selector_subtree(session, selector, timeout).await?),
@@ -333,11 +426,18 @@ impl Session {
         if tab.state().loader_id != main.loader && !main.loader.is_empty() {
             let loader = main.loader.clone();
             let _ = tab
-                .wait_state("snapshot", Instant::now() + DOCUMENT_SETTLE, true, |st| st.loader_id == loader)
+                .wait_state("snapshot", Instant::now() + DOCUMENT_SETTLE, true, |st| {
+                    st.loader_id == loader
+                })
                 .await;
         }
         let epoch = tab.state().documents;
-        let main_document = DocumentId { frame: FrameKey::MAIN, loader: main.loader.clone(), epoch, session: None };
+        let main_document = DocumentId {
+            frame: FrameKey::MAIN,
+            loader: main.loader.clone(),
+            epoch,
+            session: None,
+        };
 
         main.tree.promote_hidden_inputs(&main.cursor);
         let main_candidates = main.tree.ref_candidates(&main.cursor);
@@ -355,7 +455,9 @@ impl Session {
             None => main.tree.roots.clone(),
         };
 
-        let children = self.capture_children(tab, &main, &main_candidates, timeout).await;
+        let children = self
+            .capture_children(tab, &main, &main_candidates, timeout)
+            .await;
 
         // Refs: main frame first, then each child frame, each in array order.
         let mut documents = vec![main_document];
@@ -370,14 +472,27 @@ impl Session {
         for child in &children {
             documents.push(child.document.clone());
             let n = documents.len() - 1;
-            requests.extend(child.candidates.iter().map(|&i| request(&child.capture.tree, i, n)));
+            requests.extend(
+                child
+                    .candidates
+                    .iter()
+                    .map(|&i| request(&child.capture.tree, i, n)),
+            );
         }
         let assigned = self.refs.assign(tab.target_id(), &documents, &requests);
         let mut refs = BTreeMap::new();
         for (request, name) in requests.iter().zip(&assigned.names) {
-            refs.insert(name.clone(), RefInfo { role: request.role.clone(), name: request.label.clone() });
+            refs.insert(
+                name.clone(),
+                RefInfo {
+                    role: request.role.clone(),
+                    name: request.label.clone(),
+                },
+            );
         }
-        let (main_names, mut rest) = assigned.names.split_at(main_candidates.len().min(assigned.names.len()));
+        let (main_names, mut rest) = assigned
+            .names
+            .split_at(main_candidates.len().min(assigned.names.len()));
         apply_refs(&mut main.tree, &main.cursor, &main_candidates, main_names);
 
         let render = render_options(options);
@@ -385,7 +500,12 @@ impl Session {
         for mut child in children {
             let (names, tail) = rest.split_at(child.candidates.len().min(rest.len()));
             rest = tail;
-            apply_refs(&mut child.capture.tree, &child.capture.cursor, &child.candidates, names);
+            apply_refs(
+                &mut child.capture.tree,
+                &child.capture.cursor,
+                &child.candidates,
+                names,
+            );
             let mut text = child.capture.tree.render(&child.capture.tree.roots, render);
             if options.compact {
                 text = tree::compact(&text, options.interactive);
@@ -403,9 +523,21 @@ impl Session {
         }
         let origin = {
             let url = tab.state().url;
-            if url.is_empty() { self.browser().target(tab.target_id()).map(|t| t.url).unwrap_or_default() } else { url }
+            if url.is_empty() {
+                self.browser()
+                    .target(tab.target_id())
+                    .map(|t| t.url)
+                    .unwrap_or_default()
+            } else {
+                url
+            }
         };
-        Ok(Snapshot { snapshot: finish(&output, options), origin, refs, removed_refs: assigned.removed })
+        Ok(Snapshot {
+            snapshot: finish(&output, options),
+            origin,
+            refs,
+            removed_refs: assigned.removed,
+        })
     }
 
     /// Reads the child frames behind the main document's `Iframe` nodes (one level deep, like
@@ -427,7 +559,11 @@ impl Session {
         }
         let session = tab.cdp();
         let described = futures_util::future::join_all(iframes.iter().map(|(_, backend)| {
-            session.call_within("DOM.describeNode", json!({"backendNodeId": backend, "depth": 1}), timeout)
+            session.call_within(
+                "DOM.describeNode",
+                json!({"backendNodeId": backend, "depth": 1}),
+                timeout,
+            )
         }))
         .await;
         let mut out = Vec::new();
@@ -440,39 +576,68 @@ impl Session {
                 .and_then(Value::as_str)
                 .map(str::to_string);
             let Some(frame_id) = frame_id else { continue };
-            let captured = match node.pointer("/contentDocument/backendNodeId").and_then(Value::as_i64) {
+            let captured = match node
+                .pointer("/contentDocument/backendNodeId")
+                .and_then(Value::as_i64)
+            {
                 Some(document_backend) => {
-                    let scope = Scope::Child { frame_id: frame_id.clone(), document_backend };
+                    let scope = Scope::Child {
+                        frame_id: frame_id.clone(),
+                        document_backend,
+                    };
                     capture(session, &scope, timeout).await.map(|c| {
-                        let loader = main.child_loaders.get(&frame_id).cloned().unwrap_or_else(|| c.loader.clone());
-                        (c, DocumentId { frame: FrameKey(Some(frame_id.clone())), loader, epoch: 0, session: None })
+                        let loader = main
+                            .child_loaders
+                            .get(&frame_id)
+                            .cloned()
+                            .unwrap_or_else(|| c.loader.clone());
+                        (
+                            c,
+                            DocumentId {
+                                frame: FrameKey(Some(frame_id.clone())),
+                                loader,
+                                epoch: 0,
+                                session: None,
+                            },
+                        )
                     })
                 }
                 None => {
                     if self.ensure_frame_sessions(tab, timeout).await.is_err() {
                         continue;
                     }
-                    let Some(frame_session) = self.frame_session(tab, &frame_id, FRAME_ATTACH_WAIT).await else {
+                    let Some(frame_session) =
+                        self.frame_session(tab, &frame_id, FRAME_ATTACH_WAIT).await
+                    else {
                         continue;
                     };
-                    capture(&frame_session, &Scope::Top, timeout).await.map(|c| {
-                        let document = DocumentId {
-                            frame: FrameKey(Some(frame_id.clone())),
-                            loader: c.loader.clone(),
-                            epoch: 0,
-                            session: frame_session.id().map(str::to_string),
-                        };
-                        (c, document)
-                    })
+                    capture(&frame_session, &Scope::Top, timeout)
+                        .await
+                        .map(|c| {
+                            let document = DocumentId {
+                                frame: FrameKey(Some(frame_id.clone())),
+                                loader: c.loader.clone(),
+                                epoch: 0,
+                                session: frame_session.id().map(str::to_string),
+                            };
+                            (c, document)
+                        })
                 }
             };
             match captured {
                 Ok((mut capture, document)) => {
                     capture.tree.promote_hidden_inputs(&capture.cursor);
                     let candidates = capture.tree.ref_candidates(&capture.cursor);
-                    out.push(ChildFrame { iframe_node: *idx, capture, document, candidates });
+                    out.push(ChildFrame {
+                        iframe_node: *idx,
+                        capture,
+                        document,
+                        candidates,
+                    });
                 }
-                Err(err) => tracing::debug!(%err, frame = %frame_id, "child frame left out of the snapshot"),
+                Err(err) => {
+                    tracing::debug!(%err, frame = %frame_id, "child frame left out of the snapshot")
+                }
             }
         }
         out
@@ -490,8 +655,18 @@ pub fn diff_text(before: &str, after: &str) -> SnapshotDiff {
             similar::ChangeTag::Equal => unchanged += 1,
         }
     }
-    let text = diff.unified_diff().context_radius(3).header("before", "after").to_string();
-    SnapshotDiff { changed: additions > 0 || removals > 0, diff: text, additions, removals, unchanged }
+    let text = diff
+        .unified_diff()
+        .context_radius(3)
+        .header("before", "after")
+        .to_string();
+    SnapshotDiff {
+        changed: additions > 0 || removals > 0,
+        diff: text,
+        additions,
+        removals,
+        unchanged,
+    }
 }
 
 #[cfg(test)]

@@ -92,8 +92,12 @@ pub(crate) fn decode(value: &Value) -> Vec<CursorInfo> {
     found
         .into_iter()
         .map(|Found(flags, text, hidden_type, hidden_checked)| {
-            let (pointer, onclick, tabindex, editable) =
-                (flags & 1 != 0, flags & 2 != 0, flags & 4 != 0, flags & 8 != 0);
+            let (pointer, onclick, tabindex, editable) = (
+                flags & 1 != 0,
+                flags & 2 != 0,
+                flags & 4 != 0,
+                flags & 8 != 0,
+            );
             let kind = if pointer || onclick {
                 "clickable"
             } else if editable {
@@ -116,10 +120,17 @@ pub(crate) fn decode(value: &Value) -> Vec<CursorInfo> {
             }
             let hidden_input = match hidden_type.as_deref() {
                 Some("radio") => Some(("radio", hidden_checked.unwrap_or_else(|| "false".into()))),
-                Some("checkbox") => Some(("checkbox", hidden_checked.unwrap_or_else(|| "false".into()))),
+                Some("checkbox") => {
+                    Some(("checkbox", hidden_checked.unwrap_or_else(|| "false".into())))
+                }
                 _ => None,
             };
-            CursorInfo { kind, hints, text, hidden_input }
+            CursorInfo {
+                kind,
+                hints,
+                text,
+                hidden_input,
+            }
         })
         .collect()
 }
@@ -138,7 +149,11 @@ pub(crate) async fn resolve(
         return Ok(HashMap::new());
     }
     let reply = session
-        .call_within("DOM.querySelectorAll", json!({"nodeId": root, "selector": format!("[{TAG}]")}), timeout)
+        .call_within(
+            "DOM.querySelectorAll",
+            json!({"nodeId": root, "selector": format!("[{TAG}]")}),
+            timeout,
+        )
         .await;
     let node_ids: Vec<i64> = match &reply {
         Ok(reply) => reply
@@ -149,7 +164,9 @@ pub(crate) async fn resolve(
         Err(_) => Vec::new(),
     };
     // The descriptions carry the tag's value, so the tags come off only after them.
-    let describes = node_ids.iter().map(|&id| session.call_within("DOM.describeNode", json!({"nodeId": id}), timeout));
+    let describes = node_ids
+        .iter()
+        .map(|&id| session.call_within("DOM.describeNode", json!({"nodeId": id}), timeout));
     let described = futures_util::future::join_all(describes).await;
     let _ = session.send(cleanup.0, &cleanup.1).await;
     reply?;
@@ -163,13 +180,19 @@ pub(crate) async fn resolve(
             Err(abx_cdp::Error::Protocol { .. }) => continue,
             Err(other) => return Err(EngineError::from(other)),
         };
-        let Some(node) = reply.get("node") else { continue };
-        let Some(backend) = node.get("backendNodeId").and_then(Value::as_i64) else { continue };
+        let Some(node) = reply.get("node") else {
+            continue;
+        };
+        let Some(backend) = node.get("backendNodeId").and_then(Value::as_i64) else {
+            continue;
+        };
         let index = node
             .get("attributes")
             .and_then(Value::as_array)
             .and_then(|attrs| {
-                attrs.chunks(2).find(|pair| pair.first().and_then(Value::as_str) == Some(TAG))
+                attrs
+                    .chunks(2)
+                    .find(|pair| pair.first().and_then(Value::as_str) == Some(TAG))
             })
             .and_then(|pair| pair.get(1).and_then(Value::as_str))
             .and_then(|v| v.parse::<usize>().ok());
@@ -186,8 +209,12 @@ mod tests {
 
     #[test]
     fn flags_become_kind_and_hints_in_upstream_order() {
-        let infos = decode(&serde_json::json!([[3, "Clickable div", null, null], [4, "", null, null], [8, "e", null, null],
-            [1, "card", "radio", "true"]]));
+        let infos = decode(&serde_json::json!([
+            [3, "Clickable div", null, null],
+            [4, "", null, null],
+            [8, "e", null, null],
+            [1, "card", "radio", "true"]
+        ]));
         assert_eq!(infos[0].kind, "clickable");
         assert_eq!(infos[0].hints, ["cursor:pointer", "onclick"]);
         assert_eq!(infos[1].kind, "focusable");

@@ -145,7 +145,10 @@ pub(crate) struct Node {
 
 impl Node {
     fn clear(&mut self) {
-        *self = Node { parent: self.parent, ..Node::default() };
+        *self = Node {
+            parent: self.parent,
+            ..Node::default()
+        };
     }
 }
 
@@ -235,7 +238,10 @@ impl Tree {
                     end += 1;
                 }
                 if end > start + 1 {
-                    let merged: String = children[start..end].iter().map(|&c| nodes[c].name.as_str()).collect();
+                    let merged: String = children[start..end]
+                        .iter()
+                        .map(|&c| nodes[c].name.as_str())
+                        .collect();
                     nodes[children[start]].name = merged;
                     for &c in &children[start + 1..end] {
                         nodes[c].clear();
@@ -243,7 +249,10 @@ impl Tree {
                 }
                 start = end;
             }
-            if children.len() == 1 && nodes[children[0]].role == "StaticText" && nodes[i].name == nodes[children[0]].name {
+            if children.len() == 1
+                && nodes[children[0]].role == "StaticText"
+                && nodes[i].name == nodes[children[0]].name
+            {
                 nodes[children[0]].clear();
             }
         }
@@ -265,7 +274,9 @@ impl Tree {
             if node.role != "LabelText" && node.role != "generic" {
                 continue;
             }
-            let Some(info) = node.backend.and_then(|b| cursor.get(&b)) else { continue };
+            let Some(info) = node.backend.and_then(|b| cursor.get(&b)) else {
+                continue;
+            };
             if let Some((role, checked)) = &info.hidden_input {
                 node.role = (*role).to_string();
                 if node.name.is_empty() && !info.text.is_empty() {
@@ -297,7 +308,11 @@ impl Tree {
     /// a `<select>` — whose popup lives in the select's user-agent shadow tree, outside the DOM
     /// subtree — print a second time as extra roots; looking at every ancestor fixes that.)
     pub(crate) fn subtree_roots(&self, ids: &HashSet<i64>) -> Vec<usize> {
-        let inside: Vec<bool> = self.nodes.iter().map(|n| n.backend.is_some_and(|b| ids.contains(&b))).collect();
+        let inside: Vec<bool> = self
+            .nodes
+            .iter()
+            .map(|n| n.backend.is_some_and(|b| ids.contains(&b)))
+            .collect();
         let has_inside_ancestor = |mut i: usize| {
             // Bounded by the node count: a malformed tree with a cycle cannot loop forever.
             for _ in 0..self.nodes.len() {
@@ -309,7 +324,9 @@ impl Tree {
             }
             false
         };
-        (0..self.nodes.len()).filter(|&i| inside[i] && !has_inside_ancestor(i)).collect()
+        (0..self.nodes.len())
+            .filter(|&i| inside[i] && !has_inside_ancestor(i))
+            .collect()
     }
 
     /// Renders the given roots.
@@ -442,7 +459,12 @@ pub(crate) fn compact(tree: &str, interactive: bool) -> String {
             }
         }
     }
-    let kept: Vec<&str> = lines.iter().zip(&keep).filter(|(_, k)| **k).map(|(l, _)| *l).collect();
+    let kept: Vec<&str> = lines
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(l, _)| *l)
+        .collect();
     let out = kept.join("\n");
     if out.trim().is_empty() && interactive {
         return "(no interactive elements)".to_string();
@@ -459,7 +481,9 @@ fn indent_of(line: &str) -> usize {
 /// or outside `-s`).
 pub(crate) fn insert_frame(output: &mut String, reference: &str, child: &str) -> bool {
     let marker = format!("[ref={reference}]");
-    let Some(pos) = output.find(&marker) else { return false };
+    let Some(pos) = output.find(&marker) else {
+        return false;
+    };
     let line_end = output[pos..].find('\n').map_or(output.len(), |i| pos + i);
     let line_start = output[..pos].rfind('\n').map_or(0, |i| i + 1);
     let line = &output[line_start..line_end];
@@ -504,7 +528,10 @@ mod tests {
         assert_eq!(refs, [4]);
         t.nodes[4].reference = Some("e1".into());
         let text = t.render(&t.roots.clone(), Render::default());
-        assert_eq!(text, "- paragraph\n  - StaticText \"Hello world\"\n- button \"Go\" [ref=e1]\n");
+        assert_eq!(
+            text,
+            "- paragraph\n  - StaticText \"Hello world\"\n- button \"Go\" [ref=e1]\n"
+        );
     }
 
     #[test]
@@ -518,7 +545,8 @@ mod tests {
         ]);
         let mut c = node("3", "combobox", "", &[], 3);
         c["value"] = json!({"type": "string", "value": "Red"});
-        c["properties"] = json!([{"name": "expanded", "value": {"type": "boolean", "value": false}}]);
+        c["properties"] =
+            json!([{"name": "expanded", "value": {"type": "boolean", "value": false}}]);
         let mut t = tree(json!([node("1", "RootWebArea", "", &["2", "3"], 1), n, c]));
         t.nodes[1].reference = Some("e1".into());
         t.nodes[2].reference = Some("e2".into());
@@ -538,16 +566,31 @@ mod tests {
             node("4", "StaticText", "x", &[], 4),
         ]));
         let roots = t.roots.clone();
-        let d0 = t.render(&roots, Render { max_depth: Some(0), ..Render::default() });
+        let d0 = t.render(
+            &roots,
+            Render {
+                max_depth: Some(0),
+                ..Render::default()
+            },
+        );
         assert_eq!(d0, "- list\n");
-        let d1 = t.render(&roots, Render { max_depth: Some(1), ..Render::default() });
+        let d1 = t.render(
+            &roots,
+            Render {
+                max_depth: Some(1),
+                ..Render::default()
+            },
+        );
         assert_eq!(d1, "- list\n  - listitem\n");
     }
 
     #[test]
     fn compact_keeps_refs_values_and_their_ancestors() {
         let text = "- navigation\n  - link \"a\" [ref=e1]\n- paragraph\n  - StaticText \"x\"\n- combobox: Red\n";
-        assert_eq!(compact(text, false), "- navigation\n  - link \"a\" [ref=e1]\n- combobox: Red");
+        assert_eq!(
+            compact(text, false),
+            "- navigation\n  - link \"a\" [ref=e1]\n- combobox: Red"
+        );
         assert_eq!(compact("- paragraph\n", true), "(no interactive elements)");
     }
 
@@ -555,7 +598,10 @@ mod tests {
     fn frame_text_goes_under_its_iframe_line() {
         let mut out = "- paragraph\n- Iframe \"f\" [ref=e3]\n- button [ref=e4]\n".to_string();
         assert!(insert_frame(&mut out, "e3", "- button \"in\" [ref=e5]"));
-        assert_eq!(out, "- paragraph\n- Iframe \"f\" [ref=e3]\n  - button \"in\" [ref=e5]\n- button [ref=e4]\n");
+        assert_eq!(
+            out,
+            "- paragraph\n- Iframe \"f\" [ref=e3]\n  - button \"in\" [ref=e5]\n- button [ref=e4]\n"
+        );
         assert!(!insert_frame(&mut out, "e9", "x"));
     }
 
