@@ -952,3 +952,48 @@ async fn element_and_annotated_screenshots_and_pdf() {
     assert_eq!(&pdf[..5], b"%PDF-");
     h.close().await;
 }
+
+#[tokio::test]
+async fn clicking_an_option_ref_selects_it() {
+    let h = Harness::at("/fixture.html").await;
+    let snap = h
+        .session
+        .snapshot(&SnapshotOptions {
+            interactive: true,
+            ..Default::default()
+        })
+        .await
+        .expect("snapshot");
+    assert!(
+        snap.snapshot.contains(r#"option "Blue" [ref=e13]"#),
+        "{}",
+        snap.snapshot
+    );
+    h.eval("window.__changes = 0; document.querySelector('select').addEventListener('change', () => window.__changes++)")
+        .await;
+    h.session
+        .click("@e13", &click(), None)
+        .await
+        .expect("click option");
+    assert_eq!(
+        h.eval("document.querySelector('select').value").await,
+        json!("Blue")
+    );
+    assert_eq!(h.eval("window.__changes").await, json!(1));
+    let after = h
+        .session
+        .snapshot(&SnapshotOptions {
+            interactive: true,
+            ..Default::default()
+        })
+        .await
+        .expect("snapshot");
+    assert!(
+        after
+            .snapshot
+            .contains("combobox [expanded=false, ref=e9]: Blue"),
+        "{}",
+        after.snapshot
+    );
+    h.close().await;
+}

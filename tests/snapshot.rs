@@ -333,6 +333,18 @@ async fn refs_inside_same_origin_and_cross_site_iframes_act_on_their_frame() {
         .await,
         json!("hello")
     );
+    // A main-frame navigation retires the frames' refs too.
+    h.open("/iframe.html").await;
+    for reference in inner.iter().chain(&inputs) {
+        let err = h
+            .session
+            .click(reference, &ClickOptions::default(), None)
+            .await;
+        assert!(
+            matches!(err, Err(EngineError::StaleRef { .. })),
+            "{reference}: {err:?}"
+        );
+    }
     h.close().await;
 }
 

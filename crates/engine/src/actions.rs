@@ -390,12 +390,21 @@ impl Session {
         deadline: Instant,
     ) -> Result<Clicked> {
         let (button, bit) = input::button(button)?;
-        let point = tab
+        let prepared = tab
             .guarded(
                 "click",
-                self.actionable(tab, handle, Checks::CLICK, "click", deadline),
+                self.prepare(tab, handle, Checks::CLICK, "click", deadline),
             )
             .await?;
+        // An `<option>` was selected in its `<select>` in the page: nothing to click.
+        let Some(point) = prepared else {
+            return Ok(Clicked {
+                clicked: handle.selector.clone(),
+                dialog_opened: false,
+                new_tab: None,
+                url: None,
+            });
+        };
         let session = Self::input_session(tab, handle);
         let dialog = input::dispatch(
             tab,

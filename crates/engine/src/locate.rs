@@ -147,6 +147,9 @@ pub(crate) struct Checks {
     pub(crate) scroll: bool,
     /// Hit-test the click point.
     pub(crate) hit: bool,
+    /// A click on an `<option>` selects it in its `<select>` (its box is not on screen while
+    /// the select is closed).
+    pub(crate) option: bool,
 }
 
 impl Checks {
@@ -158,6 +161,7 @@ impl Checks {
         stable: true,
         scroll: true,
         hit: true,
+        option: true,
     };
     /// Hover: no enabled requirement.
     pub(crate) const HOVER: Checks = Checks {
@@ -167,6 +171,7 @@ impl Checks {
         stable: true,
         scroll: true,
         hit: true,
+        option: false,
     };
     /// Typing and filling: focusable text input, no pointer involved.
     pub(crate) const TYPE: Checks = Checks {
@@ -176,6 +181,7 @@ impl Checks {
         stable: false,
         scroll: true,
         hit: false,
+        option: false,
     };
 }
 
@@ -193,6 +199,7 @@ enum Readiness {
     Waiting { reason: String },
     Covered { cover: String, x: f64, y: f64 },
     Detached,
+    Selected,
 }
 
 /// Waits (in the page, up to `slice` ms per call) for the element to pass the checks, scrolls
@@ -217,6 +224,16 @@ const ACTIONABLE_FN: &str = r#"async function(opts) {
     if (!el.isConnected) return {state: 'detached'};
     const target = el.nodeType === 1 ? el : el.parentElement;
     if (!target) return {state: 'detached'};
+    if (opts.option && target.localName === 'option') {
+      const select = target.closest('select');
+      if (select && !select.disabled && !target.disabled) {
+        if (!select.multiple) for (const o of select.options) o.selected = false;
+        target.selected = true;
+        select.dispatchEvent(new Event('input', {bubbles: true}));
+        select.dispatchEvent(new Event('change', {bubbles: true}));
+        return {state: 'selected'};
+      }
+    }
     const doc = target.ownerDocument;
     const view = doc.defaultView;
     const style = view.getComputedStyle(target);
@@ -344,9 +361,9 @@ impl Session {
             Lookup::OtherTab => return Err(stale(selector, "it was taken in another tab")),
             Lookup::Unknown => return Err(EngineError::UnknownRef(name.to_string())),
         };
-        if entry.document.frame == FrameKey::MAIN {
+        if let Some(page) = &entry.page {
             let st = tab.state();
-            if st.loader_id != entry.document.loader || st.documents != entry.document.epoch {
+            if st.loader_id != page.loader || st.documents != page.epoch {
                 return Err(stale(selector, "the page navigated since the snapshot"));
             }
         }
@@ -398,6 +415,25 @@ impl Session {
         action: &str,
         deadline: Instant,
     ) -> Result<Point> {
+        let checks = Checks {
+            option: false,
+            ..checks
+        };
+        self.prepare(tab, handle, checks, action, deadline)
+            .await?
+            .ok_or_else(|| EngineError::Invalid(format!("cannot {action} '{}'", handle.selector)))
+    }
+
+    /// [`Session::actionable`], except that with `checks.option` an `<option>` is selected in
+    /// the page instead (`Ok(None)`).
+    pub(crate) async fn prepare(
+        &self,
+        tab: &Tab,
+        handle: &mut Handle,
+        checks: Checks,
+        action: &str,
+        deadline: Instant,
+    ) -> Result<Option<Point>> {
         let total = deadline.saturating_duration_since(Instant::now());
         loop {
             let remaining = deadline.saturating_duration_since(Instant::now());
@@ -405,6 +441,7 @@ impl Session {
             let slice = remaining.min(Duration::from_secs(1));
             let opts = json!({"visible": checks.visible, "enabled": checks.enabled, "editable": checks.editable,
                               "stable": checks.stable, "scroll": checks.scroll, "hit": checks.hit,
+                              "option": checks.option,
                               "slice": slice.as_millis() as u64});
             let outcome = handle
                 .call(ACTIONABLE_FN, &[opts], slice + Duration::from_secs(5))
@@ -437,10 +474,11 @@ impl Session {
             match readiness {
                 Readiness::Ready { x, y } => {
                     if handle.subframe {
-                        return self.page_point(handle, remaining).await;
+                        return self.page_point(handle, remaining).await.map(Some);
                     }
-                    return Ok(Point { x, y });
+                    return Ok(Some(Point { x, y }));
                 }
+                Readiness::Selected => return Ok(None),
                 Readiness::Covered { cover, x, y } => {
                     return Err(EngineError::Covered {
                         selector: handle.selector.clone(),

@@ -53,6 +53,9 @@ pub struct RefEntry {
     pub name: String,
     /// The document the node was read from.
     pub document: DocumentId,
+    /// The tab's main-frame document when the snapshot ran (for a child-frame ref too: any
+    /// main-frame navigation retires every ref of the tab).
+    pub page: Option<DocumentId>,
     /// The node.
     pub backend_node_id: i64,
     /// Its role as printed in the snapshot.
@@ -205,6 +208,10 @@ impl RefStore {
             fresh.insert(document.frame.clone(), refs);
         }
 
+        let page = documents
+            .iter()
+            .find(|d| d.frame == FrameKey::MAIN)
+            .cloned();
         let mut names = Vec::with_capacity(requests.len());
         let mut live = HashMap::with_capacity(requests.len());
         let mut kept: HashMap<FrameKey, HashMap<i64, String>> = HashMap::new();
@@ -235,6 +242,7 @@ impl RefStore {
                 RefEntry {
                     name: name.clone(),
                     document: document.clone(),
+                    page: page.clone(),
                     backend_node_id: request.backend_node_id,
                     role: request.role.clone(),
                     label: request.label.clone(),
