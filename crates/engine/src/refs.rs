@@ -90,7 +90,7 @@ pub struct Assigned {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Lookup {
     /// A live ref of the tab.
-    Live(RefEntry),
+    Live(Box<RefEntry>),
     /// Issued in this session, but not by the latest snapshot of this tab.
     Retired,
     /// Issued by a snapshot of another tab.
@@ -272,7 +272,7 @@ impl RefStore {
     pub fn lookup(&self, target_id: &str, name: &str) -> Lookup {
         let inner = self.lock();
         if let Some(entry) = inner.tabs.get(target_id).and_then(|t| t.live.get(name)) {
-            return Lookup::Live(entry.clone());
+            return Lookup::Live(Box::new(entry.clone()));
         }
         if inner
             .tabs
