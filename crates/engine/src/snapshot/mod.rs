@@ -90,6 +90,9 @@ pub struct SnapshotDiff {
 const DOCUMENT_SETTLE: Duration = Duration::from_secs(1);
 /// How long a snapshot waits for a cross-site frame's session to attach.
 const FRAME_ATTACH_WAIT: Duration = Duration::from_millis(500);
+/// How long a cross-site frame (its own renderer, which may be busy or hung while the page is
+/// fine) may take before the snapshot goes on without its content.
+const FRAME_BUDGET: Duration = Duration::from_secs(5);
 
 /// One frame document, read.
 struct Capture {
@@ -611,7 +614,7 @@ impl Session {
                     else {
                         continue;
                     };
-                    capture(&frame_session, &Scope::Top, timeout)
+                    capture(&frame_session, &Scope::Top, timeout.min(FRAME_BUDGET))
                         .await
                         .map(|c| {
                             let document = DocumentId {
