@@ -614,8 +614,15 @@ impl Session {
                     else {
                         continue;
                     };
-                    capture(&frame_session, &Scope::Top, timeout.min(FRAME_BUDGET))
+                    let budget = timeout.min(FRAME_BUDGET);
+                    tokio::time::timeout(budget, capture(&frame_session, &Scope::Top, budget))
                         .await
+                        .unwrap_or_else(|_| {
+                            Err(EngineError::Timeout {
+                                what: "cross-site frame snapshot".into(),
+                                after: budget,
+                            })
+                        })
                         .map(|c| {
                             let document = DocumentId {
                                 frame: FrameKey(Some(frame_id.clone())),
