@@ -205,6 +205,17 @@ async fn select_by_value_or_label() {
         ),
         other => panic!("expected a no-option error, got {other:?}"),
     }
+    // A <select multiple> takes every match.
+    h.eval("document.body.insertAdjacentHTML('beforeend', '<select id=\"m\" multiple><option>a</option><option>b</option><option value=\"cv\">c</option></select>')").await;
+    h.session
+        .select("#m", &["a".to_string(), "c".to_string()], None)
+        .await
+        .expect("select multiple");
+    assert_eq!(
+        h.eval("Array.from(document.getElementById('m').selectedOptions, o => o.value).join(',')")
+            .await,
+        json!("a,cv")
+    );
     h.close().await;
 }
 
@@ -485,6 +496,18 @@ async fn scroll_and_scrollintoview_move_the_page() {
     assert!(h.eval("window.scrollY").await.as_f64().unwrap_or(0.0) > 4000.0);
     let err = h.session.scroll("sideways", None, None, None).await;
     assert!(matches!(err, Err(EngineError::Invalid(_))), "{err:?}");
+    // With a selector, the element scrolls, not the page.
+    h.eval("document.body.insertAdjacentHTML('afterbegin', '<div id=\"box\" style=\"height:100px;overflow:auto\"><div style=\"height:1000px\"></div></div>')").await;
+    let page_y = h.eval("window.scrollY").await;
+    h.session
+        .scroll("down", Some(250.0), Some("#box"), None)
+        .await
+        .expect("scroll element");
+    assert_eq!(
+        h.eval("document.getElementById('box').scrollTop").await,
+        json!(250)
+    );
+    assert_eq!(h.eval("window.scrollY").await, page_y);
     h.close().await;
 }
 

@@ -513,6 +513,22 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
         "{}",
         baseline.diff
     );
+    // A baseline file.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("before.txt");
+    let current = h
+        .session
+        .snapshot(&interactive())
+        .await
+        .expect("snapshot")
+        .snapshot;
+    std::fs::write(&file, &current).expect("write baseline");
+    let from_file = h
+        .session
+        .diff_snapshot(&interactive(), Some(&file.to_string_lossy()))
+        .await
+        .expect("baseline file");
+    assert!(!from_file.changed, "{}", from_file.diff);
     h.close().await;
 }
 
