@@ -12,7 +12,12 @@
 //! - the cursor scan of a child frame runs in that frame's document (upstream scans the top
 //!   document again, so clickable `div`s inside iframes never get refs);
 //! - with `-s`, child frames inside the selected subtree are still expanded (upstream drops them);
-//! - `diff snapshot` compares with the previous snapshot of the tab, not with an empty text.
+//! - `diff snapshot` compares with the previous snapshot of the tab, not with an empty text;
+//! - `-s` roots are nodes with no AX *ancestor* in the selected subtree (upstream checks the parent
+//!   only and prints a `<select>`'s options a second time);
+//! - names turn no-break spaces into spaces (upstream's newer sources do; 0.33.2 dropped them);
+//! - an AX node without a DOM node gets no ref (it could never be acted on); Chrome gives every
+//!   ref-worthy node one, so numbering is unaffected in practice.
 
 pub(crate) mod frames;
 pub(crate) mod scan;
