@@ -1,1 +1,142 @@
-fn main() {}
+//! Transport benchmark: CDP round trip of `Runtime.evaluate("1")` on a page session (p50/p90/p99
+//! over many calls) and Chrome launch-to-ready time (spawn → DevTools endpoint → first page
+//! session attached), over WebSocket and over `--remote-debugging-pipe`.
+//!
+//! `cargo bench -p abx-bench --bench cdp_roundtrip` (env `ABX_BENCH_CALLS`, `ABX_BENCH_LAUNCHES`).
+//! Prints a Markdown table; never asserts timings.
+
+use std::time::{Duration, Instant};
+
+use abx_cdp::Connection;
+use abx_chrome::{Chrome, LaunchOptions, Transport};
+use serde_json::json;
+
+fn options(transport: Transport) -> LaunchOptions {
+    LaunchOptions {
+        args: vec!["--disable-quic".into(), "--disable-gpu".into()],
+        transport,
+        ..LaunchOptions::default()
+    }
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index.min(sorted.len() - 1)]
+}
+
+fn micros(d: Duration) -> String {
+    format!("{:.0}", d.as_secs_f64() * 1e6)
+}
+
+fn millis(d: Duration) -> String {
+    format!("{:.0}", d.as_secs_f64() * 1e3)
+}
+
+async fn connect(chrome: &mut Chrome) -> Connection {
+    match chrome.take_pipe() {
+        Some((read, write)) => {
+            Connection::over_pipe(read, write, &abx_cdp::ConnectOptions::default())
+        }
+        None => Connection::connect(chrome.ws_url()).await.expect("connect"),
+    }
+}
+
+async fn first_page(conn: &Connection) -> abx_cdp::Session {
+    let targets = conn
+        .browser()
+        .call("Target.getTargets", json!({}))
+        .await
+        .expect("targets");
+    let target = targets["targetInfos"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["type"] == "page"))
+        .and_then(|t| t["targetId"].as_str())
+        .map(str::to_string);
+    let target = match target {
+        Some(t) => t,
+        None => conn
+            .browser()
+            .call("Target.createTarget", json!({"url": "about:blank"}))
+            .await
+            .expect("create")["targetId"]
+            .as_str()
+            .expect("id")
+            .to_string(),
+    };
+    conn.attach(&target).await.expect("attach")
+}
+
+async fn round_trips(transport: Transport, calls: usize) -> Vec<Duration> {
+    let mut chrome = Chrome::launch(options(transport)).await.expect("launch");
+    let conn = connect(&mut chrome).await;
+    let page = first_page(&conn).await;
+    let params = json!({"expression": "1", "returnByValue": true});
+    for _ in 0..50 {
+        page.call("Runtime.evaluate", params.clone())
+            .await
+            .expect("warm-up");
+    }
+    let mut samples = Vec::with_capacity(calls);
+    for _ in 0..calls {
+        let started = Instant::now();
+        page.call("Runtime.evaluate", params.clone())
+            .await
+            .expect("evaluate");
+        samples.push(started.elapsed());
+    }
+    chrome.close(Some(&conn)).await;
+    samples.sort();
+    samples
+}
+
+async fn launches(transport: Transport, count: usize) -> Vec<Duration> {
+    let mut samples = Vec::with_capacity(count);
+    for _ in 0..count {
+        let started = Instant::now();
+        let mut chrome = Chrome::launch(options(transport)).await.expect("launch");
+        let conn = connect(&mut chrome).await;
+        let _page = first_page(&conn).await;
+        samples.push(started.elapsed());
+        chrome.close(Some(&conn)).await;
+    }
+    samples.sort();
+    samples
+}
+
+fn main() {
+    let calls: usize = std::env::var("ABX_BENCH_CALLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000);
+    let count: usize = std::env::var("ABX_BENCH_LAUNCHES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        println!("| transport | Runtime.evaluate(\"1\") p50 µs | p90 µs | p99 µs | max µs | launch→ready p50 ms | p90 ms | max ms |");
+        println!("|---|---|---|---|---|---|---|---|");
+        for (name, transport) in [("WebSocket", Transport::WebSocket), ("pipe", Transport::Pipe)] {
+            let rt = round_trips(transport, calls).await;
+            let launch = launches(transport, count).await;
+            println!(
+                "| {name} | {} | {} | {} | {} | {} | {} | {} |",
+                micros(percentile(&rt, 0.5)),
+                micros(percentile(&rt, 0.9)),
+                micros(percentile(&rt, 0.99)),
+                micros(percentile(&rt, 1.0)),
+                millis(percentile(&launch, 0.5)),
+                millis(percentile(&launch, 0.9)),
+                millis(percentile(&launch, 1.0)),
+            );
+        }
+        println!("\n{calls} round trips per transport after 50 warm-up calls; {count} launches per transport.");
+    });
+}

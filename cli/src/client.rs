@@ -65,7 +65,11 @@ impl Client {
 
     /// The running daemon's pid, from `<s>.pid`.
     pub fn daemon_pid(&self) -> Option<i32> {
-        std::fs::read_to_string(self.file("pid")).ok()?.trim().parse().ok()
+        std::fs::read_to_string(self.file("pid"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
     }
 
     /// Whether a daemon accepts connections now.
@@ -78,8 +82,12 @@ impl Client {
             .map_err(|e| format!("Cannot create socket directory {}: {e}", self.dir.display()))?;
         let _ = std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o700));
         let probe = self.dir.join(".write_test");
-        std::fs::write(&probe, b"")
-            .map_err(|e| format!("Socket directory {} is not writable: {e}", self.dir.display()))?;
+        std::fs::write(&probe, b"").map_err(|e| {
+            format!(
+                "Socket directory {} is not writable: {e}",
+                self.dir.display()
+            )
+        })?;
         let _ = std::fs::remove_file(&probe);
         Ok(())
     }
@@ -100,10 +108,13 @@ impl Client {
     }
 
     fn fingerprint_warnings(&self) -> Vec<String> {
-        let Ok(running) = std::fs::read_to_string(self.file("config")) else { return Vec::new() };
-        let (Ok(mine), Ok(theirs)) =
-            (serde_json::from_str::<Value>(&self.fingerprint), serde_json::from_str::<Value>(&running))
-        else {
+        let Ok(running) = std::fs::read_to_string(self.file("config")) else {
+            return Vec::new();
+        };
+        let (Ok(mine), Ok(theirs)) = (
+            serde_json::from_str::<Value>(&self.fingerprint),
+            serde_json::from_str::<Value>(&running),
+        ) else {
             return Vec::new();
         };
         if mine == theirs {
@@ -150,7 +161,9 @@ impl Client {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
-        let mut child = command.spawn().map_err(|e| format!("Daemon failed to start: {e}"))?;
+        let mut child = command
+            .spawn()
+            .map_err(|e| format!("Daemon failed to start: {e}"))?;
         let pid = child.id() as i32;
         let started = Instant::now();
         let mut lost_race = false;
@@ -179,7 +192,10 @@ impl Client {
                 }
             }
             if started.elapsed() > START_TIMEOUT {
-                return Err(format!("Daemon failed to start (socket: {})", self.socket.display()));
+                return Err(format!(
+                    "Daemon failed to start (socket: {})",
+                    self.socket.display()
+                ));
             }
             std::thread::sleep(Duration::from_millis(5));
         }
@@ -193,13 +209,17 @@ impl Client {
         }
         // Waits carry their own timeout; the daemon enforces deadlines, this is a safety net.
         let timeout_ms = request.get("timeout").and_then(Value::as_u64).unwrap_or(0);
-        let read_timeout = Duration::from_millis(timeout_ms.saturating_add(15_000)).max(Duration::from_secs(45));
+        let read_timeout =
+            Duration::from_millis(timeout_ms.saturating_add(15_000)).max(Duration::from_secs(45));
         self.request_raw(&request, read_timeout)
     }
 
     fn request_raw(&self, request: &Value, read_timeout: Duration) -> Result<Value, SendError> {
         let mut stream = UnixStream::connect(&self.socket).map_err(|e| {
-            SendError::NoDaemon(format!("Failed to connect to daemon at {}: {e}", self.socket.display()))
+            SendError::NoDaemon(format!(
+                "Failed to connect to daemon at {}: {e}",
+                self.socket.display()
+            ))
         })?;
         let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
         let _ = stream.set_read_timeout(Some(read_timeout));
@@ -211,16 +231,25 @@ impl Client {
         let mut reader = BufReader::new(stream);
         let mut reply = String::new();
         match reader.read_line(&mut reply) {
-            Ok(0) => Err(SendError::NoDaemon("Daemon closed the connection without a reply".into())),
+            Ok(0) => Err(SendError::NoDaemon(
+                "Daemon closed the connection without a reply".into(),
+            )),
             Ok(_) => serde_json::from_str(&reply)
                 .map_err(|e| SendError::Other(format!("Invalid response from daemon: {e}"))),
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
                 Err(SendError::Other(format!(
                     "Timed out after {} ms waiting for the daemon (daemon may be busy or unresponsive)",
                     read_timeout.as_millis()
                 )))
             }
-            Err(e) => Err(SendError::Other(format!("Failed to read the daemon's reply: {e}"))),
+            Err(e) => Err(SendError::Other(format!(
+                "Failed to read the daemon's reply: {e}"
+            ))),
         }
     }
 
@@ -271,29 +300,46 @@ fn wait_pid_gone(pid: i32, within: Duration) {
         std::thread::sleep(Duration::from_millis(10));
     }
     if pid_alive(pid) {
-        let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGTERM);
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGTERM,
+        );
     }
 }
 
 fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
-    let mut file = std::fs::OpenOptions::new().create(true).truncate(true).write(true).mode(0o600).open(path)?;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .write(true)
+        .mode(0o600)
+        .open(path)?;
     file.write_all(content.as_bytes())
 }
 
 /// Live sessions in a socket dir (stale files of dead daemons are cleaned on the way).
 pub fn live_sessions(dir: &Path) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
     let mut names: Vec<String> = entries
         .flatten()
-        .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".pid")).map(str::to_string))
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()
+                .and_then(|n| n.strip_suffix(".pid"))
+                .map(str::to_string)
+        })
         .collect();
     names.sort();
     names.retain(|name| {
         let sock = dir.join(format!("{name}.sock"));
         let alive = UnixStream::connect(&sock).is_ok();
         if !alive {
-            for suffix in ["sock", "pid", "version", "stream", "engine", "config", "port"] {
+            for suffix in [
+                "sock", "pid", "version", "stream", "engine", "config", "port",
+            ] {
                 let _ = std::fs::remove_file(dir.join(format!("{name}.{suffix}")));
             }
         }

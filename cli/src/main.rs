@@ -37,7 +37,11 @@ fn run_daemon() -> ExitCode {
     let _ = nix::unistd::setsid();
     let config = abx_daemon::DaemonConfig::from_env(&|name| std::env::var(name).ok());
     abx_daemon::init_logging(&config);
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(err) => {
             eprintln!("Failed to start the daemon runtime: {err}");
@@ -56,11 +60,17 @@ fn run_daemon() -> ExitCode {
 fn run(inv: &Invocation) -> Rendered {
     let mut rendered = Rendered::default();
     for warning in &inv.warnings {
-        rendered.stderr.push_str(&output::render_warning(warning, &inv.output));
+        rendered
+            .stderr
+            .push_str(&output::render_warning(warning, &inv.output));
     }
     let result = match &inv.command {
         Command::Local(local) => run_local(inv, local),
-        Command::Daemon(plan) => run_plan(inv, plan.launch.as_ref().map(|l| (&l.request, l.kind)), &plan.request),
+        Command::Daemon(plan) => run_plan(
+            inv,
+            plan.launch.as_ref().map(|l| (&l.request, l.kind)),
+            &plan.request,
+        ),
         Command::Batch(batch) => run_batch(inv, batch),
     };
     rendered.append(result);
@@ -101,7 +111,9 @@ fn run_plan(
     match client.ensure_daemon() {
         Ok(warnings) => {
             for warning in warnings {
-                rendered.stderr.push_str(&output::render_warning(&warning, &inv.output));
+                rendered
+                    .stderr
+                    .push_str(&output::render_warning(&warning, &inv.output));
             }
         }
         Err(message) => {
@@ -114,7 +126,9 @@ fn run_plan(
             Ok(reply) => {
                 let reply = response(reply);
                 if !reply.success {
-                    let message = reply.error.clone().unwrap_or_else(|| kind.fallback_error().to_string());
+                    let message = reply
+                        .error
+                        .unwrap_or_else(|| kind.fallback_error().to_string());
                     rendered.append(output::render_error(&message, &inv.output));
                     return rendered;
                 }
@@ -132,7 +146,11 @@ fn run_plan(
             if closing && closed {
                 client.wait_closed(pid);
             }
-            rendered.append(output::render_response(&response(reply), action, &inv.output));
+            rendered.append(output::render_response(
+                &response(reply),
+                action,
+                &inv.output,
+            ));
         }
         Err(SendError::NoDaemon(message) | SendError::Other(message)) => {
             rendered.append(output::render_error(&message, &inv.output));
@@ -153,7 +171,9 @@ fn run_batch(inv: &Invocation, batch: &agent_browser::commands::BatchPlan) -> Re
         match client.send_with_respawn(&launch.request).map(response) {
             Ok(reply) if reply.success => {}
             Ok(reply) => {
-                let message = reply.error.unwrap_or_else(|| launch.kind.fallback_error().to_string());
+                let message = reply
+                    .error
+                    .unwrap_or_else(|| launch.kind.fallback_error().to_string());
                 return output::render_error(&message, &inv.output);
             }
             Err(err) => return output::render_error(&err.to_string(), &inv.output),
@@ -187,7 +207,9 @@ fn run_local(inv: &Invocation, local: &LocalCommand) -> Rendered {
             let sessions = live_sessions(&inv.socket_dir);
             output::render_session_list(&sessions, &inv.session, &inv.output)
         }
-        LocalCommand::Session(SessionCommand::Show) => output::render_session_show(&inv.session, &inv.output),
+        LocalCommand::Session(SessionCommand::Show) => {
+            output::render_session_show(&inv.session, &inv.output)
+        }
         LocalCommand::Session(SessionCommand::Id { scope, prefix }) => {
             let cwd = std::env::current_dir().unwrap_or_default();
             let path = match scope.as_str() {
@@ -204,10 +226,15 @@ fn run_local(inv: &Invocation, local: &LocalCommand) -> Rendered {
                 Err(rendered) => return rendered,
             };
             if !client.is_alive() {
-                return output::render_error(&format!("Session \"{}\" is not running", inv.session), &inv.output);
+                return output::render_error(
+                    &format!("Session \"{}\" is not running", inv.session),
+                    &inv.output,
+                );
             }
             match client.send(&json!({"action": "session_info"})) {
-                Ok(reply) => output::render_response(&response(reply), Some("session_info"), &inv.output),
+                Ok(reply) => {
+                    output::render_response(&response(reply), Some("session_info"), &inv.output)
+                }
                 Err(err) => output::render_error(&err.to_string(), &inv.output),
             }
         }
@@ -233,7 +260,9 @@ fn close_all(inv: &Invocation) -> Rendered {
             Ok(()) => {
                 if let Some(pid) = pid {
                     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-                    while agent_browser::client::pid_alive(pid) && std::time::Instant::now() < deadline {
+                    while agent_browser::client::pid_alive(pid)
+                        && std::time::Instant::now() < deadline
+                    {
                         std::thread::sleep(std::time::Duration::from_millis(10));
                     }
                 }
@@ -249,15 +278,26 @@ fn close_socket(socket: &std::path::Path) -> Result<(), String> {
     use std::io::{BufRead, BufReader};
     let mut stream = std::os::unix::net::UnixStream::connect(socket).map_err(|e| e.to_string())?;
     let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(30)));
-    let line = format!("{}\n", json!({"id": agent_browser::request_id(), "action": "close"}));
-    stream.write_all(line.as_bytes()).map_err(|e| e.to_string())?;
+    let line = format!(
+        "{}\n",
+        json!({"id": agent_browser::request_id(), "action": "close"})
+    );
+    stream
+        .write_all(line.as_bytes())
+        .map_err(|e| e.to_string())?;
     let mut reply = String::new();
-    BufReader::new(stream).read_line(&mut reply).map_err(|e| e.to_string())?;
+    BufReader::new(stream)
+        .read_line(&mut reply)
+        .map_err(|e| e.to_string())?;
     let value: Value = serde_json::from_str(&reply).map_err(|e| e.to_string())?;
     if value.get("success").and_then(Value::as_bool) == Some(true) {
         Ok(())
     } else {
-        Err(value.get("error").and_then(Value::as_str).unwrap_or("close failed").to_string())
+        Err(value
+            .get("error")
+            .and_then(Value::as_str)
+            .unwrap_or("close failed")
+            .to_string())
     }
 }
 

@@ -147,3 +147,17 @@ pub fn group_members(pgid: i32) -> Vec<i32> {
 pub fn kill_group(pgid: i32) {
     abx_chrome::group::signal(pgid, nix::sys::signal::Signal::SIGKILL);
 }
+
+/// [`wait_gone`] for synchronous tests.
+pub fn wait_gone_blocking(pids: &[i32], within: Duration) -> Option<Duration> {
+    let started = Instant::now();
+    loop {
+        if pids_alive(pids).is_empty() {
+            return Some(started.elapsed());
+        }
+        if started.elapsed() > within {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}

@@ -26,6 +26,17 @@ pub struct Proxy {
     pub bypass: Option<String>,
 }
 
+/// How we talk to the launched Chrome.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Transport {
+    /// `--remote-debugging-port=0`: a WebSocket any client can attach to (needed to share the
+    /// browser, e.g. an anchor whose `get cdp-url` stage sessions use).
+    #[default]
+    WebSocket,
+    /// `--remote-debugging-pipe`: fds 3/4, NUL-separated messages, reachable only by us.
+    Pipe,
+}
+
 /// How to launch Chrome. Built by the daemon from env/config; nothing here reads the environment.
 #[derive(Clone, Debug)]
 pub struct LaunchOptions {
@@ -67,6 +78,8 @@ pub struct LaunchOptions {
     pub launch_timeout: Duration,
     /// Where throw-away profiles are created (default: the system temp dir).
     pub temp_dir: Option<PathBuf>,
+    /// WebSocket (default) or pipe.
+    pub transport: Transport,
 }
 
 impl Default for LaunchOptions {
@@ -91,6 +104,7 @@ impl Default for LaunchOptions {
             no_sandbox: false,
             launch_timeout: Duration::from_secs(30),
             temp_dir: None,
+            transport: Transport::WebSocket,
         }
     }
 }
@@ -202,6 +216,10 @@ pub struct Chrome {
     stderr: Arc<Mutex<VecDeque<String>>>,
     executable: PathBuf,
     headless: bool,
+    pipe: Option<(
+        tokio::net::unix::pipe::Receiver,
+        tokio::net::unix::pipe::Sender,
+    )>,
 }
 
 impl std::fmt::Debug for Chrome {
@@ -257,8 +275,25 @@ impl Chrome {
             let (w, h) = options.window_size.unwrap_or((1280, 720));
             xvfb = Some(Xvfb::start(w, h).await?);
         }
-        let chrome_args = args::build_args(&options, profile.path(), is_root());
+        let mut chrome_args = args::build_args(&options, profile.path(), is_root());
         let mut command = Command::new(&executable);
+        let mut our_pipe_ends = None;
+        if options.transport == Transport::Pipe {
+            chrome_args.retain(|a| a != "--remote-debugging-port=0");
+            chrome_args.insert(0, "--remote-debugging-pipe".into());
+            let (ends, mappings) = pipe_pair().map_err(|e| LaunchError::Spawn {
+                executable: executable.display().to_string(),
+                reason: format!("cannot create the debugging pipes: {e}"),
+            })?;
+            use command_fds::CommandFdExt;
+            command
+                .fd_mappings(mappings)
+                .map_err(|e| LaunchError::Spawn {
+                    executable: executable.display().to_string(),
+                    reason: format!("cannot map the debugging pipes: {e}"),
+                })?;
+            our_pipe_ends = Some(ends);
+        }
         command
             .args(&chrome_args)
             .stdin(Stdio::null())
@@ -288,7 +323,20 @@ impl Chrome {
                 });
             }
         };
+        // Chrome's ends of the pipes were moved into `command`; closing our copies lets us see EOF.
+        drop(command);
         let pid = child.id().map_or(0, |p| p as i32);
+        let pipe = match our_pipe_ends {
+            Some((read, write)) => {
+                let read = tokio::net::unix::pipe::Receiver::from_owned_fd(read);
+                let write = tokio::net::unix::pipe::Sender::from_owned_fd(write);
+                match (read, write) {
+                    (Ok(read), Ok(write)) => Some((read, write)),
+                    _ => None,
+                }
+            }
+            None => None,
+        };
         let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_LINES)));
         if let Some(pipe) = child.stderr.take() {
             let sink = stderr.clone();
@@ -334,7 +382,19 @@ impl Chrome {
             stderr,
             executable,
             headless: options.headless,
+            pipe,
         };
+        if options.transport == Transport::Pipe {
+            if chrome.pipe.is_none() {
+                chrome.kill().await;
+                return Err(LaunchError::Spawn {
+                    executable: "chrome".into(),
+                    reason: "debugging pipe unavailable".into(),
+                });
+            }
+            chrome.ws_url = "pipe:".into();
+            return Ok(chrome);
+        }
         match chrome.wait_ready(&port_file, options.launch_timeout).await {
             Ok((port, path)) => {
                 chrome.port = port;
@@ -393,6 +453,17 @@ impl Chrome {
     /// The browser WebSocket URL, `ws://127.0.0.1:<port>/devtools/browser/<id>`.
     pub fn ws_url(&self) -> &str {
         &self.ws_url
+    }
+
+    /// The debugging pipe (read from Chrome, write to Chrome) of a [`Transport::Pipe`] launch;
+    /// hand it to `abx_cdp::Connection::over_pipe`. Taken once.
+    pub fn take_pipe(
+        &mut self,
+    ) -> Option<(
+        tokio::net::unix::pipe::Receiver,
+        tokio::net::unix::pipe::Sender,
+    )> {
+        self.pipe.take()
     }
 
     /// The DevTools HTTP port.
@@ -561,6 +632,27 @@ impl Drop for Chrome {
             group::signal(self.pid, Signal::SIGKILL);
         }
     }
+}
+
+type PipeEnds = (std::os::fd::OwnedFd, std::os::fd::OwnedFd);
+
+/// Two pipes: Chrome reads commands on fd 3 and writes replies on fd 4. Returns our ends
+/// (read-from-Chrome, write-to-Chrome) and the child mappings.
+fn pipe_pair() -> std::io::Result<(PipeEnds, Vec<command_fds::FdMapping>)> {
+    use nix::fcntl::OFlag;
+    let (to_chrome_read, to_chrome_write) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
+    let (from_chrome_read, from_chrome_write) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
+    let mappings = vec![
+        command_fds::FdMapping {
+            parent_fd: to_chrome_read,
+            child_fd: 3,
+        },
+        command_fds::FdMapping {
+            parent_fd: from_chrome_write,
+            child_fd: 4,
+        },
+    ];
+    Ok(((from_chrome_read, to_chrome_write), mappings))
 }
 
 async fn browser_close(conn: &Connection) -> bool {

@@ -30,4 +30,4 @@ mod xvfb;
 
 pub use args::{DEFAULT_ARGS, build_args, split_user_args};
 pub use discovery::{CANDIDATES, find_chrome};
-pub use launch::{Chrome, CloseReceipt, LaunchError, LaunchOptions, Proxy};
+pub use launch::{Chrome, CloseReceipt, LaunchError, LaunchOptions, Proxy, Transport};

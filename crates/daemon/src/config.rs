@@ -34,6 +34,8 @@ pub struct DaemonConfig {
     pub stream_token: Option<String>,
     /// The launch that implicit auto-launch performs.
     pub launch: LaunchSpec,
+    /// Accept the `__abx_fault` action (tests only: `ABX_FAULT_INJECTION=1`).
+    pub fault_injection: bool,
 }
 
 /// How the session gets its browser.
@@ -114,7 +116,12 @@ fn strict_true(value: Option<String>) -> bool {
 
 /// CLI-side truthiness: anything but empty, `0`, `false`, `no`.
 fn truthy(value: Option<String>) -> bool {
-    value.is_some_and(|v| !matches!(v.trim().to_ascii_lowercase().as_str(), "" | "0" | "false" | "no"))
+    value.is_some_and(|v| {
+        !matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "" | "0" | "false" | "no"
+        )
+    })
 }
 
 fn non_empty(value: Option<String>) -> Option<String> {
@@ -122,11 +129,20 @@ fn non_empty(value: Option<String>) -> Option<String> {
 }
 
 fn parse_headers(raw: Option<String>) -> Vec<(String, String)> {
-    let Some(raw) = non_empty(raw) else { return Vec::new() };
+    let Some(raw) = non_empty(raw) else {
+        return Vec::new();
+    };
     match serde_json::from_str::<serde_json::Map<String, Value>>(&raw) {
         Ok(map) => map
             .into_iter()
-            .map(|(k, v)| (k, v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())))
+            .map(|(k, v)| {
+                (
+                    k,
+                    v.as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| v.to_string()),
+                )
+            })
             .collect(),
         Err(_) => Vec::new(),
     }
@@ -141,11 +157,12 @@ impl DaemonConfig {
             .map(PathBuf::from)
             .unwrap_or_else(|| default_socket_dir(var));
         let idle_raw = non_empty(var("AGENT_BROWSER_IDLE_TIMEOUT_MS"));
-        let (idle_timeout, idle_timeout_is_default) = match idle_raw.as_deref().map(str::parse::<u64>) {
-            Some(Ok(0)) => (None, false),
-            Some(Ok(ms)) => (Some(Duration::from_millis(ms)), false),
-            _ => (Some(DEFAULT_IDLE_TIMEOUT), true),
-        };
+        let (idle_timeout, idle_timeout_is_default) =
+            match idle_raw.as_deref().map(str::parse::<u64>) {
+                Some(Ok(0)) => (None, false),
+                Some(Ok(ms)) => (Some(Duration::from_millis(ms)), false),
+                _ => (Some(DEFAULT_IDLE_TIMEOUT), true),
+            };
         let command_timeout = non_empty(var("AGENT_BROWSER_DEFAULT_TIMEOUT"))
             .and_then(|v| v.trim().parse::<u64>().ok())
             .filter(|ms| *ms > 0)
@@ -175,7 +192,10 @@ impl DaemonConfig {
             no_xvfb: truthy(var("AGENT_BROWSER_NO_XVFB")),
             ignore_https_errors: strict_true(var("AGENT_BROWSER_IGNORE_HTTPS_ERRORS")),
             allow_file_access: strict_true(var("AGENT_BROWSER_ALLOW_FILE_ACCESS")),
-            hide_scrollbars: !matches!(var("AGENT_BROWSER_HIDE_SCROLLBARS").as_deref(), Some("0") | Some("false")),
+            hide_scrollbars: !matches!(
+                var("AGENT_BROWSER_HIDE_SCROLLBARS").as_deref(),
+                Some("0") | Some("false")
+            ),
             pin_tab: truthy(var("AGENT_BROWSER_PIN_TAB")),
             cdp_headers: parse_headers(var("AGENT_BROWSER_CDP_HEADERS")),
             engine: non_empty(var("AGENT_BROWSER_ENGINE")).unwrap_or_else(|| "chrome".into()),
@@ -188,9 +208,11 @@ impl DaemonConfig {
             command_timeout,
             debug: var("AGENT_BROWSER_DEBUG").is_some(),
             auto_dialog: !truthy(var("AGENT_BROWSER_NO_AUTO_DIALOG")),
-            stream_port: non_empty(var("AGENT_BROWSER_STREAM_PORT")).and_then(|p| p.trim().parse().ok()),
+            stream_port: non_empty(var("AGENT_BROWSER_STREAM_PORT"))
+                .and_then(|p| p.trim().parse().ok()),
             stream_token: non_empty(var("AGENT_BROWSER_STREAM_TOKEN")),
             launch,
+            fault_injection: var("ABX_FAULT_INJECTION").as_deref() == Some("1"),
         }
     }
 }
@@ -208,11 +230,18 @@ fn default_socket_dir(var: &dyn Fn(&str) -> Option<String>) -> PathBuf {
 
 /// Splits a domain list on commas, lower-cased and trimmed.
 pub fn split_domains(raw: &str) -> Vec<String> {
-    raw.split(',').map(|d| d.trim().to_ascii_lowercase()).filter(|d| !d.is_empty()).collect()
+    raw.split(',')
+        .map(|d| d.trim().to_ascii_lowercase())
+        .filter(|d| !d.is_empty())
+        .collect()
 }
 
 fn str_field(request: &Value, key: &str) -> Option<String> {
-    request.get(key).and_then(Value::as_str).map(str::to_string).filter(|s| !s.is_empty())
+    request
+        .get(key)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .filter(|s| !s.is_empty())
 }
 
 fn bool_field(request: &Value, key: &str) -> Option<bool> {
@@ -245,7 +274,11 @@ impl LaunchSpec {
             spec.executable = Some(exe);
         }
         if let Some(args) = request.get("args").and_then(Value::as_array) {
-            spec.args = args.iter().filter_map(Value::as_str).map(str::to_string).collect();
+            spec.args = args
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect();
         }
         if let Some(profile) = str_field(request, "profile") {
             spec.profile = Some(profile);
@@ -262,8 +295,11 @@ impl LaunchSpec {
             spec.user_agent = Some(ua);
         }
         if let Some(domains) = request.get("allowedDomains").and_then(Value::as_array) {
-            spec.allowed_domains =
-                domains.iter().filter_map(Value::as_str).map(|d| d.trim().to_ascii_lowercase()).collect();
+            spec.allowed_domains = domains
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|d| d.trim().to_ascii_lowercase())
+                .collect();
         }
         if let Some(no_xvfb) = bool_field(request, "noXvfb") {
             spec.no_xvfb = no_xvfb;
@@ -281,7 +317,10 @@ impl LaunchSpec {
             spec.pin_tab = true;
         }
         if let Some(headers) = request.get("cdpHeaders") {
-            let raw = headers.as_str().map(str::to_string).unwrap_or_else(|| headers.to_string());
+            let raw = headers
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| headers.to_string());
             spec.cdp_headers = parse_headers(Some(raw));
         }
         if let Some(engine) = str_field(request, "engine") {
@@ -299,9 +338,19 @@ impl LaunchSpec {
             BrowserSource::AutoConnect => "auto-connect".to_string(),
         };
         let canonical = serde_json::json!([
-            self.engine, source, self.headless, self.executable, self.args, self.profile,
-            self.proxy, self.proxy_bypass, self.user_agent, self.allowed_domains, self.no_xvfb,
-            self.allow_file_access, self.hide_scrollbars,
+            self.engine,
+            source,
+            self.headless,
+            self.executable,
+            self.args,
+            self.profile,
+            self.proxy,
+            self.proxy_bypass,
+            self.user_agent,
+            self.allowed_domains,
+            self.no_xvfb,
+            self.allow_file_access,
+            self.hide_scrollbars,
         ])
         .to_string();
         fnv1a(canonical.as_bytes())
@@ -318,7 +367,10 @@ impl LaunchSpec {
             executable: self.executable.as_ref().map(PathBuf::from),
             headless: self.headless,
             args: self.args.clone(),
-            profile: self.profile.as_ref().map(|p| PathBuf::from(expand_tilde(p))),
+            profile: self
+                .profile
+                .as_ref()
+                .map(|p| PathBuf::from(expand_tilde(p))),
             no_xvfb: self.no_xvfb,
             display,
             proxy: self.proxy.as_ref().map(|server| abx_chrome::Proxy {
@@ -358,7 +410,10 @@ mod tests {
     use std::collections::HashMap;
 
     fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         move |k| map.get(k).cloned()
     }
 
@@ -379,7 +434,10 @@ mod tests {
             ("AGENT_BROWSER_CDP", "ws://127.0.0.1:9/devtools/browser/x"),
             ("AGENT_BROWSER_PIN_TAB", "1"),
         ]));
-        assert_eq!(c.launch.source, BrowserSource::Cdp("ws://127.0.0.1:9/devtools/browser/x".into()));
+        assert_eq!(
+            c.launch.source,
+            BrowserSource::Cdp("ws://127.0.0.1:9/devtools/browser/x".into())
+        );
         assert!(c.launch.pin_tab);
     }
 
@@ -397,7 +455,10 @@ mod tests {
 
     #[test]
     fn launch_request_overrides_env_defaults() {
-        let defaults = LaunchSpec { profile: Some("/p".into()), ..LaunchSpec::default() };
+        let defaults = LaunchSpec {
+            profile: Some("/p".into()),
+            ..LaunchSpec::default()
+        };
         let req = serde_json::json!({"action": "launch", "headless": false, "noXvfb": false, "args": ["--a"]});
         let spec = LaunchSpec::from_request(&req, &defaults);
         assert!(!spec.headless);

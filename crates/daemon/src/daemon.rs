@@ -39,8 +39,8 @@ pub enum Lane {
 pub fn lane_of(action: &str) -> Lane {
     match action {
         "close" | "__agent_browser_internal_shutdown" => Lane::Close,
-        "tab_list" | "cdp_url" | "session_info" | "stream_status" | "stream_enable" | "stream_disable"
-        | "dialog" | "url" | "title" | "console" | "errors" => Lane::Fast,
+        "tab_list" | "cdp_url" | "session_info" | "stream_status" | "stream_enable"
+        | "stream_disable" | "dialog" | "url" | "title" | "console" | "errors" => Lane::Fast,
         _ => Lane::Queued,
     }
 }
@@ -127,7 +127,10 @@ impl Daemon {
 
     /// Time since the last command or viewer input.
     pub fn idle_for(&self) -> Duration {
-        self.last_activity.lock().unwrap_or_else(|p| p.into_inner()).elapsed()
+        self.last_activity
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .elapsed()
     }
 
     fn stream_hooks(&self) -> Option<Arc<dyn StreamHooks>> {
@@ -159,12 +162,24 @@ impl Daemon {
         };
         self.touch();
         let execute_ms = started.elapsed().as_millis() as u64 - queue_ms - outcome.launch_ms;
-        let timings = Timings { queue_ms, launch_ms: outcome.launch_ms, execute_ms };
+        let timings = Timings {
+            queue_ms,
+            launch_ms: outcome.launch_ms,
+            execute_ms,
+        };
         let response = self.respond(&request, outcome, timings);
         if let Some(hooks) = self.stream_hooks() {
-            let success = response.get("success").and_then(Value::as_bool).unwrap_or(false);
+            let success = response
+                .get("success")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
             let data = response.get("data").cloned().unwrap_or(Value::Null);
-            hooks.result(&request, success, &data, started.elapsed().as_millis() as u64);
+            hooks.result(
+                &request,
+                success,
+                &data,
+                started.elapsed().as_millis() as u64,
+            );
         }
         response
     }
@@ -209,8 +224,13 @@ impl Daemon {
     /// Runs a command with its deadline and cancellation by `close`.
     async fn execute(self: &Arc<Self>, request: &Request) -> Outcome {
         let token = CancellationToken::new();
-        let command_id = self.next_command.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.running.lock().unwrap_or_else(|p| p.into_inner()).push((command_id, token.clone()));
+        let command_id = self
+            .next_command
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((command_id, token.clone()));
         // Waits carry their own timeout; everything else gets the default, plus slack so the
         // engine's own deadline (with its precise message) fires first.
         let budget = request
@@ -239,19 +259,32 @@ impl Daemon {
                 data: None,
             }),
         };
-        self.running.lock().unwrap_or_else(|p| p.into_inner()).retain(|(id, _)| *id != command_id);
-        Outcome { result, launch: note, launch_ms }
+        self.running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|(id, _)| *id != command_id);
+        Outcome {
+            result,
+            launch: note,
+            launch_ms,
+        }
     }
 
     /// The session's browser, launching or attaching with the spawn-time settings if needed.
-    pub async fn ensure_session(&self, note: &mut LaunchNote, launch_ms: &mut u64) -> Result<Arc<Session>, Failure> {
+    pub async fn ensure_session(
+        &self,
+        note: &mut LaunchNote,
+        launch_ms: &mut u64,
+    ) -> Result<Arc<Session>, Failure> {
         if let Some(live) = self.live()
             && live.session.browser().is_alive()
         {
             return Ok(live.session);
         }
         let spec = self.config.launch.clone();
-        self.launch(spec, note, launch_ms, false).await.map(|l| l.session)
+        self.launch(spec, note, launch_ms, false)
+            .await
+            .map(|l| l.session)
     }
 
     /// Launches or attaches per `spec`, replacing a running browser when the settings differ.
@@ -270,6 +303,18 @@ impl Daemon {
             && live.hash == hash
         {
             return Ok(live.clone());
+        }
+        // The CDP socket dropped but the browser may still be there: reconnect to the same
+        // browser and the same tab before anything else.
+        if let Some(live) = &previous
+            && !live.session.browser().is_alive()
+            && live.hash == hash
+            && let Some(reconnected) = self.reconnect(live).await
+        {
+            *self.live_slot() = Some(reconnected.clone());
+            self.notify_session(Some(reconnected.session.clone()));
+            note.launched_now = true;
+            return Ok(reconnected);
         }
         // A browser we were attached to is gone: never fall back to launching one (#1421).
         if !explicit
@@ -306,12 +351,17 @@ impl Daemon {
                     .map_err(|e| Failure::message(format!("Auto-launch failed: {e}")))?
             }
             BrowserSource::Cdp(endpoint) => {
-                let options = AttachOptions { headers: spec.cdp_headers.clone(), connect_timeout: None };
-                Browser::attach(endpoint, options).await.map_err(|e| Failure {
-                    message: format!("CDP connection failed: {e}"),
-                    code: Some("browser_lost"),
-                    data: None,
-                })?
+                let options = AttachOptions {
+                    headers: spec.cdp_headers.clone(),
+                    connect_timeout: None,
+                };
+                Browser::attach(endpoint, options)
+                    .await
+                    .map_err(|e| Failure {
+                        message: format!("CDP connection failed: {e}"),
+                        code: Some("browser_lost"),
+                        data: None,
+                    })?
             }
             BrowserSource::AutoConnect => {
                 return Err(Failure::message(
@@ -334,7 +384,11 @@ impl Daemon {
                 return Err(err.into());
             }
         };
-        let live = Live { session, spec, hash };
+        let live = Live {
+            session,
+            spec,
+            hash,
+        };
         *self.live_slot() = Some(live.clone());
         if !live.spec.is_attach() {
             let _ = self.files.write("engine", "chrome");
@@ -344,6 +398,32 @@ impl Daemon {
         note.launched_now = true;
         *launch_ms += started.elapsed().as_millis() as u64;
         Ok(live)
+    }
+
+    /// Reconnects a session whose CDP connection dropped to the same browser, rebinding its tab.
+    async fn reconnect(&self, live: &Live) -> Option<Live> {
+        let previous_target = live.session.active_target();
+        let browser = match &live.spec.source {
+            BrowserSource::Cdp(endpoint) => {
+                let options = AttachOptions { headers: live.spec.cdp_headers.clone(), connect_timeout: None };
+                Browser::attach(endpoint, options).await.ok()?
+            }
+            BrowserSource::Local => {
+                let chrome = live.session.browser().take_live_chrome().await?;
+                Browser::adopt(chrome).await.ok()?
+            }
+            BrowserSource::AutoConnect => return None,
+        };
+        let options = SessionOptions {
+            default_timeout: self.config.command_timeout,
+            auto_dialog: self.config.auto_dialog,
+            pin_tab: live.spec.pin_tab,
+            preferred_target: previous_target,
+        };
+        let browser = Arc::new(browser);
+        let session = Session::start(browser, options).await.ok()?;
+        tracing::debug!("reconnected to the browser after a CDP socket drop");
+        Some(Live { session: Arc::new(session), spec: live.spec.clone(), hash: live.hash })
     }
 
     pub(crate) fn notify_session(&self, session: Option<Arc<Session>>) {
@@ -356,22 +436,38 @@ impl Daemon {
     fn read_target_binding(&self) -> Option<String> {
         let text = std::fs::read_to_string(self.files.path("target")).ok()?;
         let value: Value = serde_json::from_str(&text).ok()?;
-        value.get("targetId").and_then(Value::as_str).map(str::to_string)
+        value
+            .get("targetId")
+            .and_then(Value::as_str)
+            .map(str::to_string)
     }
 
     /// Writes `<s>.target` for the active tab (URL without query, fragment or credentials).
     pub fn write_target_binding(&self) {
         let Some(live) = self.live() else { return };
-        let Some(target) = live.session.active_target() else { return };
-        let url = live.session.browser().target(&target).map(|t| sanitize_url(&t.url)).unwrap_or_default();
-        let content = json!({"targetId": target, "url": url, "pinned": live.spec.pin_tab}).to_string();
+        let Some(target) = live.session.active_target() else {
+            return;
+        };
+        let url = live
+            .session
+            .browser()
+            .target(&target)
+            .map(|t| sanitize_url(&t.url))
+            .unwrap_or_default();
+        let content =
+            json!({"targetId": target, "url": url, "pinned": live.spec.pin_tab}).to_string();
         let _ = self.files.write("target", &content);
     }
 
     /// `close`: cancels running commands, closes (owned) or detaches (attached), removes the
     /// socket files, and asks the server to exit once the reply is written.
     pub async fn close(self: &Arc<Self>, _request: &Request) -> Outcome {
-        for (_, token) in self.running.lock().unwrap_or_else(|p| p.into_inner()).drain(..) {
+        for (_, token) in self
+            .running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain(..)
+        {
             token.cancel();
         }
         let receipt = self.close_browser().await;
@@ -379,7 +475,9 @@ impl Daemon {
         self.shutdown.cancel();
         let cleanup = serde_json::to_value(&receipt).unwrap_or(Value::Null);
         Outcome {
-            result: Ok(json!({"closed": true, "restoreStatus": "not_configured", "saveStatus": "not_attempted", "__cleanup": cleanup})),
+            result: Ok(
+                json!({"closed": true, "restoreStatus": "not_configured", "saveStatus": "not_attempted", "__cleanup": cleanup}),
+            ),
             launch: LaunchNote::default(),
             launch_ms: 0,
         }
@@ -394,14 +492,25 @@ impl Daemon {
                 self.write_target_binding_for(&live);
                 live.session.close().await
             }
-            None => abx_chrome::CloseReceipt { verified: true, ..Default::default() },
+            None => abx_chrome::CloseReceipt {
+                verified: true,
+                ..Default::default()
+            },
         }
     }
 
     fn write_target_binding_for(&self, live: &Live) {
-        let Some(target) = live.session.active_target() else { return };
-        let url = live.session.browser().target(&target).map(|t| sanitize_url(&t.url)).unwrap_or_default();
-        let content = json!({"targetId": target, "url": url, "pinned": live.spec.pin_tab}).to_string();
+        let Some(target) = live.session.active_target() else {
+            return;
+        };
+        let url = live
+            .session
+            .browser()
+            .target(&target)
+            .map(|t| sanitize_url(&t.url))
+            .unwrap_or_default();
+        let content =
+            json!({"targetId": target, "url": url, "pinned": live.spec.pin_tab}).to_string();
         let _ = self.files.write("target", &content);
     }
 }
@@ -438,7 +547,10 @@ mod tests {
 
     #[test]
     fn target_urls_lose_secrets() {
-        assert_eq!(sanitize_url("https://u:p@x.test/a/b?token=1#frag"), "https://x.test/a/b");
+        assert_eq!(
+            sanitize_url("https://u:p@x.test/a/b?token=1#frag"),
+            "https://x.test/a/b"
+        );
         assert_eq!(sanitize_url("about:blank"), "about:blank");
         assert_eq!(sanitize_url("http://127.0.0.1:8/"), "http://127.0.0.1:8/");
     }

@@ -17,7 +17,11 @@ pub struct Failure {
 impl Failure {
     /// A plain message without a code.
     pub fn message(message: impl Into<String>) -> Self {
-        Self { message: message.into(), code: None, data: None }
+        Self {
+            message: message.into(),
+            code: None,
+            data: None,
+        }
     }
 }
 
@@ -25,7 +29,10 @@ impl From<EngineError> for Failure {
     fn from(err: EngineError) -> Self {
         let code = err.code();
         let data = match &err {
-            EngineError::TabGone { target_id, last_url } => {
+            EngineError::TabGone {
+                target_id,
+                last_url,
+            } => {
                 let mut data = json!({"targetId": target_id});
                 if let Some(url) = last_url {
                     data["lastUrl"] = json!(url);
@@ -46,7 +53,11 @@ impl From<EngineError> for Failure {
             EngineError::Cdp(inner) => inner.to_string(),
             other => other.to_string(),
         };
-        Failure { message, code, data }
+        Failure {
+            message,
+            code,
+            data,
+        }
     }
 }
 

@@ -33,7 +33,13 @@ pub fn init_logging(config: &DaemonConfig) {
         return;
     }
     let path = config.socket_dir.join(format!("{}.log", config.session));
-    let Ok(file) = std::fs::OpenOptions::new().create(true).append(true).open(&path) else { return };
+    let Ok(file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+    else {
+        return;
+    };
     {
         use std::os::unix::fs::PermissionsExt;
         let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600));

@@ -30,7 +30,9 @@ pub enum LineError {
     Invalid(String),
 }
 
-const HTTP_METHODS: &[&str] = &["GET ", "POST ", "PUT ", "DELETE ", "HEAD ", "OPTIONS ", "PATCH ", "CONNECT ", "TRACE "];
+const HTTP_METHODS: &[&str] = &[
+    "GET ", "POST ", "PUT ", "DELETE ", "HEAD ", "OPTIONS ", "PATCH ", "CONNECT ", "TRACE ",
+];
 
 /// Nesting deeper than this is refused before parsing (serde_json's own limit is 128).
 const MAX_DEPTH: usize = 64;
@@ -39,7 +41,11 @@ const MAX_DEPTH: usize = 64;
 pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
     let text = match std::str::from_utf8(line) {
         Ok(text) => text.trim(),
-        Err(err) => return Err(LineError::Invalid(format!("Invalid JSON: invalid UTF-8 ({err})"))),
+        Err(err) => {
+            return Err(LineError::Invalid(format!(
+                "Invalid JSON: invalid UTF-8 ({err})"
+            )));
+        }
     };
     if text.is_empty() {
         return Err(LineError::Blank);
@@ -48,17 +54,30 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
         return Err(LineError::Http);
     }
     if nesting_depth(text) > MAX_DEPTH {
-        return Err(LineError::Invalid(format!("Invalid JSON: nesting deeper than {MAX_DEPTH} levels")));
+        return Err(LineError::Invalid(format!(
+            "Invalid JSON: nesting deeper than {MAX_DEPTH} levels"
+        )));
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| LineError::Invalid(format!("Invalid JSON: {e}")))?;
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| LineError::Invalid(format!("Invalid JSON: {e}")))?;
     let Value::Object(params) = value else {
-        return Err(LineError::Invalid("Invalid JSON: expected an object with an \"action\" field".into()));
+        return Err(LineError::Invalid(
+            "Invalid JSON: expected an object with an \"action\" field".into(),
+        ));
     };
     let id = params.get("id").cloned().unwrap_or(Value::Null);
     let action = match params.get("action") {
         Some(Value::String(action)) if !action.is_empty() => action.clone(),
-        Some(_) => return Err(LineError::Invalid("Invalid request: \"action\" must be a non-empty string".into())),
-        None => return Err(LineError::Invalid("Invalid request: missing \"action\"".into())),
+        Some(_) => {
+            return Err(LineError::Invalid(
+                "Invalid request: \"action\" must be a non-empty string".into(),
+            ));
+        }
+        None => {
+            return Err(LineError::Invalid(
+                "Invalid request: missing \"action\"".into(),
+            ));
+        }
     };
     Ok(Request { id, action, params })
 }
@@ -97,17 +116,24 @@ impl Request {
 
     /// A required string parameter.
     pub fn required_str(&self, key: &str) -> Result<&str, String> {
-        self.str(key).ok_or_else(|| format!("Missing required parameter: {key}"))
+        self.str(key)
+            .ok_or_else(|| format!("Missing required parameter: {key}"))
     }
 
     /// A boolean parameter (default false).
     pub fn flag(&self, key: &str) -> bool {
-        self.params.get(key).and_then(Value::as_bool).unwrap_or(false)
+        self.params
+            .get(key)
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
     }
 
     /// An unsigned number parameter.
     pub fn u64(&self, key: &str) -> Option<u64> {
-        self.params.get(key).and_then(|v| v.as_u64().or_else(|| v.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64)))
+        self.params.get(key).and_then(|v| {
+            v.as_u64()
+                .or_else(|| v.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
+        })
     }
 
     /// A float parameter.
@@ -118,7 +144,16 @@ impl Request {
     /// The request with plugin/restore fields stripped (what the stream shows as `params`).
     pub fn public_params(&self) -> Value {
         let mut params = self.params.clone();
-        for key in ["plugins", "restoreKey", "restoreSave", "restoreCheckUrl", "restoreCheckText", "restoreCheckFn", "id", "action"] {
+        for key in [
+            "plugins",
+            "restoreKey",
+            "restoreSave",
+            "restoreCheckUrl",
+            "restoreCheckText",
+            "restoreCheckFn",
+            "id",
+            "action",
+        ] {
             params.remove(key);
         }
         Value::Object(params)
@@ -177,7 +212,10 @@ pub struct EffectiveLaunch {
 /// A success line.
 pub fn success(id: &Value, mut data: Value, lifecycle: &Lifecycle, warning: Option<&str>) -> Value {
     if let Value::Object(map) = &mut data {
-        map.insert("lifecycle".into(), serde_json::to_value(lifecycle).unwrap_or(Value::Null));
+        map.insert(
+            "lifecycle".into(),
+            serde_json::to_value(lifecycle).unwrap_or(Value::Null),
+        );
     }
     let mut out = json!({"id": id, "success": true, "data": data});
     if let Some(warning) = warning {
@@ -187,7 +225,13 @@ pub fn success(id: &Value, mut data: Value, lifecycle: &Lifecycle, warning: Opti
 }
 
 /// A failure line.
-pub fn failure(id: &Value, error: &str, code: Option<&str>, data: Option<Value>, warning: Option<&str>) -> Value {
+pub fn failure(
+    id: &Value,
+    error: &str,
+    code: Option<&str>,
+    data: Option<Value>,
+    warning: Option<&str>,
+) -> Value {
     let mut out = json!({"id": id, "success": false, "error": error});
     if let Some(code) = code {
         out["code"] = json!(code);
@@ -215,23 +259,43 @@ mod tests {
         let req = parse_line(br#"{"id":"r1","action":"url","plugins":[]}"#).expect("parses");
         assert_eq!(req.action, "url");
         assert_eq!(req.id, json!("r1"));
-        assert_eq!(parse_line(b"   ").unwrap_err(), LineError::Blank);
-        assert_eq!(parse_line(b"GET / HTTP/1.1").unwrap_err(), LineError::Http);
-        assert!(matches!(parse_line(b"{nope"), Err(LineError::Invalid(m)) if m.starts_with("Invalid JSON: ")));
+        assert_eq!(parse_line(b"   ").expect_err("blank"), LineError::Blank);
+        assert_eq!(
+            parse_line(b"GET / HTTP/1.1").expect_err("http"),
+            LineError::Http
+        );
+        assert!(
+            matches!(parse_line(b"{nope"), Err(LineError::Invalid(m)) if m.starts_with("Invalid JSON: "))
+        );
         assert!(matches!(parse_line(b"[1,2]"), Err(LineError::Invalid(_))));
-        assert!(matches!(parse_line(br#"{"action":5}"#), Err(LineError::Invalid(_))));
-        assert!(matches!(parse_line(&[0xff, 0xfe]), Err(LineError::Invalid(m)) if m.contains("UTF-8")));
+        assert!(matches!(
+            parse_line(br#"{"action":5}"#),
+            Err(LineError::Invalid(_))
+        ));
+        assert!(
+            matches!(parse_line(&[0xff, 0xfe]), Err(LineError::Invalid(m)) if m.contains("UTF-8"))
+        );
         let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
-        assert!(matches!(parse_line(deep.as_bytes()), Err(LineError::Invalid(m)) if m.contains("nesting")));
+        assert!(
+            matches!(parse_line(deep.as_bytes()), Err(LineError::Invalid(m)) if m.contains("nesting"))
+        );
     }
 
     #[test]
     fn responses_have_upstreams_shape_with_sorted_keys() {
-        let line = success(&json!("r1"), json!({"url": "about:blank"}), &Lifecycle::default(), None);
+        let line = success(
+            &json!("r1"),
+            json!({"url": "about:blank"}),
+            &Lifecycle::default(),
+            None,
+        );
         let text = line.to_string();
         assert!(text.starts_with(r#"{"data":{"lifecycle":"#), "{text}");
         assert!(text.contains(r#""id":"r1","success":true"#), "{text}");
         let fail = failure(&json!("r2"), "boom", Some("tab_gone"), None, None).to_string();
-        assert_eq!(fail, r#"{"code":"tab_gone","error":"boom","id":"r2","success":false}"#);
+        assert_eq!(
+            fail,
+            r#"{"code":"tab_gone","error":"boom","id":"r2","success":false}"#
+        );
     }
 }

@@ -37,12 +37,14 @@ pub async fn run(config: DaemonConfig) -> Result<(), DaemonError> {
         return Err(DaemonError::AlreadyRunning(config.session.clone()));
     };
     // We own the session now: whatever socket file exists belongs to a dead daemon.
+    // The pid and version files exist before the socket accepts, so a CLI that can connect can
+    // also read them (it writes `.config` only for the daemon it spawned).
+    files.write("pid", &std::process::id().to_string())?;
+    files.write("version", VERSION)?;
     let socket = files.path("sock");
     let _ = std::fs::remove_file(&socket);
     let listener = UnixListener::bind(&socket)?;
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))?;
-    files.write("pid", &std::process::id().to_string())?;
-    files.write("version", VERSION)?;
 
     let daemon = Daemon::new(config, files.clone());
     crate::stream::install(&daemon).await;
@@ -120,7 +122,10 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
     }
 }
 
-async fn read_line_bounded<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R, line: &mut Vec<u8>) -> std::io::Result<usize> {
+async fn read_line_bounded<R: tokio::io::AsyncBufRead + Unpin>(
+    reader: &mut R,
+    line: &mut Vec<u8>,
+) -> std::io::Result<usize> {
     loop {
         let available = reader.fill_buf().await?;
         if available.is_empty() {
@@ -135,12 +140,18 @@ async fn read_line_bounded<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R, l
         line.extend_from_slice(available);
         reader.consume(n);
         if line.len() > MAX_LINE {
-            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "request line too long"));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "request line too long",
+            ));
         }
     }
 }
 
-async fn write_line(write: &mut tokio::net::unix::OwnedWriteHalf, value: &serde_json::Value) -> std::io::Result<()> {
+async fn write_line(
+    write: &mut tokio::net::unix::OwnedWriteHalf,
+    value: &serde_json::Value,
+) -> std::io::Result<()> {
     let mut text = value.to_string();
     text.push('\n');
     write.write_all(text.as_bytes()).await?;
@@ -148,7 +159,9 @@ async fn write_line(write: &mut tokio::net::unix::OwnedWriteHalf, value: &serde_
 }
 
 async fn idle_watch(daemon: Arc<Daemon>) {
-    let Some(limit) = daemon.config.idle_timeout else { return };
+    let Some(limit) = daemon.config.idle_timeout else {
+        return;
+    };
     loop {
         tokio::select! {
             _ = daemon.shutdown.cancelled() => return,
@@ -173,9 +186,11 @@ async fn idle_watch(daemon: Arc<Daemon>) {
 
 async fn signal_watch(daemon: Arc<Daemon>) {
     use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut int), Ok(mut hup)) =
-        (signal(SignalKind::terminate()), signal(SignalKind::interrupt()), signal(SignalKind::hangup()))
-    else {
+    let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::hangup()),
+    ) else {
         return;
     };
     tokio::select! {

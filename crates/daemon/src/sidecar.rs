@@ -11,7 +11,9 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// Suffixes of the files removed when a daemon exits (`.target` survives on purpose).
-pub const EPHEMERAL: &[&str] = &["sock", "pid", "version", "stream", "engine", "config", "port"];
+pub const EPHEMERAL: &[&str] = &[
+    "sock", "pid", "version", "stream", "engine", "config", "port",
+];
 
 /// Paths of one session's files.
 #[derive(Clone, Debug)]
@@ -23,7 +25,10 @@ pub struct Sidecars {
 impl Sidecars {
     /// The files of `session` in `dir`.
     pub fn new(dir: &Path, session: &str) -> Self {
-        Self { dir: dir.to_path_buf(), session: session.to_string() }
+        Self {
+            dir: dir.to_path_buf(),
+            session: session.to_string(),
+        }
     }
 
     /// `<dir>/<session>.<suffix>`.
@@ -57,7 +62,12 @@ impl Sidecars {
     /// Takes the ownership lock, or `None` when another live daemon holds it.
     pub fn lock(&self) -> std::io::Result<Option<OwnerLock>> {
         let path = self.path("lock");
-        let file = OpenOptions::new().create(true).truncate(false).write(true).mode(0o600).open(&path)?;
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(&path)?;
         match nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock) {
             Ok(lock) => Ok(Some(OwnerLock { _lock: lock })),
             Err((_, nix::errno::Errno::EWOULDBLOCK)) => Ok(None),
@@ -85,7 +95,12 @@ pub fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
         std::process::id()
     ));
     {
-        let mut file = OpenOptions::new().create(true).truncate(true).write(true).mode(0o600).open(&tmp)?;
+        let mut file = OpenOptions::new()
+            .create(true)
+            .truncate(true)
+            .write(true)
+            .mode(0o600)
+            .open(&tmp)?;
         file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
         file.write_all(content.as_bytes())?;
         file.sync_all()?;
@@ -108,12 +123,16 @@ pub fn pid_alive(pid: i32) -> bool {
 /// Sessions with files in `dir`: `(name, pid, alive)`. Stale files of dead daemons are removed
 /// (upstream's `cleanup_stale_files`), judged by the ownership lock when present, else the pid.
 pub fn scan_sessions(dir: &Path) -> Vec<(String, Option<i32>, bool)> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
     let mut names: Vec<String> = entries
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().to_string();
-            name.strip_suffix(".pid").or_else(|| name.strip_suffix(".sock")).map(str::to_string)
+            name.strip_suffix(".pid")
+                .or_else(|| name.strip_suffix(".sock"))
+                .map(str::to_string)
         })
         .collect();
     names.sort();
@@ -121,7 +140,9 @@ pub fn scan_sessions(dir: &Path) -> Vec<(String, Option<i32>, bool)> {
     let mut out = Vec::new();
     for name in names {
         let files = Sidecars::new(dir, &name);
-        let pid = std::fs::read_to_string(files.path("pid")).ok().and_then(|p| p.trim().parse::<i32>().ok());
+        let pid = std::fs::read_to_string(files.path("pid"))
+            .ok()
+            .and_then(|p| p.trim().parse::<i32>().ok());
         let alive = if files.path("lock").exists() {
             files.is_owned_by_live_daemon()
         } else {
@@ -149,11 +170,22 @@ mod tests {
         files.ensure_dir().expect("dir");
         files.write("pid", "123").expect("write");
         nix::sys::stat::umask(old);
-        let dir_mode = std::fs::metadata(files.dir()).expect("meta").permissions().mode() & 0o777;
-        let file_mode = std::fs::metadata(files.path("pid")).expect("meta").permissions().mode() & 0o777;
+        let dir_mode = std::fs::metadata(files.dir())
+            .expect("meta")
+            .permissions()
+            .mode()
+            & 0o777;
+        let file_mode = std::fs::metadata(files.path("pid"))
+            .expect("meta")
+            .permissions()
+            .mode()
+            & 0o777;
         assert_eq!(dir_mode, 0o700);
         assert_eq!(file_mode, 0o600);
-        assert_eq!(std::fs::read_to_string(files.path("pid")).expect("read"), "123");
+        assert_eq!(
+            std::fs::read_to_string(files.path("pid")).expect("read"),
+            "123"
+        );
     }
 
     #[test]
@@ -161,7 +193,10 @@ mod tests {
         let dir = tempfile::tempdir().expect("dir");
         let files = Sidecars::new(dir.path(), "s");
         let held = files.lock().expect("lock").expect("first owner");
-        assert!(files.lock().expect("lock").is_none(), "second owner refused");
+        assert!(
+            files.lock().expect("lock").is_none(),
+            "second owner refused"
+        );
         assert!(files.is_owned_by_live_daemon());
         drop(held);
         assert!(!files.is_owned_by_live_daemon());

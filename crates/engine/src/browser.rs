@@ -39,7 +39,9 @@ pub struct TargetInfo {
 impl TargetInfo {
     /// A tab a person or agent could use: a page that is not Chrome's own UI.
     pub fn is_tab(&self) -> bool {
-        self.kind == "page" && !self.url.starts_with("chrome://omnibox") && !self.url.starts_with("devtools://")
+        self.kind == "page"
+            && !self.url.starts_with("chrome://omnibox")
+            && !self.url.starts_with("devtools://")
     }
 }
 
@@ -82,7 +84,12 @@ impl TargetTracker {
     }
 
     pub(crate) fn get(&self, target_id: &str) -> Option<TargetInfo> {
-        self.targets.lock().ok()?.iter().find(|t| t.target_id == target_id).cloned()
+        self.targets
+            .lock()
+            .ok()?
+            .iter()
+            .find(|t| t.target_id == target_id)
+            .cloned()
     }
 }
 
@@ -143,15 +150,42 @@ pub fn endpoint_url(endpoint: &str) -> Result<String> {
 impl Browser {
     /// Launches Chrome and connects to it. The browser is owned: [`Browser::close`] ends Chrome.
     pub async fn launch(options: LaunchOptions) -> Result<Browser> {
-        let chrome = Chrome::launch(options).await.map_err(|e| EngineError::Launch(e.to_string()))?;
+        let chrome = Chrome::launch(options)
+            .await
+            .map_err(|e| EngineError::Launch(e.to_string()))?;
         let connection = match Connection::connect(chrome.ws_url()).await {
             Ok(connection) => connection,
             Err(err) => {
                 chrome.kill().await;
-                return Err(EngineError::Launch(format!("cannot connect to the launched Chrome: {err}")));
+                return Err(EngineError::Launch(format!(
+                    "cannot connect to the launched Chrome: {err}"
+                )));
             }
         };
         Self::start(connection, Some(chrome)).await
+    }
+
+    /// Reconnects to a Chrome we launched whose CDP socket dropped while the process lives on.
+    pub async fn adopt(chrome: Chrome) -> Result<Browser> {
+        match Connection::connect(chrome.ws_url()).await {
+            Ok(connection) => Self::start(connection, Some(chrome)).await,
+            Err(err) => {
+                chrome.kill().await;
+                Err(EngineError::BrowserLost {
+                    reason: format!("cannot reconnect to the launched Chrome: {err}"),
+                })
+            }
+        }
+    }
+
+    /// Takes the owned Chrome process out of a browser whose connection is gone, if the process
+    /// still runs (for [`Browser::adopt`]).
+    pub async fn take_live_chrome(&self) -> Option<Chrome> {
+        let mut slot = self.chrome.lock().await;
+        match slot.as_ref() {
+            Some(chrome) if !chrome.has_exited() => slot.take(),
+            _ => None,
+        }
     }
 
     /// Attaches to an existing browser (`--cdp <port|url>`). Never launches anything; a failure
@@ -239,10 +273,18 @@ impl Browser {
         };
         let browser_session = browser.connection.browser();
         browser_session
-            .call_within("Target.setDiscoverTargets", serde_json::json!({"discover": true}), Duration::from_secs(10))
+            .call_within(
+                "Target.setDiscoverTargets",
+                serde_json::json!({"discover": true}),
+                Duration::from_secs(10),
+            )
             .await?;
         let listed = browser_session
-            .call_within("Target.getTargets", serde_json::json!({}), Duration::from_secs(10))
+            .call_within(
+                "Target.getTargets",
+                serde_json::json!({}),
+                Duration::from_secs(10),
+            )
             .await?;
         if let Some(infos) = listed.get("targetInfos").and_then(|v| v.as_array()) {
             for info in infos {
@@ -294,7 +336,11 @@ impl Browser {
         let listed = self
             .connection
             .browser()
-            .call_within("Target.getTargets", serde_json::json!({}), Duration::from_secs(5))
+            .call_within(
+                "Target.getTargets",
+                serde_json::json!({}),
+                Duration::from_secs(5),
+            )
             .await?;
         if let Some(infos) = listed.get("targetInfos").and_then(|v| v.as_array()) {
             for info in infos {
@@ -340,7 +386,11 @@ impl Browser {
     pub async fn close_target(&self, target_id: &str) -> Result<()> {
         self.connection
             .browser()
-            .call_within("Target.closeTarget", serde_json::json!({"targetId": target_id}), Duration::from_secs(5))
+            .call_within(
+                "Target.closeTarget",
+                serde_json::json!({"targetId": target_id}),
+                Duration::from_secs(5),
+            )
             .await?;
         Ok(())
     }
@@ -351,7 +401,10 @@ impl Browser {
         let chrome = self.chrome.lock().await.take();
         let receipt = match chrome {
             Some(chrome) => chrome.close(Some(&self.connection)).await,
-            None => CloseReceipt { verified: true, ..CloseReceipt::default() },
+            None => CloseReceipt {
+                verified: true,
+                ..CloseReceipt::default()
+            },
         };
         self.connection.close();
         receipt

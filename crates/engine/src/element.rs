@@ -32,7 +32,10 @@ impl Selector {
 
 /// Whether `text` is a snapshot ref (`@e3`, `e3`, `ref=e3`).
 pub fn ref_name(text: &str) -> Option<&str> {
-    let name = text.strip_prefix('@').or_else(|| text.strip_prefix("ref=")).unwrap_or(text);
+    let name = text
+        .strip_prefix('@')
+        .or_else(|| text.strip_prefix("ref="))
+        .unwrap_or(text);
     let digits = name.strip_prefix('e')?;
     (!digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit())).then_some(name)
 }
@@ -46,7 +49,10 @@ pub fn finder_js(selector: &str) -> Result<String> {
     }
     Ok(match Selector::parse(selector) {
         Selector::Css(css) => {
-            format!("document.querySelector({})", serde_json::to_string(&css).unwrap_or_default())
+            format!(
+                "document.querySelector({})",
+                serde_json::to_string(&css).unwrap_or_default()
+            )
         }
         Selector::XPath(expr) => format!(
             "document.evaluate({}, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue",
@@ -74,22 +80,40 @@ pub fn finder_all_js(selector: &str) -> Result<String> {
 pub async fn object_id(tab: &Tab, selector: &str, timeout: Duration) -> Result<String> {
     let finder = finder_js(selector)?;
     let reply = tab
-        .call("resolve", "Runtime.evaluate", json!({"expression": finder, "returnByValue": false}), timeout)
+        .call(
+            "resolve",
+            "Runtime.evaluate",
+            json!({"expression": finder, "returnByValue": false}),
+            timeout,
+        )
         .await?;
     if let Some(details) = reply.get("exceptionDetails") {
-        let text = details.pointer("/exception/description").and_then(Value::as_str).unwrap_or("invalid selector");
-        return Err(EngineError::Invalid(format!("Invalid selector '{selector}': {text}")));
+        let text = details
+            .pointer("/exception/description")
+            .and_then(Value::as_str)
+            .unwrap_or("invalid selector");
+        return Err(EngineError::Invalid(format!(
+            "Invalid selector '{selector}': {text}"
+        )));
     }
     reply
         .pointer("/result/objectId")
         .and_then(Value::as_str)
         .map(str::to_string)
-        .ok_or_else(|| EngineError::NotFound { selector: selector.to_string() })
+        .ok_or_else(|| EngineError::NotFound {
+            selector: selector.to_string(),
+        })
 }
 
 /// Calls `function` (a JS function source taking the element) on the object and returns its
 /// JSON value.
-pub async fn call_on(tab: &Tab, object_id: &str, function: &str, args: &[Value], timeout: Duration) -> Result<Value> {
+pub async fn call_on(
+    tab: &Tab,
+    object_id: &str,
+    function: &str,
+    args: &[Value],
+    timeout: Duration,
+) -> Result<Value> {
     let arguments: Vec<Value> = args.iter().map(|v| json!({"value": v})).collect();
     let reply = tab
         .call(
@@ -134,10 +158,16 @@ pub async fn bounding_box(tab: &Tab, selector: &str, timeout: Duration) -> Resul
 pub async fn read(tab: &Tab, selector: &str, what: Read<'_>, timeout: Duration) -> Result<Value> {
     let id = object_id(tab, selector, timeout).await?;
     let (function, args) = match what {
-        Read::Text => ("function() { return this.innerText ?? this.textContent ?? ''; }", vec![]),
+        Read::Text => (
+            "function() { return this.innerText ?? this.textContent ?? ''; }",
+            vec![],
+        ),
         Read::Html => ("function() { return this.innerHTML; }", vec![]),
         Read::Value => ("function() { return this.value ?? ''; }", vec![]),
-        Read::Attribute(name) => ("function(n) { return this.getAttribute(n); }", vec![json!(name)]),
+        Read::Attribute(name) => (
+            "function(n) { return this.getAttribute(n); }",
+            vec![json!(name)],
+        ),
         Read::Styles => (
             "function() { const s = getComputedStyle(this); const keys = ['display','visibility','opacity','color',\
              'background-color','font-size','font-family','font-weight','width','height','position','z-index',\
@@ -167,7 +197,12 @@ pub enum Read<'a> {
 pub async fn count(tab: &Tab, selector: &str, timeout: Duration) -> Result<u64> {
     let all = finder_all_js(selector)?;
     let reply = tab
-        .call("count", "Runtime.evaluate", json!({"expression": format!("{all}.length"), "returnByValue": true}), timeout)
+        .call(
+            "count",
+            "Runtime.evaluate",
+            json!({"expression": format!("{all}.length"), "returnByValue": true}),
+            timeout,
+        )
         .await?;
     let value = crate::session::evaluated(&reply)?.value;
     Ok(value.as_u64().unwrap_or(0))

@@ -77,7 +77,9 @@ pub enum EngineError {
         selector: String,
     },
     /// Another element would receive the click.
-    #[error("Element '{selector}' is covered by {cover} at its click point ({x:.0}, {y:.0}); scroll, close the overlay, or pick another element")]
+    #[error(
+        "Element '{selector}' is covered by {cover} at its click point ({x:.0}, {y:.0}); scroll, close the overlay, or pick another element"
+    )]
     Covered {
         /// The selector.
         selector: String,
@@ -136,9 +138,10 @@ impl From<abx_cdp::Error> for EngineError {
     fn from(err: abx_cdp::Error) -> Self {
         match err {
             abx_cdp::Error::ConnectionClosed { reason } => EngineError::BrowserLost { reason },
-            abx_cdp::Error::Timeout { method, after } => {
-                EngineError::Timeout { what: format!("CDP command {method}"), after }
-            }
+            abx_cdp::Error::Timeout { method, after } => EngineError::Timeout {
+                what: format!("CDP command {method}"),
+                after,
+            },
             other => EngineError::Cdp(other),
         }
     }

@@ -10,7 +10,9 @@ pub struct Glob {
 impl Glob {
     /// Compiles `pattern`.
     pub fn new(pattern: &str) -> Glob {
-        Glob { pattern: pattern.to_string() }
+        Glob {
+            pattern: pattern.to_string(),
+        }
     }
 
     /// Whether `url` matches.
@@ -53,7 +55,10 @@ mod tests {
         assert!(Glob::new("http://*/a").matches("http://host/a"));
         assert!(!Glob::new("http://*/a").matches("http://host/x/a"));
         assert!(Glob::new("**/a?c").matches("http://h/abc"));
-        assert!(Glob::new("page2").matches("http://h/page2.html"), "plain text is a substring");
+        assert!(
+            Glob::new("page2").matches("http://h/page2.html"),
+            "plain text is a substring"
+        );
         assert!(!Glob::new("**/page3.html").matches("http://h/page2.html"));
     }
 }

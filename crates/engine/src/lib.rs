@@ -27,6 +27,7 @@
 mod actions;
 mod browser;
 mod capture;
+mod dialog;
 pub mod element;
 mod error;
 mod find;
@@ -44,6 +45,7 @@ pub use actions::{
 };
 pub use capture::{AnnotatedScreenshot, Annotation, PdfOptions};
 pub use browser::{AttachOptions, Browser, TargetInfo, endpoint_url};
+pub use dialog::DialogStatus;
 pub use error::{EngineError, Result};
 pub use session::{
     Evaluated, Navigated, ScreenshotOptions, Session, SessionOptions, TabListing, WaitUntil,

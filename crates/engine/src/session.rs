@@ -140,6 +140,8 @@ struct TabTable {
     next: u32,
     active: Option<String>,
     attached: HashMap<String, Arc<Tab>>,
+    /// Targets this session created (or the first tab of a browser it launched).
+    created: std::collections::HashSet<String>,
 }
 
 impl TabTable {
@@ -148,7 +150,11 @@ impl TabTable {
             return &self.entries[i];
         }
         self.next += 1;
-        self.entries.push(TabEntry { number: self.next, label: None, target_id: target_id.to_string() });
+        self.entries.push(TabEntry {
+            number: self.next,
+            label: None,
+            target_id: target_id.to_string(),
+        });
         let last = self.entries.len() - 1;
         &self.entries[last]
     }
@@ -166,7 +172,9 @@ pub struct Session {
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Session").field("browser", &self.browser).finish_non_exhaustive()
+        f.debug_struct("Session")
+            .field("browser", &self.browser)
+            .finish_non_exhaustive()
     }
 }
 
@@ -184,17 +192,27 @@ impl Session {
             tabs: Mutex::new(TabTable::default()),
             refs: crate::refs::RefStore::default(),
         };
-        let target = session.initial_target().await?;
+        let (target, fresh) = session.initial_target().await?;
+        if fresh {
+            session.table().created.insert(target.clone());
+        }
         session.bind(&target).await?;
         Ok(session)
     }
 
-    async fn initial_target(&self) -> Result<String> {
-        let tabs: Vec<TargetInfo> = self.browser.targets().into_iter().filter(TargetInfo::is_tab).collect();
+    /// The tab to bind at start, and whether it is fresh (created by us or the first tab of a
+    /// Chrome we launched).
+    async fn initial_target(&self) -> Result<(String, bool)> {
+        let tabs: Vec<TargetInfo> = self
+            .browser
+            .targets()
+            .into_iter()
+            .filter(TargetInfo::is_tab)
+            .collect();
         if let Some(preferred) = &self.options.preferred_target
             && tabs.iter().any(|t| &t.target_id == preferred)
         {
-            return Ok(preferred.clone());
+            return Ok((preferred.clone(), false));
         }
         let adopt = if self.browser.is_owned() {
             // Our own Chrome: its first tab is ours.
@@ -202,11 +220,14 @@ impl Session {
         } else if self.options.pin_tab {
             None
         } else {
-            tabs.iter().find(|t| !t.attached).or(tabs.first()).map(|t| t.target_id.clone())
+            tabs.iter()
+                .find(|t| !t.attached)
+                .or(tabs.first())
+                .map(|t| t.target_id.clone())
         };
         match adopt {
-            Some(id) => Ok(id),
-            None => self.browser.create_tab("about:blank", false).await,
+            Some(id) => Ok((id, self.browser.is_owned())),
+            None => Ok((self.browser.create_tab("about:blank", false).await?, true)),
         }
     }
 
@@ -215,18 +236,24 @@ impl Session {
     }
 
     /// Attaches to `target_id` (if not yet) and makes it the active tab.
-    async fn bind(&self, target_id: &str) -> Result<Arc<Tab>> {
+    pub(crate) async fn bind(&self, target_id: &str) -> Result<Arc<Tab>> {
         let existing = self.table().attached.get(target_id).cloned();
         let tab = match existing {
             Some(tab) if !tab.state().detached => tab,
             _ => {
+                let fresh = self.table().created.contains(target_id);
                 let tab = Tab::attach(
                     self.browser.connection(),
                     target_id,
-                    TabOptions { auto_dialog: self.options.auto_dialog },
+                    TabOptions {
+                        fresh,
+                        auto_dialog: self.options.auto_dialog,
+                    },
                 )
                 .await?;
-                self.table().attached.insert(target_id.to_string(), tab.clone());
+                self.table()
+                    .attached
+                    .insert(target_id.to_string(), tab.clone());
                 tab
             }
         };
@@ -258,6 +285,26 @@ impl Session {
         self.table().attached.get(target_id).cloned()
     }
 
+    /// Forgets (and detaches from) an attached tab, keeping it active: the next `bind` attaches
+    /// afresh. Used to step aside so Chrome's own dialog manager can act on the tab.
+    pub(crate) async fn detach_tab(&self, target_id: &str) {
+        let tab = self.table().attached.remove(target_id);
+        if let Some(tab) = tab
+            && let Some(session_id) = tab.cdp().id()
+        {
+            let _ = self
+                .browser
+                .connection()
+                .browser()
+                .call_within(
+                    "Target.detachFromTarget",
+                    json!({"sessionId": session_id}),
+                    Duration::from_secs(2),
+                )
+                .await;
+        }
+    }
+
     /// The active tab's target id.
     pub fn active_target(&self) -> Option<String> {
         self.table().active.clone()
@@ -267,12 +314,16 @@ impl Session {
     /// `TabGone`; an unpinned one falls back to another tab, like upstream.
     pub async fn active_tab(&self) -> Result<Arc<Tab>> {
         if !self.browser.is_alive() {
-            return Err(EngineError::BrowserLost { reason: "the CDP connection is closed".into() });
+            return Err(EngineError::BrowserLost {
+                reason: "the CDP connection is closed".into(),
+            });
         }
         let (active, tab) = {
             let table = self.table();
             let active = table.active.clone();
-            let tab = active.as_ref().and_then(|id| table.attached.get(id).cloned());
+            let tab = active
+                .as_ref()
+                .and_then(|id| table.attached.get(id).cloned());
             (active, tab)
         };
         if let Some(tab) = tab {
@@ -290,11 +341,24 @@ impl Session {
         } else if let Some(active) = active
             && self.options.pin_tab
         {
-            return Err(EngineError::TabGone { target_id: active, last_url: None });
+            return Err(EngineError::TabGone {
+                target_id: active,
+                last_url: None,
+            });
         }
         // Unpinned: fall back to a tab this session knows, else any tab, else a new one.
-        let known: Vec<String> = self.table().entries.iter().map(|e| e.target_id.clone()).collect();
-        let live: Vec<TargetInfo> = self.browser.targets().into_iter().filter(TargetInfo::is_tab).collect();
+        let known: Vec<String> = self
+            .table()
+            .entries
+            .iter()
+            .map(|e| e.target_id.clone())
+            .collect();
+        let live: Vec<TargetInfo> = self
+            .browser
+            .targets()
+            .into_iter()
+            .filter(TargetInfo::is_tab)
+            .collect();
         let pick = known
             .iter()
             .find(|id| live.iter().any(|t| &&t.target_id == id))
@@ -302,7 +366,11 @@ impl Session {
             .or_else(|| live.first().map(|t| t.target_id.clone()));
         let target = match pick {
             Some(target) => target,
-            None => self.browser.create_tab("about:blank", false).await?,
+            None => {
+                let created = self.browser.create_tab("about:blank", false).await?;
+                self.table().created.insert(created.clone());
+                created
+            }
         };
         self.bind(&target).await
     }
@@ -315,7 +383,12 @@ impl Session {
 
     /// Every tab of the browser, numbered for this session (titles as last reported).
     pub fn tabs(&self) -> Vec<TabListing> {
-        let targets: Vec<TargetInfo> = self.browser.targets().into_iter().filter(TargetInfo::is_tab).collect();
+        let targets: Vec<TargetInfo> = self
+            .browser
+            .targets()
+            .into_iter()
+            .filter(TargetInfo::is_tab)
+            .collect();
         let mut table = self.table();
         let active = table.active.clone();
         let mut out = Vec::new();
@@ -346,9 +419,14 @@ impl Session {
             .iter()
             .find(|t| t.tab_id == reference)
             .or_else(|| tabs.iter().find(|t| t.label.as_deref() == Some(reference)))
-            .or_else(|| tabs.iter().find(|t| t.target_id.eq_ignore_ascii_case(reference)));
+            .or_else(|| {
+                tabs.iter()
+                    .find(|t| t.target_id.eq_ignore_ascii_case(reference))
+            });
         found.map(|t| t.target_id.clone()).ok_or_else(|| {
-            EngineError::Invalid(format!("Tab not found: {reference}. Run `agent-browser tab list`"))
+            EngineError::Invalid(format!(
+                "Tab not found: {reference}. Run `agent-browser tab list`"
+            ))
         })
     }
 
@@ -356,11 +434,19 @@ impl Session {
     pub async fn tab_new(&self, url: Option<&str>, label: Option<&str>) -> Result<TabListing> {
         if let Some(label) = label {
             validate_label(label)?;
-            if self.table().entries.iter().any(|e| e.label.as_deref() == Some(label)) {
-                return Err(EngineError::Invalid(format!("Tab label already in use: {label}")));
+            if self
+                .table()
+                .entries
+                .iter()
+                .any(|e| e.label.as_deref() == Some(label))
+            {
+                return Err(EngineError::Invalid(format!(
+                    "Tab label already in use: {label}"
+                )));
             }
         }
         let target = self.browser.create_tab("about:blank", false).await?;
+        self.table().created.insert(target.clone());
         self.bind(&target).await?;
         if let Some(label) = label {
             let mut table = self.table();
@@ -374,7 +460,10 @@ impl Session {
         self.tabs()
             .into_iter()
             .find(|t| t.target_id == target)
-            .ok_or(EngineError::TabGone { target_id: target, last_url: None })
+            .ok_or(EngineError::TabGone {
+                target_id: target,
+                last_url: None,
+            })
     }
 
     /// `tab <ref>`: makes another tab active.
@@ -384,7 +473,10 @@ impl Session {
         self.tabs()
             .into_iter()
             .find(|t| t.target_id == target)
-            .ok_or(EngineError::TabGone { target_id: target, last_url: None })
+            .ok_or(EngineError::TabGone {
+                target_id: target,
+                last_url: None,
+            })
     }
 
     /// `tab close [ref]`: closes the active tab (default) or the given one.
@@ -396,12 +488,20 @@ impl Session {
                 .ok_or_else(|| EngineError::Invalid("No active tab to close".into()))?,
         };
         let listing = self.tabs().into_iter().find(|t| t.target_id == target);
-        let live_tabs = self.browser.targets().into_iter().filter(TargetInfo::is_tab).count();
+        let live_tabs = self
+            .browser
+            .targets()
+            .into_iter()
+            .filter(TargetInfo::is_tab)
+            .count();
         if live_tabs <= 1 && self.browser.is_owned() {
             return Err(EngineError::Invalid("Cannot close the last tab".into()));
         }
         let Some(listing) = listing else {
-            return Err(EngineError::TabGone { target_id: target, last_url: None });
+            return Err(EngineError::TabGone {
+                target_id: target,
+                last_url: None,
+            });
         };
         self.browser.close_target(&target).await?;
         // Wait for Chrome to report it gone, so the next command sees a consistent list.
@@ -419,21 +519,34 @@ impl Session {
     }
 
     /// Navigates the active tab and waits per `wait`.
-    pub async fn navigate(&self, url: &str, wait: WaitUntil, timeout: Option<Duration>) -> Result<Navigated> {
+    pub async fn navigate(
+        &self,
+        url: &str,
+        wait: WaitUntil,
+        timeout: Option<Duration>,
+    ) -> Result<Navigated> {
         let timeout = timeout.unwrap_or(self.options.default_timeout);
         let deadline = deadline_after(timeout);
         let tab = self.active_tab().await?;
-        let reply = tab.call("navigate", "Page.navigate", json!({"url": url}), timeout).await?;
-        if let Some(error) = reply.get("errorText").and_then(Value::as_str).filter(|e| !e.is_empty()) {
+        let reply = tab
+            .call("navigate", "Page.navigate", json!({"url": url}), timeout)
+            .await?;
+        if let Some(error) = reply
+            .get("errorText")
+            .and_then(Value::as_str)
+            .filter(|e| !e.is_empty())
+        {
             return Err(EngineError::Navigation(error.to_string()));
         }
         if let Some(loader) = reply.get("loaderId").and_then(Value::as_str)
             && let Some(name) = wait.lifecycle_name()
         {
             let loader = loader.to_string();
-            tab.wait_state("navigation", deadline, false, |st| st.has_lifecycle(&loader, name))
-                .await
-                .map_err(|e| with_timeout(e, timeout))?;
+            tab.wait_state("navigation", deadline, false, |st| {
+                st.has_lifecycle(&loader, name)
+            })
+            .await
+            .map_err(|e| with_timeout(e, timeout))?;
         }
         let url = self.url_of(&tab);
         let title = self.title_of(&tab).await;
@@ -446,21 +559,42 @@ impl Session {
         let deadline = deadline_after(timeout);
         let command = if delta < 0 { "back" } else { "forward" };
         let tab = self.active_tab().await?;
-        let history = tab.call(command, "Page.getNavigationHistory", json!({}), timeout).await?;
-        let current = history.get("currentIndex").and_then(Value::as_i64).unwrap_or(0);
-        let entries = history.get("entries").and_then(Value::as_array).cloned().unwrap_or_default();
+        let history = tab
+            .call(command, "Page.getNavigationHistory", json!({}), timeout)
+            .await?;
+        let current = history
+            .get("currentIndex")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        let entries = history
+            .get("entries")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         let index = current + delta;
         if index < 0 || index as usize >= entries.len() {
             return Ok(self.url_of(&tab));
         }
         let entry = &entries[index as usize];
         let entry_id = entry.get("id").and_then(Value::as_i64).unwrap_or(0);
-        let entry_url = entry.get("url").and_then(Value::as_str).unwrap_or("").to_string();
+        let entry_url = entry
+            .get("url")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
         let before = tab.state();
-        tab.call(command, "Page.navigateToHistoryEntry", json!({"entryId": entry_id}), timeout).await?;
-        tab.wait_state(command, deadline, false, |st| history_settled(&before, st, &entry_url))
-            .await
-            .map_err(|e| with_timeout(e, timeout))?;
+        tab.call(
+            command,
+            "Page.navigateToHistoryEntry",
+            json!({"entryId": entry_id}),
+            timeout,
+        )
+        .await?;
+        tab.wait_state(command, deadline, false, |st| {
+            history_settled(&before, st, &entry_url)
+        })
+        .await
+        .map_err(|e| with_timeout(e, timeout))?;
         Ok(self.url_of(&tab))
     }
 
@@ -470,7 +604,8 @@ impl Session {
         let deadline = deadline_after(timeout);
         let tab = self.active_tab().await?;
         let before = tab.state();
-        tab.call("reload", "Page.reload", json!({}), timeout).await?;
+        tab.call("reload", "Page.reload", json!({}), timeout)
+            .await?;
         tab.wait_state("reload", deadline, false, |st| {
             st.loader_id != before.loader_id && st.has_lifecycle(&st.loader_id, "load")
         })
@@ -484,7 +619,10 @@ impl Session {
         if !url.is_empty() {
             return url;
         }
-        self.browser.target(tab.target_id()).map(|t| t.url).unwrap_or_default()
+        self.browser
+            .target(tab.target_id())
+            .map(|t| t.url)
+            .unwrap_or_default()
     }
 
     async fn title_of(&self, tab: &Tab) -> String {
@@ -503,7 +641,26 @@ impl Session {
         {
             return title.to_string();
         }
-        self.browser.target(tab.target_id()).map(|t| t.title).unwrap_or_default()
+        // Target.getTargetInfo is answered by the browser process, fresh (the discovery cache
+        // can lag behind title changes).
+        if let Ok(info) = self
+            .browser
+            .connection()
+            .browser()
+            .call_within(
+                "Target.getTargetInfo",
+                json!({"targetId": tab.target_id()}),
+                Duration::from_secs(2),
+            )
+            .await
+            && let Some(title) = info.pointer("/targetInfo/title").and_then(Value::as_str)
+        {
+            return title.to_string();
+        }
+        self.browser
+            .target(tab.target_id())
+            .map(|t| t.title)
+            .unwrap_or_default()
     }
 
     /// `get url`: served from state (works while a dialog is open).
@@ -534,7 +691,12 @@ impl Session {
     }
 
     /// Polls a JS predicate in the page until it is truthy; survives navigations.
-    pub async fn wait_for_function(&self, expression: &str, timeout: Option<Duration>, what: &str) -> Result<Value> {
+    pub async fn wait_for_function(
+        &self,
+        expression: &str,
+        timeout: Option<Duration>,
+        what: &str,
+    ) -> Result<Value> {
         let timeout = timeout.unwrap_or(self.options.default_timeout);
         let deadline = deadline_after(timeout);
         let tab = self.active_tab().await?;
@@ -553,7 +715,12 @@ impl Session {
             let slice = remaining.min(Duration::from_secs(1));
             let expr = script.replace("__REMAIN__", &slice.as_millis().to_string());
             let reply = tab
-                .call(what, "Runtime.evaluate", json!({"expression": expr, "returnByValue": true, "awaitPromise": true}), slice + Duration::from_secs(2))
+                .call(
+                    what,
+                    "Runtime.evaluate",
+                    json!({"expression": expr, "returnByValue": true, "awaitPromise": true}),
+                    slice + Duration::from_secs(2),
+                )
                 .await;
             match reply {
                 Ok(reply) => {
@@ -579,27 +746,40 @@ impl Session {
     }
 
     /// `wait <selector> [--state visible|hidden|attached|detached]`.
-    pub async fn wait_selector(&self, selector: &str, state: &str, timeout: Option<Duration>) -> Result<()> {
+    pub async fn wait_selector(
+        &self,
+        selector: &str,
+        state: &str,
+        timeout: Option<Duration>,
+    ) -> Result<()> {
         let finder = crate::element::finder_js(selector)?;
         let predicate = match state {
             "attached" => format!("!!({finder})"),
             "detached" => format!("!({finder})"),
-            "hidden" => format!("(() => {{ const e = {finder}; return !e || !{VISIBLE_JS}(e); }})()"),
-            "visible" | "" => format!("(() => {{ const e = {finder}; return !!e && {VISIBLE_JS}(e); }})()"),
+            "hidden" => {
+                format!("(() => {{ const e = {finder}; return !e || !{VISIBLE_JS}(e); }})()")
+            }
+            "visible" | "" => {
+                format!("(() => {{ const e = {finder}; return !!e && {VISIBLE_JS}(e); }})()")
+            }
             other => {
                 return Err(EngineError::Invalid(format!(
                     "Invalid state: {other}. Use visible, hidden, attached or detached"
                 )));
             }
         };
-        self.wait_for_function(&predicate, timeout, "wait").await.map(|_| ())
+        self.wait_for_function(&predicate, timeout, "wait")
+            .await
+            .map(|_| ())
     }
 
     /// `wait --text <t>`.
     pub async fn wait_text(&self, text: &str, timeout: Option<Duration>) -> Result<()> {
         let needle = serde_json::to_string(text).unwrap_or_default();
         let predicate = format!("document.body && document.body.innerText.includes({needle})");
-        self.wait_for_function(&predicate, timeout, "wait").await.map(|_| ())
+        self.wait_for_function(&predicate, timeout, "wait")
+            .await
+            .map(|_| ())
     }
 
     /// `wait --url <glob>`.
@@ -608,7 +788,9 @@ impl Session {
         let tab = self.active_tab().await?;
         let glob = crate::glob::Glob::new(pattern);
         let state = tab
-            .wait_state("waitforurl", deadline_after(timeout), true, |st| glob.matches(&st.url))
+            .wait_state("waitforurl", deadline_after(timeout), true, |st| {
+                glob.matches(&st.url)
+            })
             .await
             .map_err(|e| with_wait_timeout(e, timeout))?;
         Ok(state.url)
@@ -617,7 +799,9 @@ impl Session {
     /// `wait --load <state>`.
     pub async fn wait_load(&self, wait: WaitUntil, timeout: Option<Duration>) -> Result<()> {
         let timeout = timeout.unwrap_or(self.options.default_timeout);
-        let Some(name) = wait.lifecycle_name() else { return Ok(()) };
+        let Some(name) = wait.lifecycle_name() else {
+            return Ok(());
+        };
         let tab = self.active_tab().await?;
         tab.wait_state("waitforloadstate", deadline_after(timeout), false, |st| {
             st.has_lifecycle(&st.loader_id, name)
@@ -628,12 +812,18 @@ impl Session {
     }
 
     /// Takes a screenshot of the active tab and returns the image bytes.
-    pub async fn screenshot(&self, options: &ScreenshotOptions, timeout: Option<Duration>) -> Result<Vec<u8>> {
+    pub async fn screenshot(
+        &self,
+        options: &ScreenshotOptions,
+        timeout: Option<Duration>,
+    ) -> Result<Vec<u8>> {
         let timeout = timeout.unwrap_or(self.options.default_timeout);
         let tab = self.active_tab().await?;
         let format = options.format.clone().unwrap_or_else(|| "png".into());
         if format != "png" && format != "jpeg" {
-            return Err(EngineError::Invalid(format!("Invalid screenshot format: {format}. Use png or jpeg")));
+            return Err(EngineError::Invalid(format!(
+                "Invalid screenshot format: {format}. Use png or jpeg"
+            )));
         }
         let mut params = json!({"format": format});
         if format == "jpeg" {
@@ -645,8 +835,14 @@ impl Session {
             params["clip"] = json!({"x": b.x, "y": b.y, "width": b.width.max(1.0), "height": b.height.max(1.0), "scale": 1});
             params["captureBeyondViewport"] = json!(true);
         } else if options.full_page {
-            let metrics = tab.call("screenshot", "Page.getLayoutMetrics", json!({}), timeout).await?;
-            let size = metrics.get("cssContentSize").or_else(|| metrics.get("contentSize")).cloned().unwrap_or(Value::Null);
+            let metrics = tab
+                .call("screenshot", "Page.getLayoutMetrics", json!({}), timeout)
+                .await?;
+            let size = metrics
+                .get("cssContentSize")
+                .or_else(|| metrics.get("contentSize"))
+                .cloned()
+                .unwrap_or(Value::Null);
             let width = size.get("width").and_then(Value::as_f64).unwrap_or(1280.0);
             let height = size.get("height").and_then(Value::as_f64).unwrap_or(720.0);
             params["clip"] = json!({"x": 0, "y": 0, "width": width, "height": height, "scale": 1});
@@ -654,7 +850,10 @@ impl Session {
         }
         let reply = tab
             .guarded("screenshot", async {
-                Ok(tab.cdp().call_raw("Page.captureScreenshot", &params, Some(timeout)).await?)
+                Ok(tab
+                    .cdp()
+                    .call_raw("Page.captureScreenshot", &params, Some(timeout))
+                    .await?)
             })
             .await?;
         #[derive(serde::Deserialize)]
@@ -678,7 +877,11 @@ impl Session {
                         .browser
                         .connection()
                         .browser()
-                        .call_within("Target.detachFromTarget", json!({"sessionId": session_id}), Duration::from_secs(2))
+                        .call_within(
+                            "Target.detachFromTarget",
+                            json!({"sessionId": session_id}),
+                            Duration::from_secs(2),
+                        )
                         .await;
                 }
             }
@@ -692,7 +895,8 @@ const VISIBLE_JS: &str = "((e) => { const s = getComputedStyle(e); const r = e.g
     return s.visibility !== 'hidden' && s.display !== 'none' && r.width > 0 && r.height > 0; })";
 
 fn history_settled(before: &TabState, now: &TabState, entry_url: &str) -> bool {
-    let same_url = now.url == entry_url || now.url.trim_end_matches('#') == entry_url.trim_end_matches('#');
+    let same_url =
+        now.url == entry_url || now.url.trim_end_matches('#') == entry_url.trim_end_matches('#');
     if !same_url {
         return false;
     }
@@ -706,8 +910,13 @@ fn history_settled(before: &TabState, now: &TabState, entry_url: &str) -> bool {
 }
 
 fn validate_label(label: &str) -> Result<()> {
-    let ok = label.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    let ok = label
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
+        && label
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         && !(label.starts_with('t') && label[1..].parse::<u64>().is_ok());
     if ok {
         Ok(())
@@ -726,7 +935,10 @@ fn with_timeout(err: EngineError, after: Duration) -> EngineError {
 }
 
 fn wait_timeout(after: Duration) -> EngineError {
-    EngineError::Timeout { what: "Wait".into(), after }
+    EngineError::Timeout {
+        what: "Wait".into(),
+        after,
+    }
 }
 
 fn with_wait_timeout(err: EngineError, after: Duration) -> EngineError {
@@ -749,10 +961,19 @@ pub(crate) fn evaluated(reply: &Value) -> Result<Evaluated> {
     }
     let result = reply.get("result").cloned().unwrap_or(Value::Null);
     if let Some(unser) = result.get("unserializableValue").and_then(Value::as_str) {
-        return Ok(Evaluated { value: Value::Null, unserializable: Some(unser.to_string()) });
+        return Ok(Evaluated {
+            value: Value::Null,
+            unserializable: Some(unser.to_string()),
+        });
     }
     if result.get("type").and_then(Value::as_str) == Some("undefined") {
-        return Ok(Evaluated { value: Value::Null, unserializable: None });
+        return Ok(Evaluated {
+            value: Value::Null,
+            unserializable: None,
+        });
     }
-    Ok(Evaluated { value: result.get("value").cloned().unwrap_or(Value::Null), unserializable: None })
+    Ok(Evaluated {
+        value: result.get("value").cloned().unwrap_or(Value::Null),
+        unserializable: None,
+    })
 }

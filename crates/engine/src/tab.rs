@@ -110,6 +110,8 @@ pub struct TabState {
     pub detached: bool,
     /// Requests in flight (only tracked while `Network` is enabled).
     pub inflight: i64,
+    /// Who is answering the pending dialog (so the close event names them, not "page").
+    pub closing_by: Option<String>,
 }
 
 impl TabState {
@@ -136,6 +138,20 @@ impl TabCell {
         change(&mut self.lock());
         self.version.send_modify(|v| *v += 1);
     }
+
+    /// Clears the pending dialog and emits one `Closed` event — once, whoever (our answer or
+    /// Chrome's `javascriptDialogClosed` event) gets here first.
+    fn close_dialog(&self, accepted: bool, user_input: &str, by: &str) {
+        let had = self.lock().dialog.take().is_some();
+        self.version.send_modify(|v| *v += 1);
+        if had {
+            let _ = self.dialogs.send(DialogEvent::Closed {
+                accepted,
+                user_input: user_input.to_string(),
+                by: by.to_string(),
+            });
+        }
+    }
 }
 
 /// Options the pump needs.
@@ -143,6 +159,9 @@ impl TabCell {
 pub struct TabOptions {
     /// Accept `alert` and `beforeunload` at once (upstream default).
     pub auto_dialog: bool,
+    /// The tab was created by us moments ago (or is the first tab of a Chrome we launched): it
+    /// cannot show a dialog from before our attach, so a slow first answer is just a slow start.
+    pub fresh: bool,
 }
 
 /// An attached page target.
@@ -155,7 +174,9 @@ pub struct Tab {
 
 impl std::fmt::Debug for Tab {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tab").field("target_id", &self.target_id).finish_non_exhaustive()
+        f.debug_struct("Tab")
+            .field("target_id", &self.target_id)
+            .finish_non_exhaustive()
     }
 }
 
@@ -166,42 +187,86 @@ impl Drop for Tab {
 }
 
 pub(crate) fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
-/// How long attach-time domain enables may take before we treat the tab as blocked (a dialog
-/// that opened before we attached blocks renderer-bound calls; see docs/adr on dialogs).
-const ENABLE_DEADLINE: Duration = Duration::from_secs(3);
+/// How long the attach-time probe waits for the renderer (docs/adr/0003-dialog-at-attach.md).
+const PROBE_DEADLINE: Duration = Duration::from_millis(300);
+/// How long a tab we just created may take to answer its first call.
+const FRESH_DEADLINE: Duration = Duration::from_secs(5);
+/// The confirmation probe after input was acknowledged: a slow but healthy renderer answers
+/// within this; one stuck in a dialog does not.
+const CONFIRM_DEADLINE: Duration = Duration::from_millis(1000);
 
 impl Tab {
     /// Attaches to `target_id`, starts the event pump and enables what the engine needs.
-    pub async fn attach(connection: &Connection, target_id: &str, options: TabOptions) -> Result<Arc<Tab>> {
-        let cdp = connection.attach(target_id).await.map_err(|err| match err {
-            abx_cdp::Error::Protocol { .. } => EngineError::TabGone {
-                target_id: target_id.to_string(),
-                last_url: None,
-            },
-            other => other.into(),
-        })?;
+    pub async fn attach(
+        connection: &Connection,
+        target_id: &str,
+        options: TabOptions,
+    ) -> Result<Arc<Tab>> {
+        let cdp = connection
+            .attach(target_id)
+            .await
+            .map_err(|err| match err {
+                abx_cdp::Error::Protocol { .. } => EngineError::TabGone {
+                    target_id: target_id.to_string(),
+                    last_url: None,
+                },
+                other => other.into(),
+            })?;
+        let fresh = options.fresh;
         let events = cdp.subscribe(EventFilter::All, 8192);
         let (version, _) = watch::channel(0);
         let (dialogs, _) = broadcast::channel(64);
-        let cell = Arc::new(TabCell { state: Mutex::new(TabState::default()), version, dialogs });
-        let pump = tokio::spawn(pump(events, cell.clone(), cdp.clone(), options, target_id.to_string()));
-        let tab = Arc::new(Tab { target_id: target_id.to_string(), cdp, cell, pump });
-        tab.enable().await;
+        let cell = Arc::new(TabCell {
+            state: Mutex::new(TabState::default()),
+            version,
+            dialogs,
+        });
+        let pump = tokio::spawn(pump(
+            events,
+            cell.clone(),
+            cdp.clone(),
+            options,
+            target_id.to_string(),
+        ));
+        let tab = Arc::new(Tab {
+            target_id: target_id.to_string(),
+            cdp,
+            cell,
+            pump,
+        });
+        tab.enable(fresh).await;
         Ok(tab)
     }
 
-    async fn enable(&self) {
+    async fn enable(&self, fresh: bool) {
         // Sent in order without waiting on each; then one bounded wait on the last. A page that
         // shows a dialog from before our attach blocks these: we keep going and report it.
         let s = &self.cdp;
         let _ = s.send("Page.enable", &json!({})).await;
-        let _ = s.send("Page.setLifecycleEventsEnabled", &json!({"enabled": true})).await;
+        let _ = s
+            .send("Page.setLifecycleEventsEnabled", &json!({"enabled": true}))
+            .await;
         let _ = s.send("Runtime.enable", &json!({})).await;
         let _ = s.send("Runtime.runIfWaitingForDebugger", &json!({})).await;
-        let probe = s.call_within("Runtime.evaluate", json!({"expression": "location.href", "returnByValue": true}), ENABLE_DEADLINE).await;
+        // A healthy page answers in 1-2 ms. A renderer that does not answer within the probe
+        // deadline is either busy or stuck in a dialog that opened before we attached.
+        let probe = s
+            .call_within(
+                "Runtime.evaluate",
+                json!({"expression": "location.href", "returnByValue": true}),
+                if fresh {
+                    FRESH_DEADLINE
+                } else {
+                    PROBE_DEADLINE
+                },
+            )
+            .await;
         match probe {
             Ok(reply) => {
                 if let Some(url) = reply.pointer("/result/value").and_then(Value::as_str) {
@@ -213,15 +278,31 @@ impl Tab {
                     });
                 }
             }
-            Err(err) => tracing::debug!(%err, target = %self.target_id, "tab did not answer at attach"),
+            Err(err) if err.is_timeout() && !fresh => {
+                self.probe_blocked().await;
+                return;
+            }
+            Err(err) => {
+                tracing::debug!(%err, target = %self.target_id, "tab did not answer at attach")
+            }
         }
         // The main frame's id equals the target id; its current loader comes from the frame tree,
         // which is browser-side and does not block on a dialog.
-        if let Ok(tree) = s.call_within("Page.getFrameTree", json!({}), Duration::from_millis(500)).await
+        if let Ok(tree) = s
+            .call_within("Page.getFrameTree", json!({}), Duration::from_millis(500))
+            .await
             && let Some(frame) = tree.pointer("/frameTree/frame")
         {
-            let loader = frame.get("loaderId").and_then(Value::as_str).unwrap_or("").to_string();
-            let url = frame.get("url").and_then(Value::as_str).unwrap_or("").to_string();
+            let loader = frame
+                .get("loaderId")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let url = frame
+                .get("url")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
             self.cell.update(|st| {
                 if st.loader_id.is_empty() {
                     st.loader_id = loader;
@@ -230,6 +311,50 @@ impl Tab {
                     st.url = url;
                 }
             });
+        }
+    }
+
+    /// Tells a dialog that opened before we attached from a busy renderer: while a dialog shows,
+    /// the browser drops input and acknowledges it at once; a busy renderer does not answer.
+    /// Only dismissal is possible for such a dialog (Chrome gives the answer callback only to the
+    /// session that had Page enabled when it opened).
+    async fn probe_blocked(&self) {
+        let ack = self
+            .cdp
+            .call_within(
+                "Input.dispatchMouseEvent",
+                json!({"type": "mouseMoved", "x": 0, "y": 0}),
+                PROBE_DEADLINE,
+            )
+            .await;
+        if ack.is_err() {
+            return; // a busy renderer, not a dialog
+        }
+        let again = self
+            .cdp
+            .call_within(
+                "Runtime.evaluate",
+                json!({"expression": "location.href", "returnByValue": true}),
+                CONFIRM_DEADLINE,
+            )
+            .await;
+        if let Ok(reply) = again {
+            if let Some(url) = reply.pointer("/result/value").and_then(Value::as_str) {
+                let url = url.to_string();
+                self.cell.update(|st| st.url = url);
+            }
+            return; // just slow
+        }
+        {
+            tracing::debug!(target = %self.target_id, "a dialog was open before we attached");
+            self.set_unanswerable_dialog(Some(Dialog {
+                kind: "unknown".into(),
+                message: String::new(),
+                default_prompt: None,
+                url: String::new(),
+                answerable: false,
+                opened_at_ms: now_ms(),
+            }));
         }
     }
 
@@ -264,15 +389,7 @@ impl Tab {
 
     /// Marks the pending dialog closed by us (the `Page.javascriptDialogClosed` event follows).
     pub(crate) fn note_dialog_closed(&self, accepted: bool, user_input: &str, by: &str) {
-        let had = self.cell.lock().dialog.is_some();
-        self.cell.update(|st| st.dialog = None);
-        if had {
-            let _ = self.cell.dialogs.send(DialogEvent::Closed {
-                accepted,
-                user_input: user_input.to_string(),
-                by: by.to_string(),
-            });
-        }
+        self.cell.close_dialog(accepted, user_input, by);
     }
 
     /// Dialog events of this tab.
@@ -319,7 +436,9 @@ impl Tab {
             });
         }
         if st.crashed {
-            return Some(EngineError::TargetCrashed { target_id: self.target_id.clone() });
+            return Some(EngineError::TargetCrashed {
+                target_id: self.target_id.clone(),
+            });
         }
         if let Some(dialog) = &st.dialog {
             return Some(EngineError::DialogBlocking {
@@ -333,7 +452,11 @@ impl Tab {
 
     /// Runs `work` (CDP calls on this tab) unless the tab is unusable, and abandons it the moment
     /// a dialog opens, the tab goes away or the renderer crashes.
-    pub async fn guarded<T>(&self, command: &str, work: impl Future<Output = Result<T>>) -> Result<T> {
+    pub async fn guarded<T>(
+        &self,
+        command: &str,
+        work: impl Future<Output = Result<T>>,
+    ) -> Result<T> {
         self.check_usable(command)?;
         let mut changes = self.changes();
         tokio::pin!(work);
@@ -362,9 +485,9 @@ impl Tab {
                 target_id: self.target_id.clone(),
                 last_url: Some(self.cell.lock().url.clone()).filter(|u| !u.is_empty()),
             },
-            EngineError::Cdp(abx_cdp::Error::TargetCrashed { .. }) => {
-                EngineError::TargetCrashed { target_id: self.target_id.clone() }
-            }
+            EngineError::Cdp(abx_cdp::Error::TargetCrashed { .. }) => EngineError::TargetCrashed {
+                target_id: self.target_id.clone(),
+            },
             other => {
                 let st = self.cell.lock().clone();
                 self.state_error(&st, command).unwrap_or(other)
@@ -397,13 +520,19 @@ impl Tab {
             }
             let now = Instant::now();
             if now >= deadline {
-                return Err(EngineError::Timeout { what: what.to_string(), after: Duration::ZERO });
+                return Err(EngineError::Timeout {
+                    what: what.to_string(),
+                    after: Duration::ZERO,
+                });
             }
             let remaining = deadline - now;
             match tokio::time::timeout(remaining, changes.changed()).await {
                 Ok(Ok(())) => {}
                 Ok(Err(_)) => {
-                    return Err(EngineError::TabGone { target_id: self.target_id.clone(), last_url: None });
+                    return Err(EngineError::TabGone {
+                        target_id: self.target_id.clone(),
+                        last_url: None,
+                    });
                 }
                 Err(_) => {}
             }
@@ -411,7 +540,12 @@ impl Tab {
     }
 
     /// Answers the pending dialog through the session that saw it open.
-    pub async fn answer_dialog(&self, accept: bool, prompt_text: Option<&str>, by: &str) -> Result<()> {
+    pub async fn answer_dialog(
+        &self,
+        accept: bool,
+        prompt_text: Option<&str>,
+        by: &str,
+    ) -> Result<()> {
         let Some(dialog) = self.dialog() else {
             return Err(EngineError::NoDialog);
         };
@@ -427,14 +561,30 @@ impl Tab {
         if let Some(text) = prompt_text {
             params["promptText"] = json!(text);
         }
-        self.cdp.call_within("Page.handleJavaScriptDialog", params, Duration::from_secs(5)).await?;
+        self.cell.update(|st| st.closing_by = Some(by.to_string()));
+        self.cdp
+            .call_within(
+                "Page.handleJavaScriptDialog",
+                params,
+                Duration::from_secs(5),
+            )
+            .await?;
         self.note_dialog_closed(accept, prompt_text.unwrap_or(""), by);
         Ok(())
     }
 
     /// Sends a CDP call on the tab's session, guarded like [`Tab::guarded`].
-    pub async fn call(&self, command: &str, method: &str, params: Value, timeout: Duration) -> Result<Value> {
-        self.guarded(command, async { Ok(self.cdp.call_within(method, params, timeout).await?) }).await
+    pub async fn call(
+        &self,
+        command: &str,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value> {
+        self.guarded(command, async {
+            Ok(self.cdp.call_within(method, params, timeout).await?)
+        })
+        .await
     }
 }
 
@@ -505,7 +655,10 @@ fn render_args(args: &[Value]) -> String {
             } else if let Some(preview) = arg.get("preview") {
                 render_preview(preview)
             } else {
-                arg.get("description").and_then(Value::as_str).unwrap_or("").to_string()
+                arg.get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
             }
         })
         .collect::<Vec<_>>()
@@ -513,7 +666,11 @@ fn render_args(args: &[Value]) -> String {
 }
 
 fn render_preview(preview: &Value) -> String {
-    let props = preview.get("properties").and_then(Value::as_array).cloned().unwrap_or_default();
+    let props = preview
+        .get("properties")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let inner = props
         .iter()
         .map(|p| {
@@ -544,7 +701,13 @@ async fn pump(
     cell.update(|st| st.detached = true);
 }
 
-async fn handle(event: &Event, cell: &TabCell, cdp: &CdpSession, options: &TabOptions, target_id: &str) {
+async fn handle(
+    event: &Event,
+    cell: &TabCell,
+    cdp: &CdpSession,
+    options: &TabOptions,
+    target_id: &str,
+) {
     match event.method() {
         "Page.frameNavigated" => {
             if let Ok(nav) = event.parse::<FrameNavigated>()
@@ -588,7 +751,9 @@ async fn handle(event: &Event, cell: &TabCell, cdp: &CdpSession, options: &TabOp
                 let auto = options.auto_dialog && (d.kind == "alert" || d.kind == "beforeunload");
                 if auto {
                     tracing::debug!(kind = %d.kind, "[auto-dismiss] accepting dialog");
-                    let _ = cdp.send("Page.handleJavaScriptDialog", &json!({"accept": true})).await;
+                    let _ = cdp
+                        .send("Page.handleJavaScriptDialog", &json!({"accept": true}))
+                        .await;
                     let _ = cell.dialogs.send(DialogEvent::Closed {
                         accepted: true,
                         user_input: String::new(),
@@ -610,21 +775,34 @@ async fn handle(event: &Event, cell: &TabCell, cdp: &CdpSession, options: &TabOp
         }
         "Page.javascriptDialogClosed" => {
             let closed = event.parse::<DialogClosed>().ok();
-            let had = cell.lock().dialog.is_some();
-            cell.update(|st| st.dialog = None);
-            if had && let Some(c) = closed {
-                let _ = cell.dialogs.send(DialogEvent::Closed {
-                    accepted: c.result,
-                    user_input: c.user_input,
-                    by: "page".into(),
-                });
-            }
+            let by = cell
+                .lock()
+                .closing_by
+                .take()
+                .unwrap_or_else(|| "page".into());
+            let (accepted, input) = closed
+                .map(|c| (c.result, c.user_input))
+                .unwrap_or((false, String::new()));
+            cell.close_dialog(accepted, &input, &by);
         }
         "Runtime.consoleAPICalled" => {
             let params: Value = event.parse().unwrap_or(Value::Null);
-            let args = params.get("args").and_then(Value::as_array).cloned().unwrap_or_default();
-            let kind = params.get("type").and_then(Value::as_str).unwrap_or("log").to_string();
-            let message = ConsoleMessage { kind, text: render_args(&args), args, timestamp: now_ms() };
+            let args = params
+                .get("args")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            let kind = params
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("log")
+                .to_string();
+            let message = ConsoleMessage {
+                kind,
+                text: render_args(&args),
+                args,
+                timestamp: now_ms(),
+            };
             cell.update(|st| {
                 st.console.push_back(message);
                 while st.console.len() > MAX_LOG {
@@ -634,7 +812,10 @@ async fn handle(event: &Event, cell: &TabCell, cdp: &CdpSession, options: &TabOp
         }
         "Runtime.exceptionThrown" => {
             let params: Value = event.parse().unwrap_or(Value::Null);
-            let details = params.get("exceptionDetails").cloned().unwrap_or(Value::Null);
+            let details = params
+                .get("exceptionDetails")
+                .cloned()
+                .unwrap_or(Value::Null);
             let description = details
                 .pointer("/exception/description")
                 .and_then(Value::as_str)
@@ -644,9 +825,19 @@ async fn handle(event: &Event, cell: &TabCell, cdp: &CdpSession, options: &TabOp
             let error = PageError {
                 text: description.clone(),
                 message: description,
-                line: details.get("lineNumber").and_then(Value::as_i64).unwrap_or(0),
-                column: details.get("columnNumber").and_then(Value::as_i64).unwrap_or(0),
-                url: details.get("url").and_then(Value::as_str).unwrap_or("").to_string(),
+                line: details
+                    .get("lineNumber")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0),
+                column: details
+                    .get("columnNumber")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0),
+                url: details
+                    .get("url")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
                 timestamp: now_ms(),
             };
             cell.update(|st| {

@@ -26,17 +26,24 @@ pub async fn dispatch(
         "cdp_url" => {
             return Some(match daemon.live() {
                 Some(live) => Ok(json!({"cdpUrl": live.session.browser().cdp_url()})),
-                None => Err(Failure::message("Browser not launched. Run `agent-browser open` first")),
+                None => Err(Failure::message(
+                    "Browser not launched. Run `agent-browser open` first",
+                )),
             });
         }
         "session_info" => return Some(Ok(session_info(daemon))),
+        "__abx_fault" if daemon.config.fault_injection => return Some(fault(daemon, request)),
         "stream_status" | "stream_enable" | "stream_disable" => {
             let hooks = daemon.stream.lock().ok().and_then(|s| s.clone());
             return Some(match hooks {
                 Some(hooks) => hooks.control(action, request),
                 None => match action {
-                    "stream_status" => Ok(json!({"enabled": false, "port": null, "connected": daemon.live().is_some(), "screencasting": false})),
-                    _ => Err(Failure::message("Streaming is not available in this daemon")),
+                    "stream_status" => Ok(
+                        json!({"enabled": false, "port": null, "connected": daemon.live().is_some(), "screencasting": false}),
+                    ),
+                    _ => Err(Failure::message(
+                        "Streaming is not available in this daemon",
+                    )),
                 },
             });
         }
@@ -50,7 +57,10 @@ pub async fn dispatch(
         Err(failure) => return Some(Err(failure)),
     };
     let result = run(daemon, &session, request).await;
-    if matches!(action, "navigate" | "tab_new" | "tab_switch" | "tab_close" | "back" | "forward" | "reload") {
+    if matches!(
+        action,
+        "navigate" | "tab_new" | "tab_switch" | "tab_close" | "back" | "forward" | "reload"
+    ) {
         daemon.write_target_binding();
         daemon.notify_session(Some(session.clone()));
     }
@@ -60,10 +70,33 @@ pub async fn dispatch(
 fn is_core(action: &str) -> bool {
     matches!(
         action,
-        "navigate" | "back" | "forward" | "reload" | "url" | "title" | "gettext" | "innerhtml" | "inputvalue"
-            | "getattribute" | "count" | "boundingbox" | "styles" | "evaluate" | "wait" | "waitforurl"
-            | "waitforloadstate" | "waitforfunction" | "screenshot" | "tab_list" | "tab_new" | "tab_switch"
-            | "tab_close" | "console" | "errors" | "window_new" | "pushstate"
+        "navigate"
+            | "back"
+            | "forward"
+            | "reload"
+            | "url"
+            | "title"
+            | "gettext"
+            | "innerhtml"
+            | "inputvalue"
+            | "getattribute"
+            | "count"
+            | "boundingbox"
+            | "styles"
+            | "evaluate"
+            | "wait"
+            | "waitforurl"
+            | "waitforloadstate"
+            | "waitforfunction"
+            | "screenshot"
+            | "tab_list"
+            | "tab_new"
+            | "tab_switch"
+            | "tab_close"
+            | "console"
+            | "errors"
+            | "window_new"
+            | "pushstate"
     )
 }
 
@@ -71,7 +104,11 @@ fn timeout_of(request: &Request) -> Option<Duration> {
     request.u64("timeout").map(Duration::from_millis)
 }
 
-async fn run(daemon: &Arc<Daemon>, session: &Arc<Session>, request: &Request) -> Result<Value, Failure> {
+async fn run(
+    daemon: &Arc<Daemon>,
+    session: &Arc<Session>,
+    request: &Request,
+) -> Result<Value, Failure> {
     let timeout = timeout_of(request);
     match request.action.as_str() {
         "navigate" => {
@@ -94,9 +131,8 @@ async fn run(daemon: &Arc<Daemon>, session: &Arc<Session>, request: &Request) ->
         }
         "url" => Ok(json!({"url": session.url().await?})),
         "title" => Ok(json!({"title": session.title().await?})),
-        "gettext" | "innerhtml" | "inputvalue" | "getattribute" | "styles" | "boundingbox" | "count" => {
-            read_element(session, request).await
-        }
+        "gettext" | "innerhtml" | "inputvalue" | "getattribute" | "styles" | "boundingbox"
+        | "count" => read_element(session, request).await,
         "evaluate" => {
             let script = request.required_str("script")?;
             let evaluated = session.evaluate(script, timeout).await?;
@@ -119,20 +155,26 @@ async fn run(daemon: &Arc<Daemon>, session: &Arc<Session>, request: &Request) ->
         }
         "waitforfunction" => {
             let expression = request.required_str("expression")?;
-            let result = session.wait_for_function(expression, timeout, "waitforfunction").await?;
+            let result = session
+                .wait_for_function(expression, timeout, "waitforfunction")
+                .await?;
             Ok(json!({"result": result}))
         }
         "screenshot" => screenshot(daemon, session, request).await,
         "tab_list" => Ok(json!({"tabs": session.tab_list().await?})),
         "tab_new" => {
-            let tab = session.tab_new(request.str("url"), request.str("label")).await?;
+            let tab = session
+                .tab_new(request.str("url"), request.str("label"))
+                .await?;
             let total = session.tabs().len();
             Ok(json!({"tabId": tab.tab_id, "label": tab.label, "url": tab.url, "total": total}))
         }
         "window_new" => {
             let tab = session.tab_new(None, None).await?;
             let total = session.tabs().len();
-            Ok(json!({"tabId": tab.tab_id, "label": tab.label, "url": tab.url, "total": total, "window": true}))
+            Ok(
+                json!({"tabId": tab.tab_id, "label": tab.label, "url": tab.url, "total": total, "window": true}),
+            )
         }
         "tab_switch" => {
             let reference = request.required_str("tabId")?;
@@ -161,7 +203,10 @@ async fn launch(
     note: &mut LaunchNote,
     launch_ms: &mut u64,
 ) -> Result<Value, Failure> {
-    let spec = LaunchSpec::from_request(&Value::Object(request.params.clone()), &daemon.config.launch);
+    let spec = LaunchSpec::from_request(
+        &Value::Object(request.params.clone()),
+        &daemon.config.launch,
+    );
     if !spec.allowed_domains.is_empty() && spec.is_attach() {
         // Upstream rejects this; abx enforces the allowlist on attached sessions (see docs).
         tracing::debug!("allowlist on an attached session");
@@ -198,25 +243,38 @@ async fn read_element(session: &Arc<Session>, request: &Request) -> Result<Value
             let text = element::read(&tab, selector, element::Read::Text, timeout).await?;
             json!({"text": text, "origin": origin})
         }
-        "innerhtml" => json!({"html": element::read(&tab, selector, element::Read::Html, timeout).await?}),
-        "inputvalue" => json!({"value": element::read(&tab, selector, element::Read::Value, timeout).await?}),
+        "innerhtml" => {
+            json!({"html": element::read(&tab, selector, element::Read::Html, timeout).await?})
+        }
+        "inputvalue" => {
+            json!({"value": element::read(&tab, selector, element::Read::Value, timeout).await?})
+        }
         "getattribute" => {
             let name = request.required_str("attribute")?;
-            let value = element::read(&tab, selector, element::Read::Attribute(name), timeout).await?;
+            let value =
+                element::read(&tab, selector, element::Read::Attribute(name), timeout).await?;
             json!({"value": value, "origin": origin})
         }
-        "styles" => json!({"styles": element::read(&tab, selector, element::Read::Styles, timeout).await?}),
+        "styles" => {
+            json!({"styles": element::read(&tab, selector, element::Read::Styles, timeout).await?})
+        }
         "boundingbox" => {
             let b = element::bounding_box(&tab, selector, timeout).await?;
             json!({"x": b.x, "y": b.y, "width": b.width, "height": b.height})
         }
-        "count" => json!({"count": element::count(&tab, selector, timeout).await?, "selector": selector}),
+        "count" => {
+            json!({"count": element::count(&tab, selector, timeout).await?, "selector": selector})
+        }
         _ => return Err(Failure::message("unreachable read action")),
     };
     Ok(value)
 }
 
-async fn wait(session: &Arc<Session>, request: &Request, timeout: Option<Duration>) -> Result<Value, Failure> {
+async fn wait(
+    session: &Arc<Session>,
+    request: &Request,
+    timeout: Option<Duration>,
+) -> Result<Value, Failure> {
     if let Some(selector) = request.str("selector") {
         let state = request.str("state").unwrap_or("visible");
         session.wait_selector(selector, state, timeout).await?;
@@ -231,7 +289,11 @@ async fn wait(session: &Arc<Session>, request: &Request, timeout: Option<Duratio
     Ok(json!({"waited": "timeout", "ms": ms}))
 }
 
-async fn screenshot(daemon: &Daemon, session: &Arc<Session>, request: &Request) -> Result<Value, Failure> {
+async fn screenshot(
+    daemon: &Daemon,
+    session: &Arc<Session>,
+    request: &Request,
+) -> Result<Value, Failure> {
     let format = request.str("format").map(str::to_string);
     let quality = request.u64("quality").map(|q| q.min(100) as u8);
     let options = ScreenshotOptions {
@@ -241,7 +303,11 @@ async fn screenshot(daemon: &Daemon, session: &Arc<Session>, request: &Request) 
         selector: request.str("selector").map(str::to_string),
     };
     let bytes = session.screenshot(&options, timeout_of(request)).await?;
-    let extension = if format.as_deref() == Some("jpeg") { "jpg" } else { "png" };
+    let extension = if format.as_deref() == Some("jpeg") {
+        "jpg"
+    } else {
+        "png"
+    };
     let path = match request.str("path") {
         Some(path) => PathBuf::from(path),
         None => {
@@ -256,12 +322,15 @@ async fn screenshot(daemon: &Daemon, session: &Arc<Session>, request: &Request) 
         std::fs::create_dir_all(parent)
             .map_err(|e| Failure::message(format!("Cannot create {}: {e}", parent.display())))?;
     }
-    std::fs::write(&path, &bytes).map_err(|e| Failure::message(format!("Cannot write {}: {e}", path.display())))?;
+    std::fs::write(&path, &bytes)
+        .map_err(|e| Failure::message(format!("Cannot write {}: {e}", path.display())))?;
     Ok(json!({"path": display_path(&path)}))
 }
 
 fn default_screenshot_dir(_daemon: &Daemon) -> PathBuf {
-    let home = std::env::var("HOME").map(PathBuf::from).unwrap_or_else(|_| std::env::temp_dir());
+    let home = std::env::var("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| std::env::temp_dir());
     home.join(".agent-browser").join("tmp").join("screenshots")
 }
 
@@ -270,5 +339,20 @@ fn display_path(path: &Path) -> String {
 }
 
 fn epoch_ms() -> u128 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0)
+}
+
+/// Fault injection for the reliability tests (only with `ABX_FAULT_INJECTION=1`).
+fn fault(daemon: &Daemon, request: &Request) -> Result<Value, Failure> {
+    let live = daemon.live().ok_or_else(|| Failure::message("no browser"))?;
+    match request.str("kind") {
+        Some("drop_cdp") => {
+            live.session.browser().connection().close();
+            Ok(json!({"injected": "drop_cdp"}))
+        }
+        other => Err(Failure::message(format!("unknown fault {other:?}"))),
+    }
 }

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The abx demo on the bundled fixture site, through the drop-in `agent-browser` binary:
+# an anchor Chrome with a profile, two pinned stage sessions working in parallel over CDP, a login
+# whose cookie both see, graceful close, and the persistent cookie after reopening. Prints each
+# step and ends with nothing left running.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/ensure-chromium.sh
+cargo build --quiet --bin agent-browser --bin abx-fixtures
+AB="$PWD/target/debug/agent-browser"
+FIXTURES="$PWD/target/debug/abx-fixtures"
+
+WORK=$(mktemp -d)
+FIXTURE_PID=""
+cleanup() {
+  # Close anything still open (by session, never by process name), then remove the temp dir.
+  for s in sf-demo-a sf-demo-b sf-demo; do
+    AGENT_BROWSER_SESSION=$s "$AB" close >/dev/null 2>&1 || true
+  done
+  [ -n "$FIXTURE_PID" ] && kill "$FIXTURE_PID" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+export HOME="$WORK/home" AGENT_BROWSER_SOCKET_DIR="$WORK/sock"
+mkdir -p "$HOME"
+echo '{}' > "$WORK/empty.json"
+ARGS="--disable-quic,--disable-gpu"
+
+step() { printf '\n== %s\n' "$*"; }
+run() { printf '$ agent-browser %s\n' "$*"; "$AB" "$@"; }
+
+"$FIXTURES" > "$WORK/url" & FIXTURE_PID=$!
+for _ in $(seq 100); do [ -s "$WORK/url" ] && break; sleep 0.05; done
+SITE=$(head -1 "$WORK/url")
+echo "fixture site: $SITE"
+
+anchor() { AGENT_BROWSER_SESSION=sf-demo AGENT_BROWSER_PROFILE="$WORK/profile" AGENT_BROWSER_IDLE_TIMEOUT_MS=0 \
+  AGENT_BROWSER_CONFIG="$WORK/empty.json" AGENT_BROWSER_ARGS="$ARGS" run "$@"; }
+stage() { local s=$1; shift; AGENT_BROWSER_SESSION=$s AGENT_BROWSER_CDP="$CDP" AGENT_BROWSER_PIN_TAB=1 \
+  AGENT_BROWSER_IDLE_TIMEOUT_MS=0 AGENT_BROWSER_CONFIG="$WORK/empty.json" run "$@"; }
+
+step "1. The anchor launches Chrome with a persistent profile"
+anchor open about:blank
+CDP=$(AGENT_BROWSER_SESSION=sf-demo "$AB" get cdp-url)
+echo "anchor CDP address: $CDP"
+CHROME_PORT=$(echo "$CDP" | sed -E 's#ws://127.0.0.1:([0-9]+)/.*#\1#')
+
+step "2. Two stage sessions attach over CDP, each with its own pinned tab, in parallel"
+stage sf-demo-a open "$SITE/login.html" & A=$!
+stage sf-demo-b open "$SITE/page1.html" & B=$!
+wait "$A" "$B"
+stage sf-demo-a get url
+stage sf-demo-b get url
+
+step "3. Stage A logs in; stage B sees the cookie (same browser, same profile)"
+stage sf-demo-a eval "document.querySelector('#username').value='demo'; document.querySelector('#password').value='pw'; document.querySelector('#signin').click(); true" >/dev/null
+stage sf-demo-a wait --url '**/account' >/dev/null
+stage sf-demo-a get text '#persist'
+stage sf-demo-b open "$SITE/account"
+stage sf-demo-b get text '#persist'
+
+step "4. Stage teardown: tab close, then close (the anchor keeps running)"
+anchor tab list
+stage sf-demo-a tab close
+stage sf-demo-a close
+stage sf-demo-b tab close
+stage sf-demo-b close
+anchor tab list
+
+step "5. Graceful close of the anchor (Browser.close, verified exit)"
+anchor --json close | sed -E 's/.*"cleanup":(\{[^}]*\}).*/cleanup receipt: \1/'
+
+step "6. Reopen on the same profile: the persistent cookie survived, the session cookie did not"
+anchor open "$SITE/account"
+printf 'persistent cookie: %s\n' "$(AGENT_BROWSER_SESSION=sf-demo "$AB" get text '#persist')"
+printf 'session cookie:    %s\n' "$(AGENT_BROWSER_SESSION=sf-demo "$AB" get text '#session')"
+anchor close
+
+step "7. Nothing left running"
+left=$(ls "$AGENT_BROWSER_SOCKET_DIR" | grep -E '\.(sock|pid)$' || true)
+if [ -n "$left" ]; then echo "leftover daemon files: $left"; exit 1; fi
+if ss -ltn 2>/dev/null | grep -q ":$CHROME_PORT "; then echo "Chrome still listening on $CHROME_PORT"; exit 1; fi
+echo "no daemon, no Chrome, no socket files left. Demo done."

@@ -1,0 +1,329 @@
+//! The drop-in binary, black-box: core commands' text and `--json` output, exit codes, bad
+//! input, deadlines and the priority close — against real Chromium and the fixture site.
+
+use std::time::Duration;
+
+use abx_tests::cli::{Cli, finish};
+
+mod common;
+use common::site;
+
+#[test]
+fn open_get_and_navigation_commands_print_upstreams_text() {
+    let site = site();
+    let ab = Cli::new();
+    let page1 = site.url("/page1.html");
+    let page2 = site.url("/page2.html");
+
+    let out = ab.run(&["open", &page1]).success();
+    assert_eq!(out.out(), format!("✓ Page One\n  {page1}"));
+    assert_eq!(ab.run(&["get", "url"]).success().out(), page1);
+    assert_eq!(ab.run(&["get", "title"]).success().out(), "Page One");
+    assert_eq!(
+        ab.run(&["goto", &page2]).success().out(),
+        format!("✓ Page Two\n  {page2}")
+    );
+    assert_eq!(ab.run(&["back"]).success().out(), page1);
+    assert_eq!(ab.run(&["forward"]).success().out(), page2);
+    assert_eq!(ab.run(&["reload"]).success().out(), page2);
+    assert_eq!(ab.run(&["get", "text", "h1"]).success().out(), "Page Two");
+    assert_eq!(
+        ab.run(&["get", "html", "#to1"]).success().out(),
+        "Go to page one"
+    );
+    assert_eq!(
+        ab.run(&["get", "attr", "#to1", "href"]).success().out(),
+        "/page1.html"
+    );
+    assert_eq!(ab.run(&["get", "count", "a"]).success().out(), "1");
+    let cdp = ab.run(&["get", "cdp-url"]).success();
+    assert!(
+        cdp.out().starts_with("ws://127.0.0.1:") && cdp.out().contains("/devtools/browser/"),
+        "{cdp:?}"
+    );
+    let boxed = ab.run(&["get", "box", "h1"]).success();
+    assert!(boxed.out().starts_with("x:"), "{boxed:?}");
+    assert!(boxed.out().contains("\nwidth:"), "{boxed:?}");
+
+    // --json: one line, upstream's envelope, lifecycle injected.
+    let json = ab.run(&["--json", "get", "url"]).success().json();
+    assert_eq!(json["success"], true);
+    assert_eq!(json["data"]["url"], page2.as_str());
+    assert_eq!(json["error"], serde_json::Value::Null);
+    assert_eq!(json["data"]["lifecycle"]["launched"], true);
+    assert_eq!(json["data"]["lifecycle"]["reused"], true);
+    let json = ab.run(&["--json", "open", &page1]).success().json();
+    assert_eq!(json["data"]["title"], "Page One");
+
+    assert_eq!(ab.run(&["close"]).success().out(), "✓ Browser closed");
+    assert!(ab.daemon_pid().is_none(), "pid file removed by close");
+    assert!(!ab.file("sock").exists(), "socket removed by close");
+}
+
+#[test]
+fn form_values_eval_and_waits() {
+    let site = site();
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/form.html")]).success();
+    ab.run(&["eval", "document.querySelector('#name').value = 'Ada'"])
+        .success();
+    assert_eq!(ab.run(&["get", "value", "#name"]).success().out(), "Ada");
+    assert_eq!(ab.run(&["eval", "1 + 1"]).success().out(), "2");
+    assert_eq!(ab.run(&["eval", "'x'"]).success().out(), "\"x\"");
+    let json = ab
+        .run(&["--json", "eval", "({a: [1, 2]})"])
+        .success()
+        .json();
+    assert_eq!(json["data"]["result"], serde_json::json!({"a": [1, 2]}));
+    let json = ab.run(&["--json", "eval", "NaN"]).success().json();
+    assert_eq!(json["data"]["unserializable"], "NaN");
+    let err = ab.run(&["eval", "throw new Error('boom')"]).failure();
+    assert!(
+        err.stderr.starts_with("✗ Evaluation error: Error: boom"),
+        "{err:?}"
+    );
+
+    // #late appears after 500 ms.
+    ab.run(&["wait", "#late"]).success();
+    ab.run(&["wait", "--fn", "window.__keys !== undefined"])
+        .success();
+    assert_eq!(ab.run(&["wait", "--text", "Late"]).success().out(), "Late");
+    let timed_out = ab
+        .run(&["wait", "#never-there", "--timeout", "700"])
+        .failure();
+    assert!(
+        timed_out.stderr.contains("Wait timed out after 700ms"),
+        "{timed_out:?}"
+    );
+    assert!(timed_out.took < Duration::from_secs(5), "{timed_out:?}");
+    ab.run(&["wait", "300"]).success();
+    ab.run(&["wait", "--load", "networkidle"]).success();
+    let url = ab.run(&["wait", "--url", "**/form.html"]).success();
+    assert!(url.out().ends_with("/form.html"), "{url:?}");
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn tabs_new_switch_list_close() {
+    let site = site();
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/page1.html")]).success();
+    let new = ab.run(&["tab", "new", &site.url("/page2.html")]).success();
+    assert_eq!(
+        new.out(),
+        site.url("/page2.html"),
+        "upstream prints just the URL for tab new"
+    );
+    let list = ab.run(&["tab", "list"]).success();
+    assert_eq!(
+        list.out(),
+        format!(
+            "  [t1] Page One - {}\n→ [t2] Page Two - {}",
+            site.url("/page1.html"),
+            site.url("/page2.html")
+        )
+    );
+    assert_eq!(
+        ab.run(&["tab", "t1"]).success().out(),
+        format!("✓ Page One\n  {}", site.url("/page1.html"))
+    );
+    assert_eq!(ab.run(&["get", "title"]).success().out(), "Page One");
+    let bad = ab.run(&["tab", "2"]).failure();
+    assert!(
+        bad.stderr.contains("positional integers are not accepted"),
+        "{bad:?}"
+    );
+    assert_eq!(
+        ab.run(&["tab", "close", "t2"]).success().out(),
+        "✓ Tab [t2] closed"
+    );
+    let json = ab.run(&["--json", "tab", "list"]).success().json();
+    let tabs = json["data"]["tabs"].as_array().expect("tabs");
+    assert_eq!(tabs.len(), 1);
+    assert_eq!(tabs[0]["tabId"], "t1");
+    assert!(tabs[0]["targetId"].as_str().is_some_and(|t| !t.is_empty()));
+    ab.run(&["tab", "new", "--label", "docs"]).success();
+    assert!(
+        ab.run(&["tab", "list"])
+            .success()
+            .out()
+            .contains("[t3] docs"),
+        "tab ids are never reused"
+    );
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn screenshots_are_written_where_asked() {
+    let site = site();
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/scroll.html")]).success();
+    let path = ab.home().join("out.png");
+    let out = ab
+        .run(&["screenshot", path.to_str().expect("utf8")])
+        .success();
+    assert_eq!(
+        out.out(),
+        format!("✓ Screenshot saved to {}", path.display())
+    );
+    let bytes = std::fs::read(&path).expect("screenshot file");
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    let full = ab.home().join("full.png");
+    ab.run(&["screenshot", full.to_str().expect("utf8"), "--full"])
+        .success();
+    let height = |png: &[u8]| u32::from_be_bytes([png[20], png[21], png[22], png[23]]);
+    let full_bytes = std::fs::read(&full).expect("full screenshot");
+    assert!(
+        height(&full_bytes) > height(&bytes) * 2,
+        "full page must be taller than the viewport"
+    );
+    let default = ab.run(&["screenshot"]).success();
+    let default_path = default.out().trim_start_matches("✓ Screenshot saved to ");
+    assert!(
+        default_path.contains(".agent-browser/tmp/screenshots/screenshot-"),
+        "{default:?}"
+    );
+    assert!(std::path::Path::new(default_path).exists());
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn bad_input_gets_a_clear_error_and_exit_1() {
+    let ab = Cli::new();
+    let unknown = ab.run(&["bogus"]).failure();
+    assert_eq!(unknown.code, 1);
+    assert!(
+        unknown.stderr.contains("Unknown command: bogus"),
+        "{unknown:?}"
+    );
+    let json = ab.run(&["--json", "bogus"]).failure().json();
+    assert_eq!(json["type"], "unknown_command");
+    let missing = ab.run(&["click"]).failure();
+    assert!(
+        missing.stderr.contains("Missing arguments for: click"),
+        "{missing:?}"
+    );
+    // A socket path over 103 bytes.
+    let long = "x".repeat(200);
+    let too_long = ab.sibling(&long).run(&["get", "url"]).failure();
+    assert!(too_long.stderr.contains("too long"), "{too_long:?}");
+    // No daemon was started for any of these.
+    assert!(ab.daemon_pid().is_none());
+}
+
+#[test]
+fn version_help_and_close_without_a_daemon() {
+    let ab = Cli::new();
+    assert_eq!(
+        ab.run(&["--version"]).success().out(),
+        "agent-browser 0.41.2"
+    );
+    assert!(ab.run(&["--help"]).success().stdout.contains("snapshot"));
+    let closed = ab.run(&["close"]).success();
+    assert_eq!(closed.out(), "✓ Browser closed");
+    assert!(
+        closed.took < Duration::from_secs(2),
+        "close with no daemon returns at once"
+    );
+    assert!(ab.daemon_pid().is_none(), "close must not start a daemon");
+}
+
+#[test]
+fn a_hung_page_does_not_block_close_and_the_hung_command_fails() {
+    let site = site();
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/spin.html")]).success();
+    let daemon = ab.daemon_pid().expect("daemon");
+    let hung = ab.spawn(&["eval", "while (true) {}"]);
+    std::thread::sleep(Duration::from_millis(500));
+    // Control commands are served while the page command hangs.
+    ab.run(&["tab", "list"]).success();
+    ab.run(&["get", "cdp-url"]).success();
+    let closed = ab.run(&["close"]).success();
+    assert!(
+        closed.took < Duration::from_secs(5),
+        "close took {:?}",
+        closed.took
+    );
+    let outcome = finish(hung);
+    assert_ne!(
+        outcome.code, 0,
+        "the hung eval must not report success: {outcome:?}"
+    );
+    assert!(
+        abx_tests::pids_alive(&[daemon]).is_empty(),
+        "daemon still running after close"
+    );
+}
+
+#[test]
+fn a_command_on_a_hung_page_fails_at_its_deadline() {
+    let site = site();
+    let ab = Cli::new().env("AGENT_BROWSER_DEFAULT_TIMEOUT", "1500");
+    ab.run(&["open", &site.url("/spin.html")]).success();
+    let hung = ab.run(&["eval", "while (true) {}"]).failure();
+    assert!(hung.stderr.contains("timed out"), "{hung:?}");
+    assert!(hung.took < Duration::from_secs(10), "{:?}", hung.took);
+    // The session still serves (and closes) afterwards.
+    ab.run(&["get", "url"]).success();
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn session_list_shows_live_sessions_and_cleans_stale_files() {
+    let site = site();
+    let a = Cli::new().session("alpha");
+    let b = a.sibling("beta");
+    a.run(&["open", &site.url("/page1.html")]).success();
+    b.run(&["open", &site.url("/page2.html")]).success();
+    // Stale files of a dead daemon.
+    std::fs::write(a.socket_dir().join("ghost.pid"), "999999999").expect("pid");
+    std::fs::write(a.socket_dir().join("ghost.sock"), "").expect("sock");
+    let list = a.run(&["session", "list"]).success();
+    assert!(
+        list.stdout.contains("alpha") && list.stdout.contains("beta"),
+        "{list:?}"
+    );
+    assert!(!list.stdout.contains("ghost"), "{list:?}");
+    assert!(
+        !a.socket_dir().join("ghost.pid").exists(),
+        "stale files cleaned"
+    );
+    a.run(&["close"]).success();
+    b.run(&["close"]).success();
+}
+
+#[test]
+fn sidecar_files_match_upstream() {
+    let site = site();
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/page1.html")]).success();
+    for suffix in ["sock", "pid", "version", "config", "engine", "target"] {
+        assert!(ab.file(suffix).exists(), "{suffix} missing");
+    }
+    assert_eq!(
+        std::fs::read_to_string(ab.file("version")).expect("version"),
+        "0.41.2"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ab.file("engine")).expect("engine"),
+        "chrome"
+    );
+    let target: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(ab.file("target")).expect("target"))
+            .expect("json");
+    assert_eq!(target["url"], site.url("/page1.html"));
+    assert_eq!(target["pinned"], false);
+    use std::os::unix::fs::PermissionsExt;
+    let mode =
+        |p: &std::path::Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+    assert_eq!(mode(ab.socket_dir()), 0o700);
+    assert_eq!(mode(&ab.file("pid")), 0o600);
+    assert_eq!(mode(&ab.file("sock")), 0o600);
+    ab.run(&["close"]).success();
+    assert!(
+        ab.file("target").exists(),
+        ".target survives close, like upstream"
+    );
+    assert!(!ab.file("version").exists());
+}
