@@ -167,7 +167,6 @@ pub struct Session {
     options: SessionOptions,
     tabs: Mutex<TabTable>,
     /// Snapshot refs per tab.
-    #[allow(dead_code)] // used by the snapshot/actions modules as they land
     pub(crate) refs: crate::refs::RefStore,
 }
 
@@ -831,7 +830,8 @@ impl Session {
             params["quality"] = json!(options.quality.unwrap_or(80).min(100));
         }
         if let Some(selector) = &options.selector {
-            let b = crate::element::bounding_box(&tab, selector, timeout).await?;
+            // CSS, XPath or a snapshot ref; the clip is in document coordinates.
+            let b = self.element_clip(&tab, selector, timeout).await?;
             params["clip"] = json!({"x": b.x, "y": b.y, "width": b.width.max(1.0), "height": b.height.max(1.0), "scale": 1});
             params["captureBeyondViewport"] = json!(true);
         } else if options.full_page {
