@@ -342,7 +342,10 @@ fn every_core_command_has_upstreams_json_envelope() {
         (vec!["get".into(), "title".into()], "title"),
         (vec!["get".into(), "text".into(), "h1".into()], "text"),
         (vec!["get".into(), "html".into(), "h1".into()], "html"),
-        (vec!["get".into(), "attr".into(), "#to1".into(), "href".into()], "value"),
+        (
+            vec!["get".into(), "attr".into(), "#to1".into(), "href".into()],
+            "value",
+        ),
         (vec!["get".into(), "count".into(), "a".into()], "count"),
         (vec!["get".into(), "box".into(), "h1".into()], "width"),
         (vec!["get".into(), "cdp-url".into()], "cdpUrl"),
@@ -350,7 +353,10 @@ fn every_core_command_has_upstreams_json_envelope() {
         (vec!["wait".into(), "h1".into()], "waited"),
         (vec!["wait".into(), "50".into()], "waited"),
         (vec!["wait".into(), "--load".into(), "load".into()], "state"),
-        (vec!["wait".into(), "--url".into(), "**/page2.html".into()], "url"),
+        (
+            vec!["wait".into(), "--url".into(), "**/page2.html".into()],
+            "url",
+        ),
         (vec!["wait".into(), "--fn".into(), "true".into()], "result"),
         (vec!["tab".into(), "list".into()], "tabs"),
         (vec!["tab".into(), "new".into()], "tabId"),
@@ -358,10 +364,15 @@ fn every_core_command_has_upstreams_json_envelope() {
         (vec!["tab".into(), "close".into(), "t2".into()], "closed"),
     ];
     for (args, key) in cases {
-        let argv: Vec<&str> = std::iter::once("--json").chain(args.iter().map(String::as_str)).collect();
+        let argv: Vec<&str> = std::iter::once("--json")
+            .chain(args.iter().map(String::as_str))
+            .collect();
         let json = ab.run(&argv).success().json();
         assert_eq!(json["success"], true, "{args:?}: {json}");
-        assert!(json["data"].get(key).is_some(), "{args:?}: no `{key}` in {json}");
+        assert!(
+            json["data"].get(key).is_some(),
+            "{args:?}: no `{key}` in {json}"
+        );
         assert!(json["data"]["lifecycle"].is_object(), "{args:?}: {json}");
         assert_eq!(json["error"], serde_json::Value::Null, "{args:?}");
     }
@@ -377,18 +388,42 @@ fn the_idle_timeout_ends_the_daemon_and_its_chrome() {
     let daemon = ab.daemon_pid().expect("daemon");
     let started = std::time::Instant::now();
     let gone = abx_tests::wait_gone_blocking(&[daemon], Duration::from_secs(10));
-    assert!(gone.is_some(), "daemon still running after its idle timeout");
-    assert!(started.elapsed() >= Duration::from_millis(1200), "exited before the idle timeout: {:?}", started.elapsed());
-    assert!(!ab.file("sock").exists() && !ab.file("pid").exists(), "socket files left after idle exit");
+    assert!(
+        gone.is_some(),
+        "daemon still running after its idle timeout"
+    );
+    assert!(
+        started.elapsed() >= Duration::from_millis(1200),
+        "exited before the idle timeout: {:?}",
+        started.elapsed()
+    );
+    assert!(
+        !ab.file("sock").exists() && !ab.file("pid").exists(),
+        "socket files left after idle exit"
+    );
 }
 
 #[test]
 fn user_agent_and_namespace_settings_apply() {
     let site = site();
-    let ab = Cli::new().env("AGENT_BROWSER_USER_AGENT", "abx-test-agent/1.0").env("AGENT_BROWSER_NAMESPACE", "Worktree: One");
+    let ab = Cli::new()
+        .env("AGENT_BROWSER_USER_AGENT", "abx-test-agent/1.0")
+        .env("AGENT_BROWSER_NAMESPACE", "Worktree: One");
     ab.run(&["open", &site.url("/page1.html")]).success();
-    assert_eq!(ab.run(&["eval", "navigator.userAgent"]).success().out(), "\"abx-test-agent/1.0\"");
-    let namespaced = ab.socket_dir().join("namespaces").join("worktree-one").join("run").join("t.sock");
-    assert!(namespaced.exists(), "namespaced socket missing at {}", namespaced.display());
+    assert_eq!(
+        ab.run(&["eval", "navigator.userAgent"]).success().out(),
+        "\"abx-test-agent/1.0\""
+    );
+    let namespaced = ab
+        .socket_dir()
+        .join("namespaces")
+        .join("worktree-one")
+        .join("run")
+        .join("t.sock");
+    assert!(
+        namespaced.exists(),
+        "namespaced socket missing at {}",
+        namespaced.display()
+    );
     ab.run(&["close"]).success();
 }

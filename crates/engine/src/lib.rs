@@ -35,23 +35,25 @@ pub mod glob;
 mod input;
 mod locate;
 pub mod refs;
-mod snapshot;
 mod session;
+mod snapshot;
 mod tab;
 
 pub use actions::{
-    Checked, ClickOptions, Clicked, Dragged, Filled, Focused, Hovered, Inserted, KeyDown, KeyUp, MouseDown, MouseMoved,
-    MouseUp, Pressed, Scrolled, ScrolledIntoView, Selected, Typed, Unchecked, Uploaded, Wheeled,
+    Checked, ClickOptions, Clicked, Dragged, Filled, Focused, Hovered, Inserted, KeyDown, KeyUp,
+    MouseDown, MouseMoved, MouseUp, Pressed, Scrolled, ScrolledIntoView, Selected, Typed,
+    Unchecked, Uploaded, Wheeled,
 };
-pub use capture::{AnnotatedScreenshot, Annotation, PdfOptions};
 pub use browser::{AttachOptions, Browser, TargetInfo, endpoint_url};
+pub use capture::{AnnotatedScreenshot, Annotation, PdfOptions};
 pub use dialog::DialogStatus;
 pub use error::{EngineError, Result};
+pub use find::{
+    AttributeOf, CountOf, FindAction, Found, HtmlOf, IsChecked, IsEnabled, IsVisible, Locator,
+    StylesOf, TextOf, ValueOf,
+};
 pub use session::{
     Evaluated, Navigated, ScreenshotOptions, Session, SessionOptions, TabListing, WaitUntil,
-};
-pub use find::{
-    AttributeOf, CountOf, FindAction, Found, HtmlOf, IsChecked, IsEnabled, IsVisible, Locator, StylesOf, TextOf, ValueOf,
 };
 pub use snapshot::{RefInfo, Snapshot, SnapshotDiff, SnapshotOptions, diff_text};
 pub use tab::{ConsoleMessage, Dialog, DialogEvent, PageError, Tab, TabOptions, TabState};

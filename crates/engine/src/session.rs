@@ -663,6 +663,39 @@ impl Session {
             .unwrap_or_default()
     }
 
+    /// A marker of the active tab's navigation state, taken before an action that may navigate
+    /// (see [`Session::settle_navigation`]).
+    pub async fn navigation_marker(&self) -> Option<u64> {
+        self.active_tab()
+            .await
+            .ok()
+            .map(|tab| tab.state().loads_started)
+    }
+
+    /// After an action (click, Enter…): if it started a main-frame navigation, waits until the
+    /// new document has loaded, so the next command sees the page the action led to. Returns at
+    /// once when nothing started loading; never fails the action (a slow page just stops the
+    /// wait at `within`).
+    pub async fn settle_navigation(&self, marker: Option<u64>, within: Duration) {
+        let Some(marker) = marker else { return };
+        let Ok(tab) = self.active_tab().await else {
+            return;
+        };
+        // Navigation events are sent before the input's reply; give the pump a moment.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        if tab.state().loads_started == marker {
+            return;
+        }
+        let deadline = Instant::now() + within;
+        let _ = tab
+            .wait_state("navigation", deadline, true, |st| {
+                st.dialog.is_some()
+                    || (!st.loading && st.has_lifecycle(&st.loader_id, "load"))
+                    || !st.loading
+            })
+            .await;
+    }
+
     /// `get url`: served from state (works while a dialog is open).
     pub async fn url(&self) -> Result<String> {
         let tab = self.active_tab().await?;

@@ -112,6 +112,10 @@ pub struct TabState {
     pub inflight: i64,
     /// Who is answering the pending dialog (so the close event names them, not "page").
     pub closing_by: Option<String>,
+    /// The main frame is loading a new document (`frameStartedLoading` .. `frameStoppedLoading`).
+    pub loading: bool,
+    /// How many main-frame loads started since attach (tells "this action navigated").
+    pub loads_started: u64,
 }
 
 impl TabState {
@@ -716,6 +720,47 @@ async fn handle(
     target_id: &str,
 ) {
     match event.method() {
+        "Page.frameRequestedNavigation" => {
+            #[derive(Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct Requested {
+                frame_id: String,
+                #[serde(default)]
+                disposition: String,
+            }
+            // Requested before the renderer acks the input that caused it: the earliest sign
+            // that an action navigates (a new-tab disposition does not move this tab).
+            if let Ok(req) = event.parse::<Requested>()
+                && req.frame_id == target_id
+                && (req.disposition.is_empty() || req.disposition == "currentTab")
+            {
+                tracing::debug!("navigation requested");
+                cell.update(|st| {
+                    st.loading = true;
+                    st.loads_started += 1;
+                });
+            }
+        }
+        "Page.frameStartedLoading" | "Page.frameStoppedLoading" => {
+            #[derive(Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct FrameId {
+                frame_id: String,
+            }
+            if let Ok(frame) = event.parse::<FrameId>()
+                && frame.frame_id == target_id
+            {
+                let started = event.method() == "Page.frameStartedLoading";
+                tracing::debug!(started, "main frame loading");
+                cell.update(|st| {
+                    // A start right after a request is the same navigation: count it once.
+                    if started && !st.loading {
+                        st.loads_started += 1;
+                    }
+                    st.loading = started;
+                });
+            }
+        }
         "Page.frameNavigated" => {
             if let Ok(nav) = event.parse::<FrameNavigated>()
                 && nav.frame.parent_id.is_none()

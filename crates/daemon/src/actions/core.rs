@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use abx_engine::{ScreenshotOptions, Session, WaitUntil, element};
+use abx_engine::{ScreenshotOptions, Session, WaitUntil};
 use serde_json::{Value, json};
 
 use crate::config::LaunchSpec;
@@ -76,13 +76,6 @@ fn is_core(action: &str) -> bool {
             | "reload"
             | "url"
             | "title"
-            | "gettext"
-            | "innerhtml"
-            | "inputvalue"
-            | "getattribute"
-            | "count"
-            | "boundingbox"
-            | "styles"
             | "evaluate"
             | "wait"
             | "waitforurl"
@@ -131,8 +124,6 @@ async fn run(
         }
         "url" => Ok(json!({"url": session.url().await?})),
         "title" => Ok(json!({"title": session.title().await?})),
-        "gettext" | "innerhtml" | "inputvalue" | "getattribute" | "styles" | "boundingbox"
-        | "count" => read_element(session, request).await,
         "evaluate" => {
             let script = request.required_str("script")?;
             let evaluated = session.evaluate(script, timeout).await?;
@@ -233,43 +224,6 @@ fn session_info(daemon: &Daemon) -> Value {
     })
 }
 
-async fn read_element(session: &Arc<Session>, request: &Request) -> Result<Value, Failure> {
-    let selector = request.required_str("selector")?;
-    let timeout = timeout_of(request).unwrap_or(session.options().default_timeout);
-    let tab = session.active_tab().await?;
-    let origin = session.url().await.unwrap_or_default();
-    let value = match request.action.as_str() {
-        "gettext" => {
-            let text = element::read(&tab, selector, element::Read::Text, timeout).await?;
-            json!({"text": text, "origin": origin})
-        }
-        "innerhtml" => {
-            json!({"html": element::read(&tab, selector, element::Read::Html, timeout).await?})
-        }
-        "inputvalue" => {
-            json!({"value": element::read(&tab, selector, element::Read::Value, timeout).await?})
-        }
-        "getattribute" => {
-            let name = request.required_str("attribute")?;
-            let value =
-                element::read(&tab, selector, element::Read::Attribute(name), timeout).await?;
-            json!({"value": value, "origin": origin})
-        }
-        "styles" => {
-            json!({"styles": element::read(&tab, selector, element::Read::Styles, timeout).await?})
-        }
-        "boundingbox" => {
-            let b = element::bounding_box(&tab, selector, timeout).await?;
-            json!({"x": b.x, "y": b.y, "width": b.width, "height": b.height})
-        }
-        "count" => {
-            json!({"count": element::count(&tab, selector, timeout).await?, "selector": selector})
-        }
-        _ => return Err(Failure::message("unreachable read action")),
-    };
-    Ok(value)
-}
-
 async fn wait(
     session: &Arc<Session>,
     request: &Request,
@@ -302,7 +256,17 @@ async fn screenshot(
         quality,
         selector: request.str("selector").map(str::to_string),
     };
-    let bytes = session.screenshot(&options, timeout_of(request)).await?;
+    let (bytes, annotations) = if request.flag("annotate") {
+        let shot = session
+            .screenshot_annotated(&options, timeout_of(request))
+            .await?;
+        (shot.image, Some(shot.annotations))
+    } else {
+        (
+            session.screenshot(&options, timeout_of(request)).await?,
+            None,
+        )
+    };
     let extension = if format.as_deref() == Some("jpeg") {
         "jpg"
     } else {
@@ -324,7 +288,11 @@ async fn screenshot(
     }
     std::fs::write(&path, &bytes)
         .map_err(|e| Failure::message(format!("Cannot write {}: {e}", path.display())))?;
-    Ok(json!({"path": display_path(&path)}))
+    let mut data = json!({"path": display_path(&path)});
+    if let Some(annotations) = annotations {
+        data["annotations"] = json!(annotations);
+    }
+    Ok(data)
 }
 
 fn default_screenshot_dir(_daemon: &Daemon) -> PathBuf {

@@ -6,6 +6,7 @@
 
 mod core;
 mod dialog;
+mod interact;
 
 use std::sync::Arc;
 
@@ -24,7 +25,10 @@ pub async fn dispatch(
 ) -> Result<Value, Failure> {
     let handled = match core::dispatch(daemon, request, note, launch_ms).await {
         Some(result) => Some(result),
-        None => dialog::dispatch(daemon, request, note, launch_ms).await,
+        None => match dialog::dispatch(daemon, request, note, launch_ms).await {
+            Some(result) => Some(result),
+            None => interact::dispatch(daemon, request, note, launch_ms).await,
+        },
     };
     if let Some(result) = handled {
         return result.map_err(|failure| name_blocked_command(failure, &request.action));
