@@ -689,9 +689,7 @@ impl Session {
         let deadline = Instant::now() + within;
         let _ = tab
             .wait_state("navigation", deadline, true, |st| {
-                st.dialog.is_some()
-                    || (!st.loading && st.has_lifecycle(&st.loader_id, "load"))
-                    || !st.loading
+                st.dialog.is_some() || !st.loading
             })
             .await;
     }
