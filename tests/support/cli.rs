@@ -45,6 +45,11 @@ impl Output {
         self.stdout.trim_end_matches('\n')
     }
 
+    /// stdout (pretty JSON of numbers, as `eval` prints arrays) parsed into integers.
+    pub fn json_lines(&self) -> Vec<i64> {
+        serde_json::from_str::<Vec<i64>>(self.stdout.trim()).unwrap_or_default()
+    }
+
     /// stdout parsed as the single `--json` line.
     #[track_caller]
     pub fn json(&self) -> serde_json::Value {

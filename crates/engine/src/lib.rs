@@ -29,6 +29,7 @@ mod browser;
 mod capture;
 mod dialog;
 pub mod element;
+pub mod emulation;
 mod error;
 mod find;
 pub mod glob;

@@ -7,6 +7,7 @@
 mod core;
 mod dialog;
 mod interact;
+mod settings;
 
 use std::sync::Arc;
 
@@ -27,7 +28,10 @@ pub async fn dispatch(
         Some(result) => Some(result),
         None => match dialog::dispatch(daemon, request, note, launch_ms).await {
             Some(result) => Some(result),
-            None => interact::dispatch(daemon, request, note, launch_ms).await,
+            None => match interact::dispatch(daemon, request, note, launch_ms).await {
+                Some(result) => Some(result),
+                None => settings::dispatch(daemon, request, note, launch_ms).await,
+            },
         },
     };
     if let Some(result) = handled {
