@@ -89,6 +89,7 @@ fn upstream() -> Option<Binary> {
     ];
     for path in candidates.into_iter().flatten() {
         if path.is_file() {
+            make_executable(&path);
             return Some(Binary {
                 name: "upstream 0.41.2",
                 path,
@@ -110,10 +111,17 @@ fn upstream() -> Option<Binary> {
         .stderr(Stdio::null())
         .status();
     let path = dir.join("node_modules/agent-browser/bin/agent-browser-linux-x64");
+    make_executable(&path);
     (status.is_ok_and(|s| s.success()) && path.is_file()).then_some(Binary {
         name: "upstream 0.41.2",
         path,
     })
+}
+
+/// npm `--ignore-scripts` skips the postinstall that marks the native binary executable.
+fn make_executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755));
 }
 
 fn ours() -> Binary {

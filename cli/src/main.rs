@@ -24,11 +24,20 @@ fn main() -> ExitCode {
 }
 
 fn emit(rendered: &Rendered) {
+    // Upstream prints a success's warnings before its result, and a failure's error before its
+    // warnings; the order only shows when a caller merges the two streams (`2>&1`).
     let mut out = std::io::stdout().lock();
-    let _ = out.write_all(rendered.stdout.as_bytes());
-    let _ = out.flush();
     let mut err = std::io::stderr().lock();
-    let _ = err.write_all(rendered.stderr.as_bytes());
+    if rendered.exit_code == 0 {
+        let _ = err.write_all(rendered.stderr.as_bytes());
+        let _ = err.flush();
+        let _ = out.write_all(rendered.stdout.as_bytes());
+        let _ = out.flush();
+    } else {
+        let _ = out.write_all(rendered.stdout.as_bytes());
+        let _ = out.flush();
+        let _ = err.write_all(rendered.stderr.as_bytes());
+    }
 }
 
 fn run_daemon() -> ExitCode {

@@ -190,7 +190,11 @@ impl Daemon {
 
     fn respond(&self, request: &Request, outcome: Outcome, timings: Timings) -> Value {
         let live = self.live();
-        let warning = live.as_ref().and_then(|l| dialog_warning(&l.session));
+        // `dialog` responses describe the dialog themselves; upstream adds no warning there.
+        let warning = live
+            .as_ref()
+            .filter(|_| request.action != "dialog")
+            .and_then(|l| dialog_warning(&l.session));
         match outcome.result {
             Ok(data) => {
                 let cleanup = data.get("__cleanup").cloned();

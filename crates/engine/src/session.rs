@@ -412,7 +412,7 @@ impl Session {
         let tabs = self.tabs();
         if reference.parse::<u64>().is_ok() {
             return Err(EngineError::Invalid(format!(
-                "Expected a tab id like `t2` or a label; positional integers are not accepted (got `{reference}`). Run `agent-browser tab list`"
+                "Expected a tab id like `t2` or a label; positional integers are not accepted (run `agent-browser tab` to list stable tab ids)"
             )));
         }
         let found = tabs

@@ -439,12 +439,14 @@ pub(crate) fn normalize_name(name: &str) -> String {
         .collect()
 }
 
-/// `-c`: keeps lines with a ref or a value (`: `) and their ancestors.
+/// `-c` as 0.41.2 does it: keeps lines with a ref, a value (`: `) or visible text (a quoted
+/// name), and their ancestors; drops structure that carries none of these (e.g. an empty
+/// paragraph).
 pub(crate) fn compact(tree: &str, interactive: bool) -> String {
     let lines: Vec<&str> = tree.lines().collect();
     let mut keep = vec![false; lines.len()];
     for (i, line) in lines.iter().enumerate() {
-        if !(line.contains("ref=") || line.contains(": ")) {
+        if !(line.contains("ref=") || line.contains(": ") || line.contains('"')) {
             continue;
         }
         keep[i] = true;
@@ -586,10 +588,10 @@ mod tests {
 
     #[test]
     fn compact_keeps_refs_values_and_their_ancestors() {
-        let text = "- navigation\n  - link \"a\" [ref=e1]\n- paragraph\n  - StaticText \"x\"\n- combobox: Red\n";
+        let text = "- navigation\n  - link \"a\" [ref=e1]\n- paragraph\n  - StaticText \"x\"\n- paragraph\n- list\n  - listitem\n- combobox: Red\n";
         assert_eq!(
             compact(text, false),
-            "- navigation\n  - link \"a\" [ref=e1]\n- combobox: Red"
+            "- navigation\n  - link \"a\" [ref=e1]\n- paragraph\n  - StaticText \"x\"\n- combobox: Red"
         );
         assert_eq!(compact("- paragraph\n", true), "(no interactive elements)");
     }
