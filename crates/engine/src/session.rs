@@ -411,9 +411,7 @@ impl Session {
     fn resolve_tab_ref(&self, reference: &str) -> Result<String> {
         let tabs = self.tabs();
         if reference.parse::<u64>().is_ok() {
-            return Err(EngineError::Invalid(format!(
-                "Expected a tab id like `t2` or a label; positional integers are not accepted (run `agent-browser tab` to list stable tab ids)"
-            )));
+            return Err(EngineError::Invalid("Expected a tab id like `t2` or a label; positional integers are not accepted (run `agent-browser tab` to list stable tab ids)".into()));
         }
         let found = tabs
             .iter()
