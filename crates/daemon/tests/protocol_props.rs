@@ -30,12 +30,12 @@ proptest! {
 
     #[test]
     fn valid_requests_round_trip(action in "[a-z_]{1,20}", id in "r[0-9]{1,6}", key in "[a-zA-Z]{1,10}", value in ".{0,200}") {
-        let line = serde_json::json!({"id": id, "action": action, key.clone(): value}).to_string();
+        let line = serde_json::json!({"id": id, "action": action, key.clone(): value.as_str()}).to_string();
         let request = parse_line(line.as_bytes()).expect("valid request");
         prop_assert_eq!(request.action, action);
         prop_assert_eq!(request.id, serde_json::json!(id));
         if key != "id" && key != "action" {
-            prop_assert!(request.params.get(&key).and_then(|v| v.as_str()).is_some());
+            prop_assert_eq!(request.params.get(&key).and_then(|v| v.as_str()), Some(value.as_str()));
         }
     }
 
