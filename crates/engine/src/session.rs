@@ -679,8 +679,13 @@ impl Session {
         let Ok(tab) = self.active_tab().await else {
             return;
         };
-        // Navigation events are sent before the input's reply; give the pump a moment.
-        tokio::time::sleep(Duration::from_millis(5)).await;
+        // One renderer round trip: a navigation the action requested was requested before this
+        // evaluate ran on the page's main thread, and its `frameRequestedNavigation` event travels
+        // the same DevTools channel ahead of this reply (a context destroyed by it is fine too).
+        let _ = tab
+            .cdp()
+            .call_within("Runtime.evaluate", json!({"expression": "0"}), Duration::from_millis(500))
+            .await;
         if tab.state().loads_started == marker {
             return;
         }
