@@ -455,19 +455,9 @@ impl Daemon {
 
     /// Writes `<s>.target` for the active tab (URL without query, fragment or credentials).
     pub fn write_target_binding(&self) {
-        let Some(live) = self.live() else { return };
-        let Some(target) = live.session.active_target() else {
-            return;
-        };
-        let url = live
-            .session
-            .browser()
-            .target(&target)
-            .map(|t| sanitize_url(&t.url))
-            .unwrap_or_default();
-        let content =
-            json!({"targetId": target, "url": url, "pinned": live.spec.pin_tab}).to_string();
-        let _ = self.files.write("target", &content);
+        if let Some(live) = self.live() {
+            self.write_target_binding_for(&live);
+        }
     }
 
     /// `close`: cancels running commands, closes (owned) or detaches (attached), removes the

@@ -684,7 +684,11 @@ impl Session {
         // the same DevTools channel ahead of this reply (a context destroyed by it is fine too).
         let _ = tab
             .cdp()
-            .call_within("Runtime.evaluate", json!({"expression": "0"}), Duration::from_millis(500))
+            .call_within(
+                "Runtime.evaluate",
+                json!({"expression": "0"}),
+                Duration::from_millis(500),
+            )
             .await;
         if tab.state().loads_started == marker {
             return;
