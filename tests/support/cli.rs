@@ -12,6 +12,16 @@ pub fn binary() -> PathBuf {
     dir.join("agent-browser")
 }
 
+/// The environment every test CLI starts with: the machine's Chrome args, and an idle timeout as
+/// a safety net, so a daemon whose test process died before cleaning up still ends (tests that
+/// check idle behaviour set their own).
+fn test_env() -> Vec<(String, String)> {
+    vec![
+        ("AGENT_BROWSER_ARGS".into(), super::TEST_CHROME_ARGS.join(",")),
+        ("AGENT_BROWSER_IDLE_TIMEOUT_MS".into(), "120000".into()),
+    ]
+}
+
 /// What one invocation printed.
 #[derive(Debug, Clone)]
 pub struct Output {
@@ -83,10 +93,7 @@ impl Cli {
             home,
             socket_dir,
             session: "t".into(),
-            env: vec![(
-                "AGENT_BROWSER_ARGS".into(),
-                super::TEST_CHROME_ARGS.join(","),
-            )],
+            env: test_env(),
             seen: std::sync::Mutex::new(Vec::new()),
         }
     }
@@ -117,10 +124,7 @@ impl Cli {
             home,
             socket_dir: self.socket_dir.clone(),
             session: session.into(),
-            env: vec![(
-                "AGENT_BROWSER_ARGS".into(),
-                super::TEST_CHROME_ARGS.join(","),
-            )],
+            env: test_env(),
             seen: std::sync::Mutex::new(Vec::new()),
         }
     }
