@@ -44,7 +44,11 @@ fn a_pending_confirm_is_reported_blocks_page_commands_fast_and_is_answered() {
     let json = ab.run(&["--json", "dialog", "status"]).success().json();
     assert_eq!(json["data"]["type"], "confirm");
     assert_eq!(json["data"]["message"], "sure?");
-    assert_eq!(json["warning"], serde_json::Value::Null, "upstream adds no warning to dialog responses");
+    assert_eq!(
+        json["warning"],
+        serde_json::Value::Null,
+        "upstream adds no warning to dialog responses"
+    );
     let url = ab.run(&["--json", "get", "url"]).success().json();
     assert_eq!(
         url["warning"],

@@ -17,7 +17,10 @@ pub fn binary() -> PathBuf {
 /// check idle behaviour set their own).
 fn test_env() -> Vec<(String, String)> {
     vec![
-        ("AGENT_BROWSER_ARGS".into(), super::TEST_CHROME_ARGS.join(",")),
+        (
+            "AGENT_BROWSER_ARGS".into(),
+            super::TEST_CHROME_ARGS.join(","),
+        ),
         ("AGENT_BROWSER_IDLE_TIMEOUT_MS".into(), "120000".into()),
     ]
 }
