@@ -29,6 +29,7 @@ pub mod element;
 mod error;
 pub mod glob;
 pub mod refs;
+mod reopen;
 mod session;
 mod tab;
 

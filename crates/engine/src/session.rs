@@ -230,7 +230,7 @@ impl Session {
     }
 
     /// Attaches to `target_id` (if not yet) and makes it the active tab.
-    async fn bind(&self, target_id: &str) -> Result<Arc<Tab>> {
+    pub(crate) async fn bind(&self, target_id: &str) -> Result<Arc<Tab>> {
         let existing = self.table().attached.get(target_id).cloned();
         let tab = match existing {
             Some(tab) if !tab.state().detached => tab,
@@ -253,6 +253,24 @@ impl Session {
         table.entry_for(target_id);
         table.active = Some(target_id.to_string());
         Ok(tab)
+    }
+
+    /// Gives `to` the tab number and label of `from` and forgets `from` (its attachment too), so a
+    /// replaced tab keeps its `tN` id. Used by `reopen_tab`.
+    pub(crate) fn hand_over_tab(&self, from: &str, to: &str) {
+        let mut table = self.table();
+        let Some(old) = table.entries.iter().position(|e| e.target_id == from) else {
+            table.attached.remove(from);
+            return;
+        };
+        let old = table.entries.remove(old);
+        table.entries.retain(|e| e.target_id != to);
+        table.entries.push(TabEntry {
+            number: old.number,
+            label: old.label,
+            target_id: to.to_string(),
+        });
+        table.attached.remove(from);
     }
 
     /// The browser.
