@@ -125,11 +125,18 @@ pub(crate) struct TabCell {
     state: Mutex<TabState>,
     version: watch::Sender<u64>,
     dialogs: broadcast::Sender<DialogEvent>,
+    /// Who is answering the pending dialog right now: Chrome's `javascriptDialogClosed` can
+    /// arrive before the answer's reply, and the close event must name the answerer, not `page`.
+    answering: Mutex<Option<String>>,
 }
 
 impl TabCell {
     fn lock(&self) -> MutexGuard<'_, TabState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn answering(&self) -> MutexGuard<'_, Option<String>> {
+        self.answering.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn update(&self, change: impl FnOnce(&mut TabState)) {
@@ -202,6 +209,7 @@ impl Tab {
             state: Mutex::new(TabState::default()),
             version,
             dialogs,
+            answering: Mutex::new(None),
         });
         let pump = tokio::spawn(pump(
             events,
@@ -491,14 +499,21 @@ impl Tab {
         if let Some(text) = prompt_text {
             params["promptText"] = json!(text);
         }
-        self.cdp
+        *self.cell.answering() = Some(by.to_string());
+        let answered = self
+            .cdp
             .call_within(
                 "Page.handleJavaScriptDialog",
                 params,
                 Duration::from_secs(5),
             )
-            .await?;
+            .await;
+        if let Err(err) = answered {
+            self.cell.answering().take();
+            return Err(err.into());
+        }
         self.note_dialog_closed(accept, prompt_text.unwrap_or(""), by);
+        self.cell.answering().take();
         Ok(())
     }
 
@@ -707,10 +722,11 @@ async fn handle(
             let had = cell.lock().dialog.is_some();
             cell.update(|st| st.dialog = None);
             if had && let Some(c) = closed {
+                let by = cell.answering().take().unwrap_or_else(|| "page".into());
                 let _ = cell.dialogs.send(DialogEvent::Closed {
                     accepted: c.result,
                     user_input: c.user_input,
-                    by: "page".into(),
+                    by,
                 });
             }
         }

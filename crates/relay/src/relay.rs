@@ -110,6 +110,8 @@ struct State {
     status: Status,
     next_reason: Option<RetargetReason>,
     last_tabs: Vec<TabListing>,
+    /// A reopen is in progress: listing tabs now would number the half-made replacement.
+    reopening: bool,
 }
 
 impl Default for State {
@@ -127,6 +129,7 @@ impl Default for State {
             },
             next_reason: None,
             last_tabs: Vec::new(),
+            reopening: false,
         }
     }
 }
@@ -389,10 +392,15 @@ impl Relay {
             let mut state = shared.state();
             state.popup = None;
             state.next_reason = Some(RetargetReason::Reopened);
+            state.reopening = true;
         }
         let result = session.reopen_tab().await;
-        if result.is_err() {
-            shared.state().next_reason = None;
+        {
+            let mut state = shared.state();
+            state.reopening = false;
+            if result.is_err() {
+                state.next_reason = None;
+            }
         }
         let listing = result?;
         shared.wake.notify_one();
@@ -483,6 +491,11 @@ struct Cast {
 impl Cast {
     async fn stop(self) {
         self.stop.cancel();
+        // A task that ended on its own (its tab closed) was already awaited by the controller;
+        // awaiting its handle again would panic.
+        if self.task.is_finished() {
+            return;
+        }
         // The task sends stopScreencast and exits at once; bounded in case CDP is wedged.
         let _ = tokio::time::timeout(Duration::from_secs(2), self.task).await;
     }
@@ -554,6 +567,12 @@ async fn control(shared: Arc<Shared>) {
             _ => false,
         };
         if !same {
+            tracing::debug!(
+                viewers = shared.viewers.load(Ordering::Relaxed),
+                from = cast.as_ref().map(|c| &*c.target_id),
+                to = want.as_ref().map(|(t, _)| t.target_id()),
+                "live view: screencast moves"
+            );
             if let Some(old) = cast.take() {
                 old.stop().await;
                 shared.state().cast = None;
@@ -585,9 +604,21 @@ async fn control(shared: Arc<Shared>) {
                 cast = Some(start_cast(&shared, tab.clone(), target.clone()));
                 last_streamed = Some((target.clone(), is_popup));
                 if let Some(reason) = reason {
+                    // A fresh tab may not have committed its first navigation yet; Chrome's target
+                    // info already names the URL it is loading.
+                    let url = Some(tab.state().url)
+                        .filter(|u| !u.is_empty() && u != "about:blank")
+                        .or_else(|| {
+                            session
+                                .as_ref()
+                                .and_then(|s| s.browser().target(tab.target_id()))
+                                .map(|t| t.url)
+                        })
+                        .unwrap_or_default();
+                    tracing::debug!(target = %target, reason = reason.as_str(), "live view: retarget");
                     shared.emit(LiveEvent::Retarget {
                         target_id: target.to_string(),
-                        url: tab.state().url,
+                        url,
                         reason,
                         timestamp: now_ms(),
                     });
@@ -606,7 +637,13 @@ async fn control(shared: Arc<Shared>) {
                 s.visible = false;
             }
         });
-        if watching && let Some(session) = &session {
+        let reopening = shared.state().reopening;
+        if watching
+            && !reopening
+            && let Some(session) = &session
+        {
+            // `tabs()` numbers tabs it sees for the first time (as `tab list` would); during a
+            // reopen the replacement tab must not get a number of its own.
             let tabs = session.tabs();
             let changed = {
                 let mut state = shared.state();

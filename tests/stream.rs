@@ -1,0 +1,824 @@
+//! The live view through the drop-in binary: the daemon's stream server on `<s>.stream`, its
+//! messages, frame rate and fan-out, viewer input, dialogs, reopen tab, access rules and the
+//! `stream` commands — against real Chromium and the fixture site.
+//!
+//! Every wait below is bounded and ends as soon as what it waits for happens; a test that times
+//! out has failed.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use abx_tests::cli::{Cli, Output};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+mod common;
+use common::site;
+
+/// Runs the CLI off the async runtime.
+async fn run(ab: &Arc<Cli>, args: &[&str]) -> Output {
+    let ab = ab.clone();
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        ab.run(&args)
+    })
+    .await
+    .expect("cli task")
+}
+
+/// `eval` through the CLI, as JSON.
+async fn eval(ab: &Arc<Cli>, script: &str) -> Value {
+    run(ab, &["--json", "eval", script]).await.success().json()["data"]["result"].clone()
+}
+
+fn stream_port(ab: &Cli) -> u16 {
+    std::fs::read_to_string(ab.file("stream"))
+        .expect("<session>.stream written by the daemon")
+        .trim()
+        .parse()
+        .expect("a port in <session>.stream")
+}
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// A stream viewer.
+struct Viewer {
+    ws: Ws,
+}
+
+fn is_frame(text: &str) -> bool {
+    text.starts_with(r#"{"type":"frame""#)
+}
+
+impl Viewer {
+    async fn connect(port: u16, query: &str) -> Viewer {
+        Self::try_connect(port, query, &[])
+            .await
+            .unwrap_or_else(|e| panic!("viewer connect: {e}"))
+    }
+
+    async fn try_connect(
+        port: u16,
+        query: &str,
+        headers: &[(&'static str, &str)],
+    ) -> Result<Viewer, WsError> {
+        let mut request = format!("ws://127.0.0.1:{port}/{query}")
+            .into_client_request()
+            .expect("request");
+        for (name, value) in headers {
+            request
+                .headers_mut()
+                .insert(*name, HeaderValue::from_str(value).expect("header"));
+        }
+        let (ws, _) = tokio_tungstenite::connect_async(request).await?;
+        Ok(Viewer { ws })
+    }
+
+    /// The next text message, raw.
+    async fn next_text(&mut self, within: Duration) -> String {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = tokio::time::timeout(left, self.ws.next())
+                .await
+                .unwrap_or_else(|_| panic!("no message within {within:?}"))
+                .expect("stream open")
+                .expect("websocket message");
+            match message {
+                Message::Text(text) => return text.to_string(),
+                Message::Close(frame) => panic!("server closed the stream: {frame:?}"),
+                _ => {}
+            }
+        }
+    }
+
+    async fn next_json(&mut self, within: Duration) -> Value {
+        let text = self.next_text(within).await;
+        serde_json::from_str(&text).expect("JSON message")
+    }
+
+    /// The next message of `kind`, skipping others (frames are skipped without parsing).
+    async fn next_of(&mut self, kind: &str, within: Duration) -> Value {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(!left.is_zero(), "no {kind} message within {within:?}");
+            let text = self.next_text(left).await;
+            if kind != "frame" && is_frame(&text) {
+                continue;
+            }
+            let value: Value = serde_json::from_str(&text).expect("JSON message");
+            if value["type"] == kind {
+                return value;
+            }
+            if std::env::var("ABX_TEST_TRACE").is_ok() && !is_frame(&text) {
+                eprintln!("skipped while waiting for {kind}: {text}");
+            }
+        }
+    }
+
+    async fn send(&mut self, message: Value) {
+        self.ws
+            .send(Message::text(message.to_string()))
+            .await
+            .expect("send to viewer socket");
+    }
+
+    /// Counts frames for `window` (checking that `seq` increases).
+    async fn count_frames(&mut self, window: Duration) -> usize {
+        let end = Instant::now() + window;
+        let mut frames = 0;
+        let mut last_seq = 0u64;
+        while Instant::now() < end {
+            let left = end.saturating_duration_since(Instant::now());
+            let Ok(Some(Ok(message))) = tokio::time::timeout(left, self.ws.next()).await else {
+                break;
+            };
+            if let Message::Text(text) = message
+                && is_frame(&text)
+            {
+                let seq = seq_of(&text);
+                assert!(
+                    seq > last_seq,
+                    "frame seq must increase: {seq} after {last_seq}"
+                );
+                last_seq = seq;
+                frames += 1;
+            }
+        }
+        frames
+    }
+}
+
+/// `seq` of a frame message without parsing the image.
+fn seq_of(text: &str) -> u64 {
+    let start = text.find(r#""seq":"#).expect("seq") + 6;
+    text[start..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .expect("numeric seq")
+}
+
+fn key_events(c: char) -> [Value; 2] {
+    let key = c.to_string();
+    [
+        json!({"type": "input_keyboard", "eventType": "keyDown", "key": key, "text": key}),
+        json!({"type": "input_keyboard", "eventType": "keyUp", "key": key}),
+    ]
+}
+
+async fn click(viewer: &mut Viewer, x: f64, y: f64) {
+    for event_type in ["mousePressed", "mouseReleased"] {
+        viewer
+            .send(json!({"type": "input_mouse", "eventType": event_type, "x": x, "y": y, "button": "left", "clickCount": 1}))
+            .await;
+    }
+}
+
+/// The centre of `selector` in CSS pixels.
+async fn centre(ab: &Arc<Cli>, selector: &str) -> (f64, f64) {
+    let rect = eval(
+        ab,
+        &format!(
+            "(() => {{ const r = document.querySelector({}).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()",
+            json!(selector)
+        ),
+    )
+    .await;
+    (rect[0].as_f64().expect("x"), rect[1].as_f64().expect("y"))
+}
+
+/// Polls `script` through the CLI until it returns `want` (bounded).
+async fn eventually(ab: &Arc<Cli>, script: &str, want: &Value, within: Duration) -> Value {
+    let deadline = Instant::now() + within;
+    loop {
+        let got = eval(ab, script).await;
+        if &got == want || Instant::now() > deadline {
+            return got;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+const SHORT: Duration = Duration::from_secs(10);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_viewer_gets_status_tabs_then_frames_at_screen_rate() {
+    let site = site();
+    let ab = Arc::new(Cli::new());
+    run(&ab, &["open", &site.url("/animated.html")])
+        .await
+        .success();
+    let port = stream_port(&ab);
+
+    let started = Instant::now();
+    let mut viewer = Viewer::connect(port, "").await;
+    let status = viewer.next_json(SHORT).await;
+    assert_eq!(status["type"], "status", "first message: {status}");
+    assert_eq!(status["connected"], true);
+    assert_eq!(status["engine"], "chrome");
+    let tabs = viewer.next_json(SHORT).await;
+    assert_eq!(tabs["type"], "tabs", "second message: {tabs}");
+    assert_eq!(tabs["tabs"][0]["url"], site.url("/animated.html"));
+    let first = viewer.next_of("frame", SHORT).await;
+    let first_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let meta = &first["metadata"];
+    assert!(first["seq"].as_u64().is_some_and(|s| s >= 1));
+    assert!(
+        first["data"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("/9j/")),
+        "base64 JPEG"
+    );
+    // Coordinates: the viewport in CSS px and the image's own size, so a viewer maps clicks.
+    assert!(
+        meta["deviceWidth"].as_u64().is_some_and(|w| w > 0),
+        "{meta}"
+    );
+    assert_eq!(
+        meta["imageWidth"], meta["deviceWidth"],
+        "unscaled frames: {meta}"
+    );
+    assert_eq!(meta["imageHeight"], meta["deviceHeight"], "{meta}");
+    let now = abx_relay_now_ms();
+    let ts = meta["timestamp"].as_u64().expect("timestamp ms");
+    assert!(
+        ts > now - 10_000 && ts < now + 10_000,
+        "epoch ms: {ts} vs {now}"
+    );
+
+    let window = Duration::from_secs(2);
+    let frames = viewer.count_frames(window).await;
+    let fps = frames as f64 / window.as_secs_f64();
+    println!("animated page: first frame {first_ms:.1} ms after connect, {fps:.1} fps over 2 s");
+    assert!(fps >= 50.0, "{fps:.1} fps < 50");
+
+    let status = run(&ab, &["--json", "stream", "status"])
+        .await
+        .success()
+        .json();
+    assert_eq!(status["data"]["enabled"], true);
+    assert_eq!(status["data"]["port"], port);
+    assert_eq!(status["data"]["screencasting"], true);
+    drop(viewer);
+    run(&ab, &["close"]).await.success();
+    assert!(!ab.file("stream").exists(), ".stream removed on exit");
+}
+
+fn abx_relay_now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_static_page_shows_its_first_frame_at_once() {
+    let site = site();
+    let ab = Arc::new(Cli::new());
+    run(&ab, &["open", &site.url("/static.html")])
+        .await
+        .success();
+    let port = stream_port(&ab);
+    // Cold: no screencast runs; Chrome sends the current image when it starts.
+    let mut cold = Vec::new();
+    let mut cached = Vec::new();
+    for _ in 0..5 {
+        let started = Instant::now();
+        let mut viewer = Viewer::connect(port, "").await;
+        viewer.next_of("frame", SHORT).await;
+        cold.push(started.elapsed().as_secs_f64() * 1000.0);
+        // A second viewer while the first watches: the cached frame goes out with the greeting.
+        let started = Instant::now();
+        let mut second = Viewer::connect(port, "").await;
+        second.next_of("frame", SHORT).await;
+        cached.push(started.elapsed().as_secs_f64() * 1000.0);
+        drop(second);
+        drop(viewer);
+        // Let the screencast stop before the next cold start.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (cold_p50, cached_p50) = (median(&mut cold), median(&mut cached));
+    println!(
+        "static page first frame: cold {cold:?} (p50 {cold_p50:.1} ms), cached {cached:?} (p50 {cached_p50:.1} ms)"
+    );
+    assert!(
+        cached_p50 < 30.0,
+        "cached first frame p50 {cached_p50:.1} ms"
+    );
+    assert!(cold_p50 < 30.0, "cold first frame p50 {cold_p50:.1} ms");
+    run(&ab, &["close"]).await.success();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clicks_and_a_burst_of_keys_land_in_order() {
+    let site = site();
+    // With the debug log on: viewer input and frames must still never be logged.
+    let ab = Arc::new(Cli::new().env("AGENT_BROWSER_DEBUG", "1"));
+    run(&ab, &["open", &site.url("/form.html")]).await.success();
+    let port = stream_port(&ab);
+    let (x, y) = centre(&ab, "#name").await;
+    let mut viewer = Viewer::connect(port, "").await;
+    viewer.next_of("status", SHORT).await;
+    click(&mut viewer, x, y).await;
+    let alphabet: Vec<char> = "abcdefghijklmnopqrstuvwxyz0123456789".chars().collect();
+    let typed: String = (0..200)
+        .map(|i| alphabet[(i * 7 + i / 3) % alphabet.len()])
+        .collect();
+    for c in typed.chars() {
+        for event in key_events(c) {
+            viewer.send(event).await;
+        }
+    }
+    // Editing keys without a legacy code or text still work (the relay fills them in).
+    viewer
+        .send(json!({"type": "input_keyboard", "eventType": "keyDown", "key": "Backspace", "code": "Backspace"}))
+        .await;
+    viewer
+        .send(json!({"type": "input_keyboard", "eventType": "keyUp", "key": "Backspace", "code": "Backspace"}))
+        .await;
+    let expected_value = &typed[..typed.len() - 1];
+    let value = eventually(
+        &ab,
+        "document.querySelector('#name').value",
+        &json!(expected_value),
+        SHORT,
+    )
+    .await;
+    assert_eq!(value, json!(expected_value), "typed text in order");
+    let keys = eval(&ab, "window.__keys").await;
+    let mut want: Vec<String> = typed.chars().map(|c| c.to_string()).collect();
+    want.push("Backspace".into());
+    assert_eq!(keys, json!(want), "every keydown, in order");
+    // Enter from a viewer submits the form (it carries "\r").
+    viewer
+        .send(json!({"type": "input_keyboard", "eventType": "keyDown", "key": "Enter", "code": "Enter"}))
+        .await;
+    viewer
+        .send(json!({"type": "input_keyboard", "eventType": "keyUp", "key": "Enter", "code": "Enter"}))
+        .await;
+    let submitted = eventually(
+        &ab,
+        "JSON.parse(document.querySelector('#result').textContent || '{}').name || null",
+        &json!(expected_value),
+        SHORT,
+    )
+    .await;
+    assert_eq!(submitted, json!(expected_value), "Enter submitted the form");
+    let log = std::fs::read_to_string(ab.file("log")).expect("debug log");
+    assert!(!log.is_empty(), "the debug log is on");
+    assert!(
+        !log.contains(&typed[40..60]),
+        "typed text leaked into the debug log"
+    );
+    assert!(
+        !log.contains("/9j/"),
+        "frame data leaked into the debug log"
+    );
+    assert!(
+        !log.contains("dispatchKeyEvent"),
+        "input events leaked into the debug log"
+    );
+    run(&ab, &["close"]).await.success();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn foreign_origins_are_refused_and_a_token_is_enforced() {
+    let site = site();
+    let ab = Arc::new(Cli::new());
+    run(&ab, &["open", &site.url("/static.html")])
+        .await
+        .success();
+    let port = stream_port(&ab);
+    match Viewer::try_connect(port, "", &[("origin", "https://evil.example")]).await {
+        Err(WsError::Http(response)) => assert_eq!(response.status(), 403),
+        Err(other) => panic!("expected 403, got {other}"),
+        Ok(_) => panic!("a foreign origin was let in"),
+    }
+    let mut local = Viewer::try_connect(port, "", &[("origin", "http://localhost:3000")])
+        .await
+        .expect("a local origin is allowed");
+    assert_eq!(local.next_json(SHORT).await["type"], "status");
+    // A malformed message gets an error and the connection keeps working.
+    local
+        .ws
+        .send(Message::text("{not json"))
+        .await
+        .expect("send");
+    local
+        .send(json!({"type": "input_keyboard", "key": {"secret": "hunter2"}}))
+        .await;
+    let error = local.next_of("error", SHORT).await;
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("Invalid JSON")),
+        "{error}"
+    );
+    let error = local.next_of("error", SHORT).await;
+    assert!(
+        !error.to_string().contains("hunter2"),
+        "input is never echoed: {error}"
+    );
+    local.send(json!({"type": "ack", "seq": 1})).await;
+    local.next_of("frame", SHORT).await;
+    run(&ab, &["close"]).await.success();
+
+    let secured = Arc::new(
+        Cli::new()
+            .session("tok")
+            .env("AGENT_BROWSER_STREAM_TOKEN", "s3cret"),
+    );
+    run(&secured, &["open", &site.url("/static.html")])
+        .await
+        .success();
+    let port = stream_port(&secured);
+    for (query, headers) in [
+        ("", vec![]),
+        ("?token=wrong", vec![]),
+        ("", vec![("authorization", "Bearer wrong")]),
+    ] {
+        match Viewer::try_connect(port, query, &headers).await {
+            Err(WsError::Http(response)) => {
+                assert_eq!(response.status(), 401, "{query} {headers:?}")
+            }
+            Err(other) => panic!("expected 401, got {other}"),
+            Ok(_) => panic!("a wrong token was let in ({query} {headers:?})"),
+        }
+    }
+    for (query, headers) in [
+        ("?token=s3cret", vec![]),
+        ("", vec![("authorization", "Bearer s3cret")]),
+        ("", vec![("x-stream-token", "s3cret")]),
+    ] {
+        let mut viewer = Viewer::try_connect(port, query, &headers)
+            .await
+            .expect("the right token is let in");
+        assert_eq!(viewer.next_json(SHORT).await["type"], "status");
+    }
+    run(&secured, &["close"]).await.success();
+}
+
+/// A viewer whose socket reads nothing: a tiny receive buffer so the server's writes back up.
+async fn stalled_viewer(port: u16) -> Ws {
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket.set_recv_buffer_size(4096).expect("rcvbuf");
+    let stream = socket
+        .connect(([127, 0, 0, 1], port).into())
+        .await
+        .expect("connect");
+    let request = format!("ws://127.0.0.1:{port}/")
+        .into_client_request()
+        .expect("request");
+    let (ws, _) = tokio_tungstenite::client_async(request, MaybeTlsStream::Plain(stream))
+        .await
+        .expect("handshake");
+    ws
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eight_viewers_share_frames_and_a_stalled_one_slows_nobody() {
+    let site = site();
+    let ab = Arc::new(Cli::new());
+    run(&ab, &["open", &site.url("/animated.html")])
+        .await
+        .success();
+    let port = stream_port(&ab);
+    let _stalled = stalled_viewer(port).await;
+    let mut viewers = Vec::new();
+    for _ in 0..7 {
+        let mut viewer = Viewer::connect(port, "").await;
+        viewer.next_of("frame", SHORT).await;
+        viewers.push(viewer);
+    }
+    let window = Duration::from_secs(2);
+    let counts =
+        futures_util::future::join_all(viewers.iter_mut().map(|v| v.count_frames(window))).await;
+    let fps: Vec<f64> = counts
+        .iter()
+        .map(|c| *c as f64 / window.as_secs_f64())
+        .collect();
+    println!("7 reading viewers (+1 stalled) fps: {fps:.1?}");
+    for rate in &fps {
+        assert!(*rate >= 50.0, "a viewer fell to {rate:.1} fps: {fps:?}");
+    }
+    run(&ab, &["close"]).await.success();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confirm_reaches_the_viewer_and_the_viewers_answer_resolves_it() {
+    let site = site();
+    let ab = Arc::new(Cli::new());
+    run(&ab, &["open", &site.url("/dialogs.html")])
+        .await
+        .success();
+    let port = stream_port(&ab);
+    let (x, y) = centre(&ab, "#confirm").await;
+    let mut viewer = Viewer::connect(port, "").await;
+    viewer.next_of("frame", SHORT).await;
+    click(&mut viewer, x, y).await;
+    let dialog = viewer.next_of("dialog", SHORT).await;
+    assert_eq!(dialog["dialogType"], "confirm", "{dialog}");
+    assert_eq!(dialog["message"], "sure?");
+    assert_eq!(dialog["url"], site.url("/dialogs.html"));
+
+    // A viewer that connects now learns about the pending dialog right after status and tabs.
+    let mut late = Viewer::connect(port, "").await;
+    let mut first = Vec::new();
+    for _ in 0..3 {
+        first.push(late.next_json(SHORT).await["type"].clone());
+    }
+    assert_eq!(first, vec![json!("status"), json!("tabs"), json!("dialog")]);
+
+    // Nothing to answer with a wrong shape; then the real answer.
+    viewer.send(json!({"type": "dialog_answer"})).await;
+    viewer.next_of("error", SHORT).await;
+    viewer
+        .send(json!({"type": "dialog_answer", "accept": true}))
+        .await;
+    let closed = viewer.next_of("dialog_closed", SHORT).await;
+    assert_eq!(closed["accepted"], true);
+    assert_eq!(closed["by"], "viewer");
+    assert_eq!(
+        run(&ab, &["get", "text", "#result"]).await.success().out(),
+        "confirm:true"
+    );
+    // No dialog left: answering again is an error message, not a crash.
+    viewer
+        .send(json!({"type": "dialog_answer", "accept": false}))
+        .await;
+    let error = viewer.next_of("error", SHORT).await;
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("no JavaScript dialog")),
+        "{error}"
+    );
+    run(&ab, &["close"]).await.success();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reopen_tab_yields_a_working_tab_at_the_same_url() {
+    let site = site();
+    let ab = Arc::new(Cli::new().env("AGENT_BROWSER_PIN_TAB", "1"));
+    let url = site.url("/form.html");
+    run(&ab, &["open", &url]).await.success();
+    let before = run(&ab, &["--json", "tab", "list"]).await.success().json();
+    let old_target = before["data"]["tabs"][0]["targetId"]
+        .as_str()
+        .expect("target")
+        .to_string();
+    let port = stream_port(&ab);
+    let mut viewer = Viewer::connect(port, "").await;
+    viewer.next_of("frame", SHORT).await;
+    viewer.send(json!({"type": "reopen_tab"})).await;
+    let retarget = viewer.next_of("retarget", SHORT).await;
+    assert_eq!(retarget["reason"], "reopened", "{retarget}");
+    assert_eq!(retarget["url"], url);
+    let new_target = retarget["targetId"].as_str().expect("targetId").to_string();
+    assert_ne!(new_target, old_target);
+    // The viewer sees the new tab: a status naming it, then its frames.
+    loop {
+        let status = viewer.next_of("status", SHORT).await;
+        if status["targetId"] == new_target.as_str() {
+            break;
+        }
+    }
+    viewer.next_of("frame", SHORT).await;
+
+    // The session now lives in the new tab, keeps its id, and the old tab is gone.
+    assert_eq!(run(&ab, &["get", "url"]).await.success().out(), url);
+    let after = run(&ab, &["--json", "tab", "list"]).await.success().json();
+    let tabs = after["data"]["tabs"].as_array().expect("tabs").clone();
+    assert!(
+        tabs.iter().all(|t| t["targetId"] != old_target.as_str()),
+        "{tabs:?}"
+    );
+    let active = tabs
+        .iter()
+        .find(|t| t["active"] == true)
+        .expect("an active tab");
+    assert_eq!(active["targetId"], new_target.as_str());
+    assert_eq!(active["tabId"], "t1");
+    let binding: Value =
+        serde_json::from_str(&std::fs::read_to_string(ab.file("target")).expect(".target"))
+            .expect("json");
+    assert_eq!(
+        binding["targetId"],
+        new_target.as_str(),
+        ".target follows the reopen"
+    );
+
+    // And it takes input.
+    let (x, y) = centre(&ab, "#name").await;
+    click(&mut viewer, x, y).await;
+    for c in "ok".chars() {
+        for event in key_events(c) {
+            viewer.send(event).await;
+        }
+    }
+    let value = eventually(
+        &ab,
+        "document.querySelector('#name').value",
+        &json!("ok"),
+        SHORT,
+    )
+    .await;
+    assert_eq!(value, json!("ok"));
+    run(&ab, &["close"]).await.success();
+}
+
+async fn next_command(viewer: &mut Viewer, action: &str) -> Value {
+    loop {
+        let command = viewer.next_of("command", SHORT).await;
+        if command["action"] == action {
+            return command;
+        }
+    }
+}
+
+async fn next_result(viewer: &mut Viewer, action: &str) -> Value {
+    loop {
+        let result = viewer.next_of("result", SHORT).await;
+        if result["action"] == action {
+            return result;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commands_and_results_are_broadcast_with_a_correct_success() {
+    let site = site();
+    let ab = Arc::new(Cli::new());
+    run(&ab, &["open", &site.url("/page1.html")])
+        .await
+        .success();
+    let port = stream_port(&ab);
+    let mut viewer = Viewer::connect(port, "").await;
+    viewer.next_of("tabs", SHORT).await;
+    run(&ab, &["get", "title"]).await.success();
+    // The CLI sends a `launch` before each command when launch settings are in its environment
+    // (upstream does the same); those are broadcast too.
+    let command = next_command(&mut viewer, "title").await;
+    assert!(command["params"].get("plugins").is_none(), "{command}");
+    let result = next_result(&mut viewer, "title").await;
+    assert_eq!(result["id"], command["id"]);
+    assert_eq!(result["success"], true, "{result}");
+    assert_eq!(result["data"]["title"], "Page One");
+    viewer.next_of("tabs", SHORT).await;
+
+    run(&ab, &["get", "text", "#missing"]).await.failure();
+    let result = next_result(&mut viewer, "gettext").await;
+    assert_eq!(result["success"], false, "{result}");
+
+    // Navigation: the url message.
+    run(&ab, &["open", &site.url("/page2.html")])
+        .await
+        .success();
+    let url = viewer.next_of("url", SHORT).await;
+    assert_eq!(url["url"], site.url("/page2.html"));
+    run(&ab, &["close"]).await.success();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stream_commands_and_the_http_api() {
+    let site = site();
+    let ab = Arc::new(Cli::new());
+    run(&ab, &["open", &site.url("/page1.html")])
+        .await
+        .success();
+    let port = stream_port(&ab);
+
+    let status = run(&ab, &["stream", "status"]).await.success();
+    assert_eq!(
+        status.out(),
+        format!(
+            "Streaming enabled on ws://127.0.0.1:{port}\nConnected: true\nScreencasting: false"
+        )
+    );
+    let again = run(&ab, &["stream", "enable"]).await.failure();
+    assert!(
+        again
+            .stderr
+            .contains("Streaming is already enabled for this session"),
+        "{again:?}"
+    );
+
+    // HTTP on the same port.
+    let get = |path: &'static str| http(port, "GET", path, &[], "");
+    let (code, body) = get("/api/status").await;
+    assert_eq!((code, body.as_str()), (200, r#"{"engine":"chrome"}"#));
+    let (code, body) = get("/api/tabs").await;
+    assert_eq!(code, 200);
+    let tabs: Value = serde_json::from_str(&body).expect("tabs json");
+    assert_eq!(tabs[0]["url"], site.url("/page1.html"));
+    let (code, body) = get("/api/sessions").await;
+    assert_eq!(code, 200);
+    let sessions: Value = serde_json::from_str(&body).expect("sessions json");
+    assert_eq!(
+        sessions,
+        json!([{"session": "t", "port": port, "engine": "chrome"}])
+    );
+    let command = r#"{"id":"h1","action":"url"}"#;
+    let (code, body) = http(port, "POST", "/api/command", &[], command).await;
+    assert_eq!(code, 403, "{body}");
+    assert!(body.contains("Origin or Referer does not match Host header."));
+    let origin = format!("http://127.0.0.1:{port}");
+    let (code, body) = http(
+        port,
+        "POST",
+        "/api/command",
+        &[("Origin", &origin)],
+        command,
+    )
+    .await;
+    assert_eq!(code, 200, "{body}");
+    let reply: Value = serde_json::from_str(&body).expect("daemon reply");
+    assert_eq!(reply["id"], "h1");
+    assert_eq!(reply["data"]["url"], site.url("/page1.html"));
+
+    // Disable, then enable on a chosen port.
+    assert_eq!(
+        run(&ab, &["stream", "disable"]).await.success().out(),
+        "Streaming disabled"
+    );
+    assert!(!ab.file("stream").exists(), ".stream removed by disable");
+    assert_eq!(
+        run(&ab, &["stream", "status"]).await.success().out(),
+        "Streaming disabled"
+    );
+    let refused = run(&ab, &["stream", "disable"]).await.failure();
+    assert!(
+        refused
+            .stderr
+            .contains("Streaming is not enabled for this session"),
+        "{refused:?}"
+    );
+    let free = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let enabled = run(
+        &ab,
+        &["--json", "stream", "enable", "--port", &free.to_string()],
+    )
+    .await
+    .success()
+    .json();
+    assert_eq!(enabled["data"]["port"], free);
+    assert_eq!(stream_port(&ab), free);
+    let mut viewer = Viewer::connect(free, "").await;
+    assert_eq!(viewer.next_json(SHORT).await["type"], "status");
+    run(&ab, &["close"]).await.success();
+}
+
+/// A minimal HTTP/1.1 request; returns (status, body).
+async fn http(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect");
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nContent-Length: {}\r\nContent-Type: application/json\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).await.expect("write");
+    let mut response = String::new();
+    tokio::time::timeout(SHORT, stream.read_to_string(&mut response))
+        .await
+        .expect("response in time")
+        .expect("read");
+    let code = response
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .expect("status code");
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (code, body)
+}
