@@ -119,6 +119,8 @@ impl Hooks {
             "port": port,
             "connected": connected,
             "screencasting": self.relay.status().screencasting,
+            // Beyond upstream: how many viewers are attached.
+            "viewers": self.relay.viewers(),
         })
     }
 }

@@ -808,6 +808,8 @@ async fn run_cast(
     let mut activated = false;
     let mut visible: Option<bool> = None;
     let mut dropped_seen = 0u64;
+    let started = Instant::now();
+    let mut first_frame = true;
     loop {
         let nudge_due = async {
             match nudge_at {
@@ -836,6 +838,10 @@ async fn run_cast(
                     dropped_seen += 1;
                 }
                 nudge_at = None;
+                if first_frame {
+                    first_frame = false;
+                    tracing::debug!(after_ms = started.elapsed().as_millis() as u64, nudged, activated, "live view: first frame of the cast");
+                }
                 if let Some(built) = Frame::build(frame, target_id.clone()) {
                     shared.publish_frame(generation, built);
                 }
@@ -875,6 +881,7 @@ async fn run_cast(
             }
             _ = nudge_due => {
                 nudge_at = None;
+                tracing::debug!(after_ms = started.elapsed().as_millis() as u64, ?visible, "live view: no frame yet, nudging");
                 if nudged {
                     continue;
                 }
