@@ -589,6 +589,70 @@ async fn eight_viewers_share_frames_and_a_stalled_one_slows_nobody() {
     run(&ab, &["close"]).await.success();
 }
 
+/// Frames received in `window`, acknowledging each one after `ack_after` (ack pacing) or not.
+async fn paced_rate(viewer: &mut Viewer, window: Duration, ack_after: Option<Duration>) -> f64 {
+    let end = Instant::now() + window;
+    let mut frames = 0;
+    while Instant::now() < end {
+        let left = end.saturating_duration_since(Instant::now());
+        let Ok(Some(Ok(Message::Text(text)))) = tokio::time::timeout(left, viewer.ws.next()).await
+        else {
+            continue;
+        };
+        if !is_frame(&text) {
+            continue;
+        }
+        frames += 1;
+        if let Some(delay) = ack_after {
+            tokio::time::sleep(delay).await;
+            viewer
+                .send(json!({"type": "ack", "seq": seq_of(&text)}))
+                .await;
+        }
+    }
+    frames as f64 / window.as_secs_f64()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn viewers_choose_their_own_pace() {
+    let _cpu = CPU.read().await;
+    let site = site();
+    let ab = Arc::new(Cli::new());
+    run(&ab, &["open", &site.url("/animated.html")])
+        .await
+        .success();
+    let port = stream_port(&ab);
+    // A cap on the URL governs from the first frame.
+    let mut capped = Viewer::connect(port, "?maxFps=10").await;
+    capped.next_of("frame", SHORT).await;
+    let capped_fps = paced_rate(&mut capped, WINDOW, None).await;
+    // Ack pacing: one frame in flight, the next only after the viewer's ack (here 100 ms later).
+    let mut acking = Viewer::connect(port, "?pacing=ack").await;
+    let first = acking.next_of("frame", SHORT).await;
+    acking
+        .send(json!({"type": "ack", "seq": first["seq"]}))
+        .await;
+    let acked_fps = paced_rate(&mut acking, WINDOW, Some(Duration::from_millis(100))).await;
+    // A `config` message lifts both for the acking viewer.
+    acking
+        .send(json!({"type": "config", "pacing": "push", "maxFps": 0}))
+        .await;
+    let pushed_fps = paced_rate(&mut acking, WINDOW, None).await;
+    println!(
+        "maxFps=10: {capped_fps:.1} fps; ack pacing with 100 ms acks: {acked_fps:.1} fps; then push: {pushed_fps:.1} fps"
+    );
+    assert!(
+        (4.0..=11.0).contains(&capped_fps),
+        "capped at 10: {capped_fps:.1}"
+    );
+    assert!(
+        (4.0..=10.5).contains(&acked_fps),
+        "ack paced: {acked_fps:.1}"
+    );
+    assert!(pushed_fps > 20.0, "push after config: {pushed_fps:.1}");
+    run(&ab, &["close"]).await.success();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_confirm_reaches_the_viewer_and_the_viewers_answer_resolves_it() {
     let _cpu = CPU.read().await;
