@@ -3,6 +3,12 @@
 use abx_engine::EngineError;
 
 /// Why a live-view operation failed. Messages never include viewer input.
+///
+/// ```
+/// use abx_relay::RelayError;
+/// let err = RelayError::NoDialog;
+/// assert_eq!(err.to_string(), "no JavaScript dialog is showing on the streamed tab");
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RelayError {

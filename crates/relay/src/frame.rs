@@ -20,6 +20,20 @@ use tokio::sync::watch;
 static NEXT_SEQ: AtomicU64 = AtomicU64::new(1);
 
 /// Where and how the frame was captured (`Page.ScreencastFrameMetadata`, plus the image size).
+///
+/// A viewer that shows the image scaled maps a pointer position to page coordinates from the
+/// image's own size (seed 000, invariant 33), e.g.:
+///
+/// ```
+/// # let meta = abx_relay::FrameMetadata { offset_top: 0.0, page_scale_factor: 1.0,
+/// #     device_width: 1280.0, device_height: 577.0, scroll_offset_x: 0.0, scroll_offset_y: 0.0,
+/// #     timestamp_ms: 0, image_size: Some((640, 288)) };
+/// // A click at (320, 144) on the decoded 640×288 image:
+/// let (w, h) = meta.image_size.unwrap_or((meta.device_width as u32, meta.device_height as u32));
+/// let x = 320.0 * meta.device_width / f64::from(w);
+/// let y = 144.0 * meta.device_height / f64::from(h);
+/// assert_eq!((x, y.round()), (640.0, 289.0));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct FrameMetadata {
     /// Top offset of the page content in the image, CSS pixels.
@@ -45,6 +59,13 @@ pub struct FrameMetadata {
 ///
 /// Cloning is cheap (reference counted). [`Frame::message`] is the complete wire `frame`
 /// message; [`Frame::data`] is the base64 JPEG inside it.
+///
+/// ```no_run
+/// # async fn demo(view: &abx_relay::LiveView) -> Result<(), Box<dyn std::error::Error>> {
+/// let frame = view.frames().next().await.ok_or("relay closed")?;
+/// std::fs::write(format!("frame-{}.jpg", frame.seq()), frame.jpeg()?)?;
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug)]
 pub struct Frame {
     seq: u64,
@@ -97,6 +118,12 @@ impl Frame {
     }
 
     /// The frame number (`seq` on the wire): process-wide, increasing, starting at 1.
+    ///
+    /// ```no_run
+    /// # fn demo(a: &abx_relay::Frame, b: &abx_relay::Frame) {
+    /// let newer = if a.seq() > b.seq() { a } else { b };
+    /// # }
+    /// ```
     pub fn seq(&self) -> u64 {
         self.seq
     }
@@ -177,6 +204,10 @@ fn is_base64(bytes: &[u8]) -> bool {
 /// The pixel size of a base64 JPEG, from its start-of-frame header. Only a prefix is decoded:
 /// Chrome's encoder writes SOF within the first few hundred bytes (after SOI, APP0 and the
 /// quantization tables).
+///
+/// ```
+/// assert_eq!(abx_relay::jpeg_size_from_base64("iVBORw0KGgo="), None); // a PNG
+/// ```
 pub fn jpeg_size_from_base64(data: &str) -> Option<(u32, u32)> {
     // 2732 base64 chars = 2049 bytes; a multiple of 4 so the prefix decodes on its own.
     let prefix_len = data.len().min(2732) / 4 * 4;
@@ -188,6 +219,12 @@ pub fn jpeg_size_from_base64(data: &str) -> Option<(u32, u32)> {
 }
 
 /// The pixel size from the SOF marker of JPEG bytes (possibly only a prefix of the file).
+///
+/// ```
+/// // SOI, then a baseline SOF0 header for a 2×3 image.
+/// let jpeg = [0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x0B, 0x08, 0x00, 0x03, 0x00, 0x02, 0x01];
+/// assert_eq!(abx_relay::jpeg_size(&jpeg), Some((2, 3)));
+/// ```
 pub fn jpeg_size(bytes: &[u8]) -> Option<(u32, u32)> {
     if bytes.get(..2)? != [0xFF, 0xD8] {
         return None;

@@ -9,6 +9,17 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// One input event for the streamed tab.
+///
+/// ```
+/// use abx_relay::{Input, KeyInput, MouseInput};
+/// // A click at (120, 40) CSS px, then typing "a".
+/// let mut batch = vec![
+///     Input::Mouse(MouseInput::left("mousePressed", 120.0, 40.0)),
+///     Input::Mouse(MouseInput::left("mouseReleased", 120.0, 40.0)),
+/// ];
+/// batch.extend(KeyInput::typed('a').map(Input::Keyboard));
+/// assert_eq!(batch.len(), 4);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Input {
@@ -42,6 +53,12 @@ impl Input {
 }
 
 /// A mouse event. Defaults follow the stream protocol: `mouseMoved` at (0, 0), button `none`.
+///
+/// ```
+/// use abx_relay::MouseInput;
+/// let wheel = MouseInput { event_type: "mouseWheel".into(), x: 10.0, y: 10.0, delta_y: 300.0, ..MouseInput::default() };
+/// assert_eq!(wheel.button, "none");
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MouseInput {
@@ -81,6 +98,11 @@ impl Default for MouseInput {
 
 impl MouseInput {
     /// A left-button press or release at (x, y) with `clickCount` 1.
+    ///
+    /// ```
+    /// let down = abx_relay::MouseInput::left("mousePressed", 5.0, 6.0);
+    /// assert_eq!((down.button.as_str(), down.click_count), ("left", 1));
+    /// ```
     pub fn left(event_type: &str, x: f64, y: f64) -> MouseInput {
         MouseInput {
             event_type: event_type.into(),
@@ -94,6 +116,12 @@ impl MouseInput {
 }
 
 /// A key event. `text` is omitted from the CDP call when absent (never sent as null).
+///
+/// ```
+/// use abx_relay::KeyInput;
+/// let backspace = KeyInput { key: "Backspace".into(), code: "Backspace".into(), ..KeyInput::default() };
+/// assert_eq!(backspace.event_type, "keyDown");
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct KeyInput {
@@ -128,6 +156,12 @@ impl Default for KeyInput {
 
 impl KeyInput {
     /// The events that type `c` the way a keyboard does: `keyDown` with the text, then `keyUp`.
+    ///
+    /// ```
+    /// let [down, up] = abx_relay::KeyInput::typed('\n');
+    /// assert_eq!((down.key.as_str(), down.text.as_deref()), ("Enter", Some("\r")));
+    /// assert_eq!(up.event_type, "keyUp");
+    /// ```
     pub fn typed(c: char) -> [KeyInput; 2] {
         let key = c.to_string();
         let text = if c == '\n' {
@@ -159,6 +193,12 @@ impl KeyInput {
     /// return an `Enter` key-down needs to submit forms. Printable keys without `text` are left
     /// alone: the viewer may be sending their text as separate `char` events, and adding it here
     /// would type it twice.
+    ///
+    /// ```
+    /// use abx_relay::KeyInput;
+    /// let enter = KeyInput { key: "Enter".into(), ..KeyInput::default() }.normalized();
+    /// assert_eq!((enter.windows_virtual_key_code, enter.text.as_deref()), (13, Some("\r")));
+    /// ```
     pub fn normalized(&self) -> KeyInput {
         let mut key = self.clone();
         if key.windows_virtual_key_code == 0 {
@@ -172,6 +212,12 @@ impl KeyInput {
 }
 
 /// The Windows virtual key code of a DOM `key` (0 when unknown).
+///
+/// ```
+/// assert_eq!(abx_relay::legacy_key_code("Backspace"), 8);
+/// assert_eq!(abx_relay::legacy_key_code("q"), 81);
+/// assert_eq!(abx_relay::legacy_key_code("€"), 0);
+/// ```
 pub fn legacy_key_code(key: &str) -> i64 {
     let named = match key {
         "Backspace" => 8,
@@ -217,6 +263,11 @@ pub fn legacy_key_code(key: &str) -> i64 {
 }
 
 /// A touch event.
+///
+/// ```
+/// let tap = abx_relay::TouchInput { touch_points: vec![serde_json::json!({"x": 10, "y": 20})], ..Default::default() };
+/// assert_eq!(tap.event_type, "touchStart");
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TouchInput {

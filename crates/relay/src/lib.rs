@@ -61,5 +61,5 @@ pub use protocol::{
 pub use relay::{Relay, RelayOptions, Viewer};
 pub use server::{
     NoHooks, ServerHooks, ServerOptions, StreamServer, discover_sessions, origin_allowed,
-    same_origin, token_ok,
+    pid_alive, same_origin, token_ok,
 };

@@ -17,7 +17,11 @@ use serde_json::{Map, Value, json};
 
 use crate::input::{Input, KeyInput, MouseInput, TouchInput};
 
-/// Epoch milliseconds now.
+/// Epoch milliseconds now (the `timestamp` of messages).
+///
+/// ```
+/// assert!(abx_relay::protocol::now_ms() > 1_600_000_000_000);
+/// ```
 pub fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -26,6 +30,12 @@ pub fn now_ms() -> u64 {
 }
 
 /// The state line every viewer gets first and again on every change.
+///
+/// ```
+/// use abx_relay::{LiveEvent, Status};
+/// let wire = LiveEvent::Status(Status { connected: true, ..Status::default() }).to_json();
+/// assert_eq!((wire["type"].as_str(), wire["engine"].as_str()), (Some("status"), Some("chrome")));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Status {
     /// A browser is attached and alive.
@@ -43,6 +53,10 @@ pub struct Status {
 }
 
 /// Why the live view now streams another tab.
+///
+/// ```
+/// assert_eq!(abx_relay::RetargetReason::PopupClosed.as_str(), "popup_closed");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RetargetReason {
@@ -69,6 +83,12 @@ impl RetargetReason {
 }
 
 /// Everything the live view reports besides frames.
+///
+/// ```
+/// use abx_relay::LiveEvent;
+/// let url = LiveEvent::Url { url: "http://127.0.0.1/".into(), timestamp: 1 }.to_json();
+/// assert_eq!(url.to_string(), r#"{"timestamp":1,"type":"url","url":"http://127.0.0.1/"}"#);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum LiveEvent {
@@ -170,6 +190,11 @@ pub enum LiveEvent {
 
 impl LiveEvent {
     /// The wire message (one JSON object with a `type`).
+    ///
+    /// ```
+    /// let error = abx_relay::LiveEvent::Error { message: "nope".into() }.to_json();
+    /// assert_eq!(error["type"], "error");
+    /// ```
     pub fn to_json(&self) -> Value {
         match self {
             LiveEvent::Status(s) => json!({
@@ -253,6 +278,10 @@ impl LiveEvent {
 }
 
 /// How a viewer wants frames delivered.
+///
+/// ```
+/// assert_eq!(abx_relay::Pacing::default(), abx_relay::Pacing::Push);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Pacing {
     /// Send the newest frame whenever one is ready and the socket takes it (upstream default).
@@ -263,6 +292,12 @@ pub enum Pacing {
 }
 
 /// Per-viewer delivery settings (`config` message or `?maxFps=&pacing=` on the URL).
+///
+/// ```
+/// use abx_relay::{Pacing, ViewerConfig};
+/// let config = ViewerConfig::from_query("maxFps=30&pacing=ack");
+/// assert_eq!((config.max_fps, config.pacing), (30, Pacing::Ack));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct ViewerConfig {
     /// Frames per second ceiling; 0 = uncapped. At most [`MAX_FPS`].
@@ -271,11 +306,19 @@ pub struct ViewerConfig {
     pub pacing: Pacing,
 }
 
-/// The highest `maxFps` a viewer may ask for.
+/// The highest `maxFps` a viewer may ask for (larger values are clamped to it).
+///
+/// ```
+/// assert_eq!(abx_relay::ViewerConfig::from_query("maxFps=999").max_fps, abx_relay::protocol::MAX_FPS);
+/// ```
 pub const MAX_FPS: u32 = 120;
 
 impl ViewerConfig {
     /// Applies `?maxFps=N&pacing=ack|push` from a WebSocket URL query (bad values are ignored).
+    ///
+    /// ```
+    /// assert_eq!(abx_relay::ViewerConfig::from_query("maxFps=x"), Default::default());
+    /// ```
     pub fn from_query(query: &str) -> ViewerConfig {
         let mut config = ViewerConfig::default();
         for (key, value) in query_pairs(query) {
@@ -298,6 +341,11 @@ impl ViewerConfig {
 }
 
 /// Decoded `key=value` pairs of a URL query.
+///
+/// ```
+/// let pairs = abx_relay::protocol::query_pairs("token=a%2Bb&x");
+/// assert_eq!(pairs, vec![("token".into(), "a+b".into()), ("x".into(), String::new())]);
+/// ```
 pub fn query_pairs(query: &str) -> Vec<(String, String)> {
     query
         .split('&')
@@ -336,6 +384,12 @@ fn percent_decode(text: &str) -> String {
 }
 
 /// A message from a viewer.
+///
+/// ```
+/// use abx_relay::{ClientMessage, parse_client_message};
+/// let answer = parse_client_message(r#"{"type":"dialog_answer","accept":false}"#).unwrap();
+/// assert_eq!(answer, ClientMessage::DialogAnswer { accept: false, prompt_text: None });
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum ClientMessage {
@@ -365,6 +419,11 @@ pub enum ClientMessage {
 }
 
 /// Why a viewer message was refused. The text names fields, never their values.
+///
+/// ```
+/// let err = abx_relay::parse_client_message(r#"{"type":"input_mouse","x":"secret"}"#).unwrap_err();
+/// assert_eq!(err.to_string(), "Invalid input_mouse: \"x\" must be a number");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct ProtocolError(pub String);

@@ -28,6 +28,11 @@ use crate::input::Input;
 use crate::protocol::{LiveEvent, RetargetReason, Status, now_ms};
 
 /// How the relay screencasts.
+///
+/// ```
+/// let options = abx_relay::RelayOptions { quality: 60, max_width: Some(800), ..Default::default() };
+/// assert!(options.follow_popups && options.activate_hidden_tab);
+/// ```
 #[derive(Clone, Debug)]
 pub struct RelayOptions {
     /// JPEG quality 0–100 (`AGENT_BROWSER_STREAM_QUALITY`, default 80).
@@ -259,6 +264,14 @@ impl std::fmt::Debug for Relay {
 
 impl Relay {
     /// A relay with no session yet (see [`Relay::set_session`]).
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() {
+    /// let relay = abx_relay::Relay::new(abx_relay::RelayOptions::default());
+    /// assert!(relay.session().is_none() && relay.tabs().is_empty());
+    /// assert!(!relay.status().connected);
+    /// # }
+    /// ```
     pub fn new(options: RelayOptions) -> Relay {
         let (events, _) = broadcast::channel(options.event_capacity.max(16));
         let shared = Arc::new(Shared {
@@ -285,6 +298,13 @@ impl Relay {
 
     /// Sets (or clears) the session whose active tab is streamed. Called again whenever the
     /// session's active tab may have changed; the relay follows it.
+    ///
+    /// ```no_run
+    /// # fn demo(relay: &abx_relay::Relay, session: std::sync::Arc<abx_engine::Session>) {
+    /// relay.set_session(Some(session)); // after a launch, `tab new`, `tab <ref>`...
+    /// relay.set_session(None); // the browser closed: screencast stops, status says so
+    /// # }
+    /// ```
     pub fn set_session(&self, session: Option<Arc<Session>>) {
         let shared = self.shared();
         {
@@ -303,56 +323,136 @@ impl Relay {
     }
 
     /// The session, if one is set.
+    ///
+    /// ```no_run
+    /// # fn demo(relay: &abx_relay::Relay) {
+    /// if let Some(session) = relay.session() { println!("{:?}", session.active_target()); }
+    /// # }
+    /// ```
     pub fn session(&self) -> Option<Arc<Session>> {
         self.shared().session()
     }
 
     /// Registers a viewer: the screencast runs while at least one [`Viewer`] exists.
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() {
+    /// let relay = abx_relay::Relay::new(Default::default());
+    /// let viewer = relay.viewer();
+    /// assert_eq!(relay.viewers(), 1);
+    /// drop(viewer);
+    /// assert_eq!(relay.viewers(), 0);
+    /// # }
+    /// ```
     pub fn viewer(&self) -> Viewer {
         Viewer::new(self.shared().clone())
     }
 
     /// How many viewers are attached.
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() {
+    /// assert_eq!(abx_relay::Relay::new(Default::default()).viewers(), 0);
+    /// # }
+    /// ```
     pub fn viewers(&self) -> usize {
         self.shared().viewers.load(Ordering::Relaxed)
     }
 
     /// The current status.
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() {
+    /// let status = abx_relay::Relay::new(Default::default()).status();
+    /// assert_eq!((status.viewport_width, status.viewport_height), (1280, 720)); // until a frame says
+    /// # }
+    /// ```
     pub fn status(&self) -> Status {
         self.shared().state().status.clone()
     }
 
     /// The session's tabs (no CDP call; titles as last reported).
+    ///
+    /// ```no_run
+    /// # fn demo(relay: &abx_relay::Relay) {
+    /// for tab in relay.tabs() { println!("{} {} {}", tab.tab_id, tab.title, tab.url); }
+    /// # }
+    /// ```
     pub fn tabs(&self) -> Vec<TabListing> {
         self.shared().tabs()
     }
 
     /// The dialog pending on the streamed tab, if any.
+    ///
+    /// ```no_run
+    /// # fn demo(relay: &abx_relay::Relay) {
+    /// if let Some(dialog) = relay.dialog() { println!("{}: {}", dialog.kind, dialog.message); }
+    /// # }
+    /// ```
     pub fn dialog(&self) -> Option<Dialog> {
         self.shared().input_tab().ok().and_then(|t| t.dialog())
     }
 
     /// The newest frame, if any.
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() {
+    /// assert!(abx_relay::Relay::new(Default::default()).latest_frame().is_none());
+    /// # }
+    /// ```
     pub fn latest_frame(&self) -> Option<Frame> {
         self.shared().frames.latest()
     }
 
-    /// A latest-wins frame receiver.
+    /// A latest-wins frame receiver (it does not count as a viewer; see [`Relay::viewer`]).
+    ///
+    /// ```no_run
+    /// # async fn demo(relay: &abx_relay::Relay) {
+    /// let _watching = relay.viewer();
+    /// let mut frames = relay.frames();
+    /// while let Some(frame) = frames.next().await { println!("{}", frame.seq()); }
+    /// # }
+    /// ```
     pub fn frames(&self) -> FrameReceiver {
         self.shared().frames.subscribe()
     }
 
     /// Events (status, tabs, url, console, dialogs, retarget...).
+    ///
+    /// ```no_run
+    /// # async fn demo(relay: &abx_relay::Relay) {
+    /// let mut events = relay.events();
+    /// while let Ok(event) = events.recv().await { println!("{}", event.to_json()); }
+    /// # }
+    /// ```
     pub fn events(&self) -> broadcast::Receiver<LiveEvent> {
         self.shared().events.subscribe()
     }
 
     /// Sends an event to every viewer (the daemon uses it for `command` and `result`).
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() {
+    /// let relay = abx_relay::Relay::new(Default::default());
+    /// let mut events = relay.events();
+    /// relay.publish(abx_relay::LiveEvent::Error { message: "maintenance".into() });
+    /// assert!(matches!(events.recv().await, Ok(abx_relay::LiveEvent::Error { .. })));
+    /// # }
+    /// ```
     pub fn publish(&self, event: LiveEvent) {
         self.shared().emit(event);
     }
 
     /// Sends the session's tabs to every viewer.
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() {
+    /// let relay = abx_relay::Relay::new(Default::default());
+    /// let mut events = relay.events();
+    /// relay.publish_tabs();
+    /// assert!(matches!(events.recv().await, Ok(abx_relay::LiveEvent::Tabs { .. })));
+    /// # }
+    /// ```
     pub fn publish_tabs(&self) {
         let tabs = self.tabs();
         self.shared().state().last_tabs = tabs.clone();
@@ -364,6 +464,15 @@ impl Relay {
 
     /// Sends one input event to the streamed tab without waiting for Chrome's reply; events sent
     /// through one caller reach Chrome in call order.
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() {
+    /// use abx_relay::{Input, MouseInput, RelayError};
+    /// let relay = abx_relay::Relay::new(Default::default());
+    /// let moved = relay.send_input(&Input::Mouse(MouseInput::default())).await;
+    /// assert!(matches!(moved, Err(RelayError::NoBrowser)));
+    /// # }
+    /// ```
     pub async fn send_input(&self, input: &Input) -> Result<(), RelayError> {
         let tab = self.shared().input_tab()?;
         let (method, params) = input.to_cdp();
@@ -372,6 +481,12 @@ impl Relay {
     }
 
     /// Answers the dialog pending on the streamed tab (`by` = `viewer` in the dialog events).
+    ///
+    /// ```no_run
+    /// # async fn demo(relay: &abx_relay::Relay) -> Result<(), abx_relay::RelayError> {
+    /// relay.answer_dialog(true, Some("Ada")).await?; // OK on a prompt, with text
+    /// # Ok(()) }
+    /// ```
     pub async fn answer_dialog(
         &self,
         accept: bool,
@@ -385,6 +500,13 @@ impl Relay {
     /// Replaces the session's tab with a fresh one at the same URL
     /// ([`abx_engine::Session::reopen_tab`]); viewers get `retarget` (reason `reopened`),
     /// `status` and `tabs`.
+    ///
+    /// ```no_run
+    /// # async fn demo(relay: &abx_relay::Relay) -> Result<(), abx_relay::RelayError> {
+    /// let tab = relay.reopen_tab().await?;
+    /// println!("now on {} at {}", tab.target_id, tab.url);
+    /// # Ok(()) }
+    /// ```
     pub async fn reopen_tab(&self) -> Result<TabListing, RelayError> {
         let shared = self.shared();
         let session = shared.session().ok_or(RelayError::NoBrowser)?;
@@ -409,11 +531,24 @@ impl Relay {
     }
 
     /// Stops streaming and ends the controller (also happens when the last clone is dropped).
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() {
+    /// let relay = abx_relay::Relay::new(Default::default());
+    /// relay.shutdown();
+    /// # }
+    /// ```
     pub fn shutdown(&self) {
         self.shared().stop.cancel();
     }
 
     /// [`Relay::shutdown`], then waits (bounded) until the screencast is stopped.
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() {
+    /// abx_relay::Relay::new(Default::default()).stop().await;
+    /// # }
+    /// ```
     pub async fn stop(&self) {
         self.shutdown();
         let task = self
@@ -431,6 +566,17 @@ impl Relay {
 /// A registered viewer; the screencast runs while at least one exists.
 ///
 /// Dropping it unregisters the viewer (the last one stops the screencast).
+///
+/// ```no_run
+/// # async fn demo(relay: &abx_relay::Relay) {
+/// let viewer = relay.viewer();
+/// let (mut frames, mut events) = (viewer.frames(), viewer.events());
+/// tokio::select! {
+///     frame = frames.next() => println!("frame {:?}", frame.map(|f| f.seq())),
+///     event = events.recv() => println!("event {:?}", event.map(|e| e.to_json())),
+/// }
+/// # }
+/// ```
 pub struct Viewer {
     shared: Arc<Shared>,
 }
@@ -463,11 +609,23 @@ impl Viewer {
     }
 
     /// A latest-wins frame receiver.
+    ///
+    /// ```no_run
+    /// # async fn demo(viewer: &abx_relay::Viewer) {
+    /// let newest = viewer.frames().latest();
+    /// # }
+    /// ```
     pub fn frames(&self) -> FrameReceiver {
         self.shared.frames.subscribe()
     }
 
     /// Events from now on.
+    ///
+    /// ```no_run
+    /// # async fn demo(viewer: &abx_relay::Viewer) {
+    /// let next = viewer.events().recv().await;
+    /// # }
+    /// ```
     pub fn events(&self) -> broadcast::Receiver<LiveEvent> {
         self.shared.events.subscribe()
     }

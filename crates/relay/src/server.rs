@@ -32,6 +32,16 @@ use crate::protocol::{ViewerConfig, query_pairs};
 use crate::relay::Relay;
 
 /// How the stream server listens.
+///
+/// ```
+/// let options = abx_relay::ServerOptions {
+///     port: 9223,
+///     fallback_to_any_port: false,
+///     token: Some("s3cret".into()),
+///     ..Default::default()
+/// };
+/// assert_eq!(options.write_deadline.as_secs(), 5);
+/// ```
 #[derive(Clone, Debug)]
 pub struct ServerOptions {
     /// Port on 127.0.0.1; 0 lets the OS pick (`AGENT_BROWSER_STREAM_PORT`).
@@ -63,6 +73,15 @@ impl Default for ServerOptions {
 }
 
 /// What the server asks of its host process (the daemon).
+///
+/// ```
+/// struct Idle(std::sync::atomic::AtomicU64);
+/// impl abx_relay::ServerHooks for Idle {
+///     fn activity(&self) {
+///         self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+///     }
+/// }
+/// ```
 pub trait ServerHooks: Send + Sync + 'static {
     /// A viewer sent input or answered a dialog (the daemon marks its idle timer).
     fn activity(&self) {}
@@ -75,6 +94,11 @@ pub trait ServerHooks: Send + Sync + 'static {
 }
 
 /// Hooks that do nothing (a library user without a daemon).
+///
+/// ```
+/// let hooks: std::sync::Arc<dyn abx_relay::ServerHooks> = std::sync::Arc::new(abx_relay::NoHooks);
+/// hooks.activity();
+/// ```
 #[derive(Debug, Default)]
 pub struct NoHooks;
 
@@ -117,6 +141,16 @@ impl std::fmt::Debug for StreamServer {
 impl StreamServer {
     /// Binds 127.0.0.1 and serves `relay`. Synchronous so the daemon can call it from a
     /// non-async hook; must run inside a tokio runtime.
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() -> Result<(), abx_relay::RelayError> {
+    /// use std::sync::Arc;
+    /// let relay = abx_relay::Relay::new(Default::default());
+    /// let server = abx_relay::StreamServer::start(relay, Default::default(), Arc::new(abx_relay::NoHooks))?;
+    /// assert!(server.port() > 0);
+    /// server.shutdown().await;
+    /// # Ok(()) }
+    /// ```
     pub fn start(
         relay: Relay,
         options: ServerOptions,
@@ -158,17 +192,35 @@ impl StreamServer {
         })
     }
 
-    /// The port it listens on.
+    /// The port it listens on (written to `<session>.stream` by the daemon).
+    ///
+    /// ```no_run
+    /// # fn demo(server: &abx_relay::StreamServer) {
+    /// println!("ws://127.0.0.1:{}/", server.port());
+    /// # }
+    /// ```
     pub fn port(&self) -> u16 {
         self.port
     }
 
     /// Stops accepting and tells every viewer to go (without waiting).
+    ///
+    /// ```no_run
+    /// # fn demo(server: &abx_relay::StreamServer) {
+    /// server.stop(); // `stream disable`
+    /// # }
+    /// ```
     pub fn stop(&self) {
         self.stop.cancel();
     }
 
     /// Stops and waits (bounded) for the server and its viewers to end.
+    ///
+    /// ```no_run
+    /// # async fn demo(server: abx_relay::StreamServer) {
+    /// server.shutdown().await;
+    /// # }
+    /// ```
     pub async fn shutdown(self) {
         self.stop.cancel();
         let task = self.task.lock().ok().and_then(|mut t| t.take());
@@ -339,6 +391,12 @@ fn websocket(
 /// The WebSocket origin rule (upstream): no `Origin` (not a browser page), a `file://` page, or
 /// a page on localhost / 127.0.0.1 / ::1 (any scheme and port). `null` is refused: sandboxed
 /// iframes on any site send it.
+///
+/// ```
+/// use abx_relay::origin_allowed;
+/// assert!(origin_allowed(None) && origin_allowed(Some("http://localhost:3000")));
+/// assert!(!origin_allowed(Some("https://example.com")));
+/// ```
 pub fn origin_allowed(origin: Option<&str>) -> bool {
     let Some(origin) = origin.map(str::trim) else {
         return true;
@@ -370,6 +428,14 @@ fn host_of(authority: &str) -> &str {
 
 /// Upstream's rule for state-changing API calls: the page's `Origin` (or `Referer`) names the
 /// same `host:port` as the `Host` header, and is https or a local host.
+///
+/// ```
+/// use axum::http::{HeaderMap, HeaderValue};
+/// let mut headers = HeaderMap::new();
+/// headers.insert("host", HeaderValue::from_static("127.0.0.1:9223"));
+/// headers.insert("origin", HeaderValue::from_static("http://127.0.0.1:9223"));
+/// assert!(abx_relay::same_origin(&headers));
+/// ```
 pub fn same_origin(headers: &HeaderMap) -> bool {
     let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
         return false;
@@ -431,6 +497,12 @@ fn normalize_authority(authority: &str, scheme: Option<&str>) -> String {
 }
 
 /// Whether the request carries the configured token (always true without one).
+///
+/// ```
+/// let none = axum::http::HeaderMap::new();
+/// assert!(abx_relay::token_ok(Some("s3cret"), &none, "token=s3cret"));
+/// assert!(!abx_relay::token_ok(Some("s3cret"), &none, "token=guess"));
+/// ```
 pub fn token_ok(expected: Option<&str>, headers: &HeaderMap, query: &str) -> bool {
     let Some(expected) = expected else {
         return true;
@@ -466,12 +538,21 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// Whether a process is alive (Linux: `/proc/<pid>` exists).
+///
+/// ```
+/// assert!(abx_relay::pid_alive(std::process::id() as i32));
+/// ```
 pub fn pid_alive(pid: i32) -> bool {
     pid > 0 && Path::new(&format!("/proc/{pid}")).exists()
 }
 
 /// Sessions with a stream server in `dir`: `[{"session","port","engine","provider"?,"extensions"?}]`
 /// from live `<s>.stream` files (the daemon named in `<s>.pid` is alive per `alive`).
+///
+/// ```no_run
+/// let sessions = abx_relay::discover_sessions(std::path::Path::new("/run/user/0/agent-browser"), abx_relay::pid_alive);
+/// for s in sessions { println!("{} on port {}", s["session"], s["port"]); }
+/// ```
 pub fn discover_sessions(dir: &Path, alive: impl Fn(i32) -> bool) -> Vec<Value> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
