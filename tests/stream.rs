@@ -707,6 +707,58 @@ async fn a_confirm_reaches_the_viewer_and_the_viewers_answer_resolves_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_raised_before_any_viewer_is_shown_on_connect_and_answered() {
+    let _cpu = CPU.read().await;
+    let site = site();
+    let ab = Arc::new(Cli::new());
+    // The page raises a prompt 200 ms after load; nobody watches yet.
+    run(&ab, &["open", &site.url("/dialogs.html?auto=prompt")])
+        .await
+        .success();
+    let deadline = Instant::now() + SHORT;
+    loop {
+        let reply = run(&ab, &["--json", "get", "url"]).await.success().json();
+        if reply["warning"]
+            .as_str()
+            .is_some_and(|w| w.contains("prompt"))
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the prompt never opened: {reply}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let port = stream_port(&ab);
+    let mut viewer = Viewer::connect(port, "").await;
+    let greeting: Vec<Value> = [
+        viewer.next_json(SHORT).await,
+        viewer.next_json(SHORT).await,
+        viewer.next_json(SHORT).await,
+    ]
+    .into();
+    assert_eq!(greeting[0]["type"], "status");
+    assert_eq!(greeting[1]["type"], "tabs");
+    let dialog = &greeting[2];
+    assert_eq!(dialog["type"], "dialog", "{greeting:?}");
+    assert_eq!(dialog["dialogType"], "prompt");
+    assert_eq!(dialog["message"], "name?");
+    assert_eq!(dialog["defaultPrompt"], "x");
+    assert_eq!(dialog["answerable"], true);
+    viewer
+        .send(json!({"type": "dialog_answer", "accept": true, "promptText": "Ada"}))
+        .await;
+    let closed = viewer.next_of("dialog_closed", SHORT).await;
+    assert_eq!(closed["userInput"], "Ada");
+    assert_eq!(
+        run(&ab, &["get", "text", "#result"]).await.success().out(),
+        "prompt:Ada"
+    );
+    run(&ab, &["close"]).await.success();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reopen_tab_yields_a_working_tab_at_the_same_url() {
     let _cpu = CPU.read().await;
     let site = site();
@@ -750,9 +802,17 @@ async fn reopen_tab_yields_a_working_tab_at_the_same_url() {
         .expect("an active tab");
     assert_eq!(active["targetId"], new_target.as_str());
     assert_eq!(active["tabId"], "t1");
-    let binding: Value =
-        serde_json::from_str(&std::fs::read_to_string(ab.file("target")).expect(".target"))
-            .expect("json");
+    // `.target` is rewritten when the reopen completes (after the new page loaded).
+    let deadline = Instant::now() + SHORT;
+    let binding = loop {
+        let binding: Value =
+            serde_json::from_str(&std::fs::read_to_string(ab.file("target")).expect(".target"))
+                .expect("json");
+        if binding["targetId"] == new_target.as_str() || Instant::now() > deadline {
+            break binding;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
     assert_eq!(
         binding["targetId"],
         new_target.as_str(),
@@ -877,6 +937,27 @@ async fn commands_and_results_are_broadcast_with_a_correct_success() {
         .success();
     let url = viewer.next_of("url", SHORT).await;
     assert_eq!(url["url"], site.url("/page2.html"));
+
+    // The page's console and uncaught errors.
+    run(&ab, &["open", &site.url("/console.html")])
+        .await
+        .success();
+    let console = viewer.next_of("console", SHORT).await;
+    assert_eq!(console["level"], "log", "{console}");
+    assert!(
+        console["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("hello")),
+        "{console}"
+    );
+    assert!(console["args"].is_array());
+    let warning = viewer.next_of("console", SHORT).await;
+    assert_eq!(warning["level"], "warning");
+    let error = viewer.next_of("page_error", SHORT).await;
+    assert!(
+        error["text"].as_str().is_some_and(|t| t.contains("boom")),
+        "{error}"
+    );
     run(&ab, &["close"]).await.success();
 }
 
