@@ -88,13 +88,18 @@ async fn main() {
 
     // When the relay got each frame from CDP (recorded in-process from the frame slot).
     let received: Arc<Mutex<HashMap<u64, Instant>>> = Arc::default();
+    let slot_delay = Arc::new(Mutex::new(Histogram::<u64>::new(3).expect("histogram")));
     let recorder = {
         let received = received.clone();
+        let slot_delay = slot_delay.clone();
         let mut frames = view.frames();
         tokio::spawn(async move {
             while let Some(frame) = frames.next().await {
                 if let Ok(mut map) = received.lock() {
                     map.insert(frame.seq(), frame.received_at());
+                }
+                if let Ok(mut h) = slot_delay.lock() {
+                    let _ = h.record((frame.received_at().elapsed().as_micros() as u64).max(1));
                 }
             }
         })
@@ -107,8 +112,7 @@ async fn main() {
     for n in [1usize, 2, 4, 8] {
         let before = received.lock().map(|m| m.len()).unwrap_or(0);
         let started = Instant::now();
-        let results =
-            futures_util::future::join_all((0..n).map(|_| viewer(port, run_for))).await;
+        let results = futures_util::future::join_all((0..n).map(|_| viewer(port, run_for))).await;
         let elapsed = started.elapsed().as_secs_f64();
         let source = received.lock().map(|m| m.len()).unwrap_or(0) - before;
         let mut histogram = Histogram::<u64>::new(3).expect("histogram");
@@ -137,6 +141,15 @@ async fn main() {
         );
     }
     recorder.abort();
+    if let Ok(h) = slot_delay.lock() {
+        println!(
+            "CDP receipt → frame slot (in-process receiver): p50 {} p90 {} p99 {} max {} µs",
+            h.value_at_quantile(0.5),
+            h.value_at_quantile(0.9),
+            h.value_at_quantile(0.99),
+            h.max()
+        );
+    }
     server.shutdown().await;
     view.close().await;
     let receipt = session.close().await;
