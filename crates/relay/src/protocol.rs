@@ -652,6 +652,7 @@ fn one_of(kind: &str, name: &str, value: &str, allowed: &[&str]) -> Result<(), P
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::Strategy;
 
     #[test]
     fn inputs_take_upstream_defaults() {
@@ -722,6 +723,42 @@ mod tests {
             let err = parse_client_message(&case).expect_err(&case);
             assert!(!err.0.contains(secret), "{case} → {err}");
             assert!(!err.0.is_empty());
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever a viewer sends, parsing returns a message or an error; it never panics.
+        #[test]
+        fn parsing_never_panics(text in ".{0,200}") {
+            let _ = parse_client_message(&text);
+        }
+
+        /// Well-formed JSON with arbitrary field values of every message type: same.
+        #[test]
+        fn typed_messages_with_arbitrary_values_never_panic(
+            kind in proptest::sample::select(vec![
+                "input_mouse", "input_keyboard", "input_touch", "config", "ack",
+                "dialog_answer", "reopen_tab", "other",
+            ]),
+            field in proptest::sample::select(vec![
+                "eventType", "x", "y", "button", "clickCount", "deltaX", "modifiers", "key",
+                "code", "text", "windowsVirtualKeyCode", "touchPoints", "maxFps", "pacing",
+                "seq", "accept", "promptText",
+            ]),
+            value in proptest::prop_oneof![
+                proptest::num::f64::ANY.prop_map(|f| json!(f)),
+                proptest::num::i64::ANY.prop_map(|i| json!(i)),
+                proptest::num::u64::ANY.prop_map(|u| json!(u)),
+                ".{0,20}".prop_map(|s| json!(s)),
+                proptest::bool::ANY.prop_map(|b| json!(b)),
+                proptest::strategy::Just(Value::Null),
+                proptest::strategy::Just(json!([1, {"x": 2}])),
+                proptest::strategy::Just(json!({"nested": {"deep": [null]}})),
+            ],
+        ) {
+            let mut message = json!({"type": kind});
+            message[field] = value;
+            let _ = parse_client_message(&message.to_string());
         }
     }
 

@@ -107,8 +107,8 @@ pub(crate) async fn serve(socket: WebSocket, app: Arc<App>, config: ViewerConfig
         let config = *config_rx.borrow();
         let allowed_at = next_allowed(last_sent, config.max_fps);
         let can_send = pending && awaiting_ack.is_none();
+        // Not biased: a page flooding the console must not starve frames, nor frames events.
         tokio::select! {
-            biased;
             _ = app.stop.cancelled() => {
                 let close = Message::Close(Some(CloseFrame { code: 1001, reason: Utf8Bytes::from_static("stream server stopped") }));
                 let _ = send(&mut sink, close, Duration::from_millis(200)).await;
