@@ -3,7 +3,7 @@
 //! `stream` commands — against real Chromium and the fixture site.
 //!
 //! Every wait below is bounded and ends as soon as what it waits for happens; a test that times
-//! out has failed.
+//! out has failed. `ABX_TEST_TRACE=1` prints the messages a wait skipped (frames excepted).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -314,8 +314,8 @@ impl Relay {
                 (None, None) => true,
                 _ => false,
             };
-            if !same {
-                state.popup = None;
+            if !same && let Some(old) = state.popup.take() {
+                release_popup(old.tab);
             }
             state.session = session;
         }
@@ -512,7 +512,9 @@ impl Relay {
         let session = shared.session().ok_or(RelayError::NoBrowser)?;
         {
             let mut state = shared.state();
-            state.popup = None;
+            if let Some(old) = state.popup.take() {
+                release_popup(old.tab);
+            }
             state.next_reason = Some(RetargetReason::Reopened);
             state.reopening = true;
         }
@@ -675,8 +677,8 @@ fn desired(shared: &Shared) -> Option<(Arc<Tab>, bool)> {
             && session.browser().target(p.tab.target_id()).is_some()
             && active.as_deref() == Some(p.opener.as_str())
     });
-    if !popup_valid {
-        state.popup = None;
+    if !popup_valid && let Some(old) = state.popup.take() {
+        release_popup(old.tab);
     }
     if let Some(popup) = &state.popup {
         return Some((popup.tab.clone(), true));
@@ -873,10 +875,31 @@ async fn adopt_popup(
             let opener = session
                 .active_target()
                 .unwrap_or_else(|| running.tab.target_id().to_string());
-            shared.state().popup = Some(Popup { tab, opener });
+            let previous = shared.state().popup.replace(Popup { tab, opener });
+            if let Some(previous) = previous {
+                release_popup(previous.tab);
+            }
         }
         Err(err) => tracing::debug!(%err, "cannot attach to the popup; staying on the opener"),
     }
+}
+
+/// Detaches our session from a popup we no longer stream (an attached DevTools session changes
+/// how Chrome treats a tab, e.g. for dialogs; we leave none behind).
+fn release_popup(tab: Arc<Tab>) {
+    if tab.state().detached {
+        return;
+    }
+    let Some(session_id) = tab.cdp().id().map(str::to_string) else {
+        return;
+    };
+    let browser = tab.cdp().connection().browser();
+    tokio::spawn(async move {
+        let _ = browser
+            .send("Target.detachFromTarget", &json!({"sessionId": session_id}))
+            .await;
+        drop(tab);
+    });
 }
 
 fn start_cast(shared: &Arc<Shared>, tab: Arc<Tab>, target_id: Arc<str>) -> Cast {
