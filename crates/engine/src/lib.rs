@@ -36,6 +36,7 @@ pub mod glob;
 mod input;
 mod locate;
 pub mod refs;
+mod reopen;
 mod session;
 mod snapshot;
 mod tab;
