@@ -433,7 +433,9 @@ async fn foreign_origins_are_refused_and_a_token_is_enforced() {
     let _cpu = CPU.read().await;
     let site = site();
     let ab = Arc::new(Cli::new());
-    run(&ab, &["open", &site.url("/static.html")])
+    // An animated page: the frame awaited after the errors must not depend on whether the first
+    // frame was consumed while looking for them (a static page sends no second frame).
+    run(&ab, &["open", &site.url("/animated.html")])
         .await
         .success();
     let port = stream_port(&ab);
