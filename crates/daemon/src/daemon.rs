@@ -363,6 +363,9 @@ impl Daemon {
             auto_dialog: self.config.auto_dialog,
             pin_tab: spec.pin_tab,
             preferred_target: preferred.filter(|_| spec.is_attach()),
+            policy: Arc::new(spec.policy()),
+            claims: Some(abx_engine::ClaimDir::for_current_user()),
+            name: self.config.session.clone(),
         };
         let browser = Arc::new(browser);
         let session = match Session::start(browser.clone(), options).await {

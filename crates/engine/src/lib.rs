@@ -25,15 +25,19 @@
 //! ```
 
 mod browser;
+pub mod claim;
 pub mod element;
 mod error;
 pub mod glob;
+pub mod policy;
 pub mod refs;
 mod session;
 mod tab;
 
 pub use browser::{AttachOptions, Browser, TargetInfo, endpoint_url};
+pub use claim::{ClaimDir, ClaimHolder};
 pub use error::{EngineError, Result};
+pub use policy::{DomainFilter, Policy, ProxyAuth};
 pub use session::{
     Evaluated, Navigated, ScreenshotOptions, Session, SessionOptions, TabListing, WaitUntil,
 };

@@ -206,10 +206,8 @@ async fn launch(
         &Value::Object(request.params.clone()),
         &daemon.config.launch,
     );
-    if !spec.allowed_domains.is_empty() && spec.is_attach() {
-        // Upstream rejects this; abx enforces the allowlist on attached sessions (see docs).
-        tracing::debug!("allowlist on an attached session");
-    }
+    // Upstream rejects an allowlist with --cdp or --profile; abx enforces it there too
+    // (docs/adr/0002-allowlist.md), so every combination is accepted.
     let had_browser = daemon.live().is_some();
     let live = daemon.launch(spec, note, launch_ms, true).await?;
     let reused = had_browser && !note.relaunched && !note.launched_now;
