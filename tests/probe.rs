@@ -426,3 +426,179 @@ async fn perm_outcome(s: &Session, loads: &mut abx_cdp::Subscription, url: &str)
     let r = s.call("Runtime.evaluate", json!({"expression": "new Promise(r => { const t = Date.now(); const f = () => { const v = document.getElementById('result').textContent; if (!v.endsWith(':pending') || Date.now() - t > 4000) r(v); else setTimeout(f, 20); }; f(); })", "awaitPromise": true, "returnByValue": true})).await.unwrap();
     r["result"]["value"].clone()
 }
+
+#[tokio::test]
+#[ignore]
+async fn probe_headed_permissions() {
+    let site = FixtureServer::start().await.expect("fixture");
+    let options = abx_chrome::LaunchOptions {
+        headless: false,
+        ..launch_options(None)
+    };
+    let chrome = Chrome::launch(options).await.expect("launch");
+    let conn = Connection::connect(chrome.ws_url()).await.expect("conn");
+    let b = conn.browser();
+    let created = b
+        .call("Target.createTarget", json!({"url":"about:blank"}))
+        .await
+        .unwrap();
+    let tid = created["targetId"].as_str().unwrap().to_string();
+    let s = conn.attach(&tid).await.unwrap();
+    s.call("Page.enable", json!({})).await.unwrap();
+    s.call("Runtime.enable", json!({})).await.unwrap();
+    let mut loads = s.subscribe(EventFilter::methods(["Page.loadEventFired"]), 64);
+    for variant in ["plain", "origin", "context"] {
+        for name in ["geolocation", "notifications", "clipboard-read"] {
+            let mut params = json!({"permission": {"name": name}, "setting": "denied"});
+            if variant == "origin" {
+                params["origin"] = json!(site.origin());
+            }
+            if variant == "context" {
+                let info = b
+                    .call("Target.getTargetInfo", json!({"targetId": tid}))
+                    .await
+                    .unwrap();
+                params["browserContextId"] = info["targetInfo"]["browserContextId"].clone();
+            }
+            let r = b.call("Browser.setPermission", params).await;
+            println!("{variant} setPermission {name}: {r:?}");
+        }
+        for page in ["/geo.html", "/notify.html", "/clipboard.html"] {
+            println!(
+                "{variant} {page} -> {}",
+                perm_outcome(&s, &mut loads, &site.url(page)).await
+            );
+        }
+        let q = s.call("Runtime.evaluate", json!({"expression": "navigator.permissions.query({name:'geolocation'}).then(p => p.state)", "awaitPromise": true, "returnByValue": true})).await.unwrap();
+        println!(
+            "{variant} permissions.query geolocation: {}",
+            q["result"]["value"]
+        );
+    }
+    chrome.close(Some(&conn)).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore]
+async fn probe_engine_permissions() {
+    use std::sync::Arc;
+    let site = FixtureServer::start().await.expect("fixture");
+    let options = abx_chrome::LaunchOptions {
+        headless: false,
+        ..launch_options(None)
+    };
+    let chrome = Chrome::launch(options).await.expect("launch");
+    let browser = Arc::new(
+        abx_engine::Browser::attach(chrome.ws_url(), Default::default())
+            .await
+            .unwrap(),
+    );
+    let opts = abx_engine::SessionOptions {
+        pin_tab: true,
+        ..Default::default()
+    };
+    let session = abx_engine::Session::start(browser.clone(), opts)
+        .await
+        .unwrap();
+    session
+        .navigate(&site.url("/geo.html"), abx_engine::WaitUntil::Load, None)
+        .await
+        .unwrap();
+    session
+        .evaluate("document.getElementById('request').click()", None)
+        .await
+        .unwrap();
+    session
+        .wait_for_function(
+            "!document.getElementById('result').textContent.endsWith(':pending')",
+            Some(Duration::from_secs(6)),
+            "w",
+        )
+        .await
+        .unwrap();
+    println!(
+        "engine: outcome {:?}",
+        session
+            .evaluate("document.getElementById('result').textContent", None)
+            .await
+            .unwrap()
+            .value
+    );
+    let t = session.active_target().unwrap();
+    let r = browser
+        .connection()
+        .browser()
+        .call("Target.activateTarget", json!({"targetId": t}))
+        .await;
+    println!("activate: {r:?}");
+    let r = browser
+        .connection()
+        .browser()
+        .call(
+            "Browser.setPermission",
+            json!({"permission": {"name": "geolocation"}, "setting": "denied"}),
+        )
+        .await;
+    println!("direct setPermission: {r:?}");
+    session
+        .navigate(&site.url("/geo.html"), abx_engine::WaitUntil::Load, None)
+        .await
+        .unwrap();
+    session
+        .evaluate("document.getElementById('request').click()", None)
+        .await
+        .unwrap();
+    session
+        .wait_for_function(
+            "!document.getElementById('result').textContent.endsWith(':pending')",
+            Some(Duration::from_secs(6)),
+            "w",
+        )
+        .await
+        .unwrap();
+    println!(
+        "engine: outcome after direct {:?}",
+        session
+            .evaluate("document.getElementById('result').textContent", None)
+            .await
+            .unwrap()
+            .value
+    );
+    session.close().await;
+    chrome.kill().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore]
+async fn probe_flag_background_tab() {
+    let site = FixtureServer::start().await.expect("fixture");
+    let options = abx_chrome::LaunchOptions {
+        headless: false,
+        deny_permission_prompts: true,
+        ..launch_options(None)
+    };
+    let chrome = Chrome::launch(options).await.expect("launch");
+    let conn = Connection::connect(chrome.ws_url()).await.expect("conn");
+    for background in [true, false] {
+        let created = conn
+            .browser()
+            .call(
+                "Target.createTarget",
+                json!({"url":"about:blank", "background": background}),
+            )
+            .await
+            .unwrap();
+        let tid = created["targetId"].as_str().unwrap().to_string();
+        let s = conn.attach(&tid).await.unwrap();
+        s.call("Page.enable", json!({})).await.unwrap();
+        s.call("Runtime.enable", json!({})).await.unwrap();
+        let mut loads = s.subscribe(EventFilter::methods(["Page.loadEventFired"]), 64);
+        for page in ["/geo.html", "/notify.html", "/clipboard.html"] {
+            println!(
+                "flag, background={background} {page} -> {}",
+                perm_outcome(&s, &mut loads, &site.url(page)).await
+            );
+        }
+    }
+    chrome.close(Some(&conn)).await;
+}

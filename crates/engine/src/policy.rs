@@ -23,7 +23,11 @@
 //! Proxy credentials are answered on `Fetch.authRequired` for proxy challenges only. Permission
 //! prompts (geolocation, notifications, clipboard, camera, microphone) are denied with
 //! `Browser.setPermission` for the browser context; Chrome resets such overrides whenever *any*
-//! client that set one detaches, so they are applied again before every navigation.
+//! client that set one detaches, so they are applied again before every navigation. Geolocation
+//! in a *background* tab of headed Chrome never settles whatever the override or the
+//! `--deny-permission-prompts` flag say (stage tabs are background tabs), so the session's own
+//! tabs also get a script that answers `getCurrentPosition`/`watchPosition` with
+//! `PERMISSION_DENIED` at once.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -237,6 +241,41 @@ pub(crate) async fn before_navigation(
     Ok(())
 }
 
+/// Geolocation requests of a background tab in headed Chrome 156 never settle, whatever the
+/// permission override or `--deny-permission-prompts` say (measured; stage tabs are background
+/// tabs): the page gets an immediate `PERMISSION_DENIED` instead.
+async fn deny_prompts_in_page(session: &CdpSession) -> Result<()> {
+    session
+        .call_within(
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({"source": NO_PROMPT_JS, "runImmediately": true}),
+            SETUP_DEADLINE,
+        )
+        .await?;
+    Ok(())
+}
+
+const NO_PROMPT_JS: &str = r#"(() => {
+  const g = globalThis;
+  if (g.__abxNoPrompts || !g.navigator || !g.navigator.geolocation) return;
+  Object.defineProperty(g, '__abxNoPrompts', { value: true });
+  const geolocation = g.navigator.geolocation;
+  const denied = () => {
+    const proto = g.GeolocationPositionError ? g.GeolocationPositionError.prototype : Object.prototype;
+    return Object.create(proto, {
+      code: { value: 1 },
+      message: { value: 'User denied Geolocation' },
+    });
+  };
+  const refuse = (error) => { if (typeof error === 'function') setTimeout(() => error(denied()), 0); };
+  Object.defineProperty(geolocation, 'getCurrentPosition', {
+    value: function getCurrentPosition(success, error) { refuse(error); },
+  });
+  Object.defineProperty(geolocation, 'watchPosition', {
+    value: function watchPosition(success, error) { refuse(error); return 0; },
+  });
+})();"#;
+
 async fn deny_permissions(connection: &Connection, policy: &Policy) {
     if !policy.deny_permissions {
         return;
@@ -263,6 +302,9 @@ pub(crate) async fn guard_tab(
     enforcement: &Arc<Enforcement>,
 ) -> Result<()> {
     enforcement.family().members.insert(target_id.to_string());
+    if policy.deny_permissions {
+        deny_prompts_in_page(session).await?;
+    }
     if policy.allowed_domains.is_none() && policy.proxy_auth.is_none() {
         return Ok(());
     }
@@ -318,6 +360,9 @@ async fn install(
     session
         .call_within("Fetch.enable", fetch, SETUP_DEADLINE)
         .await?;
+    if policy.deny_permissions && kind != TargetKind::Worker && kind != TargetKind::Page {
+        let _ = deny_prompts_in_page(session).await;
+    }
     if let Some(filter) = &policy.allowed_domains {
         let script = guard_script(filter);
         match kind {
@@ -630,6 +675,9 @@ async fn adopt_popup(
 ) {
     match connection.attach(target_id).await {
         Ok(session) => {
+            if policy.deny_permissions {
+                let _ = deny_prompts_in_page(&session).await;
+            }
             if let Err(err) =
                 install(connection, &session, TargetKind::Page, policy, enforcement).await
             {
