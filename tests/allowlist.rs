@@ -217,8 +217,11 @@ fn a_profile_session_cannot_leave_its_allowlist() {
     let profile = root.path().join("profile");
     let cli = Cli::new()
         .session("fenced")
-        .env("AGENT_BROWSER_PROFILE", profile.to_str().expect("utf8"))
-        .env("AGENT_BROWSER_ALLOWED_DOMAINS", "A.localhost");
+        .env("AGENT_BROWSER_PROFILE", profile.to_str().expect("utf8"));
+    // The flag on the first command only: the allowlist stays for the daemon's life, even though
+    // every later command re-sends the profile launch without it.
+    cli.run(&["--allowed-domains", "A.localhost", "open", "about:blank"])
+        .success();
     assert_contained(&cli, &site);
     cli.run(&["close"]).success();
 }

@@ -358,3 +358,32 @@ fn cdp_headers_reach_discovery_and_the_websocket_handshake() {
     stage.run(&["close"]).success();
     anchor.run(&["close"]).success();
 }
+
+#[test]
+fn an_unpinned_session_never_falls_back_to_a_tab_pinned_by_another() {
+    let site = common::site();
+    let (anchor, cdp) = anchor();
+    let stage = stage("kept", &cdp);
+    let page = site.url("/page1.html");
+    stage.run(&["open", &page]).success();
+    let pinned = bound_target(&stage)["targetId"]
+        .as_str()
+        .expect("target id")
+        .to_string();
+    // The anchor loses its own tab; upstream would drift to any other tab (#1867).
+    anchor.run(&["tab", "close"]).success();
+    assert_eq!(anchor.run(&["get", "url"]).success().out(), "about:blank");
+    let active: Vec<Value> = tabs(&anchor)
+        .into_iter()
+        .filter(|t| t["active"] == true)
+        .collect();
+    assert_eq!(active.len(), 1);
+    assert_ne!(active[0]["targetId"], json!(pinned));
+    // An explicit switch to the pinned tab is refused as well.
+    let refused = anchor.run(&["--json", "tab", &pinned]);
+    assert_eq!(refused.json()["code"], json!("tab_pinned"), "{refused:?}");
+    assert_eq!(stage.run(&["get", "url"]).success().out(), page);
+    stage.run(&["tab", "close"]).success();
+    stage.run(&["close"]).success();
+    anchor.run(&["close"]).success();
+}

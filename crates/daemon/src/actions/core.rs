@@ -202,10 +202,18 @@ async fn launch(
     note: &mut LaunchNote,
     launch_ms: &mut u64,
 ) -> Result<Value, Failure> {
-    let spec = LaunchSpec::from_request(
+    let mut spec = LaunchSpec::from_request(
         &Value::Object(request.params.clone()),
         &daemon.config.launch,
     );
+    // Like upstream, an allowlist once set stays for the daemon's life: a later launch without
+    // one keeps it (otherwise dropping the flag would relaunch an unfenced browser).
+    if request.params.get("allowedDomains").is_none()
+        && spec.allowed_domains.is_empty()
+        && let Some(live) = daemon.live()
+    {
+        spec.allowed_domains = live.spec.allowed_domains.clone();
+    }
     // Upstream rejects an allowlist with --cdp or --profile; abx enforces it there too
     // (docs/adr/0002-allowlist.md), so every combination is accepted.
     let had_browser = daemon.live().is_some();

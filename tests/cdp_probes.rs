@@ -1,4 +1,9 @@
-//! Measurements behind docs/adr/0002-allowlist.md (run with `--ignored --nocapture`).
+//! Measurements behind `docs/adr/0002-allowlist.md`: what Chromium does with popups under each
+//! auto-attach mode, the cost of browser-level interception, WebSocket interception, permission
+//! overrides and background tabs. They print findings instead of asserting (Chrome behaviour is
+//! the subject), so they are `#[ignore]`d:
+//! `cargo test -p abx-tests --test cdp_probes -- --ignored --nocapture --test-threads=1`.
+#![allow(clippy::unwrap_used)] // probes: a failed call is itself the finding
 
 use std::time::{Duration, Instant};
 
