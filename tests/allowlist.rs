@@ -201,6 +201,19 @@ fn assert_contained(cli: &Cli, site: &FixtureServer) {
         "\"SecurityError\""
     );
 
+    // A WebSocket from inside a worker (the guard is evaluated in the paused worker first).
+    let worker_ws = format!(
+        "window.__wsw = 'pending'; const src = \"try {{ new WebSocket('{}'); postMessage('open') }} catch (e) {{ postMessage(e.name) }}\"; const w = new Worker(URL.createObjectURL(new Blob([src], {{type: 'text/javascript'}}))); w.onmessage = (e) => {{ window.__wsw = e.data; }}; 1",
+        b("/ws-worker").replace("http://", "ws://")
+    );
+    cli.run(&["eval", &worker_ws]).success();
+    cli.run(&["wait", "--fn", "window.__wsw !== 'pending'"])
+        .success();
+    assert_eq!(
+        cli.run(&["eval", "window.__wsw"]).success().out(),
+        "\"SecurityError\""
+    );
+
     // Give a late leak (popups' navigations) a last chance to show, by loading one more page.
     cli.run(&["open", &a("/page2.html")]).success();
     let leaked = escaped(site);

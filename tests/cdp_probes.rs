@@ -72,6 +72,57 @@ async fn probe_popups() {
         .unwrap();
     println!("tab targets: {tabs}");
 
+    // M0: page-level auto-attach and autoAttachRelated: is the popup attached (and paused)?
+    for mode in ["page-level setAutoAttach", "autoAttachRelated", "nothing"] {
+        let created = b
+            .call("Target.createTarget", json!({"url":"about:blank"}))
+            .await
+            .unwrap();
+        let opener = created["targetId"].as_str().unwrap().to_string();
+        let os = conn.attach(&opener).await.unwrap();
+        let mut on_tab = os.subscribe(EventFilter::methods(["Target.attachedToTarget"]), 64);
+        let mut on_browser = b.subscribe(EventFilter::methods(["Target.attachedToTarget"]), 64);
+        os.call("Page.enable", json!({})).await.unwrap();
+        match mode {
+            "page-level setAutoAttach" => {
+                os.call(
+                    "Target.setAutoAttach",
+                    json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}),
+                )
+                .await
+                .unwrap();
+            }
+            "autoAttachRelated" => {
+                b.call(
+                    "Target.autoAttachRelated",
+                    json!({"targetId": opener, "waitForDebuggerOnStart": true}),
+                )
+                .await
+                .unwrap();
+            }
+            _ => {}
+        }
+        // autoAttachRelated attaches the opener itself: only later attaches count.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        while on_tab.try_recv().is_some() || on_browser.try_recv().is_some() {}
+        site.clear_requests();
+        let url = site.url_on_host("b.localhost", "/log?m0");
+        os.call(
+            "Runtime.evaluate",
+            json!({"expression": format!("!!window.open('{url}')"), "userGesture": true}),
+        )
+        .await
+        .unwrap();
+        let reached = site
+            .wait_for_request(|r| r.path.contains("m0"), Duration::from_secs(2))
+            .await
+            .is_some();
+        let attached = on_tab.try_recv().is_some() || on_browser.try_recv().is_some();
+        println!(
+            "== M0 {mode}: popup auto-attached: {attached}; its request reached the server: {reached}"
+        );
+    }
+
     // M1: does the opener's Fetch see the popup's navigation?
     let created = b
         .call("Target.createTarget", json!({"url":"about:blank"}))
@@ -192,12 +243,18 @@ async fn probe_popups() {
     site.clear_requests();
     let url = site.url_on_host("b.localhost", "/log?m5");
     let t0 = Instant::now();
-    s.call(
-        "Runtime.evaluate",
-        json!({"expression": format!("!!window.open('{url}')"), "userGesture": true}),
-    )
-    .await
-    .unwrap();
+    let opened = s
+        .call_within(
+            "Runtime.evaluate",
+            json!({"expression": format!("!!window.open('{url}')"), "userGesture": true}),
+            Duration::from_secs(3),
+        )
+        .await;
+    println!(
+        "== M5 window.open in the opener while the new tab target is paused: {:?} after {} ms",
+        opened.map(|r| r["result"]["value"].clone()),
+        t0.elapsed().as_millis()
+    );
     let e = tokio::time::timeout(Duration::from_secs(2), br.recv()).await;
     match e {
         Ok(Some(e)) => {

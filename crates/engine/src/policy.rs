@@ -357,9 +357,18 @@ async fn install(
         "patterns": [{"urlPattern": "*"}],
         "handleAuthRequests": policy.proxy_auth.is_some(),
     });
-    session
+    let enabled = session
         .call_within("Fetch.enable", fetch, SETUP_DEADLINE)
-        .await?;
+        .await;
+    match enabled {
+        Ok(_) => {}
+        // Some worker kinds have no Fetch domain; their requests are still seen by the page's or
+        // the browser-level interception. The guard script below must run regardless.
+        Err(err) if kind == TargetKind::Worker => {
+            tracing::debug!(%err, "no Fetch interception in this worker");
+        }
+        Err(err) => return Err(err.into()),
+    }
     if policy.deny_permissions && kind != TargetKind::Worker && kind != TargetKind::Page {
         let _ = deny_prompts_in_page(session).await;
     }
@@ -377,13 +386,20 @@ async fn install(
             }
             TargetKind::Worker => {
                 // A paused worker has not run its script yet: the guard goes first.
-                let _ = session
+                let evaluated = session
                     .call_within(
                         "Runtime.evaluate",
                         json!({"expression": script}),
                         SETUP_DEADLINE,
                     )
                     .await;
+                match evaluated {
+                    Ok(reply) if reply.get("exceptionDetails").is_some() => {
+                        tracing::debug!(%reply, "the worker guard threw");
+                    }
+                    Ok(_) => {}
+                    Err(err) => tracing::debug!(%err, "cannot guard a worker"),
+                }
             }
         }
         let attach = json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true});
