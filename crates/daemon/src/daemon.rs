@@ -342,6 +342,7 @@ impl Daemon {
                 let options = AttachOptions {
                     headers: spec.cdp_headers.clone(),
                     connect_timeout: None,
+                    ..AttachOptions::default()
                 };
                 Browser::attach(endpoint, options)
                     .await

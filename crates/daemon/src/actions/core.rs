@@ -212,7 +212,7 @@ async fn launch(
         && spec.allowed_domains.is_empty()
         && let Some(live) = daemon.live()
     {
-        spec.allowed_domains = live.spec.allowed_domains.clone();
+        spec.allowed_domains = live.spec.allowed_domains;
     }
     // Upstream rejects an allowlist with --cdp or --profile; abx enforces it there too
     // (docs/adr/0002-allowlist.md), so every combination is accepted.
