@@ -184,6 +184,27 @@ fn assert_contained(cli: &Cli, site: &FixtureServer) {
     );
     assert!(allowed_popup.is_some(), "a popup to the allowed host loads");
 
+    // A popup's own document is guarded too (same origin, so the opener can reach into it).
+    let guarded_popup = format!(
+        "window.__popup = window.open('{}'); 1",
+        a("/page2.html?via=popup-guard")
+    );
+    cli.run(&["eval", &guarded_popup]).success();
+    cli.run(&[
+        "wait",
+        "--fn",
+        "window.__popup.location.href.includes('popup-guard') && window.__popup.document.readyState === 'complete'",
+    ])
+    .success();
+    let ws_in_popup = format!(
+        "try {{ new window.__popup.WebSocket('{}'); 'open' }} catch (e) {{ e.name }}",
+        b("/ws-popup").replace("http://", "ws://")
+    );
+    assert_eq!(
+        cli.run(&["eval", &ws_in_popup]).success().out(),
+        "\"SecurityError\""
+    );
+
     // WebSocket (Fetch never sees its handshake) and WebRTC are refused in the page.
     let ws = format!(
         "try {{ new WebSocket('{}'); 'open' }} catch (e) {{ e.name }}",
@@ -250,6 +271,13 @@ fn an_attached_stage_cannot_leave_its_allowlist_and_others_are_not_fenced() {
     let raw = RawCdp::connect(&cdp);
     let person_url = site.url("/static.html?person=1");
     let person = raw.open_unattached(&person_url);
+    // The person's page has been requested before the fenced stage's checks clear the log.
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let requested = rt.block_on(site.wait_for_request(
+        |r| r.path == "/static.html?person=1",
+        Duration::from_secs(10),
+    ));
+    assert!(requested.is_some());
 
     let stage = Cli::new()
         .session("fenced-stage")

@@ -172,6 +172,11 @@ const DENIED_PERMISSIONS: &[&str] = &[
 
 const SETUP_DEADLINE: Duration = Duration::from_secs(5);
 
+/// Capacity of the channels carrying `Fetch.requestPaused`: a dropped event would leave its
+/// request paused for good (the browser-level one sees every request of the browser), so these
+/// are deep; the pumps answer without waiting on Chrome.
+const PAUSED_EVENTS: usize = 65_536;
+
 /// The policy's live state for one session: the targets that belong to it (its tabs, their
 /// frames and workers, the popups they opened) and the tasks that answer interception events.
 #[derive(Default)]
@@ -245,11 +250,22 @@ pub(crate) async fn before_navigation(
 /// permission override or `--deny-permission-prompts` say (measured; stage tabs are background
 /// tabs): the page gets an immediate `PERMISSION_DENIED` instead.
 async fn deny_prompts_in_page(session: &CdpSession) -> Result<()> {
+    add_document_script(session, NO_PROMPT_JS).await
+}
+
+/// Registers a script for every new document of the target (and runs it in the current one).
+///
+/// Queued, not awaited: the call is served by the renderer, and while a popup's first
+/// (cross-process) navigation is pending Chrome holds renderer-bound messages until the new
+/// document's agent exists — awaiting it there deadlocks against our own held request (measured:
+/// 5 s timeouts). Messages of a session keep their order, so the script is registered before
+/// any later command of ours (e.g. `Page.navigate`), and Chrome hands it to the new document's
+/// agent before that document runs.
+async fn add_document_script(session: &CdpSession, source: &str) -> Result<()> {
     session
-        .call_within(
+        .send(
             "Page.addScriptToEvaluateOnNewDocument",
-            json!({"source": NO_PROMPT_JS, "runImmediately": true}),
-            SETUP_DEADLINE,
+            &json!({"source": source, "runImmediately": true}),
         )
         .await?;
     Ok(())
@@ -344,7 +360,7 @@ async fn install(
             "Fetch.authRequired",
             "Target.attachedToTarget",
         ]),
-        4096,
+        PAUSED_EVENTS,
     );
     enforcement.keep(tokio::spawn(answer(
         events,
@@ -375,15 +391,7 @@ async fn install(
     if let Some(filter) = &policy.allowed_domains {
         let script = guard_script(filter);
         match kind {
-            TargetKind::Page | TargetKind::Frame => {
-                session
-                    .call_within(
-                        "Page.addScriptToEvaluateOnNewDocument",
-                        json!({"source": script, "runImmediately": true}),
-                        SETUP_DEADLINE,
-                    )
-                    .await?;
-            }
+            TargetKind::Page | TargetKind::Frame => add_document_script(session, &script).await?,
             TargetKind::Worker => {
                 // A paused worker has not run its script yet: the guard goes first.
                 let evaluated = session
@@ -587,7 +595,7 @@ async fn watch_popups(
     // One subscription, so a popup's `targetCreated` is seen before its first request.
     let events = browser.subscribe(
         EventFilter::methods(["Target.targetCreated", "Fetch.requestPaused"]),
-        8192,
+        PAUSED_EVENTS,
     );
     enforcement.keep(tokio::spawn(popup_pump(
         events,
