@@ -121,6 +121,12 @@ fn eight_stages_share_one_anchor_and_keep_their_own_tabs() {
     let active: Vec<&Value> = listed.iter().filter(|t| t["active"] == true).collect();
     assert_eq!(active.len(), 1);
     assert_eq!(active[0]["url"], json!(popup_page));
+    let popup = raw
+        .pages()
+        .into_iter()
+        .find(|t| t["openerId"] == active[0]["targetId"])
+        .expect("the popup is a tab whose opener is stage 0's tab");
+    let popup = popup["targetId"].as_str().unwrap_or("").to_string();
 
     // Another stage cannot take stage 0's pinned tab by target id, nor close it.
     let stage0_target = bound_target(&stages[0])["targetId"]
@@ -138,13 +144,15 @@ fn eight_stages_share_one_anchor_and_keep_their_own_tabs() {
     assert_eq!(stages[1].run(&["get", "url"]).success().out(), url_of(1));
     assert!(raw.target(&stage0_target).is_some());
 
-    // Stage teardown: its tab, then its session; exactly that tab goes, the rest keep working.
+    // Stage teardown: its tab (and the popup its page opened), then its session; nothing else
+    // goes, the rest keep working.
     let pages_before = raw.pages().len();
     stages[0].run(&["tab", "close"]).success();
     stages[0].run(&["close"]).success();
     assert!(stages[0].daemon_pid().is_none());
     assert!(raw.target(&stage0_target).is_none());
-    assert_eq!(raw.pages().len(), pages_before - 1);
+    raw.wait_for(Duration::from_secs(5), || raw.target(&popup).is_none());
+    assert_eq!(raw.pages().len(), pages_before - 2);
     std::thread::scope(|scope| {
         for (i, stage) in stages.iter().enumerate().skip(1) {
             let url = url_of(i);
@@ -170,7 +178,18 @@ fn eight_stages_share_one_anchor_and_keep_their_own_tabs() {
             });
         }
     });
+    // Stage teardown never ended the browser; the owning session's close does.
+    assert!(
+        !raw.connection().is_closed(),
+        "Chrome went down with a stage"
+    );
+    assert_eq!(
+        raw.pages().len(),
+        2,
+        "the anchor's tab and the person's tab"
+    );
     anchor.run(&["close"]).success();
+    raw.wait_for(Duration::from_secs(10), || raw.connection().is_closed());
 }
 
 #[test]

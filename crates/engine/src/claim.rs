@@ -300,6 +300,31 @@ impl crate::session::Session {
         }
     }
 
+    /// A pinned session's `tab close` also closes the popups its tab opened (transitively), so a
+    /// stage's teardown leaves nothing of its own in a shared browser; tabs another session holds
+    /// are left alone.
+    pub(crate) async fn close_popups_of(&self, opener: &str) {
+        let mut openers = vec![opener.to_string()];
+        while let Some(current) = openers.pop() {
+            let popups: Vec<String> = self
+                .browser()
+                .targets()
+                .into_iter()
+                .filter(|t| t.is_tab() && t.opener_id.as_deref() == Some(current.as_str()))
+                .map(|t| t.target_id)
+                .collect();
+            for popup in popups {
+                if self.claimed_by_other(&popup) {
+                    continue;
+                }
+                if let Err(err) = self.browser().close_target(&popup).await {
+                    tracing::debug!(%err, "cannot close a popup of the closed tab");
+                }
+                openers.push(popup);
+            }
+        }
+    }
+
     /// Releases the claim on `target_id` if it is ours (the tab was closed).
     pub(crate) fn release_claim(&self, target_id: &str) {
         if let Ok(mut slot) = self.pin_claim.lock()

@@ -517,6 +517,9 @@ impl Session {
             let _ = tokio::time::timeout_at(deadline, changes.changed()).await;
         }
         self.release_claim(&target);
+        if self.options.pin_tab {
+            self.close_popups_of(&target).await;
+        }
         let mut table = self.table();
         table.attached.remove(&target);
         if table.active.as_deref() == Some(target.as_str()) && !self.options.pin_tab {
