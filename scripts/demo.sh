@@ -54,8 +54,11 @@ stage sf-demo-a get url
 stage sf-demo-b get url
 
 step "3. Stage A logs in; stage B sees the cookie (same browser, same profile)"
-stage sf-demo-a eval "document.querySelector('#username').value='demo'; document.querySelector('#password').value='pw'; document.querySelector('#signin').click(); true" >/dev/null
-stage sf-demo-a wait --url '**/account' >/dev/null
+stage sf-demo-a snapshot -i
+stage sf-demo-a fill @e2 demo
+stage sf-demo-a fill @e3 pw
+stage sf-demo-a click @e4
+stage sf-demo-a get url
 stage sf-demo-a get text '#persist'
 stage sf-demo-b open "$SITE/account"
 stage sf-demo-b get text '#persist'

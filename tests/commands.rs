@@ -327,3 +327,103 @@ fn sidecar_files_match_upstream() {
     );
     assert!(!ab.file("version").exists());
 }
+
+#[test]
+fn every_core_command_has_upstreams_json_envelope() {
+    let site = site();
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/page1.html")]).success();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["navigate".into(), site.url("/page2.html")], "title"),
+        (vec!["back".into()], "url"),
+        (vec!["forward".into()], "url"),
+        (vec!["reload".into()], "url"),
+        (vec!["get".into(), "url".into()], "url"),
+        (vec!["get".into(), "title".into()], "title"),
+        (vec!["get".into(), "text".into(), "h1".into()], "text"),
+        (vec!["get".into(), "html".into(), "h1".into()], "html"),
+        (
+            vec!["get".into(), "attr".into(), "#to1".into(), "href".into()],
+            "value",
+        ),
+        (vec!["get".into(), "count".into(), "a".into()], "count"),
+        (vec!["get".into(), "box".into(), "h1".into()], "width"),
+        (vec!["get".into(), "cdp-url".into()], "cdpUrl"),
+        (vec!["eval".into(), "1".into()], "result"),
+        (vec!["wait".into(), "h1".into()], "waited"),
+        (vec!["wait".into(), "50".into()], "waited"),
+        (vec!["wait".into(), "--load".into(), "load".into()], "state"),
+        (
+            vec!["wait".into(), "--url".into(), "**/page2.html".into()],
+            "url",
+        ),
+        (vec!["wait".into(), "--fn".into(), "true".into()], "result"),
+        (vec!["tab".into(), "list".into()], "tabs"),
+        (vec!["tab".into(), "new".into()], "tabId"),
+        (vec!["tab".into(), "t1".into()], "tabId"),
+        (vec!["tab".into(), "close".into(), "t2".into()], "closed"),
+    ];
+    for (args, key) in cases {
+        let argv: Vec<&str> = std::iter::once("--json")
+            .chain(args.iter().map(String::as_str))
+            .collect();
+        let json = ab.run(&argv).success().json();
+        assert_eq!(json["success"], true, "{args:?}: {json}");
+        assert!(
+            json["data"].get(key).is_some(),
+            "{args:?}: no `{key}` in {json}"
+        );
+        assert!(json["data"]["lifecycle"].is_object(), "{args:?}: {json}");
+        assert_eq!(json["error"], serde_json::Value::Null, "{args:?}");
+    }
+    let closed = ab.run(&["--json", "close"]).success().json();
+    assert_eq!(closed["data"]["closed"], true);
+}
+
+#[test]
+fn the_idle_timeout_ends_the_daemon_and_its_chrome() {
+    let site = site();
+    let ab = Cli::new().env("AGENT_BROWSER_IDLE_TIMEOUT_MS", "1500");
+    ab.run(&["open", &site.url("/page1.html")]).success();
+    let daemon = ab.daemon_pid().expect("daemon");
+    let started = std::time::Instant::now();
+    let gone = abx_tests::wait_gone_blocking(&[daemon], Duration::from_secs(10));
+    assert!(
+        gone.is_some(),
+        "daemon still running after its idle timeout"
+    );
+    assert!(
+        started.elapsed() >= Duration::from_millis(1200),
+        "exited before the idle timeout: {:?}",
+        started.elapsed()
+    );
+    assert!(
+        !ab.file("sock").exists() && !ab.file("pid").exists(),
+        "socket files left after idle exit"
+    );
+}
+
+#[test]
+fn user_agent_and_namespace_settings_apply() {
+    let site = site();
+    let ab = Cli::new()
+        .env("AGENT_BROWSER_USER_AGENT", "abx-test-agent/1.0")
+        .env("AGENT_BROWSER_NAMESPACE", "Worktree: One");
+    ab.run(&["open", &site.url("/page1.html")]).success();
+    assert_eq!(
+        ab.run(&["eval", "navigator.userAgent"]).success().out(),
+        "\"abx-test-agent/1.0\""
+    );
+    let namespaced = ab
+        .socket_dir()
+        .join("namespaces")
+        .join("worktree-one")
+        .join("run")
+        .join("t.sock");
+    assert!(
+        namespaced.exists(),
+        "namespaced socket missing at {}",
+        namespaced.display()
+    );
+    ab.run(&["close"]).success();
+}

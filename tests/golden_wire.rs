@@ -47,7 +47,10 @@ fn start_fake_daemon(cli: &Cli) -> Arc<Mutex<Vec<Value>>> {
 
 #[test]
 fn every_golden_argv_sends_upstreams_exact_requests() {
-    let cli = Cli::new().without("AGENT_BROWSER_ARGS").session("fake");
+    let cli = Cli::new()
+        .without("AGENT_BROWSER_ARGS")
+        .without("AGENT_BROWSER_IDLE_TIMEOUT_MS")
+        .session("fake");
     let seen = start_fake_daemon(&cli);
     let golden = include_str!("../cli/tests/data/wire-golden.jsonl");
     let mut failures = Vec::new();

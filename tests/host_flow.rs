@@ -42,9 +42,9 @@ fn anchor_and_stage_sessions_follow_the_hosts_lifecycle() {
         site.url("/login.html")
     );
     // Log in through the page (the form posts and redirects to /account).
-    stage
-        .run(&["eval", "document.querySelector('#username').value='ada'; document.querySelector('#password').value='pw'; document.querySelector('#signin').click(); true"])
-        .success();
+    stage.run(&["fill", "#username", "ada"]).success();
+    stage.run(&["fill", "#password", "pw"]).success();
+    stage.run(&["click", "#signin"]).success();
     stage.run(&["wait", "--url", "**/account"]).success();
     assert_eq!(
         stage.run(&["get", "text", "#persist"]).success().out(),

@@ -90,7 +90,7 @@ async fn login_close_reopen_cycle(site: &FixtureServer, profile: &std::path::Pat
     page.eval(&format!(
         "document.querySelector('#username').value = 'user{cycle}';
          document.querySelector('#password').value = 'pw';
-         document.querySelector('#signin').click(); true"
+         setTimeout(() => document.querySelector('#signin').click(), 0); true"
     ))
     .await;
     page.wait_for(

@@ -24,11 +24,20 @@ fn main() -> ExitCode {
 }
 
 fn emit(rendered: &Rendered) {
+    // Upstream prints a success's warnings before its result, and a failure's error before its
+    // warnings; the order only shows when a caller merges the two streams (`2>&1`).
     let mut out = std::io::stdout().lock();
-    let _ = out.write_all(rendered.stdout.as_bytes());
-    let _ = out.flush();
     let mut err = std::io::stderr().lock();
-    let _ = err.write_all(rendered.stderr.as_bytes());
+    if rendered.exit_code == 0 {
+        let _ = err.write_all(rendered.stderr.as_bytes());
+        let _ = err.flush();
+        let _ = out.write_all(rendered.stdout.as_bytes());
+        let _ = out.flush();
+    } else {
+        let _ = out.write_all(rendered.stdout.as_bytes());
+        let _ = out.flush();
+        let _ = err.write_all(rendered.stderr.as_bytes());
+    }
 }
 
 fn run_daemon() -> ExitCode {
@@ -127,12 +136,14 @@ fn run_plan(
     if let Some((launch, kind)) = launch {
         match client.send_with_respawn(launch) {
             Ok(reply) => {
-                let reply = response(reply);
+                let mut reply = response(reply);
                 if !reply.success {
-                    let message = reply
-                        .error
-                        .unwrap_or_else(|| kind.fallback_error().to_string());
-                    rendered.append(output::render_error(&message, &inv.output));
+                    // Keep the daemon's code (e.g. browser_lost) in the output.
+                    if reply.error.is_none() {
+                        reply.error = Some(kind.fallback_error().to_string());
+                    }
+                    reply.data = None;
+                    rendered.append(output::render_response(&reply, action, &inv.output));
                     return rendered;
                 }
             }

@@ -12,6 +12,19 @@ pub fn binary() -> PathBuf {
     dir.join("agent-browser")
 }
 
+/// The environment every test CLI starts with: the machine's Chrome args, and an idle timeout as
+/// a safety net, so a daemon whose test process died before cleaning up still ends (tests that
+/// check idle behaviour set their own).
+fn test_env() -> Vec<(String, String)> {
+    vec![
+        (
+            "AGENT_BROWSER_ARGS".into(),
+            super::TEST_CHROME_ARGS.join(","),
+        ),
+        ("AGENT_BROWSER_IDLE_TIMEOUT_MS".into(), "120000".into()),
+    ]
+}
+
 /// What one invocation printed.
 #[derive(Debug, Clone)]
 pub struct Output {
@@ -43,6 +56,11 @@ impl Output {
     /// stdout without the trailing newline.
     pub fn out(&self) -> &str {
         self.stdout.trim_end_matches('\n')
+    }
+
+    /// stdout (pretty JSON of numbers, as `eval` prints arrays) parsed into integers.
+    pub fn json_lines(&self) -> Vec<i64> {
+        serde_json::from_str::<Vec<i64>>(self.stdout.trim()).unwrap_or_default()
     }
 
     /// stdout parsed as the single `--json` line.
@@ -78,10 +96,7 @@ impl Cli {
             home,
             socket_dir,
             session: "t".into(),
-            env: vec![(
-                "AGENT_BROWSER_ARGS".into(),
-                super::TEST_CHROME_ARGS.join(","),
-            )],
+            env: test_env(),
             seen: std::sync::Mutex::new(Vec::new()),
         }
     }
@@ -112,10 +127,7 @@ impl Cli {
             home,
             socket_dir: self.socket_dir.clone(),
             session: session.into(),
-            env: vec![(
-                "AGENT_BROWSER_ARGS".into(),
-                super::TEST_CHROME_ARGS.join(","),
-            )],
+            env: test_env(),
             seen: std::sync::Mutex::new(Vec::new()),
         }
     }

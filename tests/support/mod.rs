@@ -93,12 +93,20 @@ impl Page {
         reply["result"]["value"].clone()
     }
 
-    /// Polls `expression` until it is truthy.
+    /// Polls `expression` until it is truthy (a navigation in between is tolerated).
     pub async fn wait_for(&self, expression: &str, within: Duration) {
         let deadline = Instant::now() + within;
         loop {
-            let value = self.eval(expression).await;
-            if value.as_bool() == Some(true) {
+            let reply = self
+                .session
+                .call(
+                    "Runtime.evaluate",
+                    json!({"expression": expression, "returnByValue": true}),
+                )
+                .await;
+            if let Ok(reply) = reply
+                && reply["result"]["value"].as_bool() == Some(true)
+            {
                 return;
             }
             assert!(

@@ -34,6 +34,8 @@ pub struct DaemonConfig {
     pub stream_token: Option<String>,
     /// The launch that implicit auto-launch performs.
     pub launch: LaunchSpec,
+    /// Accept the `__abx_fault` action (tests only: `ABX_FAULT_INJECTION=1`).
+    pub fault_injection: bool,
 }
 
 /// How the session gets its browser.
@@ -219,6 +221,7 @@ impl DaemonConfig {
                 .and_then(|p| p.trim().parse().ok()),
             stream_token: non_empty(var("AGENT_BROWSER_STREAM_TOKEN")),
             launch,
+            fault_injection: var("ABX_FAULT_INJECTION").as_deref() == Some("1"),
         }
     }
 }

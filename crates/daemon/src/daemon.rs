@@ -39,8 +39,9 @@ pub enum Lane {
 pub fn lane_of(action: &str) -> Lane {
     match action {
         "close" | "__agent_browser_internal_shutdown" => Lane::Close,
-        "tab_list" | "cdp_url" | "session_info" | "stream_status" | "stream_enable"
-        | "stream_disable" | "dialog" | "url" | "title" | "console" | "errors" => Lane::Fast,
+        "tab_list" | "cdp_url" | "session_info" | "__abx_fault" | "stream_status"
+        | "stream_enable" | "stream_disable" | "dialog" | "url" | "title" | "console"
+        | "errors" => Lane::Fast,
         _ => Lane::Queued,
     }
 }
@@ -76,6 +77,7 @@ pub struct Daemon {
     running: Mutex<Vec<(u64, CancellationToken)>>,
     next_command: std::sync::atomic::AtomicU64,
     last_activity: Mutex<Instant>,
+    in_flight: std::sync::atomic::AtomicUsize,
     /// Cancelled when the daemon should exit.
     pub shutdown: CancellationToken,
     /// Hooks for the live view (the stream server), set by the server at start.
@@ -106,6 +108,7 @@ impl Daemon {
             running: Mutex::new(Vec::new()),
             next_command: std::sync::atomic::AtomicU64::new(1),
             last_activity: Mutex::new(Instant::now()),
+            in_flight: std::sync::atomic::AtomicUsize::new(0),
             shutdown: CancellationToken::new(),
             stream: Mutex::new(None),
         })
@@ -140,6 +143,7 @@ impl Daemon {
     /// Handles one request and returns the response line.
     pub async fn handle(self: &Arc<Self>, request: Request) -> Value {
         self.touch();
+        let _running = InFlight::enter(&self.in_flight);
         let started = Instant::now();
         if let Some(hooks) = self.stream_hooks() {
             hooks.command(&request);
@@ -186,7 +190,11 @@ impl Daemon {
 
     fn respond(&self, request: &Request, outcome: Outcome, timings: Timings) -> Value {
         let live = self.live();
-        let warning = live.as_ref().and_then(|l| dialog_warning(&l.session));
+        // `dialog` responses describe the dialog themselves; upstream adds no warning there.
+        let warning = live
+            .as_ref()
+            .filter(|_| request.action != "dialog")
+            .and_then(|l| dialog_warning(&l.session));
         match outcome.result {
             Ok(data) => {
                 let cleanup = data.get("__cleanup").cloned();
@@ -282,7 +290,8 @@ impl Daemon {
             return Ok(live.session);
         }
         let spec = self.config.launch.clone();
-        self.launch(spec, note, launch_ms, false)
+        // Boxed: a launch is rare and large; every command's future stays small.
+        Box::pin(self.launch(spec, note, launch_ms, false))
             .await
             .map(|l| l.session)
     }
@@ -303,6 +312,18 @@ impl Daemon {
             && live.hash == hash
         {
             return Ok(live.clone());
+        }
+        // The CDP socket dropped but the browser may still be there: reconnect to the same
+        // browser and the same tab before anything else.
+        if let Some(live) = &previous
+            && !live.session.browser().is_alive()
+            && live.hash == hash
+            && let Some(reconnected) = self.reconnect(live).await
+        {
+            *self.live_slot() = Some(reconnected.clone());
+            self.notify_session(Some(reconnected.session.clone()));
+            note.launched_now = true;
+            return Ok(reconnected);
         }
         // A browser we were attached to is gone: never fall back to launching one (#1421).
         if !explicit
@@ -346,11 +367,7 @@ impl Daemon {
                 };
                 Browser::attach(endpoint, options)
                     .await
-                    .map_err(|e| Failure {
-                        message: format!("CDP connection failed: {e}"),
-                        code: Some("browser_lost"),
-                        data: None,
-                    })?
+                    .map_err(Failure::from)?
             }
             BrowserSource::AutoConnect => {
                 return Err(Failure::message(
@@ -369,7 +386,7 @@ impl Daemon {
             name: self.config.session.clone(),
         };
         let browser = Arc::new(browser);
-        let session = match Session::start(browser.clone(), options).await {
+        let session = match Box::pin(Session::start(browser.clone(), options)).await {
             Ok(session) => Arc::new(session),
             Err(err) => {
                 browser.close().await;
@@ -392,6 +409,45 @@ impl Daemon {
         Ok(live)
     }
 
+    /// Reconnects a session whose CDP connection dropped to the same browser, rebinding its tab.
+    async fn reconnect(&self, live: &Live) -> Option<Live> {
+        let previous_target = live.session.active_target();
+        let browser = match &live.spec.source {
+            BrowserSource::Cdp(endpoint) => {
+                let options = AttachOptions {
+                    headers: live.spec.cdp_headers.clone(),
+                    connect_timeout: None,
+                    ..AttachOptions::default()
+                };
+                Browser::attach(endpoint, options).await.ok()?
+            }
+            BrowserSource::Local => {
+                let chrome = live.session.browser().take_live_chrome().await?;
+                Browser::adopt(chrome).await.ok()?
+            }
+            BrowserSource::AutoConnect => return None,
+        };
+        let options = SessionOptions {
+            default_timeout: self.config.command_timeout,
+            auto_dialog: self.config.auto_dialog,
+            pin_tab: live.spec.pin_tab,
+            preferred_target: previous_target,
+            policy: Arc::new(live.spec.policy()),
+            claims: Some(abx_engine::ClaimDir::for_current_user()),
+            name: self.config.session.clone(),
+        };
+        let browser = Arc::new(browser);
+        // The new session re-takes the pinned tab's claim: the old one lets go first.
+        live.session.release_pin_claim();
+        let session = Box::pin(Session::start(browser, options)).await.ok()?;
+        tracing::debug!("reconnected to the browser after a CDP socket drop");
+        Some(Live {
+            session: Arc::new(session),
+            spec: live.spec.clone(),
+            hash: live.hash,
+        })
+    }
+
     pub(crate) fn notify_session(&self, session: Option<Arc<Session>>) {
         if let Some(hooks) = self.stream_hooks() {
             hooks.session_changed(session);
@@ -410,19 +466,9 @@ impl Daemon {
 
     /// Writes `<s>.target` for the active tab (URL without query, fragment or credentials).
     pub fn write_target_binding(&self) {
-        let Some(live) = self.live() else { return };
-        let Some(target) = live.session.active_target() else {
-            return;
-        };
-        let url = live
-            .session
-            .browser()
-            .target(&target)
-            .map(|t| sanitize_url(&t.url))
-            .unwrap_or_default();
-        let content =
-            json!({"targetId": target, "url": url, "pinned": live.spec.pin_tab}).to_string();
-        let _ = self.files.write("target", &content);
+        if let Some(live) = self.live() {
+            self.write_target_binding_for(&live);
+        }
     }
 
     /// `close`: cancels running commands, closes (owned) or detaches (attached), removes the
@@ -478,6 +524,22 @@ impl Daemon {
         let content =
             json!({"targetId": target, "url": url, "pinned": live.spec.pin_tab}).to_string();
         let _ = self.files.write("target", &content);
+    }
+}
+
+/// Counts a command as running for as long as it lives (also when its future is dropped).
+struct InFlight<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl<'a> InFlight<'a> {
+    fn enter(counter: &'a std::sync::atomic::AtomicUsize) -> Self {
+        counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        InFlight(counter)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
     }
 }
 

@@ -167,6 +167,29 @@ impl Browser {
         Self::start(connection, Some(chrome)).await
     }
 
+    /// Reconnects to a Chrome we launched whose CDP socket dropped while the process lives on.
+    pub async fn adopt(chrome: Chrome) -> Result<Browser> {
+        match Connection::connect(chrome.ws_url()).await {
+            Ok(connection) => Self::start(connection, Some(chrome)).await,
+            Err(err) => {
+                chrome.kill().await;
+                Err(EngineError::BrowserLost {
+                    reason: format!("cannot reconnect to the launched Chrome: {err}"),
+                })
+            }
+        }
+    }
+
+    /// Takes the owned Chrome process out of a browser whose connection is gone, if the process
+    /// still runs (for [`Browser::adopt`]).
+    pub async fn take_live_chrome(&self) -> Option<Chrome> {
+        let mut slot = self.chrome.lock().await;
+        match slot.as_ref() {
+            Some(chrome) if !chrome.has_exited() => slot.take(),
+            _ => None,
+        }
+    }
+
     /// Attaches to an existing browser (`--cdp <port|url>`). Never launches anything; a failure
     /// is an error. [`Browser::close`] only detaches.
     pub async fn attach(endpoint: &str, options: AttachOptions) -> Result<Browser> {
@@ -187,8 +210,12 @@ impl Browser {
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
                 Err(err) => {
+                    let detail = match err {
+                        abx_cdp::Error::Connect { reason, .. } => reason,
+                        other => other.to_string(),
+                    };
                     return Err(EngineError::BrowserLost {
-                        reason: format!("cannot attach to {endpoint}: {err}"),
+                        reason: format!("cannot attach to {endpoint}: {detail}"),
                     });
                 }
             }

@@ -325,6 +325,14 @@ impl crate::session::Session {
         }
     }
 
+    /// Lets go of the pinned tab's claim (a replacement session of this process takes it next,
+    /// e.g. after a CDP reconnect).
+    pub fn release_pin_claim(&self) {
+        if let Ok(mut slot) = self.pin_claim.lock() {
+            slot.take();
+        }
+    }
+
     /// Releases the claim on `target_id` if it is ours (the tab was closed).
     pub(crate) fn release_claim(&self, target_id: &str) {
         if let Ok(mut slot) = self.pin_claim.lock()

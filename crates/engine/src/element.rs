@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::error::{EngineError, Result};
 use crate::tab::Tab;
@@ -76,57 +76,6 @@ pub fn finder_all_js(selector: &str) -> Result<String> {
     })
 }
 
-/// Resolves a selector to a remote object id in the page, or `NotFound`.
-pub async fn object_id(tab: &Tab, selector: &str, timeout: Duration) -> Result<String> {
-    let finder = finder_js(selector)?;
-    let reply = tab
-        .call(
-            "resolve",
-            "Runtime.evaluate",
-            json!({"expression": finder, "returnByValue": false}),
-            timeout,
-        )
-        .await?;
-    if let Some(details) = reply.get("exceptionDetails") {
-        let text = details
-            .pointer("/exception/description")
-            .and_then(Value::as_str)
-            .unwrap_or("invalid selector");
-        return Err(EngineError::Invalid(format!(
-            "Invalid selector '{selector}': {text}"
-        )));
-    }
-    reply
-        .pointer("/result/objectId")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .ok_or_else(|| EngineError::NotFound {
-            selector: selector.to_string(),
-        })
-}
-
-/// Calls `function` (a JS function source taking the element) on the object and returns its
-/// JSON value.
-pub async fn call_on(
-    tab: &Tab,
-    object_id: &str,
-    function: &str,
-    args: &[Value],
-    timeout: Duration,
-) -> Result<Value> {
-    let arguments: Vec<Value> = args.iter().map(|v| json!({"value": v})).collect();
-    let reply = tab
-        .call(
-            "call",
-            "Runtime.callFunctionOn",
-            json!({"objectId": object_id, "functionDeclaration": function, "arguments": arguments,
-                   "returnByValue": true, "awaitPromise": true}),
-            timeout,
-        )
-        .await?;
-    Ok(crate::session::evaluated(&reply)?.value)
-}
-
 /// An element's box in CSS pixels (viewport coordinates).
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq)]
 pub struct BoundingBox {
@@ -138,59 +87,6 @@ pub struct BoundingBox {
     pub width: f64,
     /// Height.
     pub height: f64,
-}
-
-/// The bounding box of the first element matching `selector`.
-pub async fn bounding_box(tab: &Tab, selector: &str, timeout: Duration) -> Result<BoundingBox> {
-    let id = object_id(tab, selector, timeout).await?;
-    let value = call_on(
-        tab,
-        &id,
-        "function() { const r = this.getBoundingClientRect(); return {x: r.x, y: r.y, width: r.width, height: r.height}; }",
-        &[],
-        timeout,
-    )
-    .await?;
-    serde_json::from_value(value).map_err(|e| EngineError::Invalid(format!("bad box: {e}")))
-}
-
-/// Reads one property of the first match: `text`, `html`, `value`, or an attribute.
-pub async fn read(tab: &Tab, selector: &str, what: Read<'_>, timeout: Duration) -> Result<Value> {
-    let id = object_id(tab, selector, timeout).await?;
-    let (function, args) = match what {
-        Read::Text => (
-            "function() { return this.innerText ?? this.textContent ?? ''; }",
-            vec![],
-        ),
-        Read::Html => ("function() { return this.innerHTML; }", vec![]),
-        Read::Value => ("function() { return this.value ?? ''; }", vec![]),
-        Read::Attribute(name) => (
-            "function(n) { return this.getAttribute(n); }",
-            vec![json!(name)],
-        ),
-        Read::Styles => (
-            "function() { const s = getComputedStyle(this); const keys = ['display','visibility','opacity','color',\
-             'background-color','font-size','font-family','font-weight','width','height','position','z-index',\
-             'cursor','pointer-events','overflow']; const o = {}; for (const k of keys) o[k] = s.getPropertyValue(k); return o; }",
-            vec![],
-        ),
-    };
-    call_on(tab, &id, function, &args, timeout).await
-}
-
-/// What [`read`] reads.
-#[derive(Clone, Copy, Debug)]
-pub enum Read<'a> {
-    /// `innerText`.
-    Text,
-    /// `innerHTML`.
-    Html,
-    /// `value`.
-    Value,
-    /// `getAttribute(name)`.
-    Attribute(&'a str),
-    /// A set of computed styles.
-    Styles,
 }
 
 /// How many elements match.

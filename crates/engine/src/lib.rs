@@ -24,23 +24,43 @@
 //! # Ok(()) }
 //! ```
 
+mod actions;
 mod browser;
+mod capture;
 pub mod claim;
+mod dialog;
 pub mod element;
+pub mod emulation;
 mod error;
+mod find;
 pub mod glob;
+mod input;
+mod locate;
 pub mod policy;
 pub mod refs;
 mod session;
+mod snapshot;
 mod tab;
 
+pub use actions::{
+    Checked, ClickOptions, Clicked, Dragged, Filled, Focused, Hovered, Inserted, KeyDown, KeyUp,
+    MouseDown, MouseMoved, MouseUp, Pressed, Scrolled, ScrolledIntoView, Selected, Typed,
+    Unchecked, Uploaded, Wheeled,
+};
 pub use browser::{AttachOptions, Browser, TargetInfo, endpoint_url};
+pub use capture::{AnnotatedScreenshot, Annotation, PdfOptions};
 pub use claim::{ClaimDir, ClaimHolder};
+pub use dialog::DialogStatus;
 pub use error::{EngineError, Result};
+pub use find::{
+    AttributeOf, CountOf, FindAction, Found, HtmlOf, IsChecked, IsEnabled, IsVisible, Locator,
+    StylesOf, TextOf, ValueOf,
+};
 pub use policy::{DomainFilter, Policy, ProxyAuth};
 pub use session::{
     Evaluated, Navigated, ScreenshotOptions, Session, SessionOptions, TabListing, WaitUntil,
 };
+pub use snapshot::{RefInfo, Snapshot, SnapshotDiff, SnapshotOptions, diff_text};
 pub use tab::{ConsoleMessage, Dialog, DialogEvent, PageError, Tab, TabOptions, TabState};
 
 pub use abx_chrome::{CloseReceipt, LaunchOptions};

@@ -149,6 +149,8 @@ struct TabTable {
     next: u32,
     active: Option<String>,
     attached: HashMap<String, Arc<Tab>>,
+    /// Targets this session created (or the first tab of a browser it launched).
+    created: std::collections::HashSet<String>,
 }
 
 impl TabTable {
@@ -174,7 +176,6 @@ pub struct Session {
     options: SessionOptions,
     tabs: Mutex<TabTable>,
     /// Snapshot refs per tab.
-    #[allow(dead_code)] // used by the snapshot/actions modules as they land
     pub(crate) refs: crate::refs::RefStore,
     /// The policy's live state (see `policy.rs`).
     pub(crate) enforcement: Arc<crate::policy::Enforcement>,
@@ -212,12 +213,17 @@ impl Session {
             &session.enforcement,
         )
         .await?;
-        let target = session.initial_target().await?;
+        let (target, fresh) = session.initial_target().await?;
+        if fresh {
+            session.table().created.insert(target.clone());
+        }
         session.bind(&target).await?;
         Ok(session)
     }
 
-    async fn initial_target(&self) -> Result<String> {
+    /// The tab to bind at start, and whether it is fresh (created by us or the first tab of a
+    /// Chrome we launched).
+    async fn initial_target(&self) -> Result<(String, bool)> {
         let tabs: Vec<TargetInfo> = self
             .browser
             .targets()
@@ -228,7 +234,7 @@ impl Session {
         if let Some(preferred) = &self.options.preferred_target
             && tabs.iter().any(|t| &t.target_id == preferred)
         {
-            return Ok(preferred.clone());
+            return Ok((preferred.clone(), false));
         }
         let adopt = if self.browser.is_owned() {
             // Our own Chrome: its first tab is ours.
@@ -242,8 +248,8 @@ impl Session {
                 .map(|t| t.target_id.clone())
         };
         match adopt {
-            Some(id) => Ok(id),
-            None => self.browser.create_tab("about:blank", false).await,
+            Some(id) => Ok((id, self.browser.is_owned())),
+            None => Ok((self.browser.create_tab("about:blank", false).await?, true)),
         }
     }
 
@@ -252,16 +258,18 @@ impl Session {
     }
 
     /// Attaches to `target_id` (if not yet) and makes it the active tab.
-    async fn bind(&self, target_id: &str) -> Result<Arc<Tab>> {
+    pub(crate) async fn bind(&self, target_id: &str) -> Result<Arc<Tab>> {
         let claim = self.claim_for(target_id)?;
         let existing = self.table().attached.get(target_id).cloned();
         let tab = match existing {
             Some(tab) if !tab.state().detached => tab,
             _ => {
+                let fresh = self.table().created.contains(target_id);
                 let tab = Tab::attach(
                     self.browser.connection(),
                     target_id,
                     TabOptions {
+                        fresh,
                         auto_dialog: self.options.auto_dialog,
                     },
                 )
@@ -307,6 +315,26 @@ impl Session {
     /// The attached tab for a target id, if this session attached it.
     pub fn attached_tab(&self, target_id: &str) -> Option<Arc<Tab>> {
         self.table().attached.get(target_id).cloned()
+    }
+
+    /// Forgets (and detaches from) an attached tab, keeping it active: the next `bind` attaches
+    /// afresh. Used to step aside so Chrome's own dialog manager can act on the tab.
+    pub(crate) async fn detach_tab(&self, target_id: &str) {
+        let tab = self.table().attached.remove(target_id);
+        if let Some(tab) = tab
+            && let Some(session_id) = tab.cdp().id()
+        {
+            let _ = self
+                .browser
+                .connection()
+                .browser()
+                .call_within(
+                    "Target.detachFromTarget",
+                    json!({"sessionId": session_id}),
+                    Duration::from_secs(2),
+                )
+                .await;
+        }
     }
 
     /// The active tab's target id.
@@ -371,7 +399,11 @@ impl Session {
             .or_else(|| live.first().map(|t| t.target_id.clone()));
         let target = match pick {
             Some(target) => target,
-            None => self.browser.create_tab("about:blank", false).await?,
+            None => {
+                let created = self.browser.create_tab("about:blank", false).await?;
+                self.table().created.insert(created.clone());
+                created
+            }
         };
         self.bind(&target).await
     }
@@ -412,9 +444,7 @@ impl Session {
     fn resolve_tab_ref(&self, reference: &str) -> Result<String> {
         let tabs = self.tabs();
         if reference.parse::<u64>().is_ok() {
-            return Err(EngineError::Invalid(format!(
-                "Expected a tab id like `t2` or a label; positional integers are not accepted (got `{reference}`). Run `agent-browser tab list`"
-            )));
+            return Err(EngineError::Invalid("Expected a tab id like `t2` or a label; positional integers are not accepted (run `agent-browser tab` to list stable tab ids)".into()));
         }
         let found = tabs
             .iter()
@@ -452,6 +482,7 @@ impl Session {
             filter.check_navigation(url)?;
         }
         let target = self.browser.create_tab("about:blank", false).await?;
+        self.table().created.insert(target.clone());
         self.bind(&target).await?;
         if let Some(label) = label {
             let mut table = self.table();
@@ -538,8 +569,13 @@ impl Session {
         let timeout = timeout.unwrap_or(self.options.default_timeout);
         let deadline = deadline_after(timeout);
         let tab = self.active_tab().await?;
-        crate::policy::before_navigation(self.browser.connection(), &self.options.policy, url)
-            .await?;
+        // Boxed: keeps the policy's awaits out of every caller's future.
+        Box::pin(crate::policy::before_navigation(
+            self.browser.connection(),
+            &self.options.policy,
+            url,
+        ))
+        .await?;
         let reply = tab
             .call("navigate", "Page.navigate", json!({"url": url}), timeout)
             .await?;
@@ -653,10 +689,66 @@ impl Session {
         {
             return title.to_string();
         }
+        // Target.getTargetInfo is answered by the browser process, fresh (the discovery cache
+        // can lag behind title changes).
+        if let Ok(info) = self
+            .browser
+            .connection()
+            .browser()
+            .call_within(
+                "Target.getTargetInfo",
+                json!({"targetId": tab.target_id()}),
+                Duration::from_secs(2),
+            )
+            .await
+            && let Some(title) = info.pointer("/targetInfo/title").and_then(Value::as_str)
+        {
+            return title.to_string();
+        }
         self.browser
             .target(tab.target_id())
             .map(|t| t.title)
             .unwrap_or_default()
+    }
+
+    /// A marker of the active tab's navigation state, taken before an action that may navigate
+    /// (see [`Session::settle_navigation`]).
+    pub async fn navigation_marker(&self) -> Option<u64> {
+        self.active_tab()
+            .await
+            .ok()
+            .map(|tab| tab.state().loads_started)
+    }
+
+    /// After an action (click, Enter…): if it started a main-frame navigation, waits until the
+    /// new document has loaded, so the next command sees the page the action led to. Returns at
+    /// once when nothing started loading; never fails the action (a slow page just stops the
+    /// wait at `within`).
+    pub async fn settle_navigation(&self, marker: Option<u64>, within: Duration) {
+        let Some(marker) = marker else { return };
+        let Ok(tab) = self.active_tab().await else {
+            return;
+        };
+        // One renderer round trip: a navigation the action requested was requested before this
+        // evaluate ran on the page's main thread, and its `frameRequestedNavigation` event travels
+        // the same DevTools channel ahead of this reply (a context destroyed by it is fine too).
+        let _ = tab
+            .cdp()
+            .call_within(
+                "Runtime.evaluate",
+                json!({"expression": "0"}),
+                Duration::from_millis(500),
+            )
+            .await;
+        if tab.state().loads_started == marker {
+            return;
+        }
+        let deadline = Instant::now() + within;
+        let _ = tab
+            .wait_state("navigation", deadline, true, |st| {
+                st.dialog.is_some() || !st.loading
+            })
+            .await;
     }
 
     /// `get url`: served from state (works while a dialog is open).
@@ -679,7 +771,7 @@ impl Session {
             .call(
                 "eval",
                 "Runtime.evaluate",
-                json!({"expression": script, "returnByValue": true, "awaitPromise": true, "userGesture": true, "replMode": true}),
+                json!({"expression": script, "returnByValue": true, "awaitPromise": true, "userGesture": true}),
                 timeout,
             )
             .await?;
@@ -826,7 +918,8 @@ impl Session {
             params["quality"] = json!(options.quality.unwrap_or(80).min(100));
         }
         if let Some(selector) = &options.selector {
-            let b = crate::element::bounding_box(&tab, selector, timeout).await?;
+            // CSS, XPath or a snapshot ref; the clip is in document coordinates.
+            let b = self.element_clip(&tab, selector, timeout).await?;
             params["clip"] = json!({"x": b.x, "y": b.y, "width": b.width.max(1.0), "height": b.height.max(1.0), "scale": 1});
             params["captureBeyondViewport"] = json!(true);
         } else if options.full_page {

@@ -110,6 +110,12 @@ pub struct TabState {
     pub detached: bool,
     /// Requests in flight (only tracked while `Network` is enabled).
     pub inflight: i64,
+    /// Who is answering the pending dialog (so the close event names them, not "page").
+    pub closing_by: Option<String>,
+    /// The main frame is loading a new document (`frameStartedLoading` .. `frameStoppedLoading`).
+    pub loading: bool,
+    /// How many main-frame loads started since attach (tells "this action navigated").
+    pub loads_started: u64,
 }
 
 impl TabState {
@@ -136,6 +142,20 @@ impl TabCell {
         change(&mut self.lock());
         self.version.send_modify(|v| *v += 1);
     }
+
+    /// Clears the pending dialog and emits one `Closed` event — once, whoever (our answer or
+    /// Chrome's `javascriptDialogClosed` event) gets here first.
+    fn close_dialog(&self, accepted: bool, user_input: &str, by: &str) {
+        let had = self.lock().dialog.take().is_some();
+        self.version.send_modify(|v| *v += 1);
+        if had {
+            let _ = self.dialogs.send(DialogEvent::Closed {
+                accepted,
+                user_input: user_input.to_string(),
+                by: by.to_string(),
+            });
+        }
+    }
 }
 
 /// Options the pump needs.
@@ -143,6 +163,9 @@ impl TabCell {
 pub struct TabOptions {
     /// Accept `alert` and `beforeunload` at once (upstream default).
     pub auto_dialog: bool,
+    /// The tab was created by us moments ago (or is the first tab of a Chrome we launched): it
+    /// cannot show a dialog from before our attach, so a slow first answer is just a slow start.
+    pub fresh: bool,
 }
 
 /// An attached page target.
@@ -174,9 +197,13 @@ pub(crate) fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
-/// How long attach-time domain enables may take before we treat the tab as blocked (a dialog
-/// that opened before we attached blocks renderer-bound calls; see docs/adr on dialogs).
-const ENABLE_DEADLINE: Duration = Duration::from_secs(3);
+/// How long the attach-time probe waits for the renderer (docs/adr/0003-dialog-at-attach.md).
+const PROBE_DEADLINE: Duration = Duration::from_millis(300);
+/// How long a tab we just created may take to answer its first call.
+const FRESH_DEADLINE: Duration = Duration::from_secs(5);
+/// The confirmation probe after input was acknowledged: a slow but healthy renderer answers
+/// within this; one stuck in a dialog does not.
+const CONFIRM_DEADLINE: Duration = Duration::from_millis(1000);
 
 impl Tab {
     /// Attaches to `target_id`, starts the event pump and enables what the engine needs.
@@ -195,6 +222,7 @@ impl Tab {
                 },
                 other => other.into(),
             })?;
+        let fresh = options.fresh;
         let events = cdp.subscribe(EventFilter::All, 8192);
         let (version, _) = watch::channel(0);
         let (dialogs, _) = broadcast::channel(64);
@@ -216,11 +244,11 @@ impl Tab {
             cell,
             pump,
         });
-        tab.enable().await;
+        tab.enable(fresh).await;
         Ok(tab)
     }
 
-    async fn enable(&self) {
+    async fn enable(&self, fresh: bool) {
         // Sent in order without waiting on each; then one bounded wait on the last. A page that
         // shows a dialog from before our attach blocks these: we keep going and report it.
         let s = &self.cdp;
@@ -230,11 +258,17 @@ impl Tab {
             .await;
         let _ = s.send("Runtime.enable", &json!({})).await;
         let _ = s.send("Runtime.runIfWaitingForDebugger", &json!({})).await;
+        // A healthy page answers in 1-2 ms. A renderer that does not answer within the probe
+        // deadline is either busy or stuck in a dialog that opened before we attached.
         let probe = s
             .call_within(
                 "Runtime.evaluate",
                 json!({"expression": "location.href", "returnByValue": true}),
-                ENABLE_DEADLINE,
+                if fresh {
+                    FRESH_DEADLINE
+                } else {
+                    PROBE_DEADLINE
+                },
             )
             .await;
         match probe {
@@ -247,6 +281,10 @@ impl Tab {
                         }
                     });
                 }
+            }
+            Err(err) if err.is_timeout() && !fresh => {
+                self.probe_blocked().await;
+                return;
             }
             Err(err) => {
                 tracing::debug!(%err, target = %self.target_id, "tab did not answer at attach")
@@ -277,6 +315,50 @@ impl Tab {
                     st.url = url;
                 }
             });
+        }
+    }
+
+    /// Tells a dialog that opened before we attached from a busy renderer: while a dialog shows,
+    /// the browser drops input and acknowledges it at once; a busy renderer does not answer.
+    /// Only dismissal is possible for such a dialog (Chrome gives the answer callback only to the
+    /// session that had Page enabled when it opened).
+    async fn probe_blocked(&self) {
+        let ack = self
+            .cdp
+            .call_within(
+                "Input.dispatchMouseEvent",
+                json!({"type": "mouseMoved", "x": 0, "y": 0}),
+                PROBE_DEADLINE,
+            )
+            .await;
+        if ack.is_err() {
+            return; // a busy renderer, not a dialog
+        }
+        let again = self
+            .cdp
+            .call_within(
+                "Runtime.evaluate",
+                json!({"expression": "location.href", "returnByValue": true}),
+                CONFIRM_DEADLINE,
+            )
+            .await;
+        if let Ok(reply) = again {
+            if let Some(url) = reply.pointer("/result/value").and_then(Value::as_str) {
+                let url = url.to_string();
+                self.cell.update(|st| st.url = url);
+            }
+            return; // just slow
+        }
+        {
+            tracing::debug!(target = %self.target_id, "a dialog was open before we attached");
+            self.set_unanswerable_dialog(Some(Dialog {
+                kind: "unknown".into(),
+                message: String::new(),
+                default_prompt: None,
+                url: String::new(),
+                answerable: false,
+                opened_at_ms: now_ms(),
+            }));
         }
     }
 
@@ -311,15 +393,7 @@ impl Tab {
 
     /// Marks the pending dialog closed by us (the `Page.javascriptDialogClosed` event follows).
     pub(crate) fn note_dialog_closed(&self, accepted: bool, user_input: &str, by: &str) {
-        let had = self.cell.lock().dialog.is_some();
-        self.cell.update(|st| st.dialog = None);
-        if had {
-            let _ = self.cell.dialogs.send(DialogEvent::Closed {
-                accepted,
-                user_input: user_input.to_string(),
-                by: by.to_string(),
-            });
-        }
+        self.cell.close_dialog(accepted, user_input, by);
     }
 
     /// Dialog events of this tab.
@@ -359,6 +433,13 @@ impl Tab {
     }
 
     fn state_error(&self, st: &TabState, command: &str) -> Option<EngineError> {
+        // A session that ended because the whole connection died is a lost browser, not a
+        // closed tab.
+        if st.detached && self.cdp.connection().is_closed() {
+            return Some(EngineError::BrowserLost {
+                reason: "the CDP connection to the browser closed".into(),
+            });
+        }
         if st.detached {
             return Some(EngineError::TabGone {
                 target_id: self.target_id.clone(),
@@ -491,6 +572,7 @@ impl Tab {
         if let Some(text) = prompt_text {
             params["promptText"] = json!(text);
         }
+        self.cell.update(|st| st.closing_by = Some(by.to_string()));
         self.cdp
             .call_within(
                 "Page.handleJavaScriptDialog",
@@ -638,6 +720,47 @@ async fn handle(
     target_id: &str,
 ) {
     match event.method() {
+        "Page.frameRequestedNavigation" => {
+            #[derive(Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct Requested {
+                frame_id: String,
+                #[serde(default)]
+                disposition: String,
+            }
+            // Requested before the renderer acks the input that caused it: the earliest sign
+            // that an action navigates (a new-tab disposition does not move this tab).
+            if let Ok(req) = event.parse::<Requested>()
+                && req.frame_id == target_id
+                && (req.disposition.is_empty() || req.disposition == "currentTab")
+            {
+                tracing::debug!("navigation requested");
+                cell.update(|st| {
+                    st.loading = true;
+                    st.loads_started += 1;
+                });
+            }
+        }
+        "Page.frameStartedLoading" | "Page.frameStoppedLoading" => {
+            #[derive(Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct FrameId {
+                frame_id: String,
+            }
+            if let Ok(frame) = event.parse::<FrameId>()
+                && frame.frame_id == target_id
+            {
+                let started = event.method() == "Page.frameStartedLoading";
+                tracing::debug!(started, "main frame loading");
+                cell.update(|st| {
+                    // A start right after a request is the same navigation: count it once.
+                    if started && !st.loading {
+                        st.loads_started += 1;
+                    }
+                    st.loading = started;
+                });
+            }
+        }
         "Page.frameNavigated" => {
             if let Ok(nav) = event.parse::<FrameNavigated>()
                 && nav.frame.parent_id.is_none()
@@ -704,15 +827,15 @@ async fn handle(
         }
         "Page.javascriptDialogClosed" => {
             let closed = event.parse::<DialogClosed>().ok();
-            let had = cell.lock().dialog.is_some();
-            cell.update(|st| st.dialog = None);
-            if had && let Some(c) = closed {
-                let _ = cell.dialogs.send(DialogEvent::Closed {
-                    accepted: c.result,
-                    user_input: c.user_input,
-                    by: "page".into(),
-                });
-            }
+            let by = cell
+                .lock()
+                .closing_by
+                .take()
+                .unwrap_or_else(|| "page".into());
+            let (accepted, input) = closed
+                .map(|c| (c.result, c.user_input))
+                .unwrap_or((false, String::new()));
+            cell.close_dialog(accepted, &input, &by);
         }
         "Runtime.consoleAPICalled" => {
             let params: Value = event.parse().unwrap_or(Value::Null);

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use abx_engine::{ScreenshotOptions, Session, WaitUntil, element};
+use abx_engine::{ScreenshotOptions, Session, WaitUntil};
 use serde_json::{Value, json};
 
 use crate::config::LaunchSpec;
@@ -32,6 +32,7 @@ pub async fn dispatch(
             });
         }
         "session_info" => return Some(Ok(session_info(daemon))),
+        "__abx_fault" if daemon.config.fault_injection => return Some(fault(daemon, request)),
         "stream_status" | "stream_enable" | "stream_disable" => {
             let hooks = daemon.stream.lock().ok().and_then(|s| s.clone());
             return Some(match hooks {
@@ -75,13 +76,6 @@ fn is_core(action: &str) -> bool {
             | "reload"
             | "url"
             | "title"
-            | "gettext"
-            | "innerhtml"
-            | "inputvalue"
-            | "getattribute"
-            | "count"
-            | "boundingbox"
-            | "styles"
             | "evaluate"
             | "wait"
             | "waitforurl"
@@ -130,8 +124,6 @@ async fn run(
         }
         "url" => Ok(json!({"url": session.url().await?})),
         "title" => Ok(json!({"title": session.title().await?})),
-        "gettext" | "innerhtml" | "inputvalue" | "getattribute" | "styles" | "boundingbox"
-        | "count" => read_element(session, request).await,
         "evaluate" => {
             let script = request.required_str("script")?;
             let evaluated = session.evaluate(script, timeout).await?;
@@ -217,7 +209,7 @@ async fn launch(
     // Upstream rejects an allowlist with --cdp or --profile; abx enforces it there too
     // (docs/adr/0002-allowlist.md), so every combination is accepted.
     let had_browser = daemon.live().is_some();
-    let live = daemon.launch(spec, note, launch_ms, true).await?;
+    let live = Box::pin(daemon.launch(spec, note, launch_ms, true)).await?;
     let reused = had_browser && !note.relaunched && !note.launched_now;
     let _ = live;
     Ok(json!({"launched": true, "reused": reused, "relaunchedBrowser": note.relaunched}))
@@ -236,43 +228,6 @@ fn session_info(daemon: &Daemon) -> Value {
         "cdpUrl": live.as_ref().map(|l| l.session.browser().cdp_url().to_string()),
         "pinned": live.as_ref().map(|l| l.spec.pin_tab).unwrap_or(false),
     })
-}
-
-async fn read_element(session: &Arc<Session>, request: &Request) -> Result<Value, Failure> {
-    let selector = request.required_str("selector")?;
-    let timeout = timeout_of(request).unwrap_or(session.options().default_timeout);
-    let tab = session.active_tab().await?;
-    let origin = session.url().await.unwrap_or_default();
-    let value = match request.action.as_str() {
-        "gettext" => {
-            let text = element::read(&tab, selector, element::Read::Text, timeout).await?;
-            json!({"text": text, "origin": origin})
-        }
-        "innerhtml" => {
-            json!({"html": element::read(&tab, selector, element::Read::Html, timeout).await?})
-        }
-        "inputvalue" => {
-            json!({"value": element::read(&tab, selector, element::Read::Value, timeout).await?})
-        }
-        "getattribute" => {
-            let name = request.required_str("attribute")?;
-            let value =
-                element::read(&tab, selector, element::Read::Attribute(name), timeout).await?;
-            json!({"value": value, "origin": origin})
-        }
-        "styles" => {
-            json!({"styles": element::read(&tab, selector, element::Read::Styles, timeout).await?})
-        }
-        "boundingbox" => {
-            let b = element::bounding_box(&tab, selector, timeout).await?;
-            json!({"x": b.x, "y": b.y, "width": b.width, "height": b.height})
-        }
-        "count" => {
-            json!({"count": element::count(&tab, selector, timeout).await?, "selector": selector})
-        }
-        _ => return Err(Failure::message("unreachable read action")),
-    };
-    Ok(value)
 }
 
 async fn wait(
@@ -307,7 +262,17 @@ async fn screenshot(
         quality,
         selector: request.str("selector").map(str::to_string),
     };
-    let bytes = session.screenshot(&options, timeout_of(request)).await?;
+    let (bytes, annotations) = if request.flag("annotate") {
+        let shot = session
+            .screenshot_annotated(&options, timeout_of(request))
+            .await?;
+        (shot.image, Some(shot.annotations))
+    } else {
+        (
+            session.screenshot(&options, timeout_of(request)).await?,
+            None,
+        )
+    };
     let extension = if format.as_deref() == Some("jpeg") {
         "jpg"
     } else {
@@ -329,7 +294,11 @@ async fn screenshot(
     }
     std::fs::write(&path, &bytes)
         .map_err(|e| Failure::message(format!("Cannot write {}: {e}", path.display())))?;
-    Ok(json!({"path": display_path(&path)}))
+    let mut data = json!({"path": display_path(&path)});
+    if let Some(annotations) = annotations {
+        data["annotations"] = json!(annotations);
+    }
+    Ok(data)
 }
 
 fn default_screenshot_dir(_daemon: &Daemon) -> PathBuf {
@@ -348,4 +317,18 @@ fn epoch_ms() -> u128 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis())
         .unwrap_or(0)
+}
+
+/// Fault injection for the reliability tests (only with `ABX_FAULT_INJECTION=1`).
+fn fault(daemon: &Daemon, request: &Request) -> Result<Value, Failure> {
+    let live = daemon
+        .live()
+        .ok_or_else(|| Failure::message("no browser"))?;
+    match request.str("kind") {
+        Some("drop_cdp") => {
+            live.session.browser().connection().close();
+            Ok(json!({"injected": "drop_cdp"}))
+        }
+        other => Err(Failure::message(format!("unknown fault {other:?}"))),
+    }
 }

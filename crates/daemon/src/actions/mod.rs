@@ -5,6 +5,9 @@
 //! `Not yet implemented: <action>`.
 
 mod core;
+mod dialog;
+mod interact;
+mod settings;
 
 use std::sync::Arc;
 
@@ -21,11 +24,31 @@ pub async fn dispatch(
     note: &mut LaunchNote,
     launch_ms: &mut u64,
 ) -> Result<Value, Failure> {
-    if let Some(result) = core::dispatch(daemon, request, note, launch_ms).await {
-        return result;
+    let handled = match core::dispatch(daemon, request, note, launch_ms).await {
+        Some(result) => Some(result),
+        None => match dialog::dispatch(daemon, request, note, launch_ms).await {
+            Some(result) => Some(result),
+            None => match interact::dispatch(daemon, request, note, launch_ms).await {
+                Some(result) => Some(result),
+                None => settings::dispatch(daemon, request, note, launch_ms).await,
+            },
+        },
+    };
+    if let Some(result) = handled {
+        return result.map_err(|failure| name_blocked_command(failure, &request.action));
     }
     Err(Failure::message(format!(
         "Not yet implemented: {}",
         request.action
     )))
+}
+
+/// Upstream names the blocked command by its action (`retry \`gettext\``).
+fn name_blocked_command(mut failure: Failure, action: &str) -> Failure {
+    if failure.code == Some("dialog_blocking")
+        && let Some(start) = failure.message.rfind("then retry `")
+    {
+        failure.message = format!("{}then retry `{action}`.", &failure.message[..start]);
+    }
+    failure
 }

@@ -1,0 +1,352 @@
+//! CLI latency, side by side with upstream agent-browser 0.41.2.
+//!
+//! Runs the same command scenarios against our `agent-browser` and upstream's binary (from npm),
+//! alternating A/B per iteration, on the bundled fixture site, and prints medians and ratios as a
+//! Markdown table. Upstream is found at `$ABX_UPSTREAM_BIN`, else
+//! `/work/upstream/node_modules/agent-browser/bin/agent-browser-linux-x64`, else it is installed
+//! with `npm install --ignore-scripts agent-browser@0.41.2` into a temp dir (never its `install`
+//! command, which downloads Chrome); when npm is unreachable the upstream column is skipped.
+//!
+//! `cargo bench -p abx-bench --bench cli_latency` (env `ABX_BENCH_ITERATIONS`, default 7).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const CHROME_ARGS: &str = "--no-sandbox,--disable-background-networking,--disable-component-update,--disable-sync,--no-first-run,--disable-quic,--disable-gpu";
+
+struct Binary {
+    name: &'static str,
+    path: PathBuf,
+}
+
+struct Env {
+    home: tempfile::TempDir,
+    session: String,
+}
+
+impl Env {
+    fn new(session: &str) -> Env {
+        Env {
+            home: tempfile::tempdir().expect("temp home"),
+            session: session.into(),
+        }
+    }
+
+    fn command(&self, bin: &Binary, args: &[&str]) -> Command {
+        let mut command = Command::new(&bin.path);
+        command
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.home.path())
+            .env("AGENT_BROWSER_SOCKET_DIR", self.home.path().join("s"))
+            .env("AGENT_BROWSER_SESSION", &self.session)
+            .env("AGENT_BROWSER_EXECUTABLE_PATH", "/usr/bin/chromium")
+            .env("AGENT_BROWSER_ARGS", CHROME_ARGS)
+            .env("AGENT_BROWSER_NO_VERSION_CHECK", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    fn run(&self, bin: &Binary, args: &[&str]) -> Duration {
+        let started = Instant::now();
+        let output = self.command(bin, args).output().expect("run");
+        let took = started.elapsed();
+        if !output.status.success() {
+            eprintln!(
+                "{} {:?} failed: {}",
+                bin.name,
+                args,
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        took
+    }
+
+    fn daemon_pid(&self) -> Option<i32> {
+        std::fs::read_to_string(
+            self.home
+                .path()
+                .join("s")
+                .join(format!("{}.pid", self.session)),
+        )
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+    }
+}
+
+fn upstream() -> Option<Binary> {
+    let candidates = [
+        std::env::var("ABX_UPSTREAM_BIN").ok().map(PathBuf::from),
+        Some(PathBuf::from(
+            "/work/upstream/node_modules/agent-browser/bin/agent-browser-linux-x64",
+        )),
+    ];
+    for path in candidates.into_iter().flatten() {
+        if path.is_file() {
+            make_executable(&path);
+            return Some(Binary {
+                name: "upstream 0.41.2",
+                path,
+            });
+        }
+    }
+    let dir = std::env::temp_dir().join("abx-upstream-0.41.2");
+    let _ = std::fs::create_dir_all(&dir);
+    let status = Command::new("npm")
+        .args([
+            "install",
+            "--ignore-scripts",
+            "--no-audit",
+            "--no-fund",
+            "agent-browser@0.41.2",
+        ])
+        .current_dir(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    let path = dir.join("node_modules/agent-browser/bin/agent-browser-linux-x64");
+    make_executable(&path);
+    (status.is_ok_and(|s| s.success()) && path.is_file()).then_some(Binary {
+        name: "upstream 0.41.2",
+        path,
+    })
+}
+
+/// npm `--ignore-scripts` skips the postinstall that marks the native binary executable.
+fn make_executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755));
+}
+
+fn ours() -> Binary {
+    let exe = std::env::current_exe().expect("bench exe");
+    let target = exe.parent().and_then(Path::parent).expect("target dir");
+    // Benches build in release; prefer the release binary, fall back to debug.
+    let release = target.join("agent-browser");
+    let path = if release.is_file() {
+        release
+    } else {
+        target.join("../debug/agent-browser")
+    };
+    Binary { name: "abx", path }
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples.get(samples.len() / 2).copied().unwrap_or_default()
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1}", d.as_secs_f64() * 1e3)
+}
+
+/// Resident set size (kB) and CPU time (ms) of a pid, from /proc.
+fn rss_cpu(pid: i32) -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let rss = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some((rss, ticks * 10))
+}
+
+type Scenario = (&'static str, fn(&Env, &Binary, &str) -> Duration);
+
+fn scenarios() -> Vec<Scenario> {
+    vec![
+        (
+            "cold open (spawn daemon + launch + navigate)",
+            |env, bin, site| {
+                let d = env.run(bin, &["open", &format!("{site}/page1.html")]);
+                env.run(bin, &["close"]);
+                d
+            },
+        ),
+        ("navigate (open, warm)", |env, bin, site| {
+            env.run(bin, &["open", &format!("{site}/page2.html")])
+        }),
+        ("get url", |env, bin, _| env.run(bin, &["get", "url"])),
+        ("evaluate", |env, bin, _| {
+            env.run(bin, &["eval", "document.title"])
+        }),
+        ("back", |env, bin, site| {
+            env.run(bin, &["open", &format!("{site}/page1.html")]);
+            env.run(bin, &["open", &format!("{site}/page2.html")]);
+            env.run(bin, &["back"])
+        }),
+        ("screenshot", |env, bin, _| {
+            let path = env.home.path().join("shot.png");
+            env.run(bin, &["screenshot", path.to_str().unwrap_or("shot.png")])
+        }),
+        ("snapshot -i", |env, bin, site| {
+            env.run(bin, &["open", &format!("{site}/fixture.html")]);
+            env.run(bin, &["snapshot", "-i"])
+        }),
+        ("click", |env, bin, site| {
+            env.run(bin, &["open", &format!("{site}/form.html")]);
+            env.run(bin, &["click", "#submit"])
+        }),
+        ("fill", |env, bin, site| {
+            env.run(bin, &["open", &format!("{site}/form.html")]);
+            env.run(bin, &["fill", "#name", "Ada Lovelace"])
+        }),
+        ("20-command agent loop", |env, bin, site| {
+            let started = Instant::now();
+            let page1 = format!("{site}/page1.html");
+            let page2 = format!("{site}/page2.html");
+            let form = format!("{site}/form.html");
+            for i in 0..4 {
+                let target = if i % 2 == 0 { &page1 } else { &page2 };
+                env.run(bin, &["open", target]);
+                env.run(bin, &["get", "url"]);
+                env.run(bin, &["get", "title"]);
+                env.run(bin, &["eval", "document.querySelectorAll('a').length"]);
+                env.run(bin, &["back"]);
+            }
+            let _ = &form;
+            started.elapsed()
+        }),
+        (
+            "full workflow (open, snapshot, fill, click, get, screenshot)",
+            |env, bin, site| {
+                let started = Instant::now();
+                env.run(bin, &["open", &format!("{site}/form.html")]);
+                env.run(bin, &["snapshot", "-i"]);
+                env.run(bin, &["fill", "#name", "Ada"]);
+                env.run(bin, &["fill", "#email", "ada@example.test"]);
+                env.run(bin, &["click", "#submit"]);
+                env.run(bin, &["get", "text", "#result"]);
+                let path = env.home.path().join("wf.png");
+                env.run(bin, &["screenshot", path.to_str().unwrap_or("wf.png")]);
+                started.elapsed()
+            },
+        ),
+        ("close", |env, bin, site| {
+            env.run(bin, &["open", &format!("{site}/page1.html")]);
+            env.run(bin, &["close"])
+        }),
+    ]
+}
+
+fn main() {
+    let iterations: usize = std::env::var("ABX_BENCH_ITERATIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(7);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("rt");
+    let site = runtime
+        .block_on(abx_fixtures::FixtureServer::start())
+        .expect("fixture server");
+    let origin = site.origin();
+    let mut binaries = vec![ours()];
+    match upstream() {
+        Some(up) => binaries.push(up),
+        None => {
+            eprintln!("upstream agent-browser 0.41.2 not available (npm unreachable?): abx only")
+        }
+    }
+    let envs: Vec<Env> = binaries
+        .iter()
+        .enumerate()
+        .map(|(i, _)| Env::new(&format!("bench{i}")))
+        .collect();
+    // Warm both (daemon + browser up) before the warm scenarios.
+    for (bin, env) in binaries.iter().zip(&envs) {
+        env.run(bin, &["open", &format!("{origin}/page1.html")]);
+    }
+    let mut rows = Vec::new();
+    for (name, scenario) in scenarios() {
+        let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); binaries.len()];
+        for _ in 0..iterations {
+            // Alternate A/B so drift on the machine hits both equally.
+            for (i, (bin, env)) in binaries.iter().zip(&envs).enumerate() {
+                samples[i].push(scenario(env, bin, &origin));
+            }
+        }
+        let medians: Vec<Duration> = samples.into_iter().map(median).collect();
+        rows.push((name, medians));
+        // Scenarios that close the browser leave the next one a cold start: re-warm.
+        for (bin, env) in binaries.iter().zip(&envs) {
+            env.run(bin, &["open", &format!("{origin}/page1.html")]);
+        }
+    }
+    let resources: Vec<Option<(u64, u64)>> = envs
+        .iter()
+        .map(|env| env.daemon_pid().and_then(rss_cpu))
+        .collect();
+    for (bin, env) in binaries.iter().zip(&envs) {
+        env.run(bin, &["close"]);
+    }
+
+    let header: Vec<String> = binaries
+        .iter()
+        .map(|b| format!("{} median ms", b.name))
+        .collect();
+    println!(
+        "| scenario | {} |{}",
+        header.join(" | "),
+        if binaries.len() > 1 {
+            " ratio abx/upstream |"
+        } else {
+            ""
+        }
+    );
+    println!(
+        "|---|{}{}",
+        "---|".repeat(binaries.len()),
+        if binaries.len() > 1 { "---|" } else { "" }
+    );
+    for (name, medians) in &rows {
+        let cells: Vec<String> = medians.iter().map(|d| ms(*d)).collect();
+        let ratio = if medians.len() > 1 && medians[1] > Duration::ZERO {
+            format!(
+                " {:.2}× |",
+                medians[0].as_secs_f64() / medians[1].as_secs_f64()
+            )
+        } else {
+            String::new()
+        };
+        println!("| {name} | {} |{ratio}", cells.join(" | "));
+    }
+    println!();
+    for (bin, res) in binaries.iter().zip(&resources) {
+        match res {
+            Some((rss, cpu)) => println!(
+                "- {} daemon after the run: RSS {} MB, CPU time {} ms",
+                bin.name,
+                rss / 1024,
+                cpu
+            ),
+            None => println!("- {} daemon: not measured", bin.name),
+        }
+    }
+    println!(
+        "\n{iterations} iterations per scenario, A/B alternating; Chrome {}",
+        chrome_version()
+    );
+}
+
+fn chrome_version() -> String {
+    Command::new("/usr/bin/chromium")
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
+}

@@ -1,0 +1,298 @@
+//! Screenshot extras: element clips that accept refs, `--annotate` (numbered `[N]` labels over
+//! the refs of an interactive snapshot, drawn with DOM that is removed again right after the
+//! capture), and `pdf` (`Page.printToPDF`).
+
+use std::time::Duration;
+
+use base64::Engine as _;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::element::BoundingBox;
+use crate::error::{EngineError, Result};
+use crate::refs::FrameKey;
+use crate::session::{ScreenshotOptions, Session};
+use crate::snapshot::SnapshotOptions;
+use crate::tab::Tab;
+
+/// One entry of the annotation legend: `[number] @ref role "name"`. Serializes to
+/// `{"number", "ref", "role", "name", "box"}` (`ref` without `@`; `box` in page coordinates).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Annotation {
+    /// The label drawn on the page (the ref's number: `[5]` is `@e5`).
+    pub number: u64,
+    /// The ref, e.g. `e5`.
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// Its role.
+    pub role: String,
+    /// Its accessible name.
+    pub name: String,
+    /// Where the label was drawn.
+    #[serde(rename = "box")]
+    pub bounds: BoundingBox,
+}
+
+/// An annotated screenshot: the image and its legend.
+#[derive(Clone, Debug)]
+pub struct AnnotatedScreenshot {
+    /// The encoded image.
+    pub image: Vec<u8>,
+    /// The labels drawn, in number order.
+    pub annotations: Vec<Annotation>,
+}
+
+/// `pdf` options (upstream's `pdf <path>` uses the defaults).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PdfOptions {
+    /// Landscape orientation.
+    pub landscape: bool,
+    /// Print background graphics (default true).
+    pub print_background: bool,
+    /// Scale (default 1).
+    pub scale: f64,
+}
+
+impl Default for PdfOptions {
+    fn default() -> Self {
+        Self {
+            landscape: false,
+            print_background: true,
+            scale: 1.0,
+        }
+    }
+}
+
+/// Scrolls the element into view and returns its box in document coordinates (what
+/// `Page.captureScreenshot`'s `clip` takes with `captureBeyondViewport`).
+const CLIP_FN: &str = r#"function() {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  const view = el.ownerDocument.defaultView;
+  const r0 = el.getBoundingClientRect();
+  if (r0.top < 0 || r0.left < 0 || r0.bottom > view.innerHeight || r0.right > view.innerWidth) {
+    el.scrollIntoView({block: 'center', inline: 'center'});
+  }
+  const r = el.getBoundingClientRect();
+  return {x: r.x + view.scrollX, y: r.y + view.scrollY, width: r.width, height: r.height};
+}"#;
+
+/// Draws the labels. Arguments: the label list `[[number, x, y, w, h], …]` in viewport
+/// coordinates. Returns the boxes in document coordinates.
+const OVERLAY_FN: &str = r#"function(labels) {
+  const old = document.getElementById('__abx_annotations');
+  if (old) old.remove();
+  const root = document.createElement('div');
+  root.id = '__abx_annotations';
+  root.setAttribute('aria-hidden', 'true');
+  root.style.cssText = 'position:absolute;left:0;top:0;width:0;height:0;z-index:2147483647;pointer-events:none;';
+  const sx = window.scrollX, sy = window.scrollY;
+  for (const [n, x, y, w, h] of labels) {
+    const frame = document.createElement('div');
+    frame.style.cssText = 'position:absolute;box-sizing:border-box;border:2px solid #e11d48;border-radius:2px;' +
+      'left:' + (x + sx) + 'px;top:' + (y + sy) + 'px;width:' + w + 'px;height:' + h + 'px;';
+    const tag = document.createElement('div');
+    tag.textContent = '[' + n + ']';
+    tag.style.cssText = 'position:absolute;left:-2px;top:-16px;background:#e11d48;color:#fff;font:bold 11px/14px ' +
+      'monospace;padding:0 3px;border-radius:2px;white-space:nowrap;';
+    frame.appendChild(tag);
+    root.appendChild(frame);
+  }
+  document.documentElement.appendChild(root);
+  return labels.map(([n, x, y, w, h]) => [n, x + sx, y + sy, w, h]);
+}"#;
+
+const REMOVE_OVERLAY: &str =
+    "(() => { const o = document.getElementById('__abx_annotations'); if (o) o.remove(); })()";
+
+/// Measures every argument element's viewport box: `[[x, y, w, h] | null, …]`.
+const BOXES_FN: &str = r#"function(...els) {
+  return els.map((el) => {
+    if (!el || !el.isConnected) return null;
+    const e = el.nodeType === 1 ? el : el.parentElement;
+    const r = e.getBoundingClientRect();
+    const s = getComputedStyle(e);
+    if (r.width <= 0 || r.height <= 0 || s.visibility !== 'visible') return null;
+    return [r.x, r.y, r.width, r.height];
+  });
+}"#;
+
+impl Session {
+    /// The clip of an element screenshot (CSS selector or ref), in document coordinates.
+    pub(crate) async fn element_clip(
+        &self,
+        tab: &Tab,
+        selector: &str,
+        timeout: Duration,
+    ) -> Result<BoundingBox> {
+        let handle = self.locate_on(tab, "screenshot", selector, timeout).await?;
+        let outcome = async {
+            if handle.subframe || handle.oopif {
+                // Frame-local script coordinates do not place a clip on the page; the quads do.
+                let mut b = self.box_of(&handle, timeout).await?;
+                if handle.oopif {
+                    return Err(EngineError::Invalid(format!(
+                        "Element screenshots of '{}' inside a cross-site frame are not supported; screenshot the frame's <iframe> instead",
+                        handle.selector
+                    )));
+                }
+                let scroll = tab.call("screenshot", "Runtime.evaluate",
+                    json!({"expression": "[window.scrollX, window.scrollY]", "returnByValue": true}), timeout).await?;
+                b.x += scroll.pointer("/result/value/0").and_then(Value::as_f64).unwrap_or(0.0);
+                b.y += scroll.pointer("/result/value/1").and_then(Value::as_f64).unwrap_or(0.0);
+                return Ok(b);
+            }
+            let value = tab.guarded("screenshot", handle.call(CLIP_FN, &[], timeout)).await?;
+            serde_json::from_value::<BoundingBox>(value).map_err(|e| EngineError::Invalid(format!("unexpected box reply: {e}")))
+        }
+        .await;
+        handle.release().await;
+        outcome
+    }
+
+    /// `screenshot --annotate`: takes an interactive snapshot (so the refs are fresh and
+    /// usable), draws `[N]` over each visible ref of the main frame, captures, and removes the
+    /// drawing again.
+    pub async fn screenshot_annotated(
+        &self,
+        options: &ScreenshotOptions,
+        timeout: Option<Duration>,
+    ) -> Result<AnnotatedScreenshot> {
+        let limit = timeout.unwrap_or(self.options().default_timeout);
+        self.snapshot(&SnapshotOptions {
+            interactive: true,
+            ..SnapshotOptions::default()
+        })
+        .await?;
+        let tab = self.active_tab().await?;
+        let refs: Vec<_> = self
+            .refs
+            .live(tab.target_id())
+            .into_iter()
+            .filter(|r| r.document.frame == FrameKey::MAIN)
+            .collect();
+        let group = crate::locate::new_group();
+        let session = tab.cdp().clone();
+        let resolved = tab
+            .guarded("screenshot", async {
+                Ok(futures_util::future::join_all(refs.iter().map(|r| {
+                    session.call_within(
+                        "DOM.resolveNode",
+                        json!({"backendNodeId": r.backend_node_id, "objectGroup": group}),
+                        limit,
+                    )
+                }))
+                .await)
+            })
+            .await?;
+        let mut args = Vec::new();
+        let mut kept = Vec::new();
+        for (entry, reply) in refs.iter().zip(resolved) {
+            if let Some(id) = reply.ok().and_then(|r| {
+                r.pointer("/object/objectId")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            }) {
+                args.push(json!({"objectId": id}));
+                kept.push(entry);
+            }
+        }
+        let mut annotations = Vec::new();
+        let mut labels = Vec::new();
+        if !args.is_empty() {
+            let target = args[0].clone();
+            let reply = tab
+                .call(
+                    "screenshot",
+                    "Runtime.callFunctionOn",
+                    json!({"objectId": target["objectId"], "functionDeclaration": BOXES_FN, "arguments": args, "returnByValue": true}),
+                    limit,
+                )
+                .await?;
+            let boxes = reply
+                .pointer("/result/value")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            for (entry, b) in kept.iter().zip(boxes) {
+                let Some(b) = b.as_array().filter(|b| b.len() == 4) else {
+                    continue;
+                };
+                let n: u64 = entry.name.trim_start_matches('e').parse().unwrap_or(0);
+                let f = |i: usize| b.get(i).and_then(Value::as_f64).unwrap_or(0.0);
+                labels.push(json!([n, f(0), f(1), f(2), f(3)]));
+                annotations.push(Annotation {
+                    number: n,
+                    reference: entry.name.clone(),
+                    role: entry.role.clone(),
+                    name: entry.label.clone(),
+                    bounds: BoundingBox {
+                        x: f(0),
+                        y: f(1),
+                        width: f(2),
+                        height: f(3),
+                    },
+                });
+            }
+        }
+        let _ = session
+            .send("Runtime.releaseObjectGroup", &json!({"objectGroup": group}))
+            .await;
+        let drawn = tab
+            .call(
+                "screenshot",
+                "Runtime.evaluate",
+                json!({"expression": format!("({OVERLAY_FN})({})", Value::Array(labels)), "returnByValue": true}),
+                limit,
+            )
+            .await?;
+        if let Some(placed) = drawn.pointer("/result/value").and_then(Value::as_array) {
+            for (annotation, p) in annotations.iter_mut().zip(placed) {
+                annotation.bounds.x = p
+                    .get(1)
+                    .and_then(Value::as_f64)
+                    .unwrap_or(annotation.bounds.x);
+                annotation.bounds.y = p
+                    .get(2)
+                    .and_then(Value::as_f64)
+                    .unwrap_or(annotation.bounds.y);
+            }
+        }
+        let shot = self.screenshot(options, timeout).await;
+        // The drawing comes off whatever happened to the capture.
+        let _ = tab
+            .cdp()
+            .call_within(
+                "Runtime.evaluate",
+                json!({"expression": REMOVE_OVERLAY}),
+                limit,
+            )
+            .await;
+        Ok(AnnotatedScreenshot {
+            image: shot?,
+            annotations,
+        })
+    }
+
+    /// `pdf`: prints the active tab to PDF and returns the bytes.
+    pub async fn pdf(&self, options: &PdfOptions, timeout: Option<Duration>) -> Result<Vec<u8>> {
+        let (tab, _, timeout) = self.begin(timeout).await?;
+        let params = json!({"landscape": options.landscape, "printBackground": options.print_background,
+                            "scale": options.scale, "transferMode": "ReturnAsBase64"});
+        let reply = tab
+            .guarded("pdf", async {
+                Ok(tab
+                    .cdp()
+                    .call_raw("Page.printToPDF", &params, Some(timeout))
+                    .await?)
+            })
+            .await?;
+        #[derive(serde::Deserialize)]
+        struct Printed {
+            data: String,
+        }
+        let printed: Printed = reply.parse("Page.printToPDF")?;
+        base64::engine::general_purpose::STANDARD
+            .decode(printed.data.as_bytes())
+            .map_err(|e| EngineError::Invalid(format!("PDF data is not base64: {e}")))
+    }
+}

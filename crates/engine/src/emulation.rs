@@ -1,0 +1,429 @@
+//! Emulation (`set viewport|device|geo|offline|headers|media`), cookies and web storage.
+//!
+//! Cookies are scoped to the active page on purpose: on a shared anchor, `cookies clear` must
+//! not log the other stages out, so it deletes the cookies the current page can see instead of
+//! clearing the whole browser (upstream's `Network.clearBrowserCookies`).
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::error::{EngineError, Result};
+use crate::session::Session;
+
+/// A built-in device profile (upstream's table).
+#[derive(Clone, Copy, Debug)]
+pub struct Device {
+    /// Display name.
+    pub name: &'static str,
+    /// CSS width.
+    pub width: u32,
+    /// CSS height.
+    pub height: u32,
+    /// Device pixel ratio.
+    pub scale: f64,
+    /// User agent.
+    pub user_agent: &'static str,
+}
+
+const IOS_UA: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
+const IPAD_UA: &str = "Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
+const ANDROID_UA: &str = "Mozilla/5.0 (Linux; Android 14; Pixel) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36";
+
+/// Upstream's device table (contract §2.9).
+pub const DEVICES: &[Device] = &[
+    Device {
+        name: "iPhone 15",
+        width: 393,
+        height: 852,
+        scale: 3.0,
+        user_agent: IOS_UA,
+    },
+    Device {
+        name: "iPhone 16",
+        width: 393,
+        height: 852,
+        scale: 3.0,
+        user_agent: IOS_UA,
+    },
+    Device {
+        name: "iPhone 16 Pro",
+        width: 402,
+        height: 874,
+        scale: 3.0,
+        user_agent: IOS_UA,
+    },
+    Device {
+        name: "iPhone 17",
+        width: 402,
+        height: 874,
+        scale: 3.0,
+        user_agent: IOS_UA,
+    },
+    Device {
+        name: "iPhone 12",
+        width: 390,
+        height: 844,
+        scale: 3.0,
+        user_agent: IOS_UA,
+    },
+    Device {
+        name: "iPhone 14",
+        width: 390,
+        height: 844,
+        scale: 3.0,
+        user_agent: IOS_UA,
+    },
+    Device {
+        name: "iPad",
+        width: 820,
+        height: 1180,
+        scale: 2.0,
+        user_agent: IPAD_UA,
+    },
+    Device {
+        name: "iPad Air",
+        width: 820,
+        height: 1180,
+        scale: 2.0,
+        user_agent: IPAD_UA,
+    },
+    Device {
+        name: "iPad Pro",
+        width: 1024,
+        height: 1366,
+        scale: 2.0,
+        user_agent: IPAD_UA,
+    },
+    Device {
+        name: "Pixel 9",
+        width: 412,
+        height: 923,
+        scale: 2.625,
+        user_agent: ANDROID_UA,
+    },
+    Device {
+        name: "Pixel 5",
+        width: 393,
+        height: 851,
+        scale: 2.75,
+        user_agent: ANDROID_UA,
+    },
+    Device {
+        name: "Pixel 7",
+        width: 412,
+        height: 915,
+        scale: 2.625,
+        user_agent: ANDROID_UA,
+    },
+    Device {
+        name: "Galaxy S25",
+        width: 360,
+        height: 800,
+        scale: 3.0,
+        user_agent: ANDROID_UA,
+    },
+    Device {
+        name: "Galaxy S21",
+        width: 360,
+        height: 800,
+        scale: 3.0,
+        user_agent: ANDROID_UA,
+    },
+];
+
+/// Finds a device by name, case-insensitively and ignoring spaces.
+pub fn device(name: &str) -> Option<&'static Device> {
+    let key = |s: &str| {
+        s.chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>()
+            .to_ascii_lowercase()
+    };
+    let wanted = key(name);
+    DEVICES.iter().find(|d| key(d.name) == wanted)
+}
+
+/// The metrics applied by `set viewport` / `set device`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Viewport {
+    /// Device name (for `set device`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    /// Width.
+    pub width: u32,
+    /// Height.
+    pub height: u32,
+    /// Device scale factor.
+    pub device_scale_factor: f64,
+    /// Mobile emulation.
+    pub mobile: bool,
+}
+
+const SHORT: Duration = Duration::from_secs(10);
+
+impl Session {
+    async fn page_call(&self, command: &str, method: &str, params: Value) -> Result<Value> {
+        let tab = self.active_tab().await?;
+        tab.call(command, method, params, SHORT).await
+    }
+
+    /// `set viewport <w> <h> [scale]`.
+    pub async fn set_viewport(
+        &self,
+        width: u32,
+        height: u32,
+        scale: Option<f64>,
+    ) -> Result<Viewport> {
+        if width == 0 || height == 0 {
+            return Err(EngineError::Invalid(
+                "Viewport width and height must be positive".into(),
+            ));
+        }
+        let scale = scale.unwrap_or(1.0);
+        self.page_call(
+            "viewport",
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": width, "height": height, "deviceScaleFactor": scale, "mobile": false}),
+        )
+        .await?;
+        Ok(Viewport {
+            device: None,
+            width,
+            height,
+            device_scale_factor: scale,
+            mobile: false,
+        })
+    }
+
+    /// `set device <name>`.
+    pub async fn set_device(&self, name: &str) -> Result<Viewport> {
+        let Some(d) = device(name) else {
+            let names: Vec<&str> = DEVICES.iter().map(|d| d.name).collect();
+            return Err(EngineError::Invalid(format!(
+                "Unknown device: {name}. Supported: {}",
+                names.join(", ")
+            )));
+        };
+        self.page_call(
+            "device",
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": d.width, "height": d.height, "deviceScaleFactor": d.scale, "mobile": true}),
+        )
+        .await?;
+        self.page_call(
+            "device",
+            "Emulation.setUserAgentOverride",
+            json!({"userAgent": d.user_agent}),
+        )
+        .await?;
+        self.page_call(
+            "device",
+            "Emulation.setTouchEmulationEnabled",
+            json!({"enabled": true, "maxTouchPoints": 5}),
+        )
+        .await?;
+        Ok(Viewport {
+            device: Some(d.name.into()),
+            width: d.width,
+            height: d.height,
+            device_scale_factor: d.scale,
+            mobile: true,
+        })
+    }
+
+    /// `set geo <lat> <lng>`.
+    pub async fn set_geolocation(&self, latitude: f64, longitude: f64) -> Result<Value> {
+        if !(-90.0..=90.0).contains(&latitude) || !(-180.0..=180.0).contains(&longitude) {
+            return Err(EngineError::Invalid(
+                "Latitude must be within ±90 and longitude within ±180".into(),
+            ));
+        }
+        self.page_call(
+            "geolocation",
+            "Emulation.setGeolocationOverride",
+            json!({"latitude": latitude, "longitude": longitude, "accuracy": 1}),
+        )
+        .await?;
+        Ok(json!({"latitude": latitude, "longitude": longitude}))
+    }
+
+    /// `set offline [on|off]`.
+    pub async fn set_offline(&self, offline: bool) -> Result<Value> {
+        self.page_call("offline", "Network.enable", json!({}))
+            .await?;
+        self.page_call(
+            "offline",
+            "Network.emulateNetworkConditions",
+            json!({"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}),
+        )
+        .await?;
+        Ok(json!({"offline": offline}))
+    }
+
+    /// `set headers <json>`: extra headers on every request of the tab.
+    pub async fn set_headers(&self, headers: &Map<String, Value>) -> Result<Value> {
+        let headers: Map<String, Value> = headers
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    Value::String(
+                        v.as_str()
+                            .map(str::to_string)
+                            .unwrap_or_else(|| v.to_string()),
+                    ),
+                )
+            })
+            .collect();
+        self.page_call("headers", "Network.enable", json!({}))
+            .await?;
+        self.page_call(
+            "headers",
+            "Network.setExtraHTTPHeaders",
+            json!({"headers": headers}),
+        )
+        .await?;
+        Ok(json!({"headers": headers}))
+    }
+
+    /// `set media [dark|light] [reduced-motion]`.
+    pub async fn set_media(
+        &self,
+        color_scheme: Option<&str>,
+        reduced_motion: Option<&str>,
+    ) -> Result<Value> {
+        let mut features = Vec::new();
+        if let Some(scheme) = color_scheme {
+            features.push(json!({"name": "prefers-color-scheme", "value": scheme}));
+        }
+        if let Some(motion) = reduced_motion {
+            features.push(json!({"name": "prefers-reduced-motion", "value": motion}));
+        }
+        self.page_call(
+            "emulatemedia",
+            "Emulation.setEmulatedMedia",
+            json!({"features": features}),
+        )
+        .await?;
+        Ok(json!({"colorScheme": color_scheme, "reducedMotion": reduced_motion}))
+    }
+
+    /// `cookies get`: the cookies the active page can see.
+    pub async fn cookies(&self) -> Result<Vec<Value>> {
+        let reply = self
+            .page_call("cookies_get", "Network.getCookies", json!({}))
+            .await?;
+        Ok(reply
+            .get("cookies")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    /// `cookies set`: each cookie without `url` or `domain` is set for the active page's URL.
+    pub async fn set_cookies(&self, cookies: &[Value]) -> Result<Value> {
+        let page_url = self.url().await?;
+        let mut prepared = Vec::with_capacity(cookies.len());
+        for cookie in cookies {
+            let mut cookie = cookie.clone();
+            let Some(map) = cookie.as_object_mut() else {
+                return Err(EngineError::Invalid("Each cookie must be an object".into()));
+            };
+            if !map.contains_key("name") {
+                return Err(EngineError::Invalid("A cookie needs a name".into()));
+            }
+            if !map.contains_key("url") && !map.contains_key("domain") {
+                if !page_url.starts_with("http") {
+                    return Err(EngineError::Invalid(
+                        "Cannot set a cookie without --url or --domain on a page that is not http(s)".into(),
+                    ));
+                }
+                map.insert("url".into(), json!(page_url));
+            }
+            prepared.push(cookie);
+        }
+        self.page_call(
+            "cookies_set",
+            "Network.setCookies",
+            json!({"cookies": prepared}),
+        )
+        .await?;
+        Ok(json!({"set": true}))
+    }
+
+    /// `cookies clear`: deletes the cookies the active page can see (not the whole browser's).
+    pub async fn clear_cookies(&self) -> Result<Value> {
+        for cookie in self.cookies().await? {
+            let name = cookie.get("name").cloned().unwrap_or(Value::Null);
+            let domain = cookie.get("domain").cloned().unwrap_or(Value::Null);
+            let path = cookie.get("path").cloned().unwrap_or(Value::Null);
+            self.page_call(
+                "cookies_clear",
+                "Network.deleteCookies",
+                json!({"name": name, "domain": domain, "path": path}),
+            )
+            .await?;
+        }
+        Ok(json!({"cleared": true}))
+    }
+
+    fn storage_object(kind: &str) -> Result<&'static str> {
+        match kind {
+            "local" => Ok("localStorage"),
+            "session" => Ok("sessionStorage"),
+            other => Err(EngineError::Invalid(format!(
+                "Unknown storage type: {other}. Use local or session"
+            ))),
+        }
+    }
+
+    /// `storage local|session [key]`.
+    pub async fn storage_get(&self, kind: &str, key: Option<&str>) -> Result<Value> {
+        let object = Self::storage_object(kind)?;
+        match key {
+            Some(key) => {
+                let script = format!("{object}.getItem({})", json!(key));
+                let value = self.evaluate(&script, Some(SHORT)).await?.value;
+                Ok(json!({"key": key, "value": value}))
+            }
+            None => {
+                let script = format!(
+                    "Object.fromEntries(Object.keys({object}).map(k => [k, {object}.getItem(k)]))"
+                );
+                let value = self.evaluate(&script, Some(SHORT)).await?.value;
+                Ok(json!({"data": value}))
+            }
+        }
+    }
+
+    /// `storage local|session set <k> <v>`.
+    pub async fn storage_set(&self, kind: &str, key: &str, value: &str) -> Result<Value> {
+        let object = Self::storage_object(kind)?;
+        let script = format!("{object}.setItem({}, {}); true", json!(key), json!(value));
+        self.evaluate(&script, Some(SHORT)).await?;
+        Ok(json!({"set": true, "key": key}))
+    }
+
+    /// `storage local|session clear`.
+    pub async fn storage_clear(&self, kind: &str) -> Result<Value> {
+        let object = Self::storage_object(kind)?;
+        self.evaluate(&format!("{object}.clear(); true"), Some(SHORT))
+            .await?;
+        Ok(json!({"cleared": true}))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_match_case_and_space_insensitively() {
+        assert_eq!(device("iphone14").map(|d| d.width), Some(390));
+        assert_eq!(device("Pixel 9").map(|d| d.height), Some(923));
+        assert!(device("Nokia 3310").is_none());
+    }
+}

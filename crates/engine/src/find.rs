@@ -1,0 +1,726 @@
+//! Reading elements and finding them semantically: `find role|text|label|placeholder|alt|title|
+//! testid|first|last|nth`, `is visible|enabled|checked`, and the `get` forms — all accepting
+//! snapshot refs as well as CSS/XPath selectors.
+//!
+//! `find role` matches on the accessibility tree (so implicit roles work: a `<button>` is a
+//! button without `role=`), with the name as a case-insensitive substring unless `exact`. A miss
+//! among elements that do have the role names what was seen, as upstream 0.41 does:
+//! `4 elements have role "button", but none match name "Nope". Names seen: "Alert", "Confirm", "Submit"`.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::actions::{CHECKED_FN, Checked, Clicked, Filled, Hovered};
+use crate::element::{BoundingBox, finder_all_js, ref_name};
+use crate::error::{EngineError, Result};
+use crate::locate::Handle;
+use crate::session::Session;
+use crate::snapshot::tree::{RawTree, Tree};
+use crate::tab::Tab;
+
+/// How `find` locates its element.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Locator {
+    /// `find role <role> [--name N]`.
+    Role {
+        /// The ARIA role (implicit roles count).
+        role: String,
+        /// The accessible name to match.
+        name: Option<String>,
+    },
+    /// `find text <t>`: the innermost element whose text matches.
+    Text(String),
+    /// `find label <l>`: the control a `<label>`, `aria-label` or `aria-labelledby` names.
+    Label(String),
+    /// `find placeholder <p>`.
+    Placeholder(String),
+    /// `find alt <t>`.
+    Alt(String),
+    /// `find title <t>`.
+    Title(String),
+    /// `find testid <id>` (`data-testid`, always exact).
+    TestId(String),
+    /// `find first|last|nth <n> <css>`: 0-based, negative from the end (`last` is -1).
+    Nth {
+        /// The CSS/XPath selector.
+        selector: String,
+        /// The index.
+        index: i64,
+    },
+}
+
+impl Locator {
+    fn describe(&self) -> String {
+        let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+        match self {
+            Locator::Role {
+                role,
+                name: Some(name),
+            } => format!("role={role}[name={}]", q(name)),
+            Locator::Role { role, name: None } => format!("role={role}"),
+            Locator::Text(t) => format!("text={}", q(t)),
+            Locator::Label(t) => format!("label={}", q(t)),
+            Locator::Placeholder(t) => format!("placeholder={}", q(t)),
+            Locator::Alt(t) => format!("alt={}", q(t)),
+            Locator::Title(t) => format!("title={}", q(t)),
+            Locator::TestId(t) => format!("testid={}", q(t)),
+            Locator::Nth { selector, index } => format!("{selector} >> nth={index}"),
+        }
+    }
+}
+
+/// What `find` does with the element.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum FindAction {
+    /// Click it (default).
+    #[default]
+    Click,
+    /// Fill it with the value.
+    Fill(String),
+    /// Check it.
+    Check,
+    /// Hover it.
+    Hover,
+    /// Read its text.
+    Text,
+}
+
+/// The result of `find`, shaped like the matching action's `data` (`{"clicked": …}`,
+/// `{"filled": …}`, `{"checked": …}`, `{"hovered": …}`, or `{"text": …}`), the selector being a
+/// description of the locator such as `role=button[name="Submit"]`.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum Found {
+    /// After a click.
+    Clicked(Clicked),
+    /// After a fill.
+    Filled(Filled),
+    /// After a check.
+    Checked(Checked),
+    /// After a hover.
+    Hovered(Hovered),
+    /// The element's text.
+    Text(TextOf),
+}
+
+/// `{"text", "origin"}` (`get text`, `find … text`).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct TextOf {
+    /// `innerText` (or `textContent`).
+    pub text: String,
+    /// The page URL.
+    pub origin: String,
+}
+
+/// `{"html"}`.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct HtmlOf {
+    /// `innerHTML`.
+    pub html: String,
+}
+
+/// `{"value"}` (`get value`).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct ValueOf {
+    /// The control's value (empty when it has none).
+    pub value: String,
+}
+
+/// `{"value", "origin"}` (`get attr`; `null` when the attribute is absent).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct AttributeOf {
+    /// The attribute value.
+    pub value: Option<String>,
+    /// The page URL.
+    pub origin: String,
+}
+
+/// `{"count", "selector"}`.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct CountOf {
+    /// How many elements match.
+    pub count: u64,
+    /// The selector.
+    pub selector: String,
+}
+
+/// `{"styles": {…}}`.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct StylesOf {
+    /// Computed style values by property.
+    pub styles: BTreeMap<String, String>,
+}
+
+/// `{"visible", "origin"}`.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct IsVisible {
+    /// Rendered with a non-empty box and not `visibility:hidden`.
+    pub visible: bool,
+    /// The page URL.
+    pub origin: String,
+}
+
+/// `{"enabled", "origin"}`.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct IsEnabled {
+    /// Not `:disabled` and not inside `aria-disabled=true`.
+    pub enabled: bool,
+    /// The page URL.
+    pub origin: String,
+}
+
+/// `{"checked", "origin"}`.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct IsChecked {
+    /// Checked (false for elements that cannot be checked).
+    pub checked: bool,
+    /// The page URL.
+    pub origin: String,
+}
+
+/// Finds elements by text-ish attributes in the page. `this` is unused; arguments are the kind,
+/// the text and `exact`. Returns the element or null.
+const FIND_FN: &str = r#"function(kind, text, exact) {
+  const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
+  const want = exact ? norm(text) : norm(text).toLowerCase();
+  const match = (s) => { const t = norm(s); return exact ? t === want : t.toLowerCase().includes(want); };
+  const visible = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const first = (list) => list.find(visible) || list[0] || null;
+  const all = (sel) => Array.from(document.querySelectorAll(sel));
+  if (kind === 'text') {
+    const skip = {script: 1, style: 1, noscript: 1, template: 1, head: 1, title: 1};
+    const hits = [];
+    for (const el of all('body, body *')) {
+      if (skip[el.localName] || !match(el.textContent)) continue;
+      if (Array.from(el.children).some((c) => !skip[c.localName] && match(c.textContent))) continue;
+      hits.push(el);
+    }
+    return first(hits);
+  }
+  if (kind === 'label') {
+    const hits = [];
+    for (const label of all('label')) if (match(label.textContent) && label.control) hits.push(label.control);
+    for (const el of all('[aria-label]')) if (match(el.getAttribute('aria-label'))) hits.push(el);
+    for (const el of all('[aria-labelledby]')) {
+      const ids = el.getAttribute('aria-labelledby').split(/\s+/);
+      const t = ids.map((id) => { const n = document.getElementById(id); return n ? n.textContent : ''; }).join(' ');
+      if (match(t)) hits.push(el);
+    }
+    return first(hits);
+  }
+  if (kind === 'testid') return first(all('[data-testid]').filter((el) => el.getAttribute('data-testid') === text));
+  const attr = {placeholder: 'placeholder', alt: 'alt', title: 'title'}[kind];
+  return first(all('[' + attr + ']').filter((el) => match(el.getAttribute(attr))));
+}"#;
+
+/// Elements considered visible by `is visible`.
+const VISIBLE_FN: &str = r#"function() {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (!el) return false;
+  const s = getComputedStyle(el);
+  const r = el.getBoundingClientRect();
+  return s.visibility === 'visible' && r.width > 0 && r.height > 0;
+}"#;
+
+const ENABLED_FN: &str = "function() { return !(this.matches(':disabled') || this.closest('[aria-disabled=\"true\"]')); }";
+
+/// The computed styles `get styles` reports.
+const STYLES_FN: &str = r#"function() {
+  const s = getComputedStyle(this);
+  const keys = ['display', 'visibility', 'opacity', 'color', 'background-color', 'font-size', 'font-family',
+    'font-weight', 'width', 'height', 'position', 'z-index', 'cursor', 'pointer-events', 'overflow'];
+  const out = {};
+  for (const k of keys) out[k] = s.getPropertyValue(k);
+  return out;
+}"#;
+
+/// The box in viewport coordinates of the element's own document.
+const BOX_FN: &str = r#"function() {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  const r = el.getBoundingClientRect();
+  return {x: r.x, y: r.y, width: r.width, height: r.height};
+}"#;
+
+impl Session {
+    fn origin_of(&self, tab: &Tab) -> String {
+        let url = tab.state().url;
+        if url.is_empty() {
+            self.browser()
+                .target(tab.target_id())
+                .map(|t| t.url)
+                .unwrap_or_default()
+        } else {
+            url
+        }
+    }
+
+    /// Runs `function` on the element `selector` names and returns its value.
+    async fn read_element(
+        &self,
+        command: &str,
+        selector: &str,
+        function: &str,
+        args: &[Value],
+        timeout: Option<Duration>,
+    ) -> Result<(Value, String)> {
+        let (tab, _, timeout) = self.begin(timeout).await?;
+        let handle = self.locate_on(&tab, command, selector, timeout).await?;
+        let value = tab
+            .guarded(command, handle.call(function, args, timeout))
+            .await;
+        handle.release().await;
+        Ok((value?, self.origin_of(&tab)))
+    }
+
+    /// `find <locator> <value> [action]`.
+    pub async fn find(
+        &self,
+        locator: &Locator,
+        action: &FindAction,
+        exact: bool,
+        timeout: Option<Duration>,
+    ) -> Result<Found> {
+        let (tab, deadline, timeout) = self.begin(timeout).await?;
+        let mut handle = tab
+            .guarded("find", self.locate_semantic(&tab, locator, exact, timeout))
+            .await?;
+        let described = locator.describe();
+        handle.selector = described.clone();
+        let outcome = async {
+            Ok(match action {
+                FindAction::Click => {
+                    let mut clicked = self
+                        .click_handle(&tab, &mut handle, "left", 1, deadline)
+                        .await?;
+                    clicked.clicked = described;
+                    Found::Clicked(clicked)
+                }
+                FindAction::Fill(value) => {
+                    self.fill_handle(&tab, &mut handle, value, deadline, timeout)
+                        .await?;
+                    Found::Filled(Filled { filled: described })
+                }
+                FindAction::Check => {
+                    self.set_checked_handle(&tab, &mut handle, true, deadline, timeout)
+                        .await?;
+                    Found::Checked(Checked { checked: described })
+                }
+                FindAction::Hover => {
+                    self.hover_handle(&tab, &mut handle, deadline).await?;
+                    Found::Hovered(Hovered { hovered: described })
+                }
+                FindAction::Text => {
+                    let text = tab
+                        .guarded(
+                            "find",
+                            handle.call(
+                                "function() { return this.innerText ?? this.textContent ?? ''; }",
+                                &[],
+                                timeout,
+                            ),
+                        )
+                        .await?;
+                    Found::Text(TextOf {
+                        text: text.as_str().unwrap_or_default().to_string(),
+                        origin: self.origin_of(&tab),
+                    })
+                }
+            })
+        }
+        .await;
+        handle.release().await;
+        outcome
+    }
+
+    async fn locate_semantic(
+        &self,
+        tab: &Tab,
+        locator: &Locator,
+        exact: bool,
+        timeout: Duration,
+    ) -> Result<Handle> {
+        match locator {
+            Locator::Role { role, name } => {
+                self.locate_role(tab, role, name.as_deref(), exact, timeout)
+                    .await
+            }
+            Locator::Nth { selector, index } => {
+                self.locate_nth(tab, selector, *index, timeout).await
+            }
+            Locator::Text(t) => {
+                self.locate_by(tab, "text", t, exact, locator, timeout)
+                    .await
+            }
+            Locator::Label(t) => {
+                self.locate_by(tab, "label", t, exact, locator, timeout)
+                    .await
+            }
+            Locator::Placeholder(t) => {
+                self.locate_by(tab, "placeholder", t, exact, locator, timeout)
+                    .await
+            }
+            Locator::Alt(t) => self.locate_by(tab, "alt", t, exact, locator, timeout).await,
+            Locator::Title(t) => {
+                self.locate_by(tab, "title", t, exact, locator, timeout)
+                    .await
+            }
+            Locator::TestId(t) => {
+                self.locate_by(tab, "testid", t, true, locator, timeout)
+                    .await
+            }
+        }
+    }
+
+    /// A handle for a page-evaluated element expression (null → not found).
+    async fn handle_from(
+        &self,
+        tab: &Tab,
+        reply: Value,
+        selector: String,
+        group: String,
+    ) -> Result<Handle> {
+        if let Some(details) = reply.get("exceptionDetails") {
+            return Err(EngineError::Evaluation(crate::snapshot::exception_text(
+                details,
+            )));
+        }
+        let object_id = reply
+            .pointer("/result/objectId")
+            .and_then(Value::as_str)
+            .filter(|_| reply.pointer("/result/subtype").and_then(Value::as_str) == Some("node"))
+            .ok_or_else(|| EngineError::NotFound {
+                selector: selector.clone(),
+            })?;
+        Ok(Handle {
+            session: tab.cdp().clone(),
+            oopif: false,
+            subframe: false,
+            object_id: object_id.to_string(),
+            group,
+            selector,
+            from_ref: false,
+        })
+    }
+
+    async fn locate_by(
+        &self,
+        tab: &Tab,
+        kind: &str,
+        text: &str,
+        exact: bool,
+        locator: &Locator,
+        timeout: Duration,
+    ) -> Result<Handle> {
+        let expression = format!(
+            "({FIND_FN})({}, {}, {exact})",
+            serde_json::to_string(kind).unwrap_or_default(),
+            serde_json::to_string(text).unwrap_or_default()
+        );
+        let group = crate::locate::new_group();
+        let reply = tab
+            .cdp()
+            .call_within(
+                "Runtime.evaluate",
+                json!({"expression": expression, "objectGroup": group}),
+                timeout,
+            )
+            .await?;
+        self.handle_from(tab, reply, locator.describe(), group)
+            .await
+    }
+
+    async fn locate_nth(
+        &self,
+        tab: &Tab,
+        selector: &str,
+        index: i64,
+        timeout: Duration,
+    ) -> Result<Handle> {
+        let all = finder_all_js(selector)?;
+        let expression = format!(
+            "(() => {{ const all = {all}; const i = {index}; return all[i < 0 ? all.length + i : i] ?? null; }})()"
+        );
+        let group = crate::locate::new_group();
+        let reply = tab
+            .cdp()
+            .call_within(
+                "Runtime.evaluate",
+                json!({"expression": expression, "objectGroup": group}),
+                timeout,
+            )
+            .await?;
+        if let Some(details) = reply.get("exceptionDetails") {
+            return Err(EngineError::Invalid(format!(
+                "Invalid selector '{selector}': {}",
+                crate::snapshot::exception_text(details)
+            )));
+        }
+        self.handle_from(tab, reply, selector.to_string(), group)
+            .await
+    }
+
+    async fn locate_role(
+        &self,
+        tab: &Tab,
+        role: &str,
+        name: Option<&str>,
+        exact: bool,
+        timeout: Duration,
+    ) -> Result<Handle> {
+        let raw: RawTree = tab
+            .cdp()
+            .call_raw("Accessibility.getFullAXTree", &json!({}), Some(timeout))
+            .await?
+            .parse("Accessibility.getFullAXTree")?;
+        let tree = Tree::build(raw.nodes);
+        let with_role: Vec<&crate::snapshot::tree::Node> = tree
+            .nodes
+            .iter()
+            .filter(|n| n.role.eq_ignore_ascii_case(role) && n.backend.is_some())
+            .collect();
+        let matches = |n: &&crate::snapshot::tree::Node| match name {
+            None => true,
+            Some(want) if exact => n.name == want,
+            Some(want) => n.name.to_lowercase().contains(&want.to_lowercase()),
+        };
+        let Some(found) = with_role.iter().copied().find(matches) else {
+            let locator = Locator::Role {
+                role: role.to_string(),
+                name: name.map(str::to_string),
+            };
+            if let (Some(want), false) = (name, with_role.is_empty()) {
+                let mut seen: Vec<&str> = with_role
+                    .iter()
+                    .map(|n| n.name.as_str())
+                    .filter(|n| !n.is_empty())
+                    .collect();
+                seen.sort_unstable();
+                seen.dedup();
+                let seen: Vec<String> = seen
+                    .iter()
+                    .map(|n| serde_json::to_string(n).unwrap_or_default())
+                    .collect();
+                let count = with_role.len();
+                let have = if count == 1 {
+                    "element has"
+                } else {
+                    "elements have"
+                };
+                return Err(EngineError::Invalid(format!(
+                    "{count} {have} role \"{role}\", but none match name \"{want}\". Names seen: {}",
+                    seen.join(", ")
+                )));
+            }
+            return Err(EngineError::NotFound {
+                selector: locator.describe(),
+            });
+        };
+        let backend = found.backend.unwrap_or_default();
+        let group = crate::locate::new_group();
+        let resolved = tab
+            .cdp()
+            .call_within(
+                "DOM.resolveNode",
+                json!({"backendNodeId": backend, "objectGroup": group}),
+                timeout,
+            )
+            .await?;
+        let object_id = resolved
+            .pointer("/object/objectId")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        Ok(Handle {
+            session: tab.cdp().clone(),
+            oopif: false,
+            subframe: false,
+            object_id,
+            group,
+            selector: role.to_string(),
+            from_ref: false,
+        })
+    }
+
+    /// `is visible <selector>`.
+    pub async fn is_visible(&self, selector: &str, timeout: Option<Duration>) -> Result<IsVisible> {
+        let (value, origin) = self
+            .read_element("isvisible", selector, VISIBLE_FN, &[], timeout)
+            .await?;
+        Ok(IsVisible {
+            visible: value == Value::Bool(true),
+            origin,
+        })
+    }
+
+    /// `is enabled <selector>`.
+    pub async fn is_enabled(&self, selector: &str, timeout: Option<Duration>) -> Result<IsEnabled> {
+        let (value, origin) = self
+            .read_element("isenabled", selector, ENABLED_FN, &[], timeout)
+            .await?;
+        Ok(IsEnabled {
+            enabled: value == Value::Bool(true),
+            origin,
+        })
+    }
+
+    /// `is checked <selector>`.
+    pub async fn is_checked(&self, selector: &str, timeout: Option<Duration>) -> Result<IsChecked> {
+        let (value, origin) = self
+            .read_element("ischecked", selector, CHECKED_FN, &[], timeout)
+            .await?;
+        Ok(IsChecked {
+            checked: value == Value::Bool(true),
+            origin,
+        })
+    }
+
+    /// `get text <selector>`.
+    pub async fn get_text(&self, selector: &str, timeout: Option<Duration>) -> Result<TextOf> {
+        let function = "function() { return this.innerText ?? this.textContent ?? ''; }";
+        let (value, origin) = self
+            .read_element("gettext", selector, function, &[], timeout)
+            .await?;
+        Ok(TextOf {
+            text: value.as_str().unwrap_or_default().to_string(),
+            origin,
+        })
+    }
+
+    /// `get html <selector>`.
+    pub async fn get_html(&self, selector: &str, timeout: Option<Duration>) -> Result<HtmlOf> {
+        let function = "function() { return this.innerHTML ?? ''; }";
+        let (value, _) = self
+            .read_element("innerhtml", selector, function, &[], timeout)
+            .await?;
+        Ok(HtmlOf {
+            html: value.as_str().unwrap_or_default().to_string(),
+        })
+    }
+
+    /// `get value <selector>`.
+    pub async fn get_value(&self, selector: &str, timeout: Option<Duration>) -> Result<ValueOf> {
+        let function = "function() { return this.value ?? ''; }";
+        let (value, _) = self
+            .read_element("inputvalue", selector, function, &[], timeout)
+            .await?;
+        let value = match value {
+            Value::String(s) => s,
+            Value::Null => String::new(),
+            other => other.to_string(),
+        };
+        Ok(ValueOf { value })
+    }
+
+    /// `get attr <selector> <name>`.
+    pub async fn get_attribute(
+        &self,
+        selector: &str,
+        name: &str,
+        timeout: Option<Duration>,
+    ) -> Result<AttributeOf> {
+        let function = "function(n) { return this.getAttribute(n); }";
+        let (value, origin) = self
+            .read_element("getattribute", selector, function, &[json!(name)], timeout)
+            .await?;
+        Ok(AttributeOf {
+            value: value.as_str().map(str::to_string),
+            origin,
+        })
+    }
+
+    /// `get count <selector>` (a live ref counts as one).
+    pub async fn get_count(&self, selector: &str, timeout: Option<Duration>) -> Result<CountOf> {
+        let (tab, _, timeout) = self.begin(timeout).await?;
+        let count = if ref_name(selector).is_some() {
+            let handle = self.locate_on(&tab, "count", selector, timeout).await;
+            match handle {
+                Ok(handle) => {
+                    handle.release().await;
+                    1
+                }
+                Err(EngineError::UnknownRef(_) | EngineError::StaleRef { .. }) => 0,
+                Err(other) => return Err(other),
+            }
+        } else {
+            crate::element::count(&tab, selector, timeout).await?
+        };
+        Ok(CountOf {
+            count,
+            selector: selector.to_string(),
+        })
+    }
+
+    /// `get box <selector>`: the element's box in the viewport, in page (top frame) coordinates.
+    pub async fn get_box(&self, selector: &str, timeout: Option<Duration>) -> Result<BoundingBox> {
+        let (tab, _, timeout) = self.begin(timeout).await?;
+        let handle = self
+            .locate_on(&tab, "boundingbox", selector, timeout)
+            .await?;
+        let outcome = tab
+            .guarded("boundingbox", self.box_of(&handle, timeout))
+            .await;
+        handle.release().await;
+        outcome
+    }
+
+    /// The element's box: script-measured in its document, or from `DOM.getContentQuads` for a
+    /// same-process child frame (whose script coordinates are frame-local).
+    pub(crate) async fn box_of(&self, handle: &Handle, timeout: Duration) -> Result<BoundingBox> {
+        if handle.subframe {
+            let quads = handle
+                .session
+                .call_within(
+                    "DOM.getContentQuads",
+                    json!({"objectId": handle.object_id}),
+                    timeout,
+                )
+                .await
+                .map_err(|e| handle.vanished(e))?;
+            let q: Vec<f64> = quads
+                .pointer("/quads/0")
+                .and_then(Value::as_array)
+                .map(|q| q.iter().filter_map(Value::as_f64).collect())
+                .unwrap_or_default();
+            if q.len() >= 8 {
+                let xs = [q[0], q[2], q[4], q[6]];
+                let ys = [q[1], q[3], q[5], q[7]];
+                let (x0, x1) = (
+                    xs.iter().cloned().fold(f64::MAX, f64::min),
+                    xs.iter().cloned().fold(f64::MIN, f64::max),
+                );
+                let (y0, y1) = (
+                    ys.iter().cloned().fold(f64::MAX, f64::min),
+                    ys.iter().cloned().fold(f64::MIN, f64::max),
+                );
+                return Ok(BoundingBox {
+                    x: x0,
+                    y: y0,
+                    width: x1 - x0,
+                    height: y1 - y0,
+                });
+            }
+        }
+        let value = handle.call(BOX_FN, &[], timeout).await?;
+        serde_json::from_value(value)
+            .map_err(|e| EngineError::Invalid(format!("unexpected box reply: {e}")))
+    }
+
+    /// `get styles <selector>`.
+    pub async fn get_styles(&self, selector: &str, timeout: Option<Duration>) -> Result<StylesOf> {
+        let (value, _) = self
+            .read_element("styles", selector, STYLES_FN, &[], timeout)
+            .await?;
+        let styles = value
+            .as_object()
+            .map(|o| {
+                o.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(StylesOf { styles })
+    }
+}

@@ -1,0 +1,546 @@
+//! Turning a selector — CSS, `xpath=…`, or a snapshot ref (`@e3`, `e3`, `ref=e3`) — into an
+//! element handle, and making the element ready for input.
+//!
+//! A ref resolves through the [`RefStore`](crate::refs::RefStore): it must be live (in the latest
+//! snapshot of the active tab), its main-frame document must still be the current one, and its
+//! node must still be connected; otherwise the action fails with
+//! [`EngineError::StaleRef`] and never touches another element (upstream issues #1443, #1922).
+//! A ref inside a cross-site iframe resolves on that frame's own CDP session.
+//!
+//! [`Session::actionable`] waits, within the deadline, until the element is visible, enabled and
+//! stable, scrolls it into view, and hit-tests its click point with `elementFromPoint`: an
+//! unrelated element on top fails at once with [`EngineError::Covered`] naming it. All of that is
+//! one `Runtime.callFunctionOn` in the common case (no animation running, element ready).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use abx_cdp::Session as CdpSession;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::element::{finder_js, ref_name};
+use crate::error::{EngineError, Result};
+use crate::refs::{FrameKey, Lookup};
+use crate::session::Session;
+use crate::tab::Tab;
+
+static GROUPS: AtomicU64 = AtomicU64::new(1);
+
+/// A fresh object group name: each action releases only its own remote objects.
+pub(crate) fn new_group() -> String {
+    format!("abx-{}", GROUPS.fetch_add(1, Ordering::Relaxed))
+}
+
+/// The marker [`Handle::call`] returns for an element that left its document.
+const DETACHED: &str = "__abxDetached";
+
+/// A resolved element: a remote object in its document, and how to reach it.
+#[derive(Clone, Debug)]
+pub(crate) struct Handle {
+    /// The session of the element's document (the tab's, or a cross-site frame's).
+    pub(crate) session: CdpSession,
+    /// Whether `session` is a cross-site frame's own session (input then goes there, in that
+    /// frame's coordinates).
+    pub(crate) oopif: bool,
+    /// A same-process child frame: page coordinates come from `DOM.getContentQuads`.
+    pub(crate) subframe: bool,
+    /// The remote object.
+    pub(crate) object_id: String,
+    /// The object group to release when the action is done.
+    pub(crate) group: String,
+    /// The selector as the caller wrote it (for messages).
+    pub(crate) selector: String,
+    /// Whether it came from a ref (a vanished node is then stale, not re-resolved).
+    pub(crate) from_ref: bool,
+}
+
+impl Handle {
+    /// Releases the handle's remote objects (fire-and-forget; ordered before later commands).
+    pub(crate) async fn release(&self) {
+        let _ = self
+            .session
+            .send(
+                "Runtime.releaseObjectGroup",
+                &json!({"objectGroup": self.group}),
+            )
+            .await;
+    }
+
+    /// Calls `function` with `this` = the element and returns its JSON value. An element that is
+    /// no longer in its document fails: a ref as stale, a selector as not found.
+    pub(crate) async fn call(
+        &self,
+        function: &str,
+        args: &[Value],
+        timeout: Duration,
+    ) -> Result<Value> {
+        let arguments: Vec<Value> = args.iter().map(|v| json!({"value": v})).collect();
+        let wrapped = format!(
+            "async function(...args) {{ if (!this.isConnected) return {{{DETACHED}: true}}; \
+             return await ({function}).apply(this, args); }}"
+        );
+        let reply = self
+            .session
+            .call_within(
+                "Runtime.callFunctionOn",
+                json!({"objectId": self.object_id, "functionDeclaration": wrapped, "arguments": arguments,
+                       "returnByValue": true, "awaitPromise": true}),
+                timeout,
+            )
+            .await
+            .map_err(|err| self.vanished(err))?;
+        if let Some(details) = reply.get("exceptionDetails") {
+            return Err(EngineError::Evaluation(crate::snapshot::exception_text(
+                details,
+            )));
+        }
+        let value = reply
+            .pointer("/result/value")
+            .cloned()
+            .unwrap_or(Value::Null);
+        if value.get(DETACHED).is_some() {
+            return Err(if self.from_ref {
+                stale(&self.selector, "the element is no longer in the page")
+            } else {
+                EngineError::NotFound {
+                    selector: self.selector.clone(),
+                }
+            });
+        }
+        Ok(value)
+    }
+
+    /// Maps a failed call on the element to what it means: a ref whose node or frame went away
+    /// is stale; anything else keeps its meaning.
+    pub(crate) fn vanished(&self, err: abx_cdp::Error) -> EngineError {
+        match err {
+            abx_cdp::Error::Protocol { .. } | abx_cdp::Error::SessionDetached { .. }
+                if self.from_ref =>
+            {
+                stale(&self.selector, "the element is no longer in the page")
+            }
+            // A cross-site frame that went away is not the tab going away.
+            abx_cdp::Error::SessionDetached { .. } if self.oopif => EngineError::NotFound {
+                selector: self.selector.clone(),
+            },
+            other => other.into(),
+        }
+    }
+}
+
+fn stale(selector: &str, reason: &str) -> EngineError {
+    let reference = ref_name(selector).map_or_else(|| selector.to_string(), |n| format!("@{n}"));
+    EngineError::StaleRef {
+        reference,
+        reason: reason.to_string(),
+    }
+}
+
+/// What the element must be before the action.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Checks {
+    pub(crate) visible: bool,
+    pub(crate) enabled: bool,
+    pub(crate) editable: bool,
+    pub(crate) stable: bool,
+    pub(crate) scroll: bool,
+    /// Hit-test the click point.
+    pub(crate) hit: bool,
+    /// A click on an `<option>` selects it in its `<select>` (its box is not on screen while
+    /// the select is closed).
+    pub(crate) option: bool,
+}
+
+impl Checks {
+    /// Clicks, double clicks, drags.
+    pub(crate) const CLICK: Checks = Checks {
+        visible: true,
+        enabled: true,
+        editable: false,
+        stable: true,
+        scroll: true,
+        hit: true,
+        option: true,
+    };
+    /// Hover: no enabled requirement.
+    pub(crate) const HOVER: Checks = Checks {
+        visible: true,
+        enabled: false,
+        editable: false,
+        stable: true,
+        scroll: true,
+        hit: true,
+        option: false,
+    };
+    /// Typing and filling: focusable text input, no pointer involved.
+    pub(crate) const TYPE: Checks = Checks {
+        visible: true,
+        enabled: true,
+        editable: true,
+        stable: false,
+        scroll: true,
+        hit: false,
+        option: false,
+    };
+}
+
+/// Where to click, in the coordinates of the session input goes to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Point {
+    pub(crate) x: f64,
+    pub(crate) y: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "state", rename_all = "lowercase")]
+enum Readiness {
+    Ready { x: f64, y: f64 },
+    Waiting { reason: String },
+    Covered { cover: String, x: f64, y: f64 },
+    Detached,
+    Selected,
+}
+
+/// Waits (in the page, up to `slice` ms per call) for the element to pass the checks, scrolls
+/// it into view and hit-tests the click point. `this` is the element.
+const ACTIONABLE_FN: &str = r#"async function(opts) {
+  const el = this;
+  const started = Date.now();
+  const frame = () => new Promise((resolve) => {
+    let done = false;
+    const finish = () => { if (!done) { done = true; resolve(); } };
+    requestAnimationFrame(finish);
+    setTimeout(finish, 50);
+  });
+  const describe = (n) => {
+    if (!n || n.nodeType !== 1) return String((n && n.nodeName) || 'unknown').toLowerCase();
+    let s = n.localName;
+    if (n.id) s += '#' + n.id;
+    else if (n.classList && n.classList.length) s += '.' + Array.from(n.classList).slice(0, 2).join('.');
+    return s;
+  };
+  while (true) {
+    if (!el.isConnected) return {state: 'detached'};
+    const target = el.nodeType === 1 ? el : el.parentElement;
+    if (!target) return {state: 'detached'};
+    if (opts.option && target.localName === 'option') {
+      const select = target.closest('select');
+      if (select && !select.disabled && !target.disabled) {
+        if (!select.multiple) for (const o of select.options) o.selected = false;
+        target.selected = true;
+        select.dispatchEvent(new Event('input', {bubbles: true}));
+        select.dispatchEvent(new Event('change', {bubbles: true}));
+        return {state: 'selected'};
+      }
+    }
+    const doc = target.ownerDocument;
+    const view = doc.defaultView;
+    const style = view.getComputedStyle(target);
+    let rect = target.getBoundingClientRect();
+    let reason = '';
+    if (opts.visible && (style.visibility !== 'visible' || rect.width <= 0 || rect.height <= 0)) {
+      reason = 'not visible';
+    } else if (opts.enabled && (target.matches(':disabled') || target.closest('[aria-disabled="true"]'))) {
+      reason = 'disabled';
+    } else if (opts.editable) {
+      const tag = target.localName;
+      const textual = tag === 'textarea' || target.isContentEditable ||
+        (tag === 'input' && !['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file', 'hidden'].includes(target.type));
+      if (!textual && tag !== 'select') return {state: 'waiting', reason: 'not an <input>, <textarea> or [contenteditable] element'};
+      if (target.readOnly) reason = 'read-only';
+    }
+    if (!reason) {
+      if (opts.scroll) {
+        const vw = view.innerWidth, vh = view.innerHeight;
+        if (rect.top < 0 || rect.left < 0 || rect.bottom > vh || rect.right > vw) {
+          if (target.scrollIntoViewIfNeeded) target.scrollIntoViewIfNeeded(true);
+          else target.scrollIntoView({block: 'center', inline: 'center'});
+          rect = target.getBoundingClientRect();
+        }
+      }
+      // Stable: same box on two consecutive frames. Only worth a frame's wait while something
+      // animates; a page with no running animation cannot move the element between frames
+      // except from script, which the hit test below still catches.
+      if (opts.stable && doc.getAnimations && doc.getAnimations().some((a) => a.playState === 'running')) {
+        await frame();
+        const again = target.getBoundingClientRect();
+        if (again.x !== rect.x || again.y !== rect.y || again.width !== rect.width || again.height !== rect.height) {
+          reason = 'not stable';
+        }
+        rect = again;
+      }
+    }
+    if (!reason) {
+      const vw = view.innerWidth, vh = view.innerHeight;
+      const left = Math.max(rect.left, 0), right = Math.min(rect.right, vw);
+      const top = Math.max(rect.top, 0), bottom = Math.min(rect.bottom, vh);
+      const x = right > left ? (left + right) / 2 : rect.left + rect.width / 2;
+      const y = bottom > top ? (top + bottom) / 2 : rect.top + rect.height / 2;
+      if (opts.hit) {
+        let hit = doc.elementFromPoint(x, y);
+        while (hit && hit.shadowRoot) {
+          const inner = hit.shadowRoot.elementFromPoint(x, y);
+          if (!inner || inner === hit) break;
+          hit = inner;
+        }
+        let ok = !hit;
+        for (let n = hit; n && !ok; n = n.parentNode || n.host) if (n === target) ok = true;
+        const label = hit && hit.closest && hit.closest('label');
+        if (!ok && label && label.control === target) ok = true;
+        if (!ok) return {state: 'covered', cover: describe(hit), x, y};
+      }
+      return {state: 'ready', x, y};
+    }
+    if (Date.now() - started >= opts.slice) return {state: 'waiting', reason};
+    await frame();
+  }
+}"#;
+
+impl Session {
+    /// Resolves `selector` on the active tab to an element handle.
+    pub(crate) async fn locate(
+        &self,
+        tab: &Tab,
+        selector: &str,
+        timeout: Duration,
+    ) -> Result<Handle> {
+        let group = new_group();
+        if let Some(name) = ref_name(selector) {
+            return self.locate_ref(tab, selector, name, group, timeout).await;
+        }
+        let finder = finder_js(selector)?;
+        let reply = tab
+            .cdp()
+            .call_within(
+                "Runtime.evaluate",
+                json!({"expression": finder, "returnByValue": false, "objectGroup": group}),
+                timeout,
+            )
+            .await?;
+        if let Some(details) = reply.get("exceptionDetails") {
+            return Err(EngineError::Invalid(format!(
+                "Invalid selector '{selector}': {}",
+                crate::snapshot::exception_text(details)
+            )));
+        }
+        let object_id = reply
+            .pointer("/result/objectId")
+            .and_then(Value::as_str)
+            .filter(|_| reply.pointer("/result/subtype").and_then(Value::as_str) == Some("node"))
+            .ok_or_else(|| EngineError::NotFound {
+                selector: selector.to_string(),
+            })?;
+        Ok(Handle {
+            session: tab.cdp().clone(),
+            oopif: false,
+            subframe: false,
+            object_id: object_id.to_string(),
+            group,
+            selector: selector.to_string(),
+            from_ref: false,
+        })
+    }
+
+    async fn locate_ref(
+        &self,
+        tab: &Tab,
+        selector: &str,
+        name: &str,
+        group: String,
+        timeout: Duration,
+    ) -> Result<Handle> {
+        let entry = match self.refs.lookup(tab.target_id(), name) {
+            Lookup::Live(entry) => entry,
+            Lookup::Retired => {
+                return Err(stale(
+                    selector,
+                    "it is not in the latest snapshot (the element was removed or the page changed)",
+                ));
+            }
+            Lookup::OtherTab => return Err(stale(selector, "it was taken in another tab")),
+            Lookup::Unknown => return Err(EngineError::UnknownRef(name.to_string())),
+        };
+        if let Some(page) = &entry.page {
+            let st = tab.state();
+            if st.loader_id != page.loader || st.documents != page.epoch {
+                return Err(stale(selector, "the page navigated since the snapshot"));
+            }
+        }
+        let oopif = entry.document.session.is_some();
+        let session = match &entry.document.session {
+            Some(id) => self.browser().connection().session(id),
+            None => tab.cdp().clone(),
+        };
+        let resolved = session
+            .call_within(
+                "DOM.resolveNode",
+                json!({"backendNodeId": entry.backend_node_id, "objectGroup": group}),
+                timeout,
+            )
+            .await;
+        let object_id = match resolved {
+            Ok(reply) => reply
+                .pointer("/object/objectId")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            Err(abx_cdp::Error::Protocol { .. }) | Err(abx_cdp::Error::SessionDetached { .. }) => {
+                None
+            }
+            Err(other) => return Err(other.into()),
+        };
+        let Some(object_id) = object_id else {
+            return Err(stale(selector, "the element is no longer in the page"));
+        };
+        // A node of a replaced document can still resolve while it is alive: every call on the
+        // handle checks `isConnected` first (see `Handle::call`), at no extra round trip.
+        Ok(Handle {
+            session,
+            oopif,
+            subframe: entry.document.frame != FrameKey::MAIN && !oopif,
+            object_id,
+            group,
+            selector: selector.to_string(),
+            from_ref: true,
+        })
+    }
+
+    /// Waits until the element passes `checks` (within `deadline`) and returns its click point
+    /// in the coordinates of the session input must go to.
+    pub(crate) async fn actionable(
+        &self,
+        tab: &Tab,
+        handle: &mut Handle,
+        checks: Checks,
+        action: &str,
+        deadline: Instant,
+    ) -> Result<Point> {
+        let checks = Checks {
+            option: false,
+            ..checks
+        };
+        self.prepare(tab, handle, checks, action, deadline)
+            .await?
+            .ok_or_else(|| EngineError::Invalid(format!("cannot {action} '{}'", handle.selector)))
+    }
+
+    /// [`Session::actionable`], except that with `checks.option` an `<option>` is selected in
+    /// the page instead (`Ok(None)`).
+    pub(crate) async fn prepare(
+        &self,
+        tab: &Tab,
+        handle: &mut Handle,
+        checks: Checks,
+        action: &str,
+        deadline: Instant,
+    ) -> Result<Option<Point>> {
+        let total = deadline.saturating_duration_since(Instant::now());
+        loop {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            // Each in-page wait is at most a second, so a deadline is never overshot by much.
+            let slice = remaining.min(Duration::from_secs(1));
+            let opts = json!({"visible": checks.visible, "enabled": checks.enabled, "editable": checks.editable,
+                              "stable": checks.stable, "scroll": checks.scroll, "hit": checks.hit,
+                              "option": checks.option,
+                              "slice": slice.as_millis() as u64});
+            let outcome = handle
+                .call(ACTIONABLE_FN, &[opts], slice + Duration::from_secs(5))
+                .await;
+            let value = match outcome {
+                Ok(value) => value,
+                // The document went away under a CSS selector: find the element again.
+                Err(
+                    EngineError::Cdp(abx_cdp::Error::Protocol { .. })
+                    | EngineError::NotFound { .. },
+                ) if !handle.from_ref => {
+                    handle.release().await;
+                    if Instant::now() >= deadline {
+                        return Err(EngineError::Timeout {
+                            what: format!("{action} {}", handle.selector),
+                            after: total,
+                        });
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    *handle = self
+                        .locate(tab, &handle.selector.clone(), remaining)
+                        .await?;
+                    continue;
+                }
+                Err(err) => return Err(err),
+            };
+            let readiness: Readiness = serde_json::from_value(value).map_err(|e| {
+                EngineError::Invalid(format!("unexpected actionability reply: {e}"))
+            })?;
+            match readiness {
+                Readiness::Ready { x, y } => {
+                    if handle.subframe {
+                        return self.page_point(handle, remaining).await.map(Some);
+                    }
+                    return Ok(Some(Point { x, y }));
+                }
+                Readiness::Selected => return Ok(None),
+                Readiness::Covered { cover, x, y } => {
+                    return Err(EngineError::Covered {
+                        selector: handle.selector.clone(),
+                        cover,
+                        x,
+                        y,
+                    });
+                }
+                Readiness::Detached if handle.from_ref => {
+                    return Err(stale(
+                        &handle.selector,
+                        "the element is no longer in the page",
+                    ));
+                }
+                Readiness::Detached => {
+                    handle.release().await;
+                    *handle = self
+                        .locate(tab, &handle.selector.clone(), remaining)
+                        .await?;
+                }
+                Readiness::Waiting { reason } => {
+                    if reason.starts_with("not an ") {
+                        return Err(EngineError::Invalid(format!(
+                            "Element '{}' is {reason}",
+                            handle.selector
+                        )));
+                    }
+                    if Instant::now() >= deadline {
+                        return Err(EngineError::Timeout {
+                            what: format!("{action} {} (element is {reason})", handle.selector),
+                            after: total,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// The centre of a same-process child frame's element in page coordinates.
+    async fn page_point(&self, handle: &Handle, timeout: Duration) -> Result<Point> {
+        let quads = handle
+            .session
+            .call_within(
+                "DOM.getContentQuads",
+                json!({"objectId": handle.object_id}),
+                timeout,
+            )
+            .await
+            .map_err(|err| handle.vanished(err))?;
+        let quad: Vec<f64> = quads
+            .pointer("/quads/0")
+            .and_then(Value::as_array)
+            .map(|q| q.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default();
+        if quad.len() < 8 {
+            return Err(EngineError::Timeout {
+                what: format!("{} (element is not visible)", handle.selector),
+                after: timeout,
+            });
+        }
+        let x = (quad[0] + quad[2] + quad[4] + quad[6]) / 4.0;
+        let y = (quad[1] + quad[3] + quad[5] + quad[7]) / 4.0;
+        Ok(Point { x, y })
+    }
+}

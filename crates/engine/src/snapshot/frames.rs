@@ -1,0 +1,145 @@
+//! Out-of-process iframes (OOPIFs): a cross-site iframe lives in another renderer, reachable only
+//! through its own CDP session.
+//!
+//! The first time a snapshot meets an iframe that is not in the tab's own frame tree, this module
+//! turns on `Target.setAutoAttach {autoAttach, flatten, waitForDebuggerOnStart: false}` on the
+//! tab's session (iframes only). Chrome then attaches us to every cross-process child frame, now
+//! and later, and reports each with `Target.attachedToTarget` on the tab's session — for the
+//! frames that already exist, before the reply to `setAutoAttach`. Those events land on a small
+//! bounded subscription kept per tab; it is drained (without waiting) whenever a frame session
+//! is looked up, and a lookup that misses waits briefly, bounded, for a late attach.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use abx_cdp::{EventFilter, Session as CdpSession, Subscription};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::error::Result;
+use crate::session::Session;
+use crate::tab::Tab;
+
+/// How many attach/detach events may queue between two drains (dropped beyond that; a dropped
+/// attach only means that frame is snapshotted without its content).
+const EVENT_CAPACITY: usize = 256;
+
+/// The cross-process child frames of one tab, by frame id.
+#[derive(Default)]
+pub(crate) struct FrameSessions {
+    /// The tab session auto-attach was turned on for (a re-attached tab needs it again).
+    enabled_on: Option<String>,
+    events: Option<Subscription>,
+    children: HashMap<String, String>,
+}
+
+impl std::fmt::Debug for FrameSessions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FrameSessions")
+            .field("children", &self.children.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Attached {
+    session_id: String,
+    target_info: AttachedTarget,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AttachedTarget {
+    target_id: String,
+    #[serde(rename = "type")]
+    kind: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Detached {
+    session_id: String,
+}
+
+impl FrameSessions {
+    fn drain(&mut self) {
+        let Some(events) = self.events.as_mut() else {
+            return;
+        };
+        while let Some(event) = events.try_recv() {
+            match event.method() {
+                "Target.attachedToTarget" => {
+                    if let Ok(attached) = event.parse::<Attached>()
+                        && attached.target_info.kind == "iframe"
+                    {
+                        // An OOPIF's target id is its frame id.
+                        self.children
+                            .insert(attached.target_info.target_id, attached.session_id);
+                    }
+                }
+                "Target.detachedFromTarget" => {
+                    if let Ok(detached) = event.parse::<Detached>() {
+                        self.children
+                            .retain(|_, session| *session != detached.session_id);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+impl Session {
+    /// Turns on iframe auto-attach for the tab once per tab session.
+    pub(crate) async fn ensure_frame_sessions(&self, tab: &Tab, timeout: Duration) -> Result<()> {
+        let tab_session = tab.cdp().id().unwrap_or_default().to_string();
+        let enabled = self.refs.with_tab(tab.target_id(), |t| {
+            t.frames.enabled_on.as_deref() == Some(tab_session.as_str())
+        });
+        if enabled {
+            return Ok(());
+        }
+        let events = tab.cdp().subscribe(
+            EventFilter::methods(["Target.attachedToTarget", "Target.detachedFromTarget"]),
+            EVENT_CAPACITY,
+        );
+        let params = json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true,
+                            "filter": [{"type": "iframe", "exclude": false}]});
+        tab.call("snapshot", "Target.setAutoAttach", params, timeout)
+            .await?;
+        self.refs.with_tab(tab.target_id(), |t| {
+            t.frames = FrameSessions {
+                enabled_on: Some(tab_session),
+                events: Some(events),
+                children: HashMap::new(),
+            };
+            t.frames.drain();
+        });
+        Ok(())
+    }
+
+    /// The session of a cross-process child frame, waiting up to `wait` for its attach event.
+    /// `None` when the frame is not out of process (or never attached).
+    pub(crate) async fn frame_session(
+        &self,
+        tab: &Tab,
+        frame_id: &str,
+        wait: Duration,
+    ) -> Option<CdpSession> {
+        let deadline = Instant::now() + wait;
+        loop {
+            let found = self.refs.with_tab(tab.target_id(), |t| {
+                t.frames.drain();
+                t.frames.children.get(frame_id).cloned()
+            });
+            if let Some(session_id) = found {
+                return Some(self.browser().connection().session(&session_id));
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}

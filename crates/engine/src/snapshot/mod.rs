@@ -1,0 +1,701 @@
+//! `snapshot`: the page's accessibility tree as upstream prints it, with refs (contract §4).
+//!
+//! One snapshot of a tab is, per frame document: one `Accessibility.getFullAXTree`, one
+//! cursor-interactive scan ([`scan`]), and the frame tree for document identity — sent together,
+//! so the common case costs about three round trips. Child frames are snapshotted one level deep
+//! (same-process frames through the tab's session with `frameId`, cross-site frames through their
+//! own session, see [`frames`]) and inserted under their `Iframe` line. Refs are assigned in
+//! `getFullAXTree` array order, main frame first, by the session's [`RefStore`](crate::refs::RefStore),
+//! which keeps a surviving node's ref across snapshots of the same document.
+//!
+//! Deliberate differences from upstream 0.41.2, each a fix:
+//! - the cursor scan of a child frame runs in that frame's document (upstream scans the top
+//!   document again, so clickable `div`s inside iframes never get refs);
+//! - with `-s`, child frames inside the selected subtree are still expanded (upstream drops them);
+//! - `diff snapshot` compares with the previous snapshot of the tab, not with an empty text;
+//! - `-s` roots are nodes with no AX *ancestor* in the selected subtree (upstream checks the parent
+//!   only and prints a `<select>`'s options a second time);
+//! - names turn no-break spaces into spaces (upstream's newer sources do; 0.33.2 dropped them);
+//! - an AX node without a DOM node gets no ref (it could never be acted on); Chrome gives every
+//!   ref-worthy node one, so numbering is unaffected in practice.
+
+pub(crate) mod frames;
+pub(crate) mod scan;
+pub(crate) mod tree;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use abx_cdp::Session as CdpSession;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::error::{EngineError, Result};
+use crate::refs::{DocumentId, FrameKey, RefRequest};
+use crate::session::Session;
+use crate::tab::Tab;
+use tree::{CursorInfo, RawTree, Render, Tree};
+
+/// How to snapshot (the `snapshot` command's flags).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SnapshotOptions {
+    /// `-i`: only nodes with refs.
+    pub interactive: bool,
+    /// `-c`: only lines with a ref or a value, and their ancestors.
+    pub compact: bool,
+    /// `-d N`: only lines indented at most `N` levels.
+    pub max_depth: Option<usize>,
+    /// `-s CSS`: only the subtree of the first match.
+    pub selector: Option<String>,
+    /// `-u`: print each link's URL.
+    pub urls: bool,
+}
+
+/// What a ref names, as reported in the snapshot's `refs` map.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct RefInfo {
+    /// The role as printed.
+    pub role: String,
+    /// The accessible name (empty when it has none).
+    pub name: String,
+}
+
+/// A snapshot; serializes to upstream's `data`:
+/// `{"snapshot": "<text>", "origin": "<url>", "refs": {"e1": {"role", "name"}}, "removedRefs": ["@e5"]}`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Snapshot {
+    /// The tree text, or `(empty page)` / `(no interactive elements)`.
+    pub snapshot: String,
+    /// The page URL.
+    pub origin: String,
+    /// Every live ref of the tab (keys without `@`).
+    pub refs: BTreeMap<String, RefInfo>,
+    /// Refs of the previous snapshot of the tab that are gone (`@`-prefixed).
+    #[serde(rename = "removedRefs")]
+    pub removed_refs: Vec<String>,
+}
+
+/// The result of `diff snapshot`; serializes to upstream's
+/// `{"changed", "diff", "additions", "removals", "unchanged"}`.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct SnapshotDiff {
+    /// Whether anything changed.
+    pub changed: bool,
+    /// A unified diff (`--- before` / `+++ after`, 3 lines of context); empty when unchanged.
+    pub diff: String,
+    /// Added lines.
+    pub additions: usize,
+    /// Removed lines.
+    pub removals: usize,
+    /// Unchanged lines.
+    pub unchanged: usize,
+}
+
+/// How long a snapshot waits for the tab's event pump to report the document it just read.
+const DOCUMENT_SETTLE: Duration = Duration::from_secs(1);
+/// How long a snapshot waits for a cross-site frame's session to attach.
+const FRAME_ATTACH_WAIT: Duration = Duration::from_millis(500);
+/// How long a cross-site frame (its own renderer, which may be busy or hung while the page is
+/// fine) may take before the snapshot goes on without its content.
+const FRAME_BUDGET: Duration = Duration::from_secs(5);
+
+/// One frame document, read.
+struct Capture {
+    tree: Tree,
+    cursor: HashMap<i64, CursorInfo>,
+    /// The document's loader id (from the frame tree).
+    loader: String,
+    /// Loader ids of same-process child frames, by frame id.
+    child_loaders: HashMap<String, String>,
+}
+
+/// Where a capture runs.
+enum Scope {
+    /// The session's own top document (the tab's main frame, or an out-of-process frame through
+    /// its own session).
+    Top,
+    /// A same-process child frame, through the tab's session.
+    Child {
+        frame_id: String,
+        document_backend: i64,
+    },
+}
+
+/// A child frame of the main document, once read.
+struct ChildFrame {
+    /// Its `Iframe` node in the main tree (whose ref marks where its text goes).
+    iframe_node: usize,
+    capture: Capture,
+    document: DocumentId,
+    candidates: Vec<usize>,
+}
+
+fn loaders(tree: &Value, out: &mut HashMap<String, String>) {
+    if let (Some(id), Some(loader)) = (
+        tree.pointer("/frame/id").and_then(Value::as_str),
+        tree.pointer("/frame/loaderId").and_then(Value::as_str),
+    ) {
+        out.insert(id.to_string(), loader.to_string());
+    }
+    for child in tree
+        .get("childFrames")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        loaders(child, out);
+    }
+}
+
+fn collect_backend_ids(node: &Value, ids: &mut HashSet<i64>) {
+    if let Some(id) = node.get("backendNodeId").and_then(Value::as_i64) {
+        ids.insert(id);
+    }
+    for key in ["children", "shadowRoots"] {
+        for child in node
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            collect_backend_ids(child, ids);
+        }
+    }
+    if let Some(doc) = node.get("contentDocument") {
+        collect_backend_ids(doc, ids);
+    }
+}
+
+/// The text of a JS exception from a `Runtime.evaluate` reply.
+pub(crate) fn exception_text(details: &Value) -> String {
+    details
+        .pointer("/exception/description")
+        .and_then(Value::as_str)
+        .or_else(|| details.get("text").and_then(Value::as_str))
+        .unwrap_or("unknown error")
+        .to_string()
+}
+
+/// Reads one frame document: AX tree, cursor scan, frame tree, all sent at once.
+async fn capture(session: &CdpSession, scope: &Scope, timeout: Duration) -> Result<Capture> {
+    let (scan_call, cleanup, ax_params, document_object) = match scope {
+        Scope::Top => (
+            (
+                "Runtime.evaluate",
+                json!({"expression": format!("({}).call(document)", scan::SCAN_FN), "returnByValue": true}),
+            ),
+            (
+                "Runtime.evaluate",
+                json!({"expression": format!("({}).call(document)", scan::CLEANUP_FN), "returnByValue": true}),
+            ),
+            json!({}),
+            None,
+        ),
+        Scope::Child {
+            frame_id,
+            document_backend,
+        } => {
+            let resolved = session
+                .call_within(
+                    "DOM.resolveNode",
+                    json!({"backendNodeId": document_backend}),
+                    timeout,
+                )
+                .await?;
+            let object = resolved
+                .pointer("/object/objectId")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            (
+                (
+                    "Runtime.callFunctionOn",
+                    json!({"objectId": object, "functionDeclaration": scan::SCAN_FN, "returnByValue": true}),
+                ),
+                (
+                    "Runtime.callFunctionOn",
+                    json!({"objectId": object, "functionDeclaration": scan::CLEANUP_FN, "returnByValue": true}),
+                ),
+                json!({"frameId": frame_id}),
+                Some(object),
+            )
+        }
+    };
+    let scan_reply = session.call_within(scan_call.0, scan_call.1, timeout);
+    let document = session.call_within("DOM.getDocument", json!({"depth": 0}), timeout);
+    let ax = session.call_raw("Accessibility.getFullAXTree", &ax_params, Some(timeout));
+    let frame_tree = session.call_within("Page.getFrameTree", json!({}), timeout);
+    let (scan_reply, document, ax, frame_tree) =
+        futures_util::join!(scan_reply, document, ax, frame_tree);
+
+    let raw: RawTree = ax?.parse("Accessibility.getFullAXTree")?;
+    let tree = Tree::build(raw.nodes);
+    let mut child_loaders = HashMap::new();
+    if let Ok(frame_tree) = &frame_tree
+        && let Some(root) = frame_tree.get("frameTree")
+    {
+        loaders(root, &mut child_loaders);
+    }
+    let loader = match scope {
+        Scope::Top => frame_tree
+            .as_ref()
+            .ok()
+            .and_then(|t| t.pointer("/frameTree/frame/loaderId"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        Scope::Child { frame_id, .. } => child_loaders.get(frame_id).cloned().unwrap_or_default(),
+    };
+
+    // The scan is best effort, like upstream: a page whose script cannot run still snapshots.
+    let found = match &scan_reply {
+        Ok(reply) if reply.get("exceptionDetails").is_none() => {
+            scan::decode(reply.pointer("/result/value").unwrap_or(&Value::Null))
+        }
+        _ => Vec::new(),
+    };
+    let cursor = if found.is_empty() {
+        HashMap::new()
+    } else {
+        let root = match (&document, &document_object) {
+            (Ok(doc), None) => doc.pointer("/root/nodeId").and_then(Value::as_i64),
+            (Ok(_), Some(object)) => session
+                .call_within("DOM.requestNode", json!({"objectId": object}), timeout)
+                .await
+                .ok()
+                .and_then(|r| r.get("nodeId").and_then(Value::as_i64)),
+            (Err(_), _) => None,
+        };
+        match root {
+            Some(root) => scan::resolve(session, root, found, cleanup, timeout)
+                .await
+                .unwrap_or_default(),
+            None => {
+                let _ = session.send(cleanup.0, &cleanup.1).await;
+                HashMap::new()
+            }
+        }
+    };
+    Ok(Capture {
+        tree,
+        cursor,
+        loader,
+        child_loaders,
+    })
+}
+
+/// The backendNodeIds of the DOM subtree under the first match of `selector` (`-s`).
+async fn selector_subtree(
+    session: &CdpSession,
+    selector: &str,
+    timeout: Duration,
+) -> Result<HashSet<i64>> {
+    let expression = format!(
+        "document.querySelector({})",
+        serde_json::to_string(selector).unwrap_or_default()
+    );
+    let reply = session
+        .call_within(
+            "Runtime.evaluate",
+            json!({"expression": expression, "returnByValue": false}),
+            timeout,
+        )
+        .await?;
+    if let Some(details) = reply.get("exceptionDetails") {
+        return Err(EngineError::Invalid(format!(
+            "Invalid selector '{selector}': {}",
+            exception_text(details)
+        )));
+    }
+    let no_match =
+        || EngineError::Invalid(format!("Selector '{selector}' did not match any element"));
+    if reply.pointer("/result/subtype").and_then(Value::as_str) != Some("node") {
+        return Err(no_match());
+    }
+    let object = reply
+        .pointer("/result/objectId")
+        .and_then(Value::as_str)
+        .ok_or_else(no_match)?
+        .to_string();
+    let described = session
+        .call_within(
+            "DOM.describeNode",
+            json!({"objectId": object, "depth": -1}),
+            timeout,
+        )
+        .await;
+    let _ = session
+        .send("Runtime.releaseObject", &json!({"objectId": object}))
+        .await;
+    let mut ids = HashSet::new();
+    if let Some(node) = described?.get("node") {
+        collect_backend_ids(node, &mut ids);
+    }
+    if ids.is_empty() {
+        return Err(no_match());
+    }
+    Ok(ids)
+}
+
+fn render_options(options: &SnapshotOptions) -> Render {
+    Render {
+        interactive: options.interactive,
+        max_depth: options.max_depth,
+        urls: options.urls,
+    }
+}
+
+/// Upstream's empty-result texts.
+fn finish(text: &str, options: &SnapshotOptions) -> String {
+    let trimmed = text.trim();
+    if !trimmed.is_empty() {
+        return trimmed.to_string();
+    }
+    if options.interactive {
+        "(no interactive elements)"
+    } else {
+        "(empty page)"
+    }
+    .to_string()
+}
+
+/// Marks the ref'd nodes of a tree.
+fn apply_refs(
+    tree: &mut Tree,
+    cursor: &HashMap<i64, CursorInfo>,
+    candidates: &[usize],
+    names: &[String],
+) {
+    for (&idx, name) in candidates.iter().zip(names) {
+        let node = &mut tree.nodes[idx];
+        node.reference = Some(name.clone());
+        if let Some(info) = node.backend.and_then(|b| cursor.get(&b))
+            && (!info.hints.is_empty() || info.hidden_input.is_some())
+        {
+            node.cursor = Some(info.clone());
+        }
+    }
+}
+
+impl Session {
+    /// Takes a snapshot of the active tab (upstream's algorithm, contract §4) and updates the
+    /// tab's refs.
+    pub async fn snapshot(&self, options: &SnapshotOptions) -> Result<Snapshot> {
+        let timeout = self.options().default_timeout;
+        let tab = self.active_tab().await?;
+        let snapshot = tab
+            .guarded("snapshot", self.snapshot_on(&tab, options, timeout))
+            .await?;
+        let text = snapshot.snapshot.clone();
+        self.refs
+            .with_tab(tab.target_id(), |t| t.last_snapshot = Some(text));
+        Ok(snapshot)
+    }
+
+    /// `diff snapshot`: takes a snapshot and diffs it against `baseline` — a file path when such
+    /// a file exists, else the text itself — or, without one, against the previous snapshot of
+    /// the tab (empty when there was none).
+    pub async fn diff_snapshot(
+        &self,
+        options: &SnapshotOptions,
+        baseline: Option<&str>,
+    ) -> Result<SnapshotDiff> {
+        let before = match baseline {
+            Some(b) => match std::fs::read_to_string(b) {
+                Ok(text) => text,
+                Err(_) => b.to_string(),
+            },
+            None => {
+                let tab = self.active_tab().await?;
+                self.refs
+                    .with_tab(tab.target_id(), |t| t.last_snapshot.clone())
+                    .unwrap_or_default()
+            }
+        };
+        let after = self.snapshot(options).await?.snapshot;
+        Ok(diff_text(&before, &after))
+    }
+
+    async fn snapshot_on(
+        &self,
+        tab: &Tab,
+        options: &SnapshotOptions,
+        timeout: Duration,
+    ) -> Result<Snapshot> {
+        let session = tab.cdp();
+        let subtree = match &options.selector {
+            Some(selector) => Some(selector_subtree(session, selector, timeout).await?),
+            None => None,
+        };
+        let mut main = capture(session, &Scope::Top, timeout).await?;
+
+        // Tie the refs to the document the pump reports; give it a moment to catch up with a
+        // navigation that committed just before the snapshot.
+        if tab.state().loader_id != main.loader && !main.loader.is_empty() {
+            let loader = main.loader.clone();
+            let _ = tab
+                .wait_state("snapshot", Instant::now() + DOCUMENT_SETTLE, true, |st| {
+                    st.loader_id == loader
+                })
+                .await;
+        }
+        let epoch = tab.state().documents;
+        let main_document = DocumentId {
+            frame: FrameKey::MAIN,
+            loader: main.loader.clone(),
+            epoch,
+            session: None,
+        };
+
+        main.tree.promote_hidden_inputs(&main.cursor);
+        let main_candidates = main.tree.ref_candidates(&main.cursor);
+        let roots = match &subtree {
+            Some(ids) => {
+                let roots = main.tree.subtree_roots(ids);
+                if roots.is_empty() {
+                    return Err(EngineError::Invalid(format!(
+                        "No accessibility node found for selector '{}'",
+                        options.selector.as_deref().unwrap_or_default()
+                    )));
+                }
+                roots
+            }
+            None => main.tree.roots.clone(),
+        };
+
+        let children = self
+            .capture_children(tab, &main, &main_candidates, timeout)
+            .await;
+
+        // Refs: main frame first, then each child frame, each in array order.
+        let mut documents = vec![main_document];
+        let mut requests = Vec::new();
+        let request = |tree: &Tree, idx: usize, document: usize| RefRequest {
+            document,
+            backend_node_id: tree.nodes[idx].backend.unwrap_or_default(),
+            role: tree.nodes[idx].role.clone(),
+            label: tree.nodes[idx].name.clone(),
+        };
+        requests.extend(main_candidates.iter().map(|&i| request(&main.tree, i, 0)));
+        for child in &children {
+            documents.push(child.document.clone());
+            let n = documents.len() - 1;
+            requests.extend(
+                child
+                    .candidates
+                    .iter()
+                    .map(|&i| request(&child.capture.tree, i, n)),
+            );
+        }
+        let assigned = self.refs.assign(tab.target_id(), &documents, &requests);
+        let mut refs = BTreeMap::new();
+        for (request, name) in requests.iter().zip(&assigned.names) {
+            refs.insert(
+                name.clone(),
+                RefInfo {
+                    role: request.role.clone(),
+                    name: request.label.clone(),
+                },
+            );
+        }
+        let (main_names, mut rest) = assigned
+            .names
+            .split_at(main_candidates.len().min(assigned.names.len()));
+        apply_refs(&mut main.tree, &main.cursor, &main_candidates, main_names);
+
+        let render = render_options(options);
+        let mut output = main.tree.render(&roots, render);
+        for mut child in children {
+            let (names, tail) = rest.split_at(child.candidates.len().min(rest.len()));
+            rest = tail;
+            apply_refs(
+                &mut child.capture.tree,
+                &child.capture.cursor,
+                &child.candidates,
+                names,
+            );
+            let mut text = child.capture.tree.render(&child.capture.tree.roots, render);
+            if options.compact {
+                text = tree::compact(&text, options.interactive);
+            }
+            let text = text.trim();
+            if text.is_empty() || text == "(no interactive elements)" {
+                continue;
+            }
+            if let Some(iframe_ref) = &main.tree.nodes[child.iframe_node].reference {
+                tree::insert_frame(&mut output, iframe_ref, text);
+            }
+        }
+        if options.compact {
+            output = tree::compact(&output, options.interactive);
+        }
+        let origin = {
+            let url = tab.state().url;
+            if url.is_empty() {
+                self.browser()
+                    .target(tab.target_id())
+                    .map(|t| t.url)
+                    .unwrap_or_default()
+            } else {
+                url
+            }
+        };
+        Ok(Snapshot {
+            snapshot: finish(&output, options),
+            origin,
+            refs,
+            removed_refs: assigned.removed,
+        })
+    }
+
+    /// Reads the child frames behind the main document's `Iframe` nodes (one level deep, like
+    /// upstream). A frame that cannot be read is left out, as upstream does.
+    async fn capture_children(
+        &self,
+        tab: &Tab,
+        main: &Capture,
+        candidates: &[usize],
+        timeout: Duration,
+    ) -> Vec<ChildFrame> {
+        let iframes: Vec<(usize, i64)> = candidates
+            .iter()
+            .filter(|&&i| main.tree.nodes[i].role == "Iframe")
+            .filter_map(|&i| main.tree.nodes[i].backend.map(|b| (i, b)))
+            .collect();
+        if iframes.is_empty() {
+            return Vec::new();
+        }
+        let session = tab.cdp();
+        let described = futures_util::future::join_all(iframes.iter().map(|(_, backend)| {
+            session.call_within(
+                "DOM.describeNode",
+                json!({"backendNodeId": backend, "depth": 1}),
+                timeout,
+            )
+        }))
+        .await;
+        let mut out = Vec::new();
+        for ((idx, _), reply) in iframes.iter().zip(described) {
+            let Ok(reply) = reply else { continue };
+            let node = reply.get("node").cloned().unwrap_or(Value::Null);
+            let frame_id = node
+                .pointer("/contentDocument/frameId")
+                .or_else(|| node.get("frameId"))
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            let Some(frame_id) = frame_id else { continue };
+            let captured = match node
+                .pointer("/contentDocument/backendNodeId")
+                .and_then(Value::as_i64)
+            {
+                Some(document_backend) => {
+                    let scope = Scope::Child {
+                        frame_id: frame_id.clone(),
+                        document_backend,
+                    };
+                    capture(session, &scope, timeout).await.map(|c| {
+                        let loader = main
+                            .child_loaders
+                            .get(&frame_id)
+                            .cloned()
+                            .unwrap_or_else(|| c.loader.clone());
+                        (
+                            c,
+                            DocumentId {
+                                frame: FrameKey(Some(frame_id.clone())),
+                                loader,
+                                epoch: 0,
+                                session: None,
+                            },
+                        )
+                    })
+                }
+                None => {
+                    if self.ensure_frame_sessions(tab, timeout).await.is_err() {
+                        continue;
+                    }
+                    let Some(frame_session) =
+                        self.frame_session(tab, &frame_id, FRAME_ATTACH_WAIT).await
+                    else {
+                        continue;
+                    };
+                    let budget = timeout.min(FRAME_BUDGET);
+                    tokio::time::timeout(budget, capture(&frame_session, &Scope::Top, budget))
+                        .await
+                        .unwrap_or_else(|_| {
+                            Err(EngineError::Timeout {
+                                what: "cross-site frame snapshot".into(),
+                                after: budget,
+                            })
+                        })
+                        .map(|c| {
+                            let document = DocumentId {
+                                frame: FrameKey(Some(frame_id.clone())),
+                                loader: c.loader.clone(),
+                                epoch: 0,
+                                session: frame_session.id().map(str::to_string),
+                            };
+                            (c, document)
+                        })
+                }
+            };
+            match captured {
+                Ok((mut capture, document)) => {
+                    capture.tree.promote_hidden_inputs(&capture.cursor);
+                    let candidates = capture.tree.ref_candidates(&capture.cursor);
+                    out.push(ChildFrame {
+                        iframe_node: *idx,
+                        capture,
+                        document,
+                        candidates,
+                    });
+                }
+                Err(err) => {
+                    tracing::debug!(%err, frame = %frame_id, "child frame left out of the snapshot")
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Line diff in upstream's format (Myers via `similar`, unified, 3 lines of context).
+pub fn diff_text(before: &str, after: &str) -> SnapshotDiff {
+    let diff = similar::TextDiff::from_lines(before, after);
+    let (mut additions, mut removals, mut unchanged) = (0, 0, 0);
+    for change in diff.iter_all_changes() {
+        match change.tag() {
+            similar::ChangeTag::Insert => additions += 1,
+            similar::ChangeTag::Delete => removals += 1,
+            similar::ChangeTag::Equal => unchanged += 1,
+        }
+    }
+    let text = diff
+        .unified_diff()
+        .context_radius(3)
+        .header("before", "after")
+        .to_string();
+    SnapshotDiff {
+        changed: additions > 0 || removals > 0,
+        diff: text,
+        additions,
+        removals,
+        unchanged,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diff_counts_lines_like_upstream() {
+        let d = diff_text("line1\nline2\n", "line1\nline3\n");
+        assert!(d.changed);
+        assert_eq!((d.additions, d.removals, d.unchanged), (1, 1, 1));
+        assert!(d.diff.starts_with("--- before\n+++ after\n"), "{}", d.diff);
+        let same = diff_text("a\n", "a\n");
+        assert!(!same.changed);
+        assert_eq!(same.diff, "");
+    }
+}

@@ -1,0 +1,225 @@
+//! The cursor-interactive scan: elements that act like controls without being ones (a `div` with
+//! `cursor:pointer` or `onclick`, a `tabindex` or `contenteditable` element).
+//!
+//! One script runs over the document, keeps the matches, and tags each with a temporary
+//! `data-__ab-ci` attribute. The tagged elements are then found with one `DOM.querySelectorAll`
+//! and their `backendNodeId`s read with `DOM.describeNode` calls sent all at once (pipelined on
+//! the socket, not one round trip each: upstream issue #788 was N×2 sequential round trips), and
+//! the tags are removed. Results come back in document order on both sides, so the n-th tagged
+//! node is the n-th scan result.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use abx_cdp::Session as CdpSession;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::tree::CursorInfo;
+use crate::error::{EngineError, Result};
+
+/// The attribute the scan tags elements with.
+pub(crate) const TAG: &str = "data-__ab-ci";
+
+/// The scan, as a function whose `this` is the document to scan (so it runs unchanged in a
+/// child frame through the frame's document object). Returns one small array per match:
+/// `[flags, text, hiddenInputType, hiddenInputChecked]`, flags bit 1 pointer, 2 onclick,
+/// 4 tabindex, 8 contenteditable.
+pub(crate) const SCAN_FN: &str = r#"function() {
+  const doc = this && this.nodeType === 9 ? this : document;
+  const out = [];
+  const body = doc.body;
+  if (!body) return out;
+  const view = doc.defaultView || window;
+  const tags = {a:1, button:1, input:1, select:1, textarea:1, details:1, summary:1};
+  const roles = {button:1, link:1, textbox:1, checkbox:1, radio:1, combobox:1, listbox:1, menuitem:1,
+    menuitemcheckbox:1, menuitemradio:1, option:1, searchbox:1, slider:1, spinbutton:1, switch:1, tab:1, treeitem:1};
+  const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
+  const all = body.querySelectorAll('*');
+  for (let i = 0; i < all.length; i++) {
+    const el = all[i];
+    if (tags[el.localName]) continue;
+    const role = (el.getAttribute('role') || '').trim().toLowerCase().split(/\s+/)[0];
+    if (roles[role]) continue;
+    const onclick = el.hasAttribute('onclick') || el.onclick != null;
+    const ti = el.getAttribute('tabindex');
+    const tabindex = ti !== null && ti !== '-1';
+    const ce = el.getAttribute('contenteditable');
+    const editable = ce === '' || ce === 'true' || ce === 'plaintext-only';
+    const style = view.getComputedStyle(el);
+    const pointer = style.cursor === 'pointer';
+    if (!pointer && !onclick && !tabindex && !editable) continue;
+    if (style.display === 'none' || style.visibility === 'hidden') continue;
+    if (el.closest('[hidden], [aria-hidden="true"]')) continue;
+    // cursor:pointer alone that is only inherited from the parent is not a control of its own.
+    if (pointer && !onclick && !tabindex && !editable) {
+      const parent = el.parentElement;
+      if (parent && view.getComputedStyle(parent).cursor === 'pointer') continue;
+    }
+    const rect = el.getBoundingClientRect();
+    if (rect.width === 0 || rect.height === 0) continue;
+    let hiddenType = null, hiddenChecked = null;
+    const input = el.querySelector('input[type="radio"], input[type="checkbox"]');
+    if (input) {
+      const s = view.getComputedStyle(input);
+      if (s.display === 'none' || s.visibility === 'hidden' || input.hidden) {
+        hiddenType = input.type;
+        hiddenChecked = input.indeterminate ? 'mixed' : String(input.checked);
+      }
+    }
+    const text = norm(el.getAttribute('aria-label') || el.getAttribute('title') || el.textContent).slice(0, 100);
+    el.setAttribute('data-__ab-ci', String(out.length));
+    out.push([(pointer ? 1 : 0) | (onclick ? 2 : 0) | (tabindex ? 4 : 0) | (editable ? 8 : 0), text, hiddenType, hiddenChecked]);
+  }
+  return out;
+}"#;
+
+/// Removes the tags again.
+pub(crate) const CLEANUP_FN: &str = r#"function() {
+  const doc = this && this.nodeType === 9 ? this : document;
+  const tagged = doc.querySelectorAll('[data-__ab-ci]');
+  for (let i = 0; i < tagged.length; i++) tagged[i].removeAttribute('data-__ab-ci');
+  return tagged.length;
+}"#;
+
+/// One scan result as the script returns it.
+#[derive(Deserialize)]
+struct Found(u8, String, Option<String>, Option<String>);
+
+/// Decodes the script's result into cursor infos, in document order.
+pub(crate) fn decode(value: &Value) -> Vec<CursorInfo> {
+    let found: Vec<Found> = serde_json::from_value(value.clone()).unwrap_or_default();
+    found
+        .into_iter()
+        .map(|Found(flags, text, hidden_type, hidden_checked)| {
+            let (pointer, onclick, tabindex, editable) = (
+                flags & 1 != 0,
+                flags & 2 != 0,
+                flags & 4 != 0,
+                flags & 8 != 0,
+            );
+            let kind = if pointer || onclick {
+                "clickable"
+            } else if editable {
+                "editable"
+            } else {
+                "focusable"
+            };
+            let mut hints = Vec::new();
+            if pointer {
+                hints.push("cursor:pointer");
+            }
+            if onclick {
+                hints.push("onclick");
+            }
+            if tabindex {
+                hints.push("tabindex");
+            }
+            if editable {
+                hints.push("contenteditable");
+            }
+            let hidden_input = match hidden_type.as_deref() {
+                Some("radio") => Some(("radio", hidden_checked.unwrap_or_else(|| "false".into()))),
+                Some("checkbox") => {
+                    Some(("checkbox", hidden_checked.unwrap_or_else(|| "false".into())))
+                }
+                _ => None,
+            };
+            CursorInfo {
+                kind,
+                hints,
+                text,
+                hidden_input,
+            }
+        })
+        .collect()
+}
+
+/// Maps the tagged elements under `root` (a DOM agent node id of the scanned document) to their
+/// backendNodeIds, pairs them with `found`, and removes the tags (fire-and-forget: the removal is
+/// ordered before any later command on the session, so nobody sees the tags afterwards).
+pub(crate) async fn resolve(
+    session: &CdpSession,
+    root: i64,
+    found: Vec<CursorInfo>,
+    cleanup: (&str, Value),
+    timeout: Duration,
+) -> Result<HashMap<i64, CursorInfo>> {
+    if found.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let reply = session
+        .call_within(
+            "DOM.querySelectorAll",
+            json!({"nodeId": root, "selector": format!("[{TAG}]")}),
+            timeout,
+        )
+        .await;
+    let node_ids: Vec<i64> = match &reply {
+        Ok(reply) => reply
+            .get("nodeIds")
+            .and_then(Value::as_array)
+            .map(|ids| ids.iter().filter_map(Value::as_i64).collect())
+            .unwrap_or_default(),
+        Err(_) => Vec::new(),
+    };
+    // The descriptions carry the tag's value, so the tags come off only after them.
+    let describes = node_ids
+        .iter()
+        .map(|&id| session.call_within("DOM.describeNode", json!({"nodeId": id}), timeout));
+    let described = futures_util::future::join_all(describes).await;
+    let _ = session.send(cleanup.0, &cleanup.1).await;
+    reply?;
+    let mut map = HashMap::with_capacity(found.len());
+    // Pair by the tag's value (the result index) rather than by position, so a page that also
+    // uses the attribute cannot shift the pairing.
+    let mut found: Vec<Option<CursorInfo>> = found.into_iter().map(Some).collect();
+    for reply in described {
+        let reply = match reply {
+            Ok(reply) => reply,
+            Err(abx_cdp::Error::Protocol { .. }) => continue,
+            Err(other) => return Err(EngineError::from(other)),
+        };
+        let Some(node) = reply.get("node") else {
+            continue;
+        };
+        let Some(backend) = node.get("backendNodeId").and_then(Value::as_i64) else {
+            continue;
+        };
+        let index = node
+            .get("attributes")
+            .and_then(Value::as_array)
+            .and_then(|attrs| {
+                attrs
+                    .chunks(2)
+                    .find(|pair| pair.first().and_then(Value::as_str) == Some(TAG))
+            })
+            .and_then(|pair| pair.get(1).and_then(Value::as_str))
+            .and_then(|v| v.parse::<usize>().ok());
+        if let Some(info) = index.and_then(|i| found.get_mut(i)).and_then(Option::take) {
+            map.insert(backend, info);
+        }
+    }
+    Ok(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_become_kind_and_hints_in_upstream_order() {
+        let infos = decode(&serde_json::json!([
+            [3, "Clickable div", null, null],
+            [4, "", null, null],
+            [8, "e", null, null],
+            [1, "card", "radio", "true"]
+        ]));
+        assert_eq!(infos[0].kind, "clickable");
+        assert_eq!(infos[0].hints, ["cursor:pointer", "onclick"]);
+        assert_eq!(infos[1].kind, "focusable");
+        assert_eq!(infos[2].kind, "editable");
+        assert_eq!(infos[2].hints, ["contenteditable"]);
+        assert_eq!(infos[3].hidden_input, Some(("radio", "true".to_string())));
+    }
+}

@@ -1,0 +1,217 @@
+//! Observation and interaction through the binary: snapshot text as upstream prints it, refs
+//! acted on (and failing loudly when stale), find, is/get, screenshots with annotations, pdf,
+//! settings, cookies and storage.
+
+use abx_tests::cli::Cli;
+
+mod common;
+
+const FIXTURE_INTERACTIVE: &str = r#"- heading "Hello Fixture" [level=1, ref=e1]
+- link "First link" [ref=e5]
+- link "Second link" [ref=e6]
+- textbox "Email" [ref=e7]
+- checkbox "I agree" [checked=false, ref=e8]
+- combobox [expanded=false, ref=e9]: Red
+  - option "Red" [selected, ref=e12]
+  - option "Blue" [ref=e13]
+- button "Submit" [ref=e10]
+- button "Submit" [ref=e11]
+- generic "Clickable div" [ref=e2] clickable [cursor:pointer, onclick]
+- button "Alert" [ref=e3]
+- button "Confirm" [ref=e4]"#;
+
+#[test]
+fn snapshot_refs_drive_actions_and_stale_refs_fail_loudly() {
+    let site = common::site();
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/fixture.html")]).success();
+    assert_eq!(
+        ab.run(&["snapshot", "-i"]).success().out(),
+        FIXTURE_INTERACTIVE,
+        "upstream's exact -i output"
+    );
+    let json = ab.run(&["--json", "snapshot", "-i"]).success().json();
+    assert_eq!(json["data"]["refs"]["e7"]["role"], "textbox");
+    assert_eq!(json["data"]["refs"]["e7"]["name"], "Email");
+
+    ab.run(&["fill", "@e7", "ada@example.test"]).success();
+    assert_eq!(
+        ab.run(&["get", "value", "@e7"]).success().out(),
+        "ada@example.test"
+    );
+    ab.run(&["check", "@e8"]).success();
+    assert_eq!(ab.run(&["is", "checked", "@e8"]).success().out(), "true");
+    ab.run(&["select", "@e9", "Blue"]).success();
+    assert_eq!(
+        ab.run(&[
+            "eval",
+            "document.querySelector('select').selectedOptions[0].text"
+        ])
+        .success()
+        .out(),
+        "\"Blue\""
+    );
+    let clicked = ab.run(&["--json", "click", "@e4"]).success().json();
+    assert_eq!(clicked["data"]["dialogOpened"], true, "{clicked}");
+    ab.run(&["dialog", "dismiss"]).success();
+
+    // A click that navigates: the next command sees the new page, and old refs are stale.
+    ab.run(&["click", "@e5"]).success();
+    assert_eq!(
+        ab.run(&["get", "url"]).success().out(),
+        site.url("/page1.html")
+    );
+    let stale = ab.run(&["--json", "click", "@e6"]).failure().json();
+    assert_eq!(stale["code"], "stale_ref", "{stale}");
+    assert!(
+        stale["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("snapshot")),
+        "{stale}"
+    );
+    let unknown = ab.run(&["click", "@e999"]).failure();
+    assert!(
+        unknown.stderr.contains("Unknown ref: e999") || unknown.stderr.contains("stale"),
+        "{unknown:?}"
+    );
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn covered_elements_find_and_keyboard() {
+    let site = common::site();
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/covered.html")]).success();
+    let covered = ab.run(&["click", "#target"]).failure();
+    assert!(
+        covered.stderr.contains("covered by div#overlay"),
+        "{covered:?}"
+    );
+    assert_eq!(
+        ab.run(&["get", "text", "#result"]).success().out(),
+        "",
+        "nothing was clicked"
+    );
+
+    ab.run(&["open", &site.url("/form.html")]).success();
+    ab.run(&["find", "label", "Name", "fill", "Grace"])
+        .success();
+    assert_eq!(ab.run(&["get", "value", "#name"]).success().out(), "Grace");
+    ab.run(&["focus", "#bio"]).success();
+    ab.run(&["keyboard", "type", "hello"]).success();
+    ab.run(&["press", "Control+a"]).success();
+    ab.run(&["press", "Backspace"]).success();
+    assert_eq!(ab.run(&["get", "value", "#bio"]).success().out(), "");
+    ab.run(&["type", "#name", " Hopper"]).success();
+    assert_eq!(
+        ab.run(&["get", "value", "#name"]).success().out(),
+        "Grace Hopper"
+    );
+    ab.run(&["click", "#submit"]).success();
+    assert!(
+        ab.run(&["get", "text", "#result"])
+            .success()
+            .out()
+            .contains("Grace Hopper")
+    );
+    let miss = ab
+        .run(&["find", "role", "button", "--name", "Nope"])
+        .failure();
+    assert!(
+        miss.stderr.contains("but none match name \"Nope\""),
+        "{miss:?}"
+    );
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn annotated_screenshot_pdf_and_diff() {
+    let site = common::site();
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/page1.html")]).success();
+    let shot = ab.home().join("annotated.png");
+    let out = ab
+        .run(&["screenshot", "--annotate", shot.to_str().expect("utf8")])
+        .success();
+    assert!(out.stdout.contains("heading \"Page One\""), "{out:?}");
+    assert!(out.stdout.contains("link \"Go to page two\""), "{out:?}");
+    assert!(std::fs::read(&shot).expect("png").starts_with(b"\x89PNG"));
+    let pdf = ab.home().join("page.pdf");
+    ab.run(&["pdf", pdf.to_str().expect("utf8")]).success();
+    assert!(std::fs::read(&pdf).expect("pdf").starts_with(b"%PDF"));
+    ab.run(&["snapshot"]).success();
+    ab.run(&[
+        "eval",
+        "document.querySelector('h1').textContent = 'Changed'",
+    ])
+    .success();
+    let diff = ab.run(&["--json", "diff", "snapshot"]).success().json();
+    assert_eq!(diff["data"]["changed"], true, "{diff}");
+    assert_eq!(
+        diff["data"]["additions"], 1,
+        "diffed against the previous snapshot, not an empty one: {diff}"
+    );
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn settings_cookies_and_storage() {
+    let site = common::site();
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/storage.html")]).success();
+    assert_eq!(ab.run(&["storage", "local"]).success().out(), "k1: v1");
+    ab.run(&["storage", "session", "set", "s2", "t2"]).success();
+    assert!(
+        ab.run(&["storage", "session"])
+            .success()
+            .stdout
+            .contains("s2: t2")
+    );
+    assert_eq!(
+        ab.run(&["storage", "local", "clear"]).success().out(),
+        "✓ Storage cleared"
+    );
+    assert_eq!(
+        ab.run(&["storage", "local"]).success().out(),
+        "No storage entries"
+    );
+    ab.run(&["cookies", "set", "flavour", "oat"]).success();
+    assert_eq!(ab.run(&["cookies"]).success().out(), "flavour=oat");
+    assert_eq!(
+        ab.run(&["eval", "document.cookie"]).success().out(),
+        "\"flavour=oat\""
+    );
+    assert_eq!(
+        ab.run(&["cookies", "clear"]).success().out(),
+        "✓ Cookies cleared"
+    );
+    assert_eq!(ab.run(&["eval", "document.cookie"]).success().out(), "\"\"");
+    ab.run(&["set", "viewport", "640", "480"]).success();
+    assert_eq!(
+        ab.run(&["eval", "[innerWidth, innerHeight]"])
+            .success()
+            .json_lines(),
+        vec![640, 480]
+    );
+    ab.run(&["set", "media", "dark"]).success();
+    assert_eq!(
+        ab.run(&["eval", "matchMedia('(prefers-color-scheme: dark)').matches"])
+            .success()
+            .out(),
+        "true"
+    );
+    let unknown = ab.run(&["set", "device", "Nokia 3310"]).failure();
+    assert!(
+        unknown.stderr.contains("Unknown device: Nokia 3310"),
+        "{unknown:?}"
+    );
+    ab.run(&["set", "offline", "on"]).success();
+    let offline = ab.run(&["open", &site.url("/page1.html")]).failure();
+    assert!(
+        offline.stderr.contains("ERR_INTERNET_DISCONNECTED"),
+        "{offline:?}"
+    );
+    ab.run(&["set", "offline", "off"]).success();
+    ab.run(&["open", &site.url("/page1.html")]).success();
+    ab.run(&["close"]).success();
+}
