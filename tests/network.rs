@@ -135,6 +135,26 @@ fn an_authenticating_proxy_and_its_bypass_list_are_used() {
         "the first attempt was challenged (so Fetch.authRequired answered): {seen:?}"
     );
 
+    // A stage attached to this browser has no credentials of its own: the owner answers.
+    let cdp = cli.run(&["get", "cdp-url"]).success().out().to_string();
+    let stage = Cli::new()
+        .session("proxied-stage")
+        .without("AGENT_BROWSER_ARGS")
+        .env("AGENT_BROWSER_CDP", &cdp)
+        .env("AGENT_BROWSER_PIN_TAB", "1");
+    let from_stage = site.url_on_host("a.localhost", "/page2.html?via=stage");
+    stage.run(&["open", &from_stage]).success();
+    assert_eq!(stage.run(&["get", "title"]).success().out(), "Page Two");
+    assert!(
+        proxy
+            .requests()
+            .iter()
+            .any(|r| r.target == from_stage && r.authorized),
+        "the stage's page went through the proxy with the owner's credentials"
+    );
+    stage.run(&["tab", "close"]).success();
+    stage.run(&["close"]).success();
+
     let direct = site.url_on_host("b.localhost", "/page2.html?via=direct");
     cli.run(&["open", &direct]).success();
     assert_eq!(cli.run(&["get", "title"]).success().out(), "Page Two");

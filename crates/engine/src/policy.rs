@@ -20,7 +20,9 @@
 //!    workers): `WebSocket` checks its URL (Fetch does not see WebSocket handshakes) and
 //!    `RTCPeerConnection` throws.
 //!
-//! Proxy credentials are answered on `Fetch.authRequired` for proxy challenges only. Permission
+//! Proxy credentials are answered on `Fetch.authRequired` for proxy challenges only, at the
+//! browser level: the session that launched Chrome with that proxy answers for every tab, frame
+//! and worker of it (stage tabs attached to an anchor included). Permission
 //! prompts (geolocation, notifications, clipboard, camera, microphone) are denied with
 //! `Browser.setPermission` for the browser context; Chrome resets such overrides whenever *any*
 //! client that set one detaches, so they are applied again before every navigation. Geolocation
@@ -226,8 +228,8 @@ pub(crate) async fn start(
     enforcement: &Arc<Enforcement>,
 ) -> Result<()> {
     deny_permissions(connection, policy).await;
-    if policy.allowed_domains.is_some() {
-        watch_popups(connection, policy, enforcement).await?;
+    if policy.allowed_domains.is_some() || policy.proxy_auth.is_some() {
+        watch_browser(connection, policy, enforcement).await?;
     }
     Ok(())
 }
@@ -321,7 +323,8 @@ pub(crate) async fn guard_tab(
     if policy.deny_permissions {
         deny_prompts_in_page(session).await?;
     }
-    if policy.allowed_domains.is_none() && policy.proxy_auth.is_none() {
+    if policy.allowed_domains.is_none() {
+        // Proxy challenges alone are answered at the browser level (`watch_browser`).
         return Ok(());
     }
     install(connection, session, TargetKind::Page, policy, enforcement).await
@@ -586,7 +589,11 @@ async fn answer_auth(
 }
 
 /// The browser-level layer for popups (see the module docs).
-async fn watch_popups(
+/// With proxy credentials the same browser-level interception also answers the proxy's
+/// challenges for every tab, frame and worker of the browser (a session with credentials owns the
+/// Chrome it launched with that proxy), so cross-site iframes, popups and stage tabs attached to
+/// it load through the authenticating proxy too.
+async fn watch_browser(
     connection: &Connection,
     policy: &Arc<Policy>,
     enforcement: &Arc<Enforcement>,
@@ -594,7 +601,11 @@ async fn watch_popups(
     let browser = connection.browser();
     // One subscription, so a popup's `targetCreated` is seen before its first request.
     let events = browser.subscribe(
-        EventFilter::methods(["Target.targetCreated", "Fetch.requestPaused"]),
+        EventFilter::methods([
+            "Target.targetCreated",
+            "Fetch.requestPaused",
+            "Fetch.authRequired",
+        ]),
         PAUSED_EVENTS,
     );
     enforcement.keep(tokio::spawn(popup_pump(
@@ -606,7 +617,10 @@ async fn watch_popups(
     browser
         .call_within(
             "Fetch.enable",
-            json!({"patterns": [{"urlPattern": "*"}]}),
+            json!({
+                "patterns": [{"urlPattern": "*"}],
+                "handleAuthRequests": policy.proxy_auth.is_some(),
+            }),
             SETUP_DEADLINE,
         )
         .await?;
@@ -626,12 +640,14 @@ async fn popup_pump(
     enforcement: std::sync::Weak<Enforcement>,
 ) {
     let browser = connection.browser();
+    let mut auth_tries: HashMap<String, u8> = HashMap::new();
     while let Some(event) = events.recv().await {
         let Some(enforcement) = enforcement.upgrade() else {
             return;
         };
         match event.method() {
-            "Target.targetCreated" => {
+            "Fetch.authRequired" => answer_auth(&browser, &policy, &event, &mut auth_tries).await,
+            "Target.targetCreated" if policy.allowed_domains.is_some() => {
                 let Ok(created) = event.parse::<Created>() else {
                     continue;
                 };
