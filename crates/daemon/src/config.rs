@@ -38,6 +38,23 @@ pub struct DaemonConfig {
     pub fault_injection: bool,
 }
 
+/// A value that must not appear in logs or `Debug` output (a proxy password).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(pub String);
+
+impl Secret {
+    /// The value, for the one place that needs it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
 /// How the session gets its browser.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BrowserSource {
@@ -67,7 +84,7 @@ pub struct LaunchSpec {
     /// Proxy user name (from `scheme://user:pass@host:port` or the launch request).
     pub proxy_username: Option<String>,
     /// Proxy password.
-    pub proxy_password: Option<String>,
+    pub proxy_password: Option<Secret>,
     /// Proxy bypass list.
     pub proxy_bypass: Option<String>,
     /// User agent.
@@ -192,7 +209,7 @@ impl DaemonConfig {
             profile: non_empty(var("AGENT_BROWSER_PROFILE")),
             proxy: proxy.server,
             proxy_username: proxy.username,
-            proxy_password: proxy.password,
+            proxy_password: proxy.password.map(Secret),
             proxy_bypass: non_empty(var("AGENT_BROWSER_PROXY_BYPASS")),
             user_agent: non_empty(var("AGENT_BROWSER_USER_AGENT")),
             allowed_domains: non_empty(var("AGENT_BROWSER_ALLOWED_DOMAINS"))
@@ -297,13 +314,13 @@ impl LaunchSpec {
                 let parts = ProxyParts::parse(Some(server));
                 spec.proxy = parts.server;
                 spec.proxy_username = parts.username;
-                spec.proxy_password = parts.password;
+                spec.proxy_password = parts.password.map(Secret);
             }
             if let Some(user) = proxy.get("username").and_then(Value::as_str) {
                 spec.proxy_username = Some(user.to_string());
             }
             if let Some(password) = proxy.get("password").and_then(Value::as_str) {
-                spec.proxy_password = Some(password.to_string());
+                spec.proxy_password = Some(Secret(password.to_string()));
             }
             if let Some(bypass) = proxy.get("bypass").and_then(Value::as_str) {
                 spec.proxy_bypass = Some(bypass.to_string());
@@ -433,7 +450,10 @@ impl LaunchSpec {
         let proxy_auth = match (&self.proxy_username, &self.proxy_password) {
             (Some(username), password) if !self.is_attach() => Some(abx_engine::ProxyAuth {
                 username: username.clone(),
-                password: password.clone().unwrap_or_default(),
+                password: password
+                    .as_ref()
+                    .map(|p| p.expose().to_string())
+                    .unwrap_or_default(),
             }),
             _ => None,
         };
@@ -594,7 +614,14 @@ mod tests {
         )]));
         assert_eq!(c.launch.proxy.as_deref(), Some("http://127.0.0.1:3128"));
         assert_eq!(c.launch.proxy_username.as_deref(), Some("ada"));
-        assert_eq!(c.launch.proxy_password.as_deref(), Some("p@ss"));
+        assert_eq!(
+            c.launch.proxy_password.as_ref().map(Secret::expose),
+            Some("p@ss")
+        );
+        assert!(
+            !format!("{:?}", c.launch).contains("p@ss"),
+            "never in Debug"
+        );
         let options = c.launch.launch_options(None);
         assert!(options.deny_permission_prompts);
         assert_eq!(

@@ -6,7 +6,9 @@
 //! other clients' tabs are never attached, paused or Network-enabled.
 //!
 //! A [`Session`] is what one agent drives: its tabs (`t1`, `t2`, … never reused), its active
-//! tab, optionally *pinned* (a fresh tab on attach, never drifting, `tab_gone` when it closes).
+//! tab, optionally *pinned* (a fresh tab on attach, never drifting, `tab_gone` when it closes,
+//! claimed across processes so no other session can take it: [`claim`]), and its network
+//! [`policy`] (hard domain allowlist, proxy credentials, denied permission prompts).
 //! Each attached [`Tab`] runs an event pump that keeps its state (URL, document, lifecycle,
 //! dialog, console, errors, crash); commands wait on that state with deadlines, so a dialog, a
 //! closed tab or a crashed renderer ends a wait at once with a typed [`EngineError`].
