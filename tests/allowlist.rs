@@ -300,3 +300,44 @@ fn an_attached_stage_cannot_leave_its_allowlist_and_others_are_not_fenced() {
     stage.run(&["close"]).success();
     anchor.run(&["close"]).success();
 }
+
+#[test]
+fn pages_a_profile_restores_outside_the_allowlist_are_contained() {
+    let site = common::site();
+    let root = tempfile::tempdir().expect("root");
+    let profile = root.path().join("profile");
+    let outside = site.url_on_host("b.localhost", "/page1.html?via=restore");
+    let first = Cli::new()
+        .session("restore-1")
+        .env("AGENT_BROWSER_PROFILE", profile.to_str().expect("utf8"));
+    first.run(&["open", &outside]).success();
+    first.run(&["close"]).success();
+    site.clear_requests();
+
+    // Chrome restores the last session's tabs (the case upstream refuses the allowlist for).
+    let second = Cli::new()
+        .session("restore-2")
+        .env("AGENT_BROWSER_PROFILE", profile.to_str().expect("utf8"))
+        .env(
+            "AGENT_BROWSER_ARGS",
+            "--disable-quic,--disable-gpu,--restore-last-session",
+        )
+        .env("AGENT_BROWSER_ALLOWED_DOMAINS", ALLOWED);
+    let url = second.run(&["get", "url"]).success().out().to_string();
+    assert!(
+        site.requests()
+            .iter()
+            .any(|r| r.path == "/page1.html?via=restore"),
+        "precondition: Chrome restored the page (it loads once, before any client attached)"
+    );
+    assert_eq!(url, "about:blank");
+    let tabs = second.run(&["--json", "tab", "list"]).success().json();
+    let listed = tabs["data"]["tabs"].as_array().cloned().unwrap_or_default();
+    assert!(
+        listed
+            .iter()
+            .all(|t| !t["url"].as_str().unwrap_or("").contains("b.localhost")),
+        "{tabs}"
+    );
+    second.run(&["close"]).success();
+}

@@ -234,6 +234,36 @@ pub(crate) async fn start(
     Ok(())
 }
 
+/// After the session bound its tab: pages already open outside the allowlist (a profile's
+/// restored tabs) are contained, as upstream does for launches: the session's own tab goes to
+/// `about:blank`; other tabs of a browser the session launched (and so owns) are closed. Tabs of
+/// a browser we only attached to are never touched.
+pub(crate) async fn contain_open_pages(session: &crate::session::Session) -> Result<()> {
+    let Some(filter) = &session.options().policy.allowed_domains else {
+        return Ok(());
+    };
+    let outside = |url: &str| {
+        let network = url.starts_with("http://") || url.starts_with("https://");
+        network && !filter.allows_request(url)
+    };
+    let active = session.active_target();
+    for target in session.browser().targets() {
+        if !target.is_tab() || !outside(&target.url) {
+            continue;
+        }
+        if active.as_deref() == Some(target.target_id.as_str()) {
+            tracing::debug!("blanking the session's tab: it was open outside the allowlist");
+            session
+                .navigate("about:blank", crate::WaitUntil::Load, None)
+                .await?;
+        } else if session.browser().is_owned() {
+            tracing::debug!("closing a restored tab outside the allowlist");
+            session.browser().close_target(&target.target_id).await?;
+        }
+    }
+    Ok(())
+}
+
 /// Before a navigation: the allowlist check, and permissions again (another client's detach may
 /// have reset them).
 pub(crate) async fn before_navigation(

@@ -218,6 +218,7 @@ impl Session {
             session.table().created.insert(target.clone());
         }
         session.bind(&target).await?;
+        crate::policy::contain_open_pages(&session).await?;
         Ok(session)
     }
 
