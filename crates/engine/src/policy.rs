@@ -224,12 +224,13 @@ impl Enforcement {
 /// Session start: deny permissions, and for an allowlist the browser-level popup watch.
 pub(crate) async fn start(
     connection: &Connection,
+    owned: bool,
     policy: &Arc<Policy>,
     enforcement: &Arc<Enforcement>,
 ) -> Result<()> {
     deny_permissions(connection, policy).await;
     if policy.allowed_domains.is_some() || policy.proxy_auth.is_some() {
-        watch_browser(connection, policy, enforcement).await?;
+        watch_browser(connection, owned, policy, enforcement).await?;
     }
     Ok(())
 }
@@ -625,6 +626,7 @@ async fn answer_auth(
 /// it load through the authenticating proxy too.
 async fn watch_browser(
     connection: &Connection,
+    owned: bool,
     policy: &Arc<Policy>,
     enforcement: &Arc<Enforcement>,
 ) -> Result<()> {
@@ -633,6 +635,7 @@ async fn watch_browser(
     let events = browser.subscribe(
         EventFilter::methods([
             "Target.targetCreated",
+            "Target.targetInfoChanged",
             "Fetch.requestPaused",
             "Fetch.authRequired",
         ]),
@@ -641,6 +644,7 @@ async fn watch_browser(
     enforcement.keep(tokio::spawn(popup_pump(
         events,
         connection.clone(),
+        owned,
         policy.clone(),
         Arc::downgrade(enforcement),
     )));
@@ -666,6 +670,7 @@ struct Created {
 async fn popup_pump(
     mut events: abx_cdp::Subscription,
     connection: Connection,
+    owned: bool,
     policy: Arc<Policy>,
     enforcement: std::sync::Weak<Enforcement>,
 ) {
@@ -677,11 +682,18 @@ async fn popup_pump(
         };
         match event.method() {
             "Fetch.authRequired" => answer_auth(&browser, &policy, &event, &mut auth_tries).await,
+            "Target.targetInfoChanged" => {
+                if let Ok(changed) = event.parse::<Created>() {
+                    contain_stray_tab(&browser, owned, &policy, &enforcement, &changed.target_info)
+                        .await;
+                }
+            }
             "Target.targetCreated" if policy.allowed_domains.is_some() => {
                 let Ok(created) = event.parse::<Created>() else {
                     continue;
                 };
                 let info = created.target_info;
+                contain_stray_tab(&browser, owned, &policy, &enforcement, &info).await;
                 let ours = info
                     .opener_id
                     .as_deref()
@@ -733,6 +745,42 @@ async fn popup_pump(
             _ => {}
         }
     }
+}
+
+/// In a browser the fenced session launched (so owns), a tab that is not the session's and shows
+/// a page outside the allowlist — a profile's tab restored after the session started — is closed.
+async fn contain_stray_tab(
+    browser: &CdpSession,
+    owned: bool,
+    policy: &Policy,
+    enforcement: &Enforcement,
+    info: &crate::browser::TargetInfo,
+) {
+    let Some(filter) = &policy.allowed_domains else {
+        return;
+    };
+    let network = info.url.starts_with("http://") || info.url.starts_with("https://");
+    if !owned || !info.is_tab() || !network || filter.allows_request(&info.url) {
+        return;
+    }
+    if enforcement.family().members.is_empty() {
+        // The session has not bound its tab yet (it may pick this very tab); what is open then
+        // is handled by `contain_open_pages` right after the bind.
+        return;
+    }
+    if enforcement.is_member(&info.target_id)
+        || info
+            .opener_id
+            .as_deref()
+            .is_some_and(|o| enforcement.is_member(o))
+    {
+        // The session's own tabs and popups are fenced by interception instead.
+        return;
+    }
+    tracing::debug!("closing a tab outside the allowlist in the session's own browser");
+    let _ = browser
+        .send("Target.closeTarget", &json!({"targetId": info.target_id}))
+        .await;
 }
 
 /// Attaches to a popup our tab opened, installs the tab-level layers, then releases the requests

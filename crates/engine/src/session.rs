@@ -209,6 +209,7 @@ impl Session {
         };
         crate::policy::start(
             session.browser.connection(),
+            session.browser.is_owned(),
             &session.options.policy,
             &session.enforcement,
         )
