@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # The abx demo on the bundled fixture site, through the drop-in `agent-browser` binary:
 # an anchor Chrome with a profile, two pinned stage sessions working in parallel over CDP, a login
-# whose cookie both see, graceful close, and the persistent cookie after reopening. Prints each
-# step and ends with nothing left running.
+# whose cookie both see, a live view that counts frames and clicks through input, a confirm dialog
+# answered from the live view, graceful close, and the persistent cookie after reopening. Prints
+# each step and ends with nothing left running.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/ensure-chromium.sh
 cargo build --quiet --bin agent-browser --bin abx-fixtures
+cargo build --quiet -p abx-relay --example viewer
 AB="$PWD/target/debug/agent-browser"
 FIXTURES="$PWD/target/debug/abx-fixtures"
+VIEWER="$PWD/target/debug/examples/viewer"
 
 WORK=$(mktemp -d)
 FIXTURE_PID=""
@@ -63,7 +66,22 @@ stage sf-demo-a get text '#persist'
 stage sf-demo-b open "$SITE/account"
 stage sf-demo-b get text '#persist'
 
-step "4. Stage teardown: tab close, then close (the anchor keeps running)"
+step "4. A live view of stage B: frames streamed to a viewer, a click sent back as input"
+stage sf-demo-b open "$SITE/animated.html"
+PORT_B=$(cat "$AGENT_BROWSER_SOCKET_DIR/sf-demo-b.stream")
+echo "stage B streams on ws://127.0.0.1:$PORT_B"
+"$VIEWER" "$PORT_B" --seconds 2 --click 300,200
+printf 'clicks the page received: '; AGENT_BROWSER_SESSION=sf-demo-b AGENT_BROWSER_CDP="$CDP" AGENT_BROWSER_PIN_TAB=1 "$AB" eval 'window.__clicks.length'
+
+step "5. A confirm dialog on stage B, answered from the live view"
+stage sf-demo-b open "$SITE/dialogs.html"
+"$VIEWER" "$PORT_B" --seconds 0.5 --answer-dialog & V=$!
+sleep 0.3
+stage sf-demo-b click '#confirm'
+wait "$V"
+stage sf-demo-b get text '#result'
+
+step "6. Stage teardown: tab close, then close (the anchor keeps running)"
 anchor tab list
 stage sf-demo-a tab close
 stage sf-demo-a close
@@ -71,16 +89,16 @@ stage sf-demo-b tab close
 stage sf-demo-b close
 anchor tab list
 
-step "5. Graceful close of the anchor (Browser.close, verified exit)"
+step "7. Graceful close of the anchor (Browser.close, verified exit)"
 anchor --json close | sed -E 's/.*"cleanup":(\{[^}]*\}).*/cleanup receipt: \1/'
 
-step "6. Reopen on the same profile: the persistent cookie survived, the session cookie did not"
+step "8. Reopen on the same profile: the persistent cookie survived, the session cookie did not"
 anchor open "$SITE/account"
 printf 'persistent cookie: %s\n' "$(AGENT_BROWSER_SESSION=sf-demo "$AB" get text '#persist')"
 printf 'session cookie:    %s\n' "$(AGENT_BROWSER_SESSION=sf-demo "$AB" get text '#session')"
 anchor close
 
-step "7. Nothing left running"
+step "9. Nothing left running"
 left=$(ls "$AGENT_BROWSER_SOCKET_DIR" | grep -E '\.(sock|pid)$' || true)
 if [ -n "$left" ]; then echo "leftover daemon files: $left"; exit 1; fi
 if ss -ltn 2>/dev/null | grep -q ":$CHROME_PORT "; then echo "Chrome still listening on $CHROME_PORT"; exit 1; fi

@@ -1,9 +1,262 @@
-//! The live-view hookup: starts the session's stream server (when available) and registers it as
-//! the daemon's [`crate::daemon::StreamHooks`].
+//! The live-view hookup: the session's stream server (abx-relay) started at daemon boot and
+//! registered as the daemon's [`StreamHooks`].
+//!
+//! * Boot: listen on `AGENT_BROWSER_STREAM_PORT` (an OS port when unset or taken) and write the
+//!   port to `<session>.stream`; failure is logged and never stops the daemon (upstream).
+//! * `stream enable [--port N]` / `disable` / `status` with upstream's data and errors.
+//! * Commands and results are broadcast to viewers (`command`, `result` with a correct `success`,
+//!   then `tabs`); a changed browser or active tab retargets the screencast.
+//! * Viewer input marks the idle timer; a viewer's "reopen tab" rewrites `<session>.target`.
+//!
+//! Screencast settings come from the environment here (the engine and relay never read it):
+//! `AGENT_BROWSER_STREAM_QUALITY` (0–100, default 80), `AGENT_BROWSER_STREAM_MAX_WIDTH` /
+//! `_MAX_HEIGHT` (positive, at most `i32::MAX`; unset = the viewport).
 
-use std::sync::Arc;
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
-use crate::daemon::Daemon;
+use abx_engine::Session;
+use abx_relay::{LiveEvent, Relay, RelayOptions, ServerHooks, ServerOptions, StreamServer};
+use serde_json::{Value, json};
 
-/// Starts the stream server for `daemon` (no-op until the relay lands).
-pub async fn install(_daemon: &Arc<Daemon>) {}
+use crate::daemon::{Daemon, StreamHooks};
+use crate::errors::Failure;
+use crate::protocol::Request;
+use crate::sidecar::Sidecars;
+
+/// Starts the stream server for `daemon` and registers the hooks.
+pub async fn install(daemon: &Arc<Daemon>) {
+    let var = |name: &str| std::env::var(name).ok();
+    let hooks = Arc::new(Hooks {
+        daemon: Arc::downgrade(daemon),
+        relay: Relay::new(relay_options(&var)),
+        server: Mutex::new(None),
+    });
+    let preferred = daemon.config.stream_port.unwrap_or(0);
+    if let Err(err) = hooks.start_server(preferred, true) {
+        tracing::debug!(error = %err.message, "stream server not started");
+    }
+    if let Ok(mut slot) = daemon.stream.lock() {
+        *slot = Some(hooks.clone());
+    }
+    let shutdown = daemon.shutdown.clone();
+    tokio::spawn(async move {
+        shutdown.cancelled().await;
+        let server = hooks.server().take();
+        if let Some(server) = server {
+            server.shutdown().await;
+        }
+        hooks.relay.stop().await;
+    });
+}
+
+/// Screencast settings from the environment.
+pub fn relay_options(var: &dyn Fn(&str) -> Option<String>) -> RelayOptions {
+    let quality = var("AGENT_BROWSER_STREAM_QUALITY")
+        .and_then(|q| q.trim().parse::<i64>().ok())
+        .map(|q| q.clamp(0, 100) as u8)
+        .unwrap_or(80);
+    let size = |name: &str| {
+        var(name)
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .filter(|v| *v > 0 && *v <= i32::MAX as u32)
+    };
+    RelayOptions {
+        quality,
+        max_width: size("AGENT_BROWSER_STREAM_MAX_WIDTH"),
+        max_height: size("AGENT_BROWSER_STREAM_MAX_HEIGHT"),
+        ..RelayOptions::default()
+    }
+}
+
+struct Hooks {
+    daemon: Weak<Daemon>,
+    relay: Relay,
+    server: Mutex<Option<StreamServer>>,
+}
+
+impl Hooks {
+    fn server(&self) -> MutexGuard<'_, Option<StreamServer>> {
+        self.server.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Starts the server and writes `<session>.stream`; returns the port.
+    fn start_server(&self, port: u16, fallback: bool) -> Result<u16, Failure> {
+        let daemon = self
+            .daemon
+            .upgrade()
+            .ok_or_else(|| Failure::message("the daemon is shutting down"))?;
+        let options = ServerOptions {
+            port,
+            fallback_to_any_port: fallback,
+            token: daemon.config.stream_token.clone(),
+            session: daemon.config.session.clone(),
+            socket_dir: Some(daemon.config.socket_dir.clone()),
+            ..ServerOptions::default()
+        };
+        let viewer_hooks = Arc::new(ViewerHooks {
+            daemon: self.daemon.clone(),
+        });
+        let server = StreamServer::start(self.relay.clone(), options, viewer_hooks)
+            .map_err(|e| Failure::message(e.to_string()))?;
+        let port = server.port();
+        if let Err(err) = daemon.files.write("stream", &port.to_string()) {
+            tracing::debug!(%err, "cannot write the .stream file");
+        }
+        *self.server() = Some(server);
+        Ok(port)
+    }
+
+    fn status(&self) -> Value {
+        let port = self.server().as_ref().map(StreamServer::port);
+        let connected = self
+            .daemon
+            .upgrade()
+            .and_then(|d| d.live())
+            .is_some_and(|l| l.session.browser().is_alive());
+        json!({
+            "enabled": port.is_some(),
+            "port": port,
+            "connected": connected,
+            "screencasting": self.relay.status().screencasting,
+            // Beyond upstream: how many viewers are attached.
+            "viewers": self.relay.viewers(),
+        })
+    }
+}
+
+impl StreamHooks for Hooks {
+    fn command(&self, request: &Request) {
+        self.relay.publish(LiveEvent::Command {
+            id: request.id.clone(),
+            action: request.action.clone(),
+            params: request.public_params(),
+            timestamp: abx_relay::protocol::now_ms(),
+        });
+    }
+
+    fn result(&self, request: &Request, success: bool, data: &Value, duration_ms: u64) {
+        self.relay.publish(LiveEvent::Result {
+            id: request.id.clone(),
+            action: request.action.clone(),
+            success,
+            data: data.clone(),
+            duration_ms,
+            timestamp: abx_relay::protocol::now_ms(),
+        });
+        if self.relay.session().is_some() {
+            self.relay.publish_tabs();
+        }
+    }
+
+    fn session_changed(&self, session: Option<Arc<Session>>) {
+        self.relay.set_session(session);
+    }
+
+    fn control(&self, action: &str, request: &Request) -> Result<Value, Failure> {
+        match action {
+            "stream_status" => Ok(self.status()),
+            "stream_enable" => {
+                if self.server().is_some() {
+                    return Err(Failure::message(
+                        "Streaming is already enabled for this session",
+                    ));
+                }
+                let port = match request.params.get("port") {
+                    None | Some(Value::Null) => 0,
+                    Some(_) => request
+                        .u64("port")
+                        .and_then(|p| u16::try_from(p).ok())
+                        .ok_or_else(|| {
+                            Failure::message("Invalid port: expected a number from 0 to 65535")
+                        })?,
+                };
+                // An explicit port is a promise to the caller: no silent fallback.
+                self.start_server(port, false)?;
+                Ok(self.status())
+            }
+            "stream_disable" => {
+                let server = self.server().take();
+                let Some(server) = server else {
+                    return Err(Failure::message(
+                        "Streaming is not enabled for this session",
+                    ));
+                };
+                server.stop();
+                if let Some(daemon) = self.daemon.upgrade() {
+                    let _ = std::fs::remove_file(daemon.files.path("stream"));
+                }
+                Ok(json!({"disabled": true}))
+            }
+            other => Err(Failure::message(format!("Not yet implemented: {other}"))),
+        }
+    }
+}
+
+/// What the stream server asks of the daemon.
+struct ViewerHooks {
+    daemon: Weak<Daemon>,
+}
+
+impl ServerHooks for ViewerHooks {
+    fn activity(&self) {
+        if let Some(daemon) = self.daemon.upgrade() {
+            daemon.touch();
+        }
+    }
+
+    fn tab_reopened(&self) {
+        if let Some(daemon) = self.daemon.upgrade() {
+            daemon.write_target_binding();
+        }
+    }
+
+    fn sessions(&self, socket_dir: &Path) -> Vec<Value> {
+        // Liveness by the ownership lock, like `session list` (a pid can be reused).
+        abx_relay::discover_sessions(socket_dir, |_| true)
+            .into_iter()
+            .filter(|entry| {
+                entry
+                    .get("session")
+                    .and_then(Value::as_str)
+                    .is_some_and(|name| Sidecars::new(socket_dir, name).is_owned_by_live_daemon())
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn screencast_settings_from_the_environment() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let default = relay_options(&env(&[]));
+        assert_eq!(default.quality, 80);
+        assert_eq!(default.max_width, None);
+        let set = relay_options(&env(&[
+            ("AGENT_BROWSER_STREAM_QUALITY", "150"),
+            ("AGENT_BROWSER_STREAM_MAX_WIDTH", "800"),
+            ("AGENT_BROWSER_STREAM_MAX_HEIGHT", "0"),
+        ]));
+        assert_eq!(set.quality, 100);
+        assert_eq!(set.max_width, Some(800));
+        assert_eq!(set.max_height, None);
+        assert_eq!(
+            relay_options(&env(&[("AGENT_BROWSER_STREAM_QUALITY", "high")])).quality,
+            80
+        );
+        assert_eq!(
+            relay_options(&env(&[("AGENT_BROWSER_STREAM_QUALITY", "-5")])).quality,
+            0
+        );
+    }
+}

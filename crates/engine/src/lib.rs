@@ -40,6 +40,7 @@ mod input;
 mod locate;
 pub mod policy;
 pub mod refs;
+mod reopen;
 mod session;
 mod snapshot;
 mod tab;

@@ -297,6 +297,24 @@ impl Session {
         Ok(tab)
     }
 
+    /// Gives `to` the tab number and label of `from` and forgets `from` (its attachment too), so a
+    /// replaced tab keeps its `tN` id. Used by `reopen_tab`.
+    pub(crate) fn hand_over_tab(&self, from: &str, to: &str) {
+        let mut table = self.table();
+        let Some(old) = table.entries.iter().position(|e| e.target_id == from) else {
+            table.attached.remove(from);
+            return;
+        };
+        let old = table.entries.remove(old);
+        table.entries.retain(|e| e.target_id != to);
+        table.entries.push(TabEntry {
+            number: old.number,
+            label: old.label,
+            target_id: to.to_string(),
+        });
+        table.attached.remove(from);
+    }
+
     /// The browser.
     pub fn browser(&self) -> &Arc<Browser> {
         &self.browser

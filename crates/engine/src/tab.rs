@@ -573,13 +573,18 @@ impl Tab {
             params["promptText"] = json!(text);
         }
         self.cell.update(|st| st.closing_by = Some(by.to_string()));
-        self.cdp
+        let answered = self
+            .cdp
             .call_within(
                 "Page.handleJavaScriptDialog",
                 params,
                 Duration::from_secs(5),
             )
-            .await?;
+            .await;
+        if let Err(err) = answered {
+            self.cell.update(|st| st.closing_by = None);
+            return Err(err.into());
+        }
         self.note_dialog_closed(accept, prompt_text.unwrap_or(""), by);
         Ok(())
     }

@@ -1,0 +1,771 @@
+//! The stream server: the upstream-compatible WebSocket live view plus its small HTTP API, on
+//! 127.0.0.1, for one session.
+//!
+//! * WebSocket upgrade on any path but `/api/*`: `status`, `tabs`, a pending `dialog`, the cached
+//!   frame, then frames and events; viewer messages per [`crate::protocol`]. `?maxFps=&pacing=`
+//!   set the initial delivery.
+//! * `GET /api/status` → `{"engine":"chrome"}`, `GET /api/tabs` → the tab list, `GET
+//!   /api/sessions` → live sessions of the socket dir, `POST /api/command` → the JSON body relayed
+//!   to the session's daemon socket (only when `Origin` or `Referer` matches `Host`).
+//!
+//! Access rules: a WebSocket from a browser page must come from a local origin (no `Origin`,
+//! `file://`, `localhost`, `127.0.0.1`, `::1`), else 403 `Origin not allowed`. When a token is
+//! configured (`AGENT_BROWSER_STREAM_TOKEN`, beyond upstream), every request must carry it as
+//! `?token=`, `Authorization: Bearer <token>` or `X-Stream-Token: <token>`, else 401.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::extract::ws::{WebSocketUpgrade, rejection::WebSocketUpgradeRejection};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio_util::sync::CancellationToken;
+
+use crate::error::RelayError;
+use crate::protocol::{ViewerConfig, query_pairs};
+use crate::relay::Relay;
+
+/// How the stream server listens.
+///
+/// ```
+/// let options = abx_relay::ServerOptions {
+///     port: 9223,
+///     fallback_to_any_port: false,
+///     token: Some("s3cret".into()),
+///     ..Default::default()
+/// };
+/// assert_eq!(options.write_deadline.as_secs(), 5);
+/// ```
+#[derive(Clone, Debug)]
+pub struct ServerOptions {
+    /// Port on 127.0.0.1; 0 lets the OS pick (`AGENT_BROWSER_STREAM_PORT`).
+    pub port: u16,
+    /// When the port is taken, listen on an OS-assigned port instead of failing (daemon boot
+    /// does; `stream enable --port N` does not).
+    pub fallback_to_any_port: bool,
+    /// Required token (`AGENT_BROWSER_STREAM_TOKEN`); `None` = no token (upstream).
+    pub token: Option<String>,
+    /// The session name (for `/api/command`).
+    pub session: String,
+    /// The socket directory (for `/api/sessions` and `/api/command`); `None` disables both.
+    pub socket_dir: Option<PathBuf>,
+    /// A viewer whose socket stays unwritable this long is disconnected.
+    pub write_deadline: Duration,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self {
+            port: 0,
+            fallback_to_any_port: true,
+            token: None,
+            session: "default".into(),
+            socket_dir: None,
+            write_deadline: Duration::from_secs(5),
+        }
+    }
+}
+
+/// What the server asks of its host process (the daemon).
+///
+/// ```
+/// struct Idle(std::sync::atomic::AtomicU64);
+/// impl abx_relay::ServerHooks for Idle {
+///     fn activity(&self) {
+///         self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+///     }
+/// }
+/// ```
+pub trait ServerHooks: Send + Sync + 'static {
+    /// A viewer sent input or answered a dialog (the daemon marks its idle timer).
+    fn activity(&self) {}
+    /// A viewer reopened the tab (the daemon records the new tab binding).
+    fn tab_reopened(&self) {}
+    /// `GET /api/sessions`: the live sessions of `socket_dir`.
+    fn sessions(&self, socket_dir: &Path) -> Vec<Value> {
+        discover_sessions(socket_dir, pid_alive)
+    }
+}
+
+/// Hooks that do nothing (a library user without a daemon).
+///
+/// ```
+/// let hooks: std::sync::Arc<dyn abx_relay::ServerHooks> = std::sync::Arc::new(abx_relay::NoHooks);
+/// hooks.activity();
+/// ```
+#[derive(Debug, Default)]
+pub struct NoHooks;
+
+impl ServerHooks for NoHooks {}
+
+pub(crate) struct App {
+    pub(crate) relay: Relay,
+    pub(crate) options: ServerOptions,
+    pub(crate) hooks: Arc<dyn ServerHooks>,
+    pub(crate) stop: CancellationToken,
+}
+
+/// A running stream server.
+///
+/// ```no_run
+/// # async fn demo(session: std::sync::Arc<abx_engine::Session>) -> Result<(), abx_relay::RelayError> {
+/// use std::sync::Arc;
+/// use abx_relay::{NoHooks, Relay, RelayOptions, ServerOptions, StreamServer};
+/// let relay = Relay::new(RelayOptions::default());
+/// relay.set_session(Some(session));
+/// let server = StreamServer::start(relay, ServerOptions::default(), Arc::new(NoHooks))?;
+/// println!("live view on ws://127.0.0.1:{}", server.port());
+/// server.shutdown().await;
+/// # Ok(()) }
+/// ```
+pub struct StreamServer {
+    port: u16,
+    stop: CancellationToken,
+    task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+impl std::fmt::Debug for StreamServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamServer")
+            .field("port", &self.port)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StreamServer {
+    /// Binds 127.0.0.1 and serves `relay`. Synchronous so the daemon can call it from a
+    /// non-async hook; must run inside a tokio runtime.
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() -> Result<(), abx_relay::RelayError> {
+    /// use std::sync::Arc;
+    /// let relay = abx_relay::Relay::new(Default::default());
+    /// let server = abx_relay::StreamServer::start(relay, Default::default(), Arc::new(abx_relay::NoHooks))?;
+    /// assert!(server.port() > 0);
+    /// server.shutdown().await;
+    /// # Ok(()) }
+    /// ```
+    pub fn start(
+        relay: Relay,
+        options: ServerOptions,
+        hooks: Arc<dyn ServerHooks>,
+    ) -> Result<StreamServer, RelayError> {
+        let listener = bind(options.port, options.fallback_to_any_port)?;
+        let port = listener
+            .local_addr()
+            .map_err(|source| RelayError::Bind {
+                port: options.port,
+                source,
+            })?
+            .port();
+        let listener =
+            tokio::net::TcpListener::from_std(listener).map_err(|source| RelayError::Bind {
+                port: options.port,
+                source,
+            })?;
+        let stop = CancellationToken::new();
+        let app = Arc::new(App {
+            relay,
+            options,
+            hooks,
+            stop: stop.clone(),
+        });
+        let router = Router::new().fallback(handle).with_state(app);
+        let shutdown = stop.clone();
+        // Frames are large writes followed by small ones; with Nagle's algorithm the tail of a
+        // message can wait for the viewer's delayed ACK (measured: ~25 ms p99 spikes at 4–8
+        // viewers without this).
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            if let Err(err) = tcp.set_nodelay(true) {
+                tracing::debug!(%err, "cannot set TCP_NODELAY on a viewer socket");
+            }
+        });
+        let task = tokio::spawn(async move {
+            let serve = axum::serve(listener, router)
+                .with_graceful_shutdown(async move { shutdown.cancelled().await });
+            if let Err(err) = serve.await {
+                tracing::debug!(%err, "stream server ended");
+            }
+        });
+        Ok(StreamServer {
+            port,
+            stop,
+            task: Mutex::new(Some(task)),
+        })
+    }
+
+    /// The port it listens on (written to `<session>.stream` by the daemon).
+    ///
+    /// ```no_run
+    /// # fn demo(server: &abx_relay::StreamServer) {
+    /// println!("ws://127.0.0.1:{}/", server.port());
+    /// # }
+    /// ```
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Stops accepting and tells every viewer to go (without waiting).
+    ///
+    /// ```no_run
+    /// # fn demo(server: &abx_relay::StreamServer) {
+    /// server.stop(); // `stream disable`
+    /// # }
+    /// ```
+    pub fn stop(&self) {
+        self.stop.cancel();
+    }
+
+    /// Stops and waits (bounded) for the server and its viewers to end.
+    ///
+    /// ```no_run
+    /// # async fn demo(server: abx_relay::StreamServer) {
+    /// server.shutdown().await;
+    /// # }
+    /// ```
+    pub async fn shutdown(self) {
+        self.stop.cancel();
+        let task = self.task.lock().ok().and_then(|mut t| t.take());
+        if let Some(mut task) = task
+            && tokio::time::timeout(Duration::from_secs(2), &mut task)
+                .await
+                .is_err()
+        {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for StreamServer {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+fn bind(port: u16, fallback: bool) -> Result<std::net::TcpListener, RelayError> {
+    let attempt = std::net::TcpListener::bind(("127.0.0.1", port));
+    let listener = match attempt {
+        Ok(listener) => listener,
+        Err(err) if fallback && port != 0 => {
+            tracing::debug!(%err, port, "stream port taken; using an OS-assigned port");
+            std::net::TcpListener::bind(("127.0.0.1", 0))
+                .map_err(|source| RelayError::Bind { port: 0, source })?
+        }
+        Err(source) => return Err(RelayError::Bind { port, source }),
+    };
+    listener
+        .set_nonblocking(true)
+        .map_err(|source| RelayError::Bind { port, source })?;
+    Ok(listener)
+}
+
+const CORS: [(&str, &str); 3] = [
+    ("access-control-allow-origin", "*"),
+    ("access-control-allow-methods", "GET, POST, OPTIONS"),
+    (
+        "access-control-allow-headers",
+        "Content-Type, Authorization, X-Stream-Token",
+    ),
+];
+
+fn with_cors(mut response: Response) -> Response {
+    for (name, value) in CORS {
+        response
+            .headers_mut()
+            .insert(name, HeaderValue::from_static(value));
+    }
+    response
+}
+
+fn json_response(status: StatusCode, body: String) -> Response {
+    let mut response = (status, body).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json; charset=utf-8"),
+    );
+    response
+}
+
+fn error_response(status: StatusCode, message: &str) -> Response {
+    json_response(
+        status,
+        json!({"success": false, "error": message}).to_string(),
+    )
+}
+
+async fn handle(
+    State(app): State<Arc<App>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+    body: Bytes,
+) -> Response {
+    let path = uri.path();
+    let query = uri.query().unwrap_or("");
+    let api = path.starts_with("/api/");
+    let guarded = matches!(path, "/api/command" | "/api/sessions");
+    if method == Method::OPTIONS {
+        if guarded && !same_origin(&headers) {
+            return error_response(
+                StatusCode::FORBIDDEN,
+                "Origin or Referer does not match Host header.",
+            );
+        }
+        let mut response = with_cors(StatusCode::NO_CONTENT.into_response());
+        response
+            .headers_mut()
+            .insert("access-control-max-age", HeaderValue::from_static("86400"));
+        return response;
+    }
+    if !api {
+        if let Ok(upgrade) = upgrade {
+            return websocket(app, upgrade, &headers, query);
+        }
+        return with_cors((StatusCode::NOT_FOUND, "404 Not Found").into_response());
+    }
+    if !token_ok(app.options.token.as_deref(), &headers, query) {
+        return with_cors(error_response(
+            StatusCode::UNAUTHORIZED,
+            "Unauthorized: this stream needs its token (?token=, Authorization: Bearer or X-Stream-Token)",
+        ));
+    }
+    let response = match (method, path) {
+        (Method::GET, "/api/status") => {
+            json_response(StatusCode::OK, json!({"engine": "chrome"}).to_string())
+        }
+        (Method::GET, "/api/tabs") => {
+            let tabs = serde_json::to_string(&app.relay.tabs()).unwrap_or_else(|_| "[]".into());
+            json_response(StatusCode::OK, tabs)
+        }
+        (Method::GET, "/api/sessions") => {
+            let sessions = match &app.options.socket_dir {
+                Some(dir) => app.hooks.sessions(dir),
+                None => Vec::new(),
+            };
+            json_response(StatusCode::OK, Value::Array(sessions).to_string())
+        }
+        (Method::POST, "/api/command") => {
+            if !same_origin(&headers) {
+                // Upstream answers this one without CORS headers.
+                return error_response(
+                    StatusCode::FORBIDDEN,
+                    "Origin or Referer does not match Host header.",
+                );
+            }
+            match relay_command(&app.options, &body).await {
+                Ok(reply) => json_response(StatusCode::OK, reply),
+                Err(message) => error_response(StatusCode::BAD_GATEWAY, &message),
+            }
+        }
+        _ => (StatusCode::NOT_FOUND, "404 Not Found").into_response(),
+    };
+    with_cors(response)
+}
+
+fn websocket(
+    app: Arc<App>,
+    upgrade: WebSocketUpgrade,
+    headers: &HeaderMap,
+    query: &str,
+) -> Response {
+    let origin = headers
+        .get(header::ORIGIN)
+        .map(|v| v.to_str().unwrap_or("\u{fffd}"));
+    if !origin_allowed(origin) {
+        return (StatusCode::FORBIDDEN, "Origin not allowed").into_response();
+    }
+    if !token_ok(app.options.token.as_deref(), headers, query) {
+        return (
+            StatusCode::UNAUTHORIZED,
+            "Unauthorized: this stream needs its token",
+        )
+            .into_response();
+    }
+    let config = ViewerConfig::from_query(query);
+    upgrade
+        // Viewer messages are small; a paste arrives one character per event.
+        .max_message_size(1 << 20)
+        .max_frame_size(1 << 20)
+        .on_upgrade(move |socket| crate::viewer::serve(socket, app, config))
+}
+
+/// The WebSocket origin rule (upstream): no `Origin` (not a browser page), a `file://` page, or
+/// a page on localhost / 127.0.0.1 / ::1 (any scheme and port). `null` is refused: sandboxed
+/// iframes on any site send it.
+///
+/// ```
+/// use abx_relay::origin_allowed;
+/// assert!(origin_allowed(None) && origin_allowed(Some("http://localhost:3000")));
+/// assert!(!origin_allowed(Some("https://example.com")));
+/// ```
+pub fn origin_allowed(origin: Option<&str>) -> bool {
+    let Some(origin) = origin.map(str::trim) else {
+        return true;
+    };
+    if origin.is_empty() {
+        return true;
+    }
+    if origin.starts_with("file://") {
+        return true;
+    }
+    let Some((_, rest)) = origin.split_once("://") else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = host_of(authority);
+    matches!(
+        host.to_ascii_lowercase().as_str(),
+        "localhost" | "127.0.0.1" | "::1"
+    )
+}
+
+/// The host of `host[:port]` or `[v6][:port]`, without brackets.
+fn host_of(authority: &str) -> &str {
+    if let Some(rest) = authority.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or("");
+    }
+    authority.split(':').next().unwrap_or("")
+}
+
+/// Upstream's rule for state-changing API calls: the page's `Origin` (or `Referer`) names the
+/// same `host:port` as the `Host` header, and is https or a local host.
+///
+/// ```
+/// use axum::http::{HeaderMap, HeaderValue};
+/// let mut headers = HeaderMap::new();
+/// headers.insert("host", HeaderValue::from_static("127.0.0.1:9223"));
+/// headers.insert("origin", HeaderValue::from_static("http://127.0.0.1:9223"));
+/// assert!(abx_relay::same_origin(&headers));
+/// ```
+pub fn same_origin(headers: &HeaderMap) -> bool {
+    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
+        return false;
+    };
+    let host = normalize_authority(host, None);
+    [header::ORIGIN, header::REFERER].iter().any(|name| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .and_then(origin_authority)
+            .is_some_and(|(authority, trusted)| trusted && authority == host)
+    })
+}
+
+/// `(normalized host:port, https or local)` of an origin or referer URL.
+fn origin_authority(url: &str) -> Option<(String, bool)> {
+    let (scheme, rest) = url.split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    if scheme != "http" && scheme != "https" {
+        return None;
+    }
+    let authority = rest.split(['/', '?', '#']).next()?;
+    // Credentials in a referer are not part of the authority we compare.
+    let authority = authority.rsplit('@').next()?;
+    if authority.is_empty() {
+        return None;
+    }
+    let host = host_of(authority).to_ascii_lowercase();
+    let local =
+        host == "localhost" || host == "127.0.0.1" || host == "::1" || host.ends_with(".localhost");
+    Some((
+        normalize_authority(authority, Some(&scheme)),
+        scheme == "https" || local,
+    ))
+}
+
+/// Lower-cased `host[:port]` with the scheme's default port dropped (`:80`/`:443` for a Host
+/// header, whose scheme is unknown).
+fn normalize_authority(authority: &str, scheme: Option<&str>) -> String {
+    let authority = authority.trim().to_ascii_lowercase();
+    let (host, port) = match authority.rfind(':') {
+        Some(i)
+            if !authority[i + 1..].is_empty()
+                && authority[i + 1..].bytes().all(|b| b.is_ascii_digit())
+                && (authority.starts_with('[') == authority[..i].ends_with(']')) =>
+        {
+            (&authority[..i], Some(&authority[i + 1..]))
+        }
+        _ => (authority.as_str(), None),
+    };
+    let default = matches!(
+        (scheme, port),
+        (Some("http") | None, Some("80")) | (Some("https") | None, Some("443"))
+    );
+    match port {
+        Some(port) if !default => format!("{host}:{port}"),
+        _ => host.to_string(),
+    }
+}
+
+/// Whether the request carries the configured token (always true without one).
+///
+/// ```
+/// let none = axum::http::HeaderMap::new();
+/// assert!(abx_relay::token_ok(Some("s3cret"), &none, "token=s3cret"));
+/// assert!(!abx_relay::token_ok(Some("s3cret"), &none, "token=guess"));
+/// ```
+pub fn token_ok(expected: Option<&str>, headers: &HeaderMap, query: &str) -> bool {
+    let Some(expected) = expected else {
+        return true;
+    };
+    let from_query = query_pairs(query)
+        .into_iter()
+        .find(|(k, _)| k == "token")
+        .map(|(_, v)| v);
+    let from_bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(|v| v.trim().to_string());
+    let from_header = headers
+        .get("x-stream-token")
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.trim().to_string());
+    [from_query, from_bearer, from_header]
+        .into_iter()
+        .flatten()
+        .any(|given| constant_time_eq(given.as_bytes(), expected.as_bytes()))
+}
+
+/// Compares without an early exit on the first differing byte.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Whether a process is alive (Linux: `/proc/<pid>` exists).
+///
+/// ```
+/// assert!(abx_relay::pid_alive(std::process::id() as i32));
+/// ```
+pub fn pid_alive(pid: i32) -> bool {
+    pid > 0 && Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Sessions with a stream server in `dir`: `[{"session","port","engine","provider"?,"extensions"?}]`
+/// from live `<s>.stream` files (the daemon named in `<s>.pid` is alive per `alive`).
+///
+/// ```no_run
+/// let sessions = abx_relay::discover_sessions(std::path::Path::new("/run/user/0/agent-browser"), abx_relay::pid_alive);
+/// for s in sessions { println!("{} on port {}", s["session"], s["port"]); }
+/// ```
+pub fn discover_sessions(dir: &Path, alive: impl Fn(i32) -> bool) -> Vec<Value> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .strip_suffix(".stream")
+                .map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    let read = |name: &str, suffix: &str| {
+        std::fs::read_to_string(dir.join(format!("{name}.{suffix}")))
+            .ok()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+    };
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let port: u16 = read(&name, "stream")?.parse().ok()?;
+            let pid: i32 = read(&name, "pid")?.parse().ok()?;
+            if !alive(pid) {
+                return None;
+            }
+            let mut entry = json!({
+                "session": name,
+                "port": port,
+                "engine": read(&name, "engine").unwrap_or_else(|| "chrome".into()),
+            });
+            if let Some(provider) = read(&name, "provider") {
+                entry["provider"] = json!(provider);
+            }
+            if let Some(extensions) = read(&name, "extensions") {
+                entry["extensions"] = json!(extensions.split(',').collect::<Vec<_>>());
+            }
+            Some(entry)
+        })
+        .collect()
+}
+
+/// How long `/api/command` waits for the daemon's reply (commands carry their own deadlines).
+const COMMAND_REPLY: Duration = Duration::from_secs(120);
+
+/// Relays one JSON request to the session's daemon socket and returns its reply line.
+async fn relay_command(options: &ServerOptions, body: &[u8]) -> Result<String, String> {
+    let mut command: Value =
+        serde_json::from_slice(body).map_err(|e| format!("Invalid JSON: {e}"))?;
+    let Some(map) = command.as_object_mut() else {
+        return Err("Invalid JSON: expected an object".into());
+    };
+    if !map.contains_key("id") {
+        map.insert(
+            "id".into(),
+            json!(format!("dash-{}", crate::protocol::now_ms())),
+        );
+    }
+    let dir = options
+        .socket_dir
+        .as_ref()
+        .ok_or_else(|| "No daemon socket for this stream".to_string())?;
+    let socket = dir.join(format!("{}.sock", options.session));
+    let exchange = async {
+        let stream = tokio::net::UnixStream::connect(&socket)
+            .await
+            .map_err(|e| format!("Failed to connect to daemon: {e}"))?;
+        let (read, mut write) = stream.into_split();
+        let mut line = command.to_string();
+        line.push('\n');
+        write
+            .write_all(line.as_bytes())
+            .await
+            .map_err(|e| format!("Failed to send command: {e}"))?;
+        let mut reply = String::new();
+        BufReader::new(read)
+            .read_line(&mut reply)
+            .await
+            .map_err(|e| format!("Failed to read response: {e}"))?;
+        Ok::<_, String>(reply.trim().to_string())
+    };
+    tokio::time::timeout(COMMAND_REPLY, exchange)
+        .await
+        .map_err(|_| "The daemon did not answer in time".to_string())?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, HeaderValue::from_str(value).expect("header"));
+        }
+        map
+    }
+
+    #[test]
+    fn websocket_origins() {
+        for ok in [
+            None,
+            Some(""),
+            Some("file://"),
+            Some("http://localhost:3000"),
+            Some("https://127.0.0.1"),
+            Some("http://[::1]:8080"),
+            Some("HTTP://LOCALHOST"),
+        ] {
+            assert!(origin_allowed(ok), "{ok:?}");
+        }
+        for bad in [
+            Some("null"),
+            Some("https://evil.example"),
+            Some("http://localhost.evil.example"),
+            Some("http://127.0.0.1.evil.example:80"),
+            Some("garbage"),
+            Some("http://evil.example/localhost"),
+        ] {
+            assert!(!origin_allowed(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn api_command_needs_a_matching_origin_or_referer() {
+        assert!(same_origin(&headers(&[
+            ("host", "127.0.0.1:4848"),
+            ("origin", "http://127.0.0.1:4848")
+        ])));
+        assert!(same_origin(&headers(&[
+            ("host", "localhost:4848"),
+            ("referer", "http://localhost:4848/x?y")
+        ])));
+        assert!(same_origin(&headers(&[
+            ("host", "dash.example"),
+            ("origin", "https://dash.example")
+        ])));
+        assert!(same_origin(&headers(&[
+            ("host", "dash.example:443"),
+            ("origin", "https://dash.example")
+        ])));
+        // Plain http from a non-local host is not trusted even when it matches.
+        assert!(!same_origin(&headers(&[
+            ("host", "dash.example"),
+            ("origin", "http://dash.example")
+        ])));
+        assert!(!same_origin(&headers(&[("host", "127.0.0.1:4848")])));
+        assert!(!same_origin(&headers(&[
+            ("host", "127.0.0.1:4848"),
+            ("origin", "http://127.0.0.1:9999")
+        ])));
+        assert!(!same_origin(&headers(&[
+            ("host", "127.0.0.1:4848"),
+            ("origin", "null")
+        ])));
+        assert!(!same_origin(&headers(&[(
+            "origin",
+            "http://127.0.0.1:4848"
+        )])));
+    }
+
+    #[test]
+    fn tokens() {
+        let none = HeaderMap::new();
+        assert!(token_ok(None, &none, ""));
+        assert!(!token_ok(Some("s3"), &none, ""));
+        assert!(!token_ok(Some("s3"), &none, "token=s4"));
+        assert!(token_ok(Some("s3"), &none, "maxFps=5&token=s3"));
+        assert!(token_ok(Some("a+b"), &none, "token=a%2Bb"));
+        assert!(token_ok(
+            Some("s3"),
+            &headers(&[("authorization", "Bearer s3")]),
+            ""
+        ));
+        assert!(token_ok(
+            Some("s3"),
+            &headers(&[("x-stream-token", "s3")]),
+            ""
+        ));
+        assert!(!token_ok(
+            Some("s3"),
+            &headers(&[("authorization", "Basic s3")]),
+            ""
+        ));
+    }
+
+    #[test]
+    fn sessions_come_from_live_stream_files() {
+        let dir = tempfile::tempdir().expect("dir");
+        let write =
+            |name: &str, text: &str| std::fs::write(dir.path().join(name), text).expect("write");
+        write("a.stream", "4001");
+        write("a.pid", "11");
+        write("a.engine", "chrome");
+        write("b.stream", "4002");
+        write("b.pid", "22");
+        write("c.stream", "not a port");
+        write("c.pid", "11");
+        write("d.stream", "4004");
+        let sessions = discover_sessions(dir.path(), |pid| pid == 11);
+        assert_eq!(
+            sessions,
+            vec![json!({"session": "a", "port": 4001, "engine": "chrome"})]
+        );
+    }
+}
