@@ -130,7 +130,8 @@ fn run_plan(
             return rendered;
         }
     }
-    // `close` needs no browser: never let a failing launch (a gone CDP endpoint) stop it.
+    // `close` must close even when the browser it would attach to is gone (a dead anchor): the
+    // leading `launch` is then skipped, or its failure ignored, so no daemon is left behind.
     let launch = launch.filter(|_| !closing);
     if let Some((launch, kind)) = launch {
         match client.send_with_respawn(launch) {

@@ -5,10 +5,12 @@
 //! - [`Page`]: a minimal raw-CDP page driver used by the transport/launcher tests (navigate, eval).
 //! - [`pids_alive`], [`wait_gone`]: leak checks by PID, never by process name.
 //! - [`cli`]: a runner for the `agent-browser` binary with its own socket dir and HOME.
+//! - [`raw`]: someone else on a shared browser (raw CDP client, DevTools forwarder, HTTP proxy).
 
 #![allow(missing_docs)]
 
 pub mod cli;
+pub mod raw;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

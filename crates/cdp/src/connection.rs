@@ -33,6 +33,9 @@ pub struct ConnectOptions {
     pub default_call_timeout: Duration,
     /// Capacity of the outgoing message queue; senders wait when it is full.
     pub outgoing_queue: usize,
+    /// Extra root certificates (DER) trusted for `wss://` and `https://` endpoints, besides
+    /// Mozilla's roots (a private CA in front of a remote browser; a test certificate).
+    pub extra_root_certs: Vec<Vec<u8>>,
 }
 
 impl Default for ConnectOptions {
@@ -42,6 +45,7 @@ impl Default for ConnectOptions {
             connect_timeout: Duration::from_secs(10),
             default_call_timeout: Duration::from_secs(30),
             outgoing_queue: 1024,
+            extra_root_certs: Vec::new(),
         }
     }
 }
@@ -415,17 +419,18 @@ impl Connection {
         let ws_url = if url.starts_with("ws://") || url.starts_with("wss://") {
             url.to_string()
         } else if url.starts_with("http://") || url.starts_with("https://") {
-            discovery::browser_ws_url(url, &options.headers).await?
+            discovery::browser_ws_url_with(url, &options.headers, &options.extra_root_certs).await?
         } else {
             return Err(Error::Connect {
                 url: url.to_string(),
                 reason: "expected a ws://, wss://, http:// or https:// URL".to_string(),
             });
         };
+        #[cfg(not(feature = "tls"))]
         if ws_url.starts_with("wss://") {
             return Err(Error::Connect {
                 url: ws_url,
-                reason: "wss:// endpoints are not supported by this build (no TLS)".to_string(),
+                reason: "wss:// endpoints need abx-cdp's `tls` feature".to_string(),
             });
         }
         let connect_error = |reason: String| Error::Connect {
@@ -447,6 +452,20 @@ impl Connection {
         let config = WebSocketConfig::default()
             .max_message_size(None)
             .max_frame_size(None);
+        #[cfg(feature = "tls")]
+        let (stream, _response) = {
+            let connector = if ws_url.starts_with("wss://") {
+                let tls =
+                    crate::tls::client_config(&options.extra_root_certs).map_err(&connect_error)?;
+                Some(tokio_tungstenite::Connector::Rustls(tls))
+            } else {
+                None
+            };
+            tokio_tungstenite::connect_async_tls_with_config(request, Some(config), true, connector)
+                .await
+                .map_err(|e| connect_error(e.to_string()))?
+        };
+        #[cfg(not(feature = "tls"))]
         let (stream, _response) =
             tokio_tungstenite::connect_async_with_config(request, Some(config), true)
                 .await

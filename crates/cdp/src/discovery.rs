@@ -1,10 +1,11 @@
-//! Resolving `http://host:port` to the browser's WebSocket URL through `/json/version`.
+//! Resolving `http(s)://host:port` to the browser's WebSocket URL through `/json/version`.
 //!
-//! A tiny HTTP/1.1 GET over a `TcpStream`: the DevTools HTTP endpoint is plain, local, and
-//! answers small JSON bodies, so a full HTTP client would only add build time.
+//! A tiny HTTP/1.1 GET over a `TcpStream` (wrapped in TLS for `https://` with the `tls` feature):
+//! the DevTools HTTP endpoint answers small JSON bodies, so a full HTTP client would only add
+//! build time.
 
 use serde::Deserialize;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::Error;
@@ -15,17 +16,19 @@ struct Version {
     web_socket_debugger_url: Option<String>,
 }
 
-/// Splits `http://host:port/...` into (host, port).
-fn host_port(url: &str) -> Option<(String, u16)> {
-    let rest = url.strip_prefix("http://")?;
-    let authority = rest.split('/').next()?;
-    let (host, port) = match authority.rsplit_once(':') {
-        Some((host, port)) if !host.ends_with(']') || authority.starts_with('[') => {
-            (host.to_string(), port.parse().ok()?)
-        }
-        _ => (authority.to_string(), 80),
+/// Splits `http(s)://host:port/...` into (host, port, tls).
+fn host_port(url: &str) -> Option<(String, u16, bool)> {
+    let (rest, tls) = match url.strip_prefix("http://") {
+        Some(rest) => (rest, false),
+        None => (url.strip_prefix("https://")?, true),
     };
-    Some((host, port))
+    let authority = rest.split('/').next()?;
+    let default_port = if tls { 443 } else { 80 };
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((host, port)) if !authority.ends_with(']') => (host.to_string(), port.parse().ok()?),
+        _ => (authority.to_string(), default_port),
+    };
+    Some((host, port, tls))
 }
 
 /// Fetches `GET <path>` from `host:port` and returns the body.
@@ -36,7 +39,17 @@ pub async fn http_get(
     headers: &[(String, String)],
 ) -> std::io::Result<(u16, String)> {
     let connect_host = host.trim_start_matches('[').trim_end_matches(']');
-    let mut stream = TcpStream::connect((connect_host, port)).await?;
+    let stream = TcpStream::connect((connect_host, port)).await?;
+    exchange(stream, host, port, path, headers).await
+}
+
+async fn exchange<S: AsyncRead + AsyncWrite + Unpin>(
+    mut stream: S,
+    host: &str,
+    port: u16,
+    path: &str,
+    headers: &[(String, String)],
+) -> std::io::Result<(u16, String)> {
     let mut request =
         format!("GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n");
     for (name, value) in headers {
@@ -91,21 +104,54 @@ pub async fn http_get(
     Ok((status, String::from_utf8_lossy(&body).to_string()))
 }
 
-/// Resolves an `http://host:port` DevTools address to its browser WebSocket URL.
+/// `GET path` over TLS (`https://`), trusting Mozilla's roots and `extra_roots` (DER).
+#[cfg(feature = "tls")]
+pub(crate) async fn https_get(
+    host: &str,
+    port: u16,
+    path: &str,
+    headers: &[(String, String)],
+    extra_roots: &[Vec<u8>],
+) -> std::io::Result<(u16, String)> {
+    let connect_host = host.trim_start_matches('[').trim_end_matches(']');
+    let stream = TcpStream::connect((connect_host, port)).await?;
+    let stream = crate::tls::wrap(stream, host, extra_roots).await?;
+    exchange(stream, host, port, path, headers).await
+}
+
+/// Resolves an `http(s)://host:port` DevTools address to its browser WebSocket URL.
 pub async fn browser_ws_url(url: &str, headers: &[(String, String)]) -> Result<String, Error> {
+    browser_ws_url_with(url, headers, &[]).await
+}
+
+/// [`browser_ws_url`] trusting extra root certificates (DER) for `https://`.
+pub(crate) async fn browser_ws_url_with(
+    url: &str,
+    headers: &[(String, String)],
+    extra_roots: &[Vec<u8>],
+) -> Result<String, Error> {
     let fail = |reason: String| Error::Connect {
         url: url.to_string(),
         reason,
     };
-    if url.starts_with("https://") {
-        return Err(fail(
-            "https:// discovery is not supported by this build (no TLS)".into(),
-        ));
-    }
-    let (host, port) = host_port(url).ok_or_else(|| fail("cannot parse host and port".into()))?;
-    let (status, body) = http_get(&host, port, "/json/version", headers)
-        .await
-        .map_err(|e| fail(format!("GET /json/version failed: {e}")))?;
+    let (host, port, tls) =
+        host_port(url).ok_or_else(|| fail("cannot parse host and port".into()))?;
+    let fetched = if tls {
+        #[cfg(feature = "tls")]
+        {
+            https_get(&host, port, "/json/version", headers, extra_roots).await
+        }
+        #[cfg(not(feature = "tls"))]
+        {
+            let _ = extra_roots;
+            return Err(fail(
+                "https:// discovery needs abx-cdp's `tls` feature".into(),
+            ));
+        }
+    } else {
+        http_get(&host, port, "/json/version", headers).await
+    };
+    let (status, body) = fetched.map_err(|e| fail(format!("GET /json/version failed: {e}")))?;
     if status != 200 {
         return Err(fail(format!("GET /json/version answered HTTP {status}")));
     }
@@ -120,14 +166,16 @@ pub async fn browser_ws_url(url: &str, headers: &[(String, String)]) -> Result<S
 /// Chrome reports its own view of the address (127.0.0.1 or localhost); when we reached it
 /// under another host name (a forwarded port, a container IP), keep the address we used.
 fn rewrite_loopback(ws: &str, host: &str, port: u16) -> String {
-    let Some(rest) = ws.strip_prefix("ws://") else {
-        return ws.to_string();
+    let (scheme, rest) = match (ws.strip_prefix("ws://"), ws.strip_prefix("wss://")) {
+        (Some(rest), _) => ("ws", rest),
+        (_, Some(rest)) => ("wss", rest),
+        _ => return ws.to_string(),
     };
     let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
     let reported_host = authority.rsplit_once(':').map_or(authority, |(h, _)| h);
     let loopback = matches!(reported_host, "127.0.0.1" | "localhost" | "[::1]");
     if loopback && reported_host != host {
-        format!("ws://{host}:{port}/{path}")
+        format!("{scheme}://{host}:{port}/{path}")
     } else {
         ws.to_string()
     }
@@ -141,15 +189,23 @@ mod tests {
     fn host_port_parses_common_forms() {
         assert_eq!(
             host_port("http://127.0.0.1:9222"),
-            Some(("127.0.0.1".into(), 9222))
+            Some(("127.0.0.1".into(), 9222, false))
         );
         assert_eq!(
             host_port("http://localhost:9222/json"),
-            Some(("localhost".into(), 9222))
+            Some(("localhost".into(), 9222, false))
         );
         assert_eq!(
             host_port("http://example.test"),
-            Some(("example.test".into(), 80))
+            Some(("example.test".into(), 80, false))
+        );
+        assert_eq!(
+            host_port("https://cdp.example.test/x"),
+            Some(("cdp.example.test".into(), 443, true))
+        );
+        assert_eq!(
+            host_port("http://[::1]:9222"),
+            Some(("[::1]".into(), 9222, false))
         );
         assert_eq!(host_port("ws://x"), None);
     }

@@ -28,6 +28,8 @@ mod discovery;
 mod error;
 mod event;
 mod session;
+#[cfg(feature = "tls")]
+mod tls;
 
 pub use connection::{ConnectOptions, Connection, ConnectionStats, EventFilter, Subscription};
 pub use discovery::{browser_ws_url, http_get};

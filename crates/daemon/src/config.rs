@@ -38,6 +38,23 @@ pub struct DaemonConfig {
     pub fault_injection: bool,
 }
 
+/// A value that must not appear in logs or `Debug` output (a proxy password).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(pub String);
+
+impl Secret {
+    /// The value, for the one place that needs it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
 /// How the session gets its browser.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BrowserSource {
@@ -62,8 +79,12 @@ pub struct LaunchSpec {
     pub args: Vec<String>,
     /// Persistent profile directory.
     pub profile: Option<String>,
-    /// Proxy server (without credentials).
+    /// Proxy server (without credentials), or a PAC script URL (`data:`/`file:`/`*.pac`).
     pub proxy: Option<String>,
+    /// Proxy user name (from `scheme://user:pass@host:port` or the launch request).
+    pub proxy_username: Option<String>,
+    /// Proxy password.
+    pub proxy_password: Option<Secret>,
     /// Proxy bypass list.
     pub proxy_bypass: Option<String>,
     /// User agent.
@@ -95,6 +116,8 @@ impl Default for LaunchSpec {
             args: Vec::new(),
             profile: None,
             proxy: None,
+            proxy_username: None,
+            proxy_password: None,
             proxy_bypass: None,
             user_agent: None,
             allowed_domains: Vec::new(),
@@ -175,6 +198,7 @@ impl DaemonConfig {
         } else {
             BrowserSource::Local
         };
+        let proxy = ProxyParts::parse(non_empty(var("AGENT_BROWSER_PROXY")).as_deref());
         let launch = LaunchSpec {
             source,
             headless: !strict_true(var("AGENT_BROWSER_HEADED")),
@@ -183,7 +207,9 @@ impl DaemonConfig {
                 .map(|raw| abx_chrome::split_user_args(&raw))
                 .unwrap_or_default(),
             profile: non_empty(var("AGENT_BROWSER_PROFILE")),
-            proxy: non_empty(var("AGENT_BROWSER_PROXY")),
+            proxy: proxy.server,
+            proxy_username: proxy.username,
+            proxy_password: proxy.password.map(Secret),
             proxy_bypass: non_empty(var("AGENT_BROWSER_PROXY_BYPASS")),
             user_agent: non_empty(var("AGENT_BROWSER_USER_AGENT")),
             allowed_domains: non_empty(var("AGENT_BROWSER_ALLOWED_DOMAINS"))
@@ -285,7 +311,16 @@ impl LaunchSpec {
         }
         if let Some(proxy) = request.get("proxy") {
             if let Some(server) = proxy.get("server").and_then(Value::as_str) {
-                spec.proxy = Some(server.to_string());
+                let parts = ProxyParts::parse(Some(server));
+                spec.proxy = parts.server;
+                spec.proxy_username = parts.username;
+                spec.proxy_password = parts.password.map(Secret);
+            }
+            if let Some(user) = proxy.get("username").and_then(Value::as_str) {
+                spec.proxy_username = Some(user.to_string());
+            }
+            if let Some(password) = proxy.get("password").and_then(Value::as_str) {
+                spec.proxy_password = Some(Secret(password.to_string()));
             }
             if let Some(bypass) = proxy.get("bypass").and_then(Value::as_str) {
                 spec.proxy_bypass = Some(bypass.to_string());
@@ -345,6 +380,8 @@ impl LaunchSpec {
             self.args,
             self.profile,
             self.proxy,
+            // The user name relaunches; the password never enters the (exposed) hash.
+            self.proxy_username,
             self.proxy_bypass,
             self.user_agent,
             self.allowed_domains,
@@ -373,10 +410,17 @@ impl LaunchSpec {
                 .map(|p| PathBuf::from(expand_tilde(p))),
             no_xvfb: self.no_xvfb,
             display,
-            proxy: self.proxy.as_ref().map(|server| abx_chrome::Proxy {
-                server: server.clone(),
-                bypass: self.proxy_bypass.clone(),
-            }),
+            proxy: self
+                .proxy
+                .as_ref()
+                .filter(|p| !is_pac(p))
+                .map(|server| abx_chrome::Proxy {
+                    server: server.clone(),
+                    bypass: self.proxy_bypass.clone(),
+                }),
+            proxy_pac_url: self.proxy.clone().filter(|p| is_pac(p)),
+            // Permission prompts are denied for every session (seed 000, limitation 16).
+            deny_permission_prompts: true,
             ignore_https_errors: self.ignore_https_errors,
             allow_file_access: self.allow_file_access,
             hide_scrollbars: self.hide_scrollbars,
@@ -385,6 +429,100 @@ impl LaunchSpec {
             ..abx_chrome::LaunchOptions::default()
         }
     }
+}
+
+/// Whether a proxy setting is a PAC script rather than a proxy server: a `data:` or `file:` URL,
+/// or any URL ending in `.pac`.
+pub fn is_pac(proxy: &str) -> bool {
+    let lower = proxy.trim().to_ascii_lowercase();
+    lower.starts_with("data:")
+        || lower.starts_with("file:")
+        || lower
+            .split(['?', '#'])
+            .next()
+            .is_some_and(|p| p.ends_with(".pac"))
+}
+
+impl LaunchSpec {
+    /// The engine policy for this spec: the hard allowlist (also for profiles and CDP attach,
+    /// beyond upstream), proxy credentials, and denied permission prompts.
+    pub fn policy(&self) -> abx_engine::Policy {
+        let proxy_auth = match (&self.proxy_username, &self.proxy_password) {
+            (Some(username), password) if !self.is_attach() => Some(abx_engine::ProxyAuth {
+                username: username.clone(),
+                password: password
+                    .as_ref()
+                    .map(|p| p.expose().to_string())
+                    .unwrap_or_default(),
+            }),
+            _ => None,
+        };
+        abx_engine::Policy {
+            allowed_domains: abx_engine::DomainFilter::new(&self.allowed_domains),
+            proxy_auth,
+            deny_permissions: true,
+        }
+    }
+}
+
+/// A proxy URL split into the server and its credentials.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct ProxyParts {
+    server: Option<String>,
+    username: Option<String>,
+    password: Option<String>,
+}
+
+impl ProxyParts {
+    /// Splits `scheme://user:pass@host:port`; PAC URLs and values without credentials stay whole.
+    fn parse(raw: Option<&str>) -> ProxyParts {
+        let Some(raw) = raw.map(str::trim).filter(|r| !r.is_empty()) else {
+            return ProxyParts::default();
+        };
+        let whole = || ProxyParts {
+            server: Some(raw.to_string()),
+            ..ProxyParts::default()
+        };
+        if is_pac(raw) {
+            return whole();
+        }
+        let Some((scheme, rest)) = raw.split_once("://") else {
+            return whole();
+        };
+        let authority_end = rest.find('/').unwrap_or(rest.len());
+        let Some(at) = rest[..authority_end].rfind('@') else {
+            return whole();
+        };
+        let (credentials, host) = (&rest[..at], &rest[at + 1..]);
+        let (user, password) = credentials
+            .split_once(':')
+            .map_or((credentials, None), |(u, p)| (u, Some(p)));
+        ProxyParts {
+            server: Some(format!("{scheme}://{host}")),
+            username: Some(percent_decode(user)).filter(|u| !u.is_empty()),
+            password: password.map(percent_decode),
+        }
+    }
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn expand_tilde(path: &str) -> String {
@@ -466,5 +604,48 @@ mod tests {
         assert_eq!(spec.profile.as_deref(), Some("/p"), "env default kept");
         let attach = LaunchSpec::from_request(&serde_json::json!({"cdpPort": 9222}), &defaults);
         assert_eq!(attach.source, BrowserSource::Cdp("9222".into()));
+    }
+
+    #[test]
+    fn proxy_credentials_are_split_and_pac_urls_kept_whole() {
+        let c = DaemonConfig::from_env(&env(&[(
+            "AGENT_BROWSER_PROXY",
+            "http://ada:p%40ss@127.0.0.1:3128",
+        )]));
+        assert_eq!(c.launch.proxy.as_deref(), Some("http://127.0.0.1:3128"));
+        assert_eq!(c.launch.proxy_username.as_deref(), Some("ada"));
+        assert_eq!(
+            c.launch.proxy_password.as_ref().map(Secret::expose),
+            Some("p@ss")
+        );
+        assert!(
+            !format!("{:?}", c.launch).contains("p@ss"),
+            "never in Debug"
+        );
+        let options = c.launch.launch_options(None);
+        assert!(options.deny_permission_prompts);
+        assert_eq!(
+            options.proxy.map(|p| p.server).as_deref(),
+            Some("http://127.0.0.1:3128")
+        );
+        let pac = "data:application/x-ns-proxy-autoconfig,function FindProxyForURL(u,h){return 'DIRECT';}";
+        let c = DaemonConfig::from_env(&env(&[("AGENT_BROWSER_PROXY", pac)]));
+        let options = c.launch.launch_options(None);
+        assert!(options.proxy.is_none());
+        assert_eq!(options.proxy_pac_url.as_deref(), Some(pac));
+        assert!(c.launch.proxy_username.is_none());
+    }
+
+    #[test]
+    fn the_allowlist_becomes_the_engine_policy_for_attach_too() {
+        let c = DaemonConfig::from_env(&env(&[
+            ("AGENT_BROWSER_CDP", "9222"),
+            ("AGENT_BROWSER_ALLOWED_DOMAINS", "A.localhost, *.b.test"),
+        ]));
+        let policy = c.launch.policy();
+        let filter = policy.allowed_domains.expect("allowlist");
+        assert!(filter.is_allowed("a.localhost"));
+        assert!(filter.is_allowed("x.b.test"));
+        assert!(policy.deny_permissions);
     }
 }

@@ -290,7 +290,8 @@ impl Daemon {
             return Ok(live.session);
         }
         let spec = self.config.launch.clone();
-        self.launch(spec, note, launch_ms, false)
+        // Boxed: a launch is rare and large; every command's future stays small.
+        Box::pin(self.launch(spec, note, launch_ms, false))
             .await
             .map(|l| l.session)
     }
@@ -362,6 +363,7 @@ impl Daemon {
                 let options = AttachOptions {
                     headers: spec.cdp_headers.clone(),
                     connect_timeout: None,
+                    ..AttachOptions::default()
                 };
                 Browser::attach(endpoint, options)
                     .await
@@ -379,9 +381,12 @@ impl Daemon {
             auto_dialog: self.config.auto_dialog,
             pin_tab: spec.pin_tab,
             preferred_target: preferred.filter(|_| spec.is_attach()),
+            policy: Arc::new(spec.policy()),
+            claims: Some(abx_engine::ClaimDir::for_current_user()),
+            name: self.config.session.clone(),
         };
         let browser = Arc::new(browser);
-        let session = match Session::start(browser.clone(), options).await {
+        let session = match Box::pin(Session::start(browser.clone(), options)).await {
             Ok(session) => Arc::new(session),
             Err(err) => {
                 browser.close().await;
@@ -412,6 +417,7 @@ impl Daemon {
                 let options = AttachOptions {
                     headers: live.spec.cdp_headers.clone(),
                     connect_timeout: None,
+                    ..AttachOptions::default()
                 };
                 Browser::attach(endpoint, options).await.ok()?
             }
@@ -426,9 +432,14 @@ impl Daemon {
             auto_dialog: self.config.auto_dialog,
             pin_tab: live.spec.pin_tab,
             preferred_target: previous_target,
+            policy: Arc::new(live.spec.policy()),
+            claims: Some(abx_engine::ClaimDir::for_current_user()),
+            name: self.config.session.clone(),
         };
         let browser = Arc::new(browser);
-        let session = Session::start(browser, options).await.ok()?;
+        // The new session re-takes the pinned tab's claim: the old one lets go first.
+        live.session.release_pin_claim();
+        let session = Box::pin(Session::start(browser, options)).await.ok()?;
         tracing::debug!("reconnected to the browser after a CDP socket drop");
         Some(Live {
             session: Arc::new(session),

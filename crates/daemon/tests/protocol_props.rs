@@ -30,6 +30,8 @@ proptest! {
 
     #[test]
     fn valid_requests_round_trip(action in "[a-z_]{1,20}", id in "r[0-9]{1,6}", key in "[a-zA-Z]{1,10}", value in ".{0,200}") {
+        // A generated key equal to `id` or `action` would overwrite them (the test's own flaw).
+        prop_assume!(key != "id" && key != "action");
         let line = serde_json::json!({"id": id, "action": action, key.clone(): value.as_str()}).to_string();
         let request = parse_line(line.as_bytes()).expect("valid request");
         prop_assert_eq!(request.action, action);

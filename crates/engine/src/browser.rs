@@ -100,6 +100,8 @@ pub struct AttachOptions {
     pub headers: Vec<(String, String)>,
     /// How long to wait for the endpoint (upstream waits up to 2 s for the port).
     pub connect_timeout: Option<Duration>,
+    /// Extra root certificates (DER) trusted for `wss://`/`https://` endpoints.
+    pub extra_root_certs: Vec<Vec<u8>>,
 }
 
 /// A browser we launched (and will close) or attached to (and will only detach from).
@@ -195,6 +197,7 @@ impl Browser {
         let connect = ConnectOptions {
             headers: options.headers.clone(),
             connect_timeout: options.connect_timeout.unwrap_or(Duration::from_secs(5)),
+            extra_root_certs: options.extra_root_certs.clone(),
             ..ConnectOptions::default()
         };
         // The port may be opening right now (upstream waits up to 2 s for it).

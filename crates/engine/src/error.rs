@@ -99,6 +99,20 @@ pub enum EngineError {
         /// The refused host.
         host: String,
     },
+    /// A URL without a host cannot be checked against the allowlist.
+    #[error("No hostname in URL: {0}")]
+    NoHostname(String),
+    /// Another live session has pinned this tab (beyond upstream, issue #1790).
+    #[error(
+        "tab_pinned: tab {target_id} is pinned by another session ({holder}); a pinned tab cannot be \
+         taken over or closed by another session. Run `agent-browser tab new <url>` to open your own tab"
+    )]
+    TabPinned {
+        /// The tab's CDP target id.
+        target_id: String,
+        /// Who holds it (session name, pid).
+        holder: String,
+    },
     /// A JavaScript exception.
     #[error("Evaluation error: {0}")]
     Evaluation(String),
@@ -126,7 +140,10 @@ impl EngineError {
             EngineError::Timeout { .. } => Some("timeout"),
             EngineError::DialogBlocking { .. } => Some("dialog_blocking"),
             EngineError::StaleRef { .. } => Some("stale_ref"),
-            EngineError::DomainBlocked { .. } => Some("domain_blocked"),
+            EngineError::DomainBlocked { .. } | EngineError::NoHostname(_) => {
+                Some("domain_blocked")
+            }
+            EngineError::TabPinned { .. } => Some("tab_pinned"),
             EngineError::Covered { .. } => Some("covered"),
             EngineError::Cancelled(_) => Some("cancelled"),
             _ => None,

@@ -6,7 +6,9 @@
 //! other clients' tabs are never attached, paused or Network-enabled.
 //!
 //! A [`Session`] is what one agent drives: its tabs (`t1`, `t2`, … never reused), its active
-//! tab, optionally *pinned* (a fresh tab on attach, never drifting, `tab_gone` when it closes).
+//! tab, optionally *pinned* (a fresh tab on attach, never drifting, `tab_gone` when it closes,
+//! claimed across processes so no other session can take it: [`claim`]), and its network
+//! [`policy`] (hard domain allowlist, proxy credentials, denied permission prompts).
 //! Each attached [`Tab`] runs an event pump that keeps its state (URL, document, lifecycle,
 //! dialog, console, errors, crash); commands wait on that state with deadlines, so a dialog, a
 //! closed tab or a crashed renderer ends a wait at once with a typed [`EngineError`].
@@ -27,6 +29,7 @@
 mod actions;
 mod browser;
 mod capture;
+pub mod claim;
 mod dialog;
 pub mod element;
 pub mod emulation;
@@ -35,6 +38,7 @@ mod find;
 pub mod glob;
 mod input;
 mod locate;
+pub mod policy;
 pub mod refs;
 mod reopen;
 mod session;
@@ -48,12 +52,14 @@ pub use actions::{
 };
 pub use browser::{AttachOptions, Browser, TargetInfo, endpoint_url};
 pub use capture::{AnnotatedScreenshot, Annotation, PdfOptions};
+pub use claim::{ClaimDir, ClaimHolder};
 pub use dialog::DialogStatus;
 pub use error::{EngineError, Result};
 pub use find::{
     AttributeOf, CountOf, FindAction, Found, HtmlOf, IsChecked, IsEnabled, IsVisible, Locator,
     StylesOf, TextOf, ValueOf,
 };
+pub use policy::{DomainFilter, Policy, ProxyAuth};
 pub use session::{
     Evaluated, Navigated, ScreenshotOptions, Session, SessionOptions, TabListing, WaitUntil,
 };

@@ -63,6 +63,12 @@ pub struct SessionOptions {
     pub pin_tab: bool,
     /// The tab this session used before (from the `.target` sidecar), preferred on attach.
     pub preferred_target: Option<String>,
+    /// The network policy: hard allowlist, proxy credentials, denied permission prompts.
+    pub policy: Arc<crate::policy::Policy>,
+    /// Where pinned tabs are claimed across processes (`None`: no claims).
+    pub claims: Option<crate::claim::ClaimDir>,
+    /// This session's name, written into its claims so others can say who holds a tab.
+    pub name: String,
 }
 
 impl Default for SessionOptions {
@@ -72,6 +78,9 @@ impl Default for SessionOptions {
             auto_dialog: true,
             pin_tab: false,
             preferred_target: None,
+            policy: Arc::new(crate::policy::Policy::default()),
+            claims: None,
+            name: String::new(),
         }
     }
 }
@@ -168,6 +177,10 @@ pub struct Session {
     tabs: Mutex<TabTable>,
     /// Snapshot refs per tab.
     pub(crate) refs: crate::refs::RefStore,
+    /// The policy's live state (see `policy.rs`).
+    pub(crate) enforcement: Arc<crate::policy::Enforcement>,
+    /// The claim on the pinned tab (see `claim.rs`).
+    pub(crate) pin_claim: Mutex<Option<(String, crate::claim::TabClaim)>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -191,12 +204,22 @@ impl Session {
             options,
             tabs: Mutex::new(TabTable::default()),
             refs: crate::refs::RefStore::default(),
+            enforcement: Arc::default(),
+            pin_claim: Mutex::new(None),
         };
+        crate::policy::start(
+            session.browser.connection(),
+            session.browser.is_owned(),
+            &session.options.policy,
+            &session.enforcement,
+        )
+        .await?;
         let (target, fresh) = session.initial_target().await?;
         if fresh {
             session.table().created.insert(target.clone());
         }
         session.bind(&target).await?;
+        crate::policy::contain_open_pages(&session).await?;
         Ok(session)
     }
 
@@ -208,6 +231,7 @@ impl Session {
             .targets()
             .into_iter()
             .filter(TargetInfo::is_tab)
+            .filter(|t| !self.claimed_by_other(&t.target_id))
             .collect();
         if let Some(preferred) = &self.options.preferred_target
             && tabs.iter().any(|t| &t.target_id == preferred)
@@ -237,6 +261,7 @@ impl Session {
 
     /// Attaches to `target_id` (if not yet) and makes it the active tab.
     pub(crate) async fn bind(&self, target_id: &str) -> Result<Arc<Tab>> {
+        let claim = self.claim_for(target_id)?;
         let existing = self.table().attached.get(target_id).cloned();
         let tab = match existing {
             Some(tab) if !tab.state().detached => tab,
@@ -251,12 +276,21 @@ impl Session {
                     },
                 )
                 .await?;
+                crate::policy::guard_tab(
+                    self.browser.connection(),
+                    tab.cdp(),
+                    target_id,
+                    &self.options.policy,
+                    &self.enforcement,
+                )
+                .await?;
                 self.table()
                     .attached
                     .insert(target_id.to_string(), tab.clone());
                 tab
             }
         };
+        self.keep_claim(target_id, claim);
         let mut table = self.table();
         table.entry_for(target_id);
         table.active = Some(target_id.to_string());
@@ -376,6 +410,7 @@ impl Session {
             .targets()
             .into_iter()
             .filter(TargetInfo::is_tab)
+            .filter(|t| !self.claimed_by_other(&t.target_id))
             .collect();
         let pick = known
             .iter()
@@ -461,6 +496,11 @@ impl Session {
                 )));
             }
         }
+        if let (Some(url), Some(filter)) = (url, &self.options.policy.allowed_domains)
+            && !url.is_empty()
+        {
+            filter.check_navigation(url)?;
+        }
         let target = self.browser.create_tab("about:blank", false).await?;
         self.table().created.insert(target.clone());
         self.bind(&target).await?;
@@ -503,6 +543,7 @@ impl Session {
                 .active_target()
                 .ok_or_else(|| EngineError::Invalid("No active tab to close".into()))?,
         };
+        self.ensure_not_claimed_by_other(&target)?;
         let listing = self.tabs().into_iter().find(|t| t.target_id == target);
         let live_tabs = self
             .browser
@@ -526,6 +567,10 @@ impl Session {
         while self.browser.target(&target).is_some() && tokio::time::Instant::now() < deadline {
             let _ = tokio::time::timeout_at(deadline, changes.changed()).await;
         }
+        self.release_claim(&target);
+        if self.options.pin_tab {
+            self.close_popups_of(&target).await;
+        }
         let mut table = self.table();
         table.attached.remove(&target);
         if table.active.as_deref() == Some(target.as_str()) && !self.options.pin_tab {
@@ -544,6 +589,13 @@ impl Session {
         let timeout = timeout.unwrap_or(self.options.default_timeout);
         let deadline = deadline_after(timeout);
         let tab = self.active_tab().await?;
+        // Boxed: keeps the policy's awaits out of every caller's future.
+        Box::pin(crate::policy::before_navigation(
+            self.browser.connection(),
+            &self.options.policy,
+            url,
+        ))
+        .await?;
         let reply = tab
             .call("navigate", "Page.navigate", json!({"url": url}), timeout)
             .await?;
@@ -943,6 +995,8 @@ impl Session {
             }
         }
         drop(tabs);
+        let claim = self.pin_claim.lock().map(|mut c| c.take()).ok().flatten();
+        drop(claim);
         self.browser.close().await
     }
 }

@@ -194,16 +194,22 @@ async fn launch(
     note: &mut LaunchNote,
     launch_ms: &mut u64,
 ) -> Result<Value, Failure> {
-    let spec = LaunchSpec::from_request(
+    let mut spec = LaunchSpec::from_request(
         &Value::Object(request.params.clone()),
         &daemon.config.launch,
     );
-    if !spec.allowed_domains.is_empty() && spec.is_attach() {
-        // Upstream rejects this; abx enforces the allowlist on attached sessions (see docs).
-        tracing::debug!("allowlist on an attached session");
+    // Like upstream, an allowlist once set stays for the daemon's life: a later launch without
+    // one keeps it (otherwise dropping the flag would relaunch an unfenced browser).
+    if request.params.get("allowedDomains").is_none()
+        && spec.allowed_domains.is_empty()
+        && let Some(live) = daemon.live()
+    {
+        spec.allowed_domains = live.spec.allowed_domains;
     }
+    // Upstream rejects an allowlist with --cdp or --profile; abx enforces it there too
+    // (docs/adr/0002-allowlist.md), so every combination is accepted.
     let had_browser = daemon.live().is_some();
-    let live = daemon.launch(spec, note, launch_ms, true).await?;
+    let live = Box::pin(daemon.launch(spec, note, launch_ms, true)).await?;
     let reused = had_browser && !note.relaunched && !note.launched_now;
     let _ = live;
     Ok(json!({"launched": true, "reused": reused, "relaunchedBrowser": note.relaunched}))

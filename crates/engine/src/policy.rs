@@ -1,0 +1,930 @@
+//! A session's network policy: the hard domain allowlist, proxy credentials and denied permission
+//! prompts. See `docs/adr/0002-allowlist.md` for the measurements behind each layer.
+//!
+//! The allowlist ([`DomainFilter`], upstream's `example.com` / `*.example.com` rules) is enforced in
+//! layers, each installed before the tab's first navigation:
+//! 1. **Navigation check** ([`DomainFilter::check_navigation`]) before `Page.navigate`, with
+//!    upstream's error texts.
+//! 2. **Tab-level interception**: `Fetch.enable {urlPattern:"*"}` on the tab's session and
+//!    `Target.setAutoAttach {waitForDebuggerOnStart:true, flatten:true}`, so out-of-process iframes
+//!    and workers start paused, get the same interception (and the guard script) and only then
+//!    run. Disallowed requests fail with `BlockedByClient`.
+//! 3. **Popups**: no auto-attach mode of Chromium 156 covers windows a page opens, and attaching on
+//!    `Target.targetCreated` always loses the race against the popup's first request (measured
+//!    20/20). So an allowlisted session also intercepts at the *browser* level and decides by the
+//!    request's frame: requests of its own tab and of the popups it (transitively) opened are
+//!    checked, every other request is continued at once. A popup's requests are held until the
+//!    popup has its own tab-level interception. Nothing of other sessions is attached or paused
+//!    for a debugger; their requests pass through this interceptor (one round trip).
+//! 4. **Guard script** (`Page.addScriptToEvaluateOnNewDocument` in every frame, evaluated in paused
+//!    workers): `WebSocket` checks its URL (Fetch does not see WebSocket handshakes) and
+//!    `RTCPeerConnection` throws.
+//!
+//! Proxy credentials are answered on `Fetch.authRequired` for proxy challenges only, at the
+//! browser level: the session that launched Chrome with that proxy answers for every tab, frame
+//! and worker of it (stage tabs attached to an anchor included). Permission
+//! prompts (geolocation, notifications, clipboard, camera, microphone) are denied with
+//! `Browser.setPermission` for the browser context; Chrome resets such overrides whenever *any*
+//! client that set one detaches, so they are applied again before every navigation. Geolocation
+//! in a *background* tab of headed Chrome never settles whatever the override or the
+//! `--deny-permission-prompts` flag say (stage tabs are background tabs), so the session's own
+//! tabs also get a script that answers `getCurrentPosition`/`watchPosition` with
+//! `PERMISSION_DENIED` at once.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use abx_cdp::{Connection, Event, EventFilter, Session as CdpSession};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::error::{EngineError, Result};
+
+/// Upstream's domain allowlist: `example.com` matches exactly, `*.example.com` matches the apex
+/// and every subdomain; patterns are lower-cased.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DomainFilter {
+    patterns: Vec<String>,
+}
+
+impl DomainFilter {
+    /// A filter from patterns (trimmed, lower-cased, empty ones dropped); `None` when no pattern
+    /// remains (no allowlist).
+    pub fn new<I, S>(patterns: I) -> Option<DomainFilter>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let patterns: Vec<String> = patterns
+            .into_iter()
+            .map(|p| p.as_ref().trim().trim_end_matches('.').to_ascii_lowercase())
+            .filter(|p| !p.is_empty())
+            .collect();
+        (!patterns.is_empty()).then_some(DomainFilter { patterns })
+    }
+
+    /// The patterns.
+    pub fn patterns(&self) -> &[String] {
+        &self.patterns
+    }
+
+    /// Whether `host` (already lower-case or not) is allowed.
+    pub fn is_allowed(&self, host: &str) -> bool {
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        self.patterns
+            .iter()
+            .any(|pattern| match pattern.strip_prefix("*.") {
+                Some(apex) => host == apex || host.ends_with(&format!(".{apex}")),
+                None => host == *pattern,
+            })
+    }
+
+    /// The check before a navigation, with upstream's texts: `about:blank` is always allowed, a
+    /// URL without a host fails with `No hostname in URL: …`, a host outside the list with
+    /// `Domain '<host>' is not in the allowed domains list`.
+    pub fn check_navigation(&self, url: &str) -> Result<()> {
+        if url.trim() == "about:blank" {
+            return Ok(());
+        }
+        match host_of(url) {
+            Some(host) if self.is_allowed(&host) => Ok(()),
+            Some(host) => Err(EngineError::DomainBlocked { host }),
+            None => Err(EngineError::NoHostname(url.to_string())),
+        }
+    }
+
+    /// Whether a network request to `url` may go out. Schemes that never reach the network
+    /// (`data:`, `blob:`, `about:`, ...) are allowed; network schemes need an allowed host.
+    pub fn allows_request(&self, url: &str) -> bool {
+        let scheme = url
+            .split_once(':')
+            .map(|(s, _)| s.to_ascii_lowercase())
+            .unwrap_or_default();
+        if !matches!(scheme.as_str(), "http" | "https" | "ws" | "wss" | "ftp") {
+            return true;
+        }
+        host_of(url).is_some_and(|host| self.is_allowed(&host))
+    }
+}
+
+/// The lower-cased host of a `scheme://[user@]host[:port]/…` URL (IPv6 keeps its brackets).
+pub fn host_of(url: &str) -> Option<String> {
+    let (_, rest) = url.trim().split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if authority.starts_with('[') {
+        authority.split_once(']').map(|(h, _)| format!("{h}]"))?
+    } else {
+        authority
+            .rsplit_once(':')
+            .map_or(authority, |(h, _)| h)
+            .to_string()
+    };
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    (!host.is_empty()).then_some(host)
+}
+
+/// Credentials for an authenticating proxy.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ProxyAuth {
+    /// User name.
+    pub username: String,
+    /// Password.
+    pub password: String,
+}
+
+impl std::fmt::Debug for ProxyAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProxyAuth")
+            .field("username", &self.username)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a session enforces on its tabs.
+#[derive(Clone, Debug)]
+pub struct Policy {
+    /// The hard allowlist; `None` allows everything.
+    pub allowed_domains: Option<DomainFilter>,
+    /// Answer proxy authentication challenges with these.
+    pub proxy_auth: Option<ProxyAuth>,
+    /// Deny permission prompts (geolocation, notifications, clipboard, camera, microphone).
+    pub deny_permissions: bool,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Self {
+            allowed_domains: None,
+            proxy_auth: None,
+            deny_permissions: true,
+        }
+    }
+}
+
+/// The permissions denied for every session (W3C permission names).
+const DENIED_PERMISSIONS: &[&str] = &[
+    "geolocation",
+    "notifications",
+    "clipboard-read",
+    "camera",
+    "microphone",
+];
+
+const SETUP_DEADLINE: Duration = Duration::from_secs(5);
+
+/// Capacity of the channels carrying `Fetch.requestPaused`: a dropped event would leave its
+/// request paused for good (the browser-level one sees every request of the browser), so these
+/// are deep; the pumps answer without waiting on Chrome.
+const PAUSED_EVENTS: usize = 65_536;
+
+/// The policy's live state for one session: the targets that belong to it (its tabs, their
+/// frames and workers, the popups they opened) and the tasks that answer interception events.
+#[derive(Default)]
+pub(crate) struct Enforcement {
+    family: Mutex<Family>,
+    tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+}
+
+#[derive(Default)]
+struct Family {
+    /// Targets whose requests this session checks.
+    members: HashSet<String>,
+    /// Popups whose own interception is being installed, with the browser-level requests held
+    /// until it is.
+    pending: HashMap<String, Vec<Value>>,
+}
+
+impl Drop for Enforcement {
+    fn drop(&mut self) {
+        for task in self.tasks.get_mut().map(std::mem::take).unwrap_or_default() {
+            task.abort();
+        }
+    }
+}
+
+impl Enforcement {
+    fn family(&self) -> MutexGuard<'_, Family> {
+        self.family.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn keep(&self, task: tokio::task::JoinHandle<()>) {
+        let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
+        tasks.retain(|t| !t.is_finished());
+        tasks.push(task);
+    }
+
+    /// Whether `target_id` is one of this session's targets.
+    pub(crate) fn is_member(&self, target_id: &str) -> bool {
+        self.family().members.contains(target_id)
+    }
+}
+
+/// Session start: deny permissions, and for an allowlist the browser-level popup watch.
+pub(crate) async fn start(
+    connection: &Connection,
+    owned: bool,
+    policy: &Arc<Policy>,
+    enforcement: &Arc<Enforcement>,
+) -> Result<()> {
+    deny_permissions(connection, policy).await;
+    if policy.allowed_domains.is_some() || policy.proxy_auth.is_some() {
+        watch_browser(connection, owned, policy, enforcement).await?;
+    }
+    Ok(())
+}
+
+/// After the session bound its tab: pages already open outside the allowlist (a profile's
+/// restored tabs) are contained, as upstream does for launches: the session's own tab goes to
+/// `about:blank`; other tabs of a browser the session launched (and so owns) are closed. Tabs of
+/// a browser we only attached to are never touched.
+pub(crate) async fn contain_open_pages(session: &crate::session::Session) -> Result<()> {
+    let Some(filter) = &session.options().policy.allowed_domains else {
+        return Ok(());
+    };
+    let outside = |url: &str| {
+        let network = url.starts_with("http://") || url.starts_with("https://");
+        network && !filter.allows_request(url)
+    };
+    let active = session.active_target();
+    for target in session.browser().targets() {
+        if !target.is_tab() || !outside(&target.url) {
+            continue;
+        }
+        if active.as_deref() == Some(target.target_id.as_str()) {
+            tracing::debug!("blanking the session's tab: it was open outside the allowlist");
+            session
+                .navigate("about:blank", crate::WaitUntil::Load, None)
+                .await?;
+        } else if session.browser().is_owned() {
+            tracing::debug!("closing a restored tab outside the allowlist");
+            session.browser().close_target(&target.target_id).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Before a navigation: the allowlist check, and permissions again (another client's detach may
+/// have reset them).
+pub(crate) async fn before_navigation(
+    connection: &Connection,
+    policy: &Policy,
+    url: &str,
+) -> Result<()> {
+    if let Some(filter) = &policy.allowed_domains {
+        filter.check_navigation(url)?;
+    }
+    deny_permissions(connection, policy).await;
+    Ok(())
+}
+
+/// Geolocation requests of a background tab in headed Chrome 156 never settle, whatever the
+/// permission override or `--deny-permission-prompts` say (measured; stage tabs are background
+/// tabs): the page gets an immediate `PERMISSION_DENIED` instead.
+async fn deny_prompts_in_page(session: &CdpSession) -> Result<()> {
+    add_document_script(session, NO_PROMPT_JS).await
+}
+
+/// Registers a script for every new document of the target (and runs it in the current one).
+///
+/// Queued, not awaited: the call is served by the renderer, and while a popup's first
+/// (cross-process) navigation is pending Chrome holds renderer-bound messages until the new
+/// document's agent exists — awaiting it there deadlocks against our own held request (measured:
+/// 5 s timeouts). Messages of a session keep their order, so the script is registered before
+/// any later command of ours (e.g. `Page.navigate`), and Chrome hands it to the new document's
+/// agent before that document runs.
+async fn add_document_script(session: &CdpSession, source: &str) -> Result<()> {
+    session
+        .send(
+            "Page.addScriptToEvaluateOnNewDocument",
+            &json!({"source": source, "runImmediately": true}),
+        )
+        .await?;
+    Ok(())
+}
+
+const NO_PROMPT_JS: &str = r#"(() => {
+  const g = globalThis;
+  if (g.__abxNoPrompts || !g.navigator || !g.navigator.geolocation) return;
+  Object.defineProperty(g, '__abxNoPrompts', { value: true });
+  const geolocation = g.navigator.geolocation;
+  const denied = () => {
+    const proto = g.GeolocationPositionError ? g.GeolocationPositionError.prototype : Object.prototype;
+    return Object.create(proto, {
+      code: { value: 1 },
+      message: { value: 'User denied Geolocation' },
+    });
+  };
+  const refuse = (error) => { if (typeof error === 'function') setTimeout(() => error(denied()), 0); };
+  Object.defineProperty(geolocation, 'getCurrentPosition', {
+    value: function getCurrentPosition(success, error) { refuse(error); },
+  });
+  Object.defineProperty(geolocation, 'watchPosition', {
+    value: function watchPosition(success, error) { refuse(error); return 0; },
+  });
+})();"#;
+
+async fn deny_permissions(connection: &Connection, policy: &Policy) {
+    if !policy.deny_permissions {
+        return;
+    }
+    let browser = connection.browser();
+    for name in DENIED_PERMISSIONS {
+        let params = json!({"permission": {"name": name}, "setting": "denied"});
+        if let Err(err) = browser
+            .call_within("Browser.setPermission", params, SETUP_DEADLINE)
+            .await
+        {
+            tracing::debug!(%err, permission = name, "cannot deny permission");
+        }
+    }
+}
+
+/// Installs the tab-level layers on a page session the session just attached, before anything
+/// navigates it. A no-op without an allowlist or proxy credentials.
+pub(crate) async fn guard_tab(
+    connection: &Connection,
+    session: &CdpSession,
+    target_id: &str,
+    policy: &Arc<Policy>,
+    enforcement: &Arc<Enforcement>,
+) -> Result<()> {
+    enforcement.family().members.insert(target_id.to_string());
+    if policy.deny_permissions {
+        deny_prompts_in_page(session).await?;
+    }
+    if policy.allowed_domains.is_none() {
+        // Proxy challenges alone are answered at the browser level (`watch_browser`).
+        return Ok(());
+    }
+    install(connection, session, TargetKind::Page, policy, enforcement).await
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TargetKind {
+    Page,
+    Frame,
+    Worker,
+}
+
+impl TargetKind {
+    fn of(kind: &str) -> Option<TargetKind> {
+        match kind {
+            "page" => Some(TargetKind::Page),
+            "iframe" => Some(TargetKind::Frame),
+            "worker" | "shared_worker" | "service_worker" => Some(TargetKind::Worker),
+            _ => None,
+        }
+    }
+}
+
+/// Fetch interception, auto-attach of children (paused) and the guard script on one target
+/// session. Children are installed the same way before they are resumed.
+async fn install(
+    connection: &Connection,
+    session: &CdpSession,
+    kind: TargetKind,
+    policy: &Arc<Policy>,
+    enforcement: &Arc<Enforcement>,
+) -> Result<()> {
+    let events = session.subscribe(
+        EventFilter::methods([
+            "Fetch.requestPaused",
+            "Fetch.authRequired",
+            "Target.attachedToTarget",
+        ]),
+        PAUSED_EVENTS,
+    );
+    enforcement.keep(tokio::spawn(answer(
+        events,
+        connection.clone(),
+        session.clone(),
+        policy.clone(),
+        Arc::downgrade(enforcement),
+    )));
+    let fetch = json!({
+        "patterns": [{"urlPattern": "*"}],
+        "handleAuthRequests": policy.proxy_auth.is_some(),
+    });
+    let enabled = session
+        .call_within("Fetch.enable", fetch, SETUP_DEADLINE)
+        .await;
+    match enabled {
+        Ok(_) => {}
+        // Some worker kinds have no Fetch domain; their requests are still seen by the page's or
+        // the browser-level interception. The guard script below must run regardless.
+        Err(err) if kind == TargetKind::Worker => {
+            tracing::debug!(%err, "no Fetch interception in this worker");
+        }
+        Err(err) => return Err(err.into()),
+    }
+    if policy.deny_permissions && kind != TargetKind::Worker && kind != TargetKind::Page {
+        let _ = deny_prompts_in_page(session).await;
+    }
+    if let Some(filter) = &policy.allowed_domains {
+        let script = guard_script(filter);
+        match kind {
+            TargetKind::Page | TargetKind::Frame => add_document_script(session, &script).await?,
+            TargetKind::Worker => {
+                // A paused worker has not run its script yet: the guard goes first.
+                let evaluated = session
+                    .call_within(
+                        "Runtime.evaluate",
+                        json!({"expression": script}),
+                        SETUP_DEADLINE,
+                    )
+                    .await;
+                match evaluated {
+                    Ok(reply) if reply.get("exceptionDetails").is_some() => {
+                        tracing::debug!(%reply, "the worker guard threw");
+                    }
+                    Ok(_) => {}
+                    Err(err) => tracing::debug!(%err, "cannot guard a worker"),
+                }
+            }
+        }
+        let attach = json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true});
+        let attached = session
+            .call_within("Target.setAutoAttach", attach, SETUP_DEADLINE)
+            .await;
+        if let Err(err) = attached
+            && kind != TargetKind::Worker
+        {
+            return Err(err.into());
+        }
+    }
+    Ok(())
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Paused {
+    request_id: String,
+    request: PausedRequest,
+    #[serde(default)]
+    frame_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct PausedRequest {
+    url: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AuthRequired {
+    request_id: String,
+    auth_challenge: AuthChallenge,
+}
+
+#[derive(Deserialize)]
+struct AuthChallenge {
+    #[serde(default)]
+    source: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Attached {
+    session_id: String,
+    target_info: crate::browser::TargetInfo,
+    #[serde(default)]
+    waiting_for_debugger: bool,
+}
+
+/// Answers one target session's interception events until the session ends.
+async fn answer(
+    mut events: abx_cdp::Subscription,
+    connection: Connection,
+    session: CdpSession,
+    policy: Arc<Policy>,
+    enforcement: std::sync::Weak<Enforcement>,
+) {
+    let mut auth_tries: HashMap<String, u8> = HashMap::new();
+    while let Some(event) = events.recv().await {
+        match event.method() {
+            "Fetch.requestPaused" => decide(&session, &policy, &event, true).await,
+            "Fetch.authRequired" => answer_auth(&session, &policy, &event, &mut auth_tries).await,
+            "Target.attachedToTarget" => {
+                let Ok(child) = event.parse::<Attached>() else {
+                    continue;
+                };
+                let Some(enforcement) = enforcement.upgrade() else {
+                    return;
+                };
+                enforcement
+                    .family()
+                    .members
+                    .insert(child.target_info.target_id.clone());
+                let connection = connection.clone();
+                let policy = policy.clone();
+                let weak = Arc::downgrade(&enforcement);
+                // Installing waits on the child's replies: never block this pump on it.
+                enforcement.keep(tokio::spawn(async move {
+                    let Some(enforcement) = weak.upgrade() else {
+                        return;
+                    };
+                    adopt_child(connection, child, policy, enforcement).await;
+                }));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A child target auto-attached paused (frame, worker): same interception, then resume. Boxed:
+/// `install` → `answer` → `adopt_child` → `install` is recursive.
+fn adopt_child(
+    connection: Connection,
+    child: Attached,
+    policy: Arc<Policy>,
+    enforcement: Arc<Enforcement>,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+    Box::pin(async move {
+        let session = connection.session(&child.session_id);
+        if let Some(kind) = TargetKind::of(&child.target_info.kind)
+            && let Err(err) = install(&connection, &session, kind, &policy, &enforcement).await
+        {
+            tracing::debug!(%err, kind = %child.target_info.kind, "cannot guard a child target");
+        }
+        if child.waiting_for_debugger {
+            let _ = session
+                .send("Runtime.runIfWaitingForDebugger", &json!({}))
+                .await;
+        }
+    })
+}
+
+/// Continues or fails one paused request (`enforce` false only continues).
+async fn decide(session: &CdpSession, policy: &Policy, event: &Event, enforce: bool) {
+    let Ok(paused) = event.parse::<Paused>() else {
+        return;
+    };
+    let allowed = !enforce
+        || policy
+            .allowed_domains
+            .as_ref()
+            .is_none_or(|filter| filter.allows_request(&paused.request.url));
+    if allowed {
+        let _ = session
+            .send(
+                "Fetch.continueRequest",
+                &json!({"requestId": paused.request_id}),
+            )
+            .await;
+    } else {
+        tracing::debug!(
+            host = host_of(&paused.request.url).unwrap_or_default(),
+            "blocked a request outside the allowlist"
+        );
+        let _ = session
+            .send(
+                "Fetch.failRequest",
+                &json!({"requestId": paused.request_id, "errorReason": "BlockedByClient"}),
+            )
+            .await;
+    }
+}
+
+async fn answer_auth(
+    session: &CdpSession,
+    policy: &Policy,
+    event: &Event,
+    tries: &mut HashMap<String, u8>,
+) {
+    let Ok(auth) = event.parse::<AuthRequired>() else {
+        return;
+    };
+    let count = tries.entry(auth.request_id.clone()).or_insert(0);
+    *count += 1;
+    let response = match (&policy.proxy_auth, auth.auth_challenge.source.as_deref()) {
+        // Wrong credentials would loop: the second challenge of a request is cancelled.
+        (Some(_), Some("Proxy")) if *count > 1 => json!({"response": "CancelAuth"}),
+        (Some(creds), Some("Proxy")) => json!({
+            "response": "ProvideCredentials",
+            "username": creds.username,
+            "password": creds.password,
+        }),
+        _ => json!({"response": "Default"}),
+    };
+    if tries.len() > 4096 {
+        tries.clear();
+    }
+    let _ = session
+        .send(
+            "Fetch.continueWithAuth",
+            &json!({"requestId": auth.request_id, "authChallengeResponse": response}),
+        )
+        .await;
+}
+
+/// The browser-level layer for popups (see the module docs).
+/// With proxy credentials the same browser-level interception also answers the proxy's
+/// challenges for every tab, frame and worker of the browser (a session with credentials owns the
+/// Chrome it launched with that proxy), so cross-site iframes, popups and stage tabs attached to
+/// it load through the authenticating proxy too.
+async fn watch_browser(
+    connection: &Connection,
+    owned: bool,
+    policy: &Arc<Policy>,
+    enforcement: &Arc<Enforcement>,
+) -> Result<()> {
+    let browser = connection.browser();
+    // One subscription, so a popup's `targetCreated` is seen before its first request.
+    let events = browser.subscribe(
+        EventFilter::methods([
+            "Target.targetCreated",
+            "Target.targetInfoChanged",
+            "Fetch.requestPaused",
+            "Fetch.authRequired",
+        ]),
+        PAUSED_EVENTS,
+    );
+    enforcement.keep(tokio::spawn(popup_pump(
+        events,
+        connection.clone(),
+        owned,
+        policy.clone(),
+        Arc::downgrade(enforcement),
+    )));
+    browser
+        .call_within(
+            "Fetch.enable",
+            json!({
+                "patterns": [{"urlPattern": "*"}],
+                "handleAuthRequests": policy.proxy_auth.is_some(),
+            }),
+            SETUP_DEADLINE,
+        )
+        .await?;
+    Ok(())
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Created {
+    target_info: crate::browser::TargetInfo,
+}
+
+async fn popup_pump(
+    mut events: abx_cdp::Subscription,
+    connection: Connection,
+    owned: bool,
+    policy: Arc<Policy>,
+    enforcement: std::sync::Weak<Enforcement>,
+) {
+    let browser = connection.browser();
+    let mut auth_tries: HashMap<String, u8> = HashMap::new();
+    while let Some(event) = events.recv().await {
+        let Some(enforcement) = enforcement.upgrade() else {
+            return;
+        };
+        match event.method() {
+            "Fetch.authRequired" => answer_auth(&browser, &policy, &event, &mut auth_tries).await,
+            "Target.targetInfoChanged" => {
+                if let Ok(changed) = event.parse::<Created>() {
+                    contain_stray_tab(&browser, owned, &policy, &enforcement, &changed.target_info)
+                        .await;
+                }
+            }
+            "Target.targetCreated" if policy.allowed_domains.is_some() => {
+                let Ok(created) = event.parse::<Created>() else {
+                    continue;
+                };
+                let info = created.target_info;
+                contain_stray_tab(&browser, owned, &policy, &enforcement, &info).await;
+                let ours = info
+                    .opener_id
+                    .as_deref()
+                    .is_some_and(|opener| enforcement.is_member(opener));
+                if !ours || info.kind != "page" {
+                    continue;
+                }
+                {
+                    let mut family = enforcement.family();
+                    family.members.insert(info.target_id.clone());
+                    family.pending.insert(info.target_id.clone(), Vec::new());
+                }
+                let connection = connection.clone();
+                let policy = policy.clone();
+                let weak = Arc::downgrade(&enforcement);
+                enforcement.keep(tokio::spawn(async move {
+                    let Some(enforcement) = weak.upgrade() else {
+                        return;
+                    };
+                    adopt_popup(&connection, &info.target_id, &policy, &enforcement).await;
+                }));
+            }
+            "Fetch.requestPaused" => {
+                let Ok(paused) = event.parse::<Paused>() else {
+                    continue;
+                };
+                let frame = paused.frame_id.unwrap_or_default();
+                let held = {
+                    let mut family = enforcement.family();
+                    if !family.members.contains(&frame) {
+                        None
+                    } else if let Some(queue) = family.pending.get_mut(&frame) {
+                        // Its own interception is not in place yet: hold the request.
+                        if let Ok(params) = event.parse::<Value>() {
+                            queue.push(params);
+                        }
+                        Some(true)
+                    } else {
+                        Some(false)
+                    }
+                };
+                match held {
+                    // Not ours: let it go at once.
+                    None => decide(&browser, &policy, &event, false).await,
+                    Some(true) => {}
+                    Some(false) => decide(&browser, &policy, &event, true).await,
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// In a browser the fenced session launched (so owns), a tab that is not the session's and shows
+/// a page outside the allowlist — a profile's tab restored after the session started — is closed.
+async fn contain_stray_tab(
+    browser: &CdpSession,
+    owned: bool,
+    policy: &Policy,
+    enforcement: &Enforcement,
+    info: &crate::browser::TargetInfo,
+) {
+    let Some(filter) = &policy.allowed_domains else {
+        return;
+    };
+    let network = info.url.starts_with("http://") || info.url.starts_with("https://");
+    if !owned || !info.is_tab() || !network || filter.allows_request(&info.url) {
+        return;
+    }
+    if enforcement.family().members.is_empty() {
+        // The session has not bound its tab yet (it may pick this very tab); what is open then
+        // is handled by `contain_open_pages` right after the bind.
+        return;
+    }
+    if enforcement.is_member(&info.target_id)
+        || info
+            .opener_id
+            .as_deref()
+            .is_some_and(|o| enforcement.is_member(o))
+    {
+        // The session's own tabs and popups are fenced by interception instead.
+        return;
+    }
+    tracing::debug!("closing a tab outside the allowlist in the session's own browser");
+    let _ = browser
+        .send("Target.closeTarget", &json!({"targetId": info.target_id}))
+        .await;
+}
+
+/// Attaches to a popup our tab opened, installs the tab-level layers, then releases the requests
+/// the browser-level layer held for it (each checked against the allowlist).
+async fn adopt_popup(
+    connection: &Connection,
+    target_id: &str,
+    policy: &Arc<Policy>,
+    enforcement: &Arc<Enforcement>,
+) {
+    match connection.attach(target_id).await {
+        Ok(session) => {
+            if policy.deny_permissions {
+                let _ = deny_prompts_in_page(&session).await;
+            }
+            if let Err(err) =
+                install(connection, &session, TargetKind::Page, policy, enforcement).await
+            {
+                tracing::debug!(%err, "cannot guard a popup; its requests stay checked at the browser level");
+            }
+            let _ = session
+                .send("Runtime.runIfWaitingForDebugger", &json!({}))
+                .await;
+        }
+        Err(err) => tracing::debug!(%err, "cannot attach to a popup"),
+    }
+    let held = enforcement
+        .family()
+        .pending
+        .remove(target_id)
+        .unwrap_or_default();
+    let browser = connection.browser();
+    for params in held {
+        let request_id = params.get("requestId").cloned().unwrap_or(Value::Null);
+        let url = params
+            .pointer("/request/url")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let allowed = policy
+            .allowed_domains
+            .as_ref()
+            .is_none_or(|filter| filter.allows_request(url));
+        let (method, params) = if allowed {
+            ("Fetch.continueRequest", json!({"requestId": request_id}))
+        } else {
+            (
+                "Fetch.failRequest",
+                json!({"requestId": request_id, "errorReason": "BlockedByClient"}),
+            )
+        };
+        let _ = browser.send(method, &params).await;
+    }
+}
+
+/// The in-page guard: `WebSocket` checks its URL, `RTCPeerConnection` throws. Runs in windows
+/// (every frame, before page scripts) and in workers (before their script).
+pub fn guard_script(filter: &DomainFilter) -> String {
+    let patterns = serde_json::to_string(filter.patterns()).unwrap_or_else(|_| "[]".into());
+    GUARD_JS.replace("__PATTERNS__", &patterns)
+}
+
+const GUARD_JS: &str = r#"(() => {
+  const g = globalThis;
+  if (g.__abxGuarded) return;
+  Object.defineProperty(g, '__abxGuarded', { value: true });
+  const patterns = __PATTERNS__;
+  const allowed = (raw) => {
+    let u;
+    try { u = new URL(String(raw), g.location ? g.location.href : undefined); } catch (e) { return false; }
+    if (!['ws:', 'wss:', 'http:', 'https:'].includes(u.protocol)) return true;
+    const host = u.hostname.toLowerCase().replace(/\.$/, '');
+    return patterns.some((p) => p.startsWith('*.') ? (host === p.slice(2) || host.endsWith(p.slice(1))) : host === p);
+  };
+  const refuse = (what) => {
+    throw new DOMException(what + ' is blocked: the host is not in the allowed domains list', 'SecurityError');
+  };
+  const NativeWebSocket = g.WebSocket;
+  if (typeof NativeWebSocket === 'function') {
+    const WebSocket = function WebSocket(url, protocols) {
+      if (!allowed(url)) refuse('WebSocket');
+      return protocols === undefined ? new NativeWebSocket(url) : new NativeWebSocket(url, protocols);
+    };
+    WebSocket.prototype = NativeWebSocket.prototype;
+    for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) {
+      Object.defineProperty(WebSocket, k, { value: NativeWebSocket[k] });
+    }
+    Object.defineProperty(g, 'WebSocket', { value: WebSocket, writable: false, configurable: false });
+  }
+  for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection']) {
+    if (name in g) {
+      const Blocked = function RTCPeerConnection() { refuse('WebRTC'); };
+      Object.defineProperty(g, name, { value: Blocked, writable: false, configurable: false });
+    }
+  }
+})();"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filter(list: &[&str]) -> DomainFilter {
+        DomainFilter::new(list.iter().copied()).unwrap_or(DomainFilter {
+            patterns: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn exact_and_wildcard_patterns_match_like_upstream() {
+        let f = filter(&["Example.com", "*.test.org"]);
+        assert!(f.is_allowed("example.com"));
+        assert!(f.is_allowed("EXAMPLE.COM."));
+        assert!(!f.is_allowed("www.example.com"), "exact means exact");
+        assert!(f.is_allowed("test.org"), "wildcard includes the apex");
+        assert!(f.is_allowed("a.b.test.org"));
+        assert!(!f.is_allowed("nottest.org"));
+        assert!(DomainFilter::new(["", " "]).is_none());
+    }
+
+    #[test]
+    fn navigation_check_uses_upstreams_texts() {
+        let f = filter(&["a.localhost"]);
+        assert!(f.check_navigation("about:blank").is_ok());
+        assert!(f.check_navigation("http://a.localhost:8080/x?y#z").is_ok());
+        assert_eq!(
+            f.check_navigation("http://user:pw@B.localhost:1/")
+                .map_err(|e| e.to_string()),
+            Err("Domain 'b.localhost' is not in the allowed domains list".to_string())
+        );
+        assert_eq!(
+            f.check_navigation("data:text/html,hi")
+                .map_err(|e| e.to_string()),
+            Err("No hostname in URL: data:text/html,hi".to_string())
+        );
+    }
+
+    #[test]
+    fn requests_without_network_are_allowed() {
+        let f = filter(&["a.localhost"]);
+        assert!(f.allows_request("data:image/png;base64,xx"));
+        assert!(f.allows_request("blob:http://a.localhost/uuid"));
+        assert!(!f.allows_request("wss://b.localhost/socket"));
+        assert!(!f.allows_request("http://[::1]:80/"));
+        assert_eq!(host_of("http://[::1]:80/"), Some("[::1]".into()));
+        assert_eq!(host_of("https://x.y"), Some("x.y".into()));
+        assert_eq!(host_of("mailto:a@b"), None);
+    }
+}
