@@ -1,4 +1,4 @@
-//! Measurements behind `docs/adr/0002-allowlist.md`: what Chromium does with popups under each
+//! Measurements behind `docs/adr/0004-allowlist.md`: what Chromium does with popups under each
 //! auto-attach mode, the cost of browser-level interception, WebSocket interception, permission
 //! overrides and background tabs. They print findings instead of asserting (Chrome behaviour is
 //! the subject), so they are `#[ignore]`d:

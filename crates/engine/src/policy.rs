@@ -1,5 +1,5 @@
 //! A session's network policy: the hard domain allowlist, proxy credentials and denied permission
-//! prompts. See `docs/adr/0002-allowlist.md` for the measurements behind each layer.
+//! prompts. See `docs/adr/0004-allowlist.md` for the measurements behind each layer.
 //!
 //! The allowlist ([`DomainFilter`], upstream's `example.com` / `*.example.com` rules) is enforced in
 //! layers, each installed before the tab's first navigation:

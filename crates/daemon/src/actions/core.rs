@@ -207,7 +207,7 @@ async fn launch(
         spec.allowed_domains = live.spec.allowed_domains;
     }
     // Upstream rejects an allowlist with --cdp or --profile; abx enforces it there too
-    // (docs/adr/0002-allowlist.md), so every combination is accepted.
+    // (docs/adr/0004-allowlist.md), so every combination is accepted.
     let had_browser = daemon.live().is_some();
     let live = Box::pin(daemon.launch(spec, note, launch_ms, true)).await?;
     let reused = had_browser && !note.relaunched && !note.launched_now;
