@@ -446,7 +446,8 @@ impl Chrome {
                     stderr: self.stderr_tail(),
                 });
             }
-            tokio::time::sleep(Duration::from_millis(20)).await;
+            // Chrome writes the file ~150-300 ms after spawn; a short poll keeps the wait tight.
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
     }
 

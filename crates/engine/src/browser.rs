@@ -279,20 +279,21 @@ impl Browser {
             pump,
         };
         let browser_session = browser.connection.browser();
-        browser_session
-            .call_within(
+        // Both in one round trip: discovery events start flowing, and the list seeds the table.
+        let (discover, listed) = tokio::join!(
+            browser_session.call_within(
                 "Target.setDiscoverTargets",
                 serde_json::json!({"discover": true}),
-                Duration::from_secs(10),
-            )
-            .await?;
-        let listed = browser_session
-            .call_within(
+                Duration::from_secs(10)
+            ),
+            browser_session.call_within(
                 "Target.getTargets",
                 serde_json::json!({}),
-                Duration::from_secs(10),
+                Duration::from_secs(10)
             )
-            .await?;
+        );
+        discover?;
+        let listed = listed?;
         if let Some(infos) = listed.get("targetInfos").and_then(|v| v.as_array()) {
             for info in infos {
                 if let Ok(info) = serde_json::from_value::<TargetInfo>(info.clone()) {

@@ -329,13 +329,13 @@ async fn deny_permissions(connection: &Connection, policy: &Policy) {
     if !policy.deny_permissions {
         return;
     }
+    // Queued, not awaited: the browser handles this connection's messages in order, so the
+    // overrides are in place before any navigation we send after them, and a navigation does not
+    // pay one round trip per permission.
     let browser = connection.browser();
     for name in DENIED_PERMISSIONS {
         let params = json!({"permission": {"name": name}, "setting": "denied"});
-        if let Err(err) = browser
-            .call_within("Browser.setPermission", params, SETUP_DEADLINE)
-            .await
-        {
+        if let Err(err) = browser.send("Browser.setPermission", &params).await {
             tracing::debug!(%err, permission = name, "cannot deny permission");
         }
     }
