@@ -41,7 +41,10 @@
 //!   frames), sampled every 500 ms; peak = `VmHWM`.
 //!
 //! `cargo bench -p abx-bench --bench relay_fake` (5 s per row, ~2 min) or with `--quick` /
-//! `ABX_BENCH_QUICK=1` (2 s per row, ~1 min; what CI runs). `ABX_BENCH_SECONDS` sets the window.
+//! `ABX_BENCH_QUICK=1` (2 s per row, ~1 min). `ABX_BENCH_SECONDS` sets the window. CI runs
+//! `cargo bench --profile dev -p abx-bench --bench relay_fake -- --quick`, reusing the test
+//! build (a release build of the workspace would take minutes on 2 cores); the table says which
+//! build made it, and debug figures are roughly twice the release ones.
 //! Prints Markdown tables; asserts only correctness (every viewer got frames, bytes untouched),
 //! never timings.
 
@@ -1035,7 +1038,8 @@ fn main() {
         let total = started.elapsed();
 
         println!(
-            "### Added latency and delivery ({} s per row; fake Chrome replaying {} recorded frames of {}×{}, ~{} KB base64 each)",
+            "### Added latency and delivery ({} build, {} s per row; fake Chrome replaying {} recorded frames of {}×{}, ~{} KB base64 each)",
+            if cfg!(debug_assertions) { "debug" } else { "release" },
             window.as_secs_f64(),
             ctx.recorded.base64.len(),
             ctx.recorded.width,
