@@ -24,7 +24,9 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-COMMAND="benches/run.sh$([ "$REAL" = 1 ] && echo " --real")$([ "$QUICK" = 1 ] && echo " --quick")"
+COMMAND=benches/run.sh
+if [ "$REAL" = 1 ]; then COMMAND="$COMMAND --real"; fi
+if [ "$QUICK" = 1 ]; then COMMAND="$COMMAND --quick"; fi
 
 ./scripts/ensure-chromium.sh
 # Two jobs: the machine is small and often shared.
