@@ -39,6 +39,8 @@
 //!   sends that same buffer, and tungstenite copies it into the viewer's reused write buffer.
 //! * *RSS*: `VmRSS` of this process (fake and viewers included, with the 6 MB of recorded
 //!   frames), sampled every 500 ms; peak = `VmHWM`.
+//! * *Other processes' CPU*: the machine's busy time (`/proc/stat`) minus this process's, in
+//!   cores, over the window: on a shared 2-core machine the latency tails follow it.
 //!
 //! `cargo bench -p abx-bench --bench relay_fake` (5 s per row, ~2 min) or with `--quick` /
 //! `ABX_BENCH_QUICK=1` (2 s per row, ~1 min). `ABX_BENCH_SECONDS` sets the window. CI runs
@@ -147,6 +149,31 @@ fn status_kb(field: &str) -> u64 {
                 .ok()
         })
         .unwrap_or(0)
+}
+
+/// CPU time the whole machine spent busy (all processes, all cores), ns, from /proc/stat.
+fn machine_busy_ns() -> u64 {
+    let Some(line) = std::fs::read_to_string("/proc/stat")
+        .ok()
+        .and_then(|s| s.lines().next().map(str::to_string))
+    else {
+        return 0;
+    };
+    // cpu  user nice system idle iowait irq softirq steal ...: busy = all but idle and iowait.
+    let ticks: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .take(8)
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    let busy: u64 = ticks
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != 3 && *i != 4)
+        .map(|(_, t)| t)
+        .sum();
+    // USER_HZ is 100 on Linux.
+    busy * 10_000_000
 }
 
 fn epoch_ms() -> u64 {
@@ -599,6 +626,7 @@ struct Ctx {
 #[derive(Clone, Copy)]
 struct Snapshot {
     process_ns: u64,
+    machine_ns: u64,
     fake_ns: u64,
     viewer_ns: u64,
     relay_allocs: (u64, u64),
@@ -608,6 +636,7 @@ impl Snapshot {
     fn take(ctx: &Ctx) -> Snapshot {
         Snapshot {
             process_ns: process_cpu_ns(),
+            machine_ns: machine_busy_ns(),
             fake_ns: thread_cpu_ns(ctx.fake_tid),
             viewer_ns: thread_cpu_ns(ctx.viewer_tid),
             relay_allocs: allocations(AllocationGroupId::ROOT.as_usize().get()),
@@ -626,6 +655,8 @@ struct Row {
     latency: Histogram<u64>,
     hop: Histogram<u64>,
     relay_cpu_ns: u64,
+    /// CPU the rest of the machine used during the window (other processes), ns.
+    others_cpu_ns: u64,
     fake_cpu_ns: u64,
     viewer_cpu_ns: u64,
     allocs: (u64, u64),
@@ -770,6 +801,10 @@ async fn measure(ctx: &Ctx, fps: u32, n: usize, window: Duration, with_stalled: 
         latency,
         hop,
         relay_cpu_ns,
+        others_cpu_ns: after
+            .machine_ns
+            .saturating_sub(before.machine_ns)
+            .saturating_sub(after.process_ns.saturating_sub(before.process_ns)),
         fake_cpu_ns,
         viewer_cpu_ns,
         allocs: (
@@ -813,21 +848,22 @@ fn per_frame(total: u64, frames: usize) -> f64 {
 
 fn latency_table(rows: &[Row]) {
     println!(
-        "| fps | viewers | source fps | source drops (window full) | relayed | delivered per viewer (min–max) | samples | added latency p50 µs | p90 | p99 | p99.9 | max |"
+        "| fps | viewers | source fps | source drops (window full) | relayed | delivered per viewer (min–max) | samples | added latency p50 µs | p90 | p99 | p99.9 | max | other processes' CPU (cores) |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         let [p50, p90, p99, p999, max] = quantiles(&r.latency);
         let min_d = r.delivered.iter().min().copied().unwrap_or(0);
         let max_d = r.delivered.iter().max().copied().unwrap_or(0);
         println!(
-            "| {} | {} | {:.1} | {} | {} | {min_d}–{max_d} | {} | {p50} | {p90} | {p99} | {p999} | {max} |",
+            "| {} | {} | {:.1} | {} | {} | {min_d}–{max_d} | {} | {p50} | {p90} | {p99} | {p999} | {max} | {:.2} |",
             r.fps,
             r.viewers,
             r.source_sent as f64 / r.window.as_secs_f64(),
             r.source_dropped,
             r.relayed,
             r.latency.len(),
+            r.others_cpu_ns as f64 / r.window.as_nanos() as f64,
         );
     }
 }
@@ -856,9 +892,9 @@ fn resource_table(rows: &[Row]) {
 
 fn slow_table(baseline: &Row, slow: &Row) {
     println!(
-        "| case | fps per viewer (min–max) | samples | added latency p50 µs | p90 | p99 | p99.9 | max | relay CPU µs/frame | RSS max MB |"
+        "| case | fps per viewer (min–max) | samples | added latency p50 µs | p90 | p99 | p99.9 | max | relay CPU µs/frame | RSS max MB | other processes' CPU (cores) |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for (name, r) in [
         ("8 viewers", baseline),
         ("8 viewers + 1 that never reads", slow),
@@ -868,10 +904,11 @@ fn slow_table(baseline: &Row, slow: &Row) {
         let min_d = r.delivered.iter().min().copied().unwrap_or(0) as f64 / secs;
         let max_d = r.delivered.iter().max().copied().unwrap_or(0) as f64 / secs;
         println!(
-            "| {name} | {min_d:.1}–{max_d:.1} | {} | {p50} | {p90} | {p99} | {p999} | {max} | {:.0} | {:.1} |",
+            "| {name} | {min_d:.1}–{max_d:.1} | {} | {p50} | {p90} | {p99} | {p999} | {max} | {:.0} | {:.1} | {:.2} |",
             r.latency.len(),
             per_frame(r.relay_cpu_ns, r.relayed) / 1000.0,
             r.rss_max_kb as f64 / 1024.0,
+            r.others_cpu_ns as f64 / r.window.as_nanos() as f64,
         );
     }
     let over_time: Vec<String> = slow

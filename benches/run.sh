@@ -6,6 +6,8 @@
 #   benches/run.sh --real     … plus the frame relay end to end on real Chromium (or ABX_BENCH_REAL=1)
 #   benches/run.sh --quick    shorter windows and fewer iterations (a smoke run of the runner)
 #   benches/run.sh --out F    write F instead of BENCHMARKS.md
+#   ABX_BENCH_WAIT_QUIET=S    before each bench, wait up to S seconds for the machine to be idle
+#                             (< 0.3 cores busy over 2 s), for shared machines
 #
 # Release builds; honours CARGO_TARGET_DIR. Needs Chromium (scripts/ensure-chromium.sh) for all but
 # relay_fake; upstream agent-browser 0.41.2 is looked up as cli_latency.rs describes.
@@ -38,15 +40,31 @@ trap 'rm -rf "$WORK"' EXIT
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
+# Busy CPU of the whole machine over the next 2 s, in hundredths of a core.
+busy() {
+  local a b
+  a=$(awk '/^cpu / {print $2+$3+$4+$7+$8+$9, $5+$6}' /proc/stat)
+  sleep 2
+  b=$(awk '/^cpu / {print $2+$3+$4+$7+$8+$9, $5+$6}' /proc/stat)
+  echo "$a $b" | awk '{print int(($3 - $1) / 2)}'
+}
+
+wait_quiet() {
+  local limit=${ABX_BENCH_WAIT_QUIET:-0} waited=0
+  while [ "$waited" -lt "$limit" ] && [ "$(busy)" -ge 30 ]; do waited=$((waited + 2)); done
+  [ "$limit" -gt 0 ] && echo "(waited ${waited} s for an idle machine)" || true
+}
+
 # bench NAME [ARGS...]: runs one bench, its stdout into $WORK/NAME.md, its load before/after into
 # $WORK/NAME.load.
 bench() {
   local name=$1; shift
   echo "== $name" >&2
+  local waited; waited=$(wait_quiet)
   local before; before=$(load)
   local started=$SECONDS
   cargo bench --quiet -p abx-bench --bench "$name" -- "$@" > "$WORK/$name.md"
-  echo "load average (1, 5, 15 min) $before before, $(load) after; took $((SECONDS - started)) s" > "$WORK/$name.load"
+  echo "load average (1, 5, 15 min) $before before, $(load) after; took $((SECONDS - started)) s${waited:+ $waited}" > "$WORK/$name.load"
 }
 
 if [ "$QUICK" = 1 ]; then
@@ -111,7 +129,10 @@ How the figures are made (details in \`benches/relay_fake.rs\`):
   hundred µs *in total*, most of it in the kernel (loopback TCP charges the receiver's work to the
   sender) and in thread wake-ups; the viewers share one thread, so viewer k of N also waits for
   the k−1 reads before it (most of the p50 slope with the viewer count). Lower frame rates can
-  show a higher p50 than 120 fps: idle threads and cores sleep deeper between frames.
+  show a higher p50 than 120 fps: idle threads and cores sleep deeper between frames. The tails
+  (p99 and up) are mostly waits for a core: the last column is the CPU other processes used
+  during the window, and the *CDP hop* below (loopback and a wake-up only, no relay code) shows
+  the same multi-millisecond outliers when it is high.
 - *Source drops* = frames that fell due while 3 were unacknowledged (Chrome's window); the relay
   acks on receipt, so this stays 0 unless the relay is starved. *Delivered* = frames each viewer
   received of those the relay read in the window; fewer means latest-wins conflation (a viewer
