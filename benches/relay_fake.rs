@@ -24,8 +24,8 @@
 //!   with its greeting, and frames received before the measuring window, are not counted.
 //! * *Source fps, source drops*: frames the fake wrote (and dropped because the ack window was
 //!   full) during the window. *Delivered*: frames each viewer received whose relay receipt fell
-//!   in the window. *Conflated*: relayed frames a viewer never got (latest wins: it was still
-//!   writing the previous one).
+//!   in the window; relayed minus delivered is what latest-wins conflated for that viewer (it
+//!   was still writing the previous frame).
 //! * *Relay CPU per frame*: `getrusage(RUSAGE_SELF)` user+sys over the window, minus the CPU
 //!   time of the fake's thread and of the viewers' thread (each read from
 //!   `/proc/self/task/<tid>/schedstat`, ns), divided by the frames the relay received. What
@@ -34,9 +34,10 @@
 //! * *Allocations per frame*: a counting global allocator (`tracking-allocator`, so the bench
 //!   needs no `unsafe`) with one allocation group for the fake's thread and one for the viewers'
 //!   thread; everything else counts as the relay. Bytes are requested sizes. Copies are read
-//!   from the code (see BENCHMARKS.md): per frame the relay allocates the transport's receive
-//!   buffer and the wire message (the base64 is copied once, into the message); every viewer
-//!   sends that same buffer, and tungstenite copies it into the viewer's reused write buffer.
+//!   from the code (see BENCHMARKS.md): per frame the relay allocates the wire message (the
+//!   base64 is copied once, into it) and small envelope, ack and channel items, while the
+//!   transport's receive buffer is reused; every viewer sends that same buffer, and tungstenite
+//!   copies it into the viewer connection's reused write buffer.
 //! * *RSS*: `VmRSS` of this process (fake and viewers included, with the 6 MB of recorded
 //!   frames), sampled every 500 ms; peak = `VmHWM`.
 //! * *Other processes' CPU*: the machine's busy time (`/proc/stat`) minus this process's, in

@@ -29,6 +29,7 @@ done
 COMMAND=benches/run.sh
 if [ "$REAL" = 1 ]; then COMMAND="$COMMAND --real"; fi
 if [ "$QUICK" = 1 ]; then COMMAND="$COMMAND --quick"; fi
+if [ -n "${ABX_BENCH_WAIT_QUIET:-}" ]; then COMMAND="ABX_BENCH_WAIT_QUIET=$ABX_BENCH_WAIT_QUIET $COMMAND"; fi
 
 ./scripts/ensure-chromium.sh
 # Two jobs: the machine is small and often shared.
