@@ -12,7 +12,8 @@
 //! `Browser::attach` to the fake, `Session::start`, `LiveView::open` (one screencast for the
 //! whole run) and the relay's `StreamServer`, with 1, 2, 4, 8 and 16 real WebSocket viewers on
 //! loopback (their own thread and runtime). Last, the slow-viewer case: 8 viewers at 60 fps
-//! plus one that never reads (a 4 KB receive buffer, so its TCP window closes at once).
+//! plus one that never reads (a 4 KB receive buffer: its TCP window closes at once, though the
+//! relay's side of the socket still buffers a few MB before its writer blocks).
 //!
 //! **How each figure is measured.**
 //! * *Added latency*: the transport's `received_at` of the `Page.screencastFrame` (the CDP
