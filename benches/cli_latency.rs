@@ -341,6 +341,46 @@ fn main() {
         "\n{iterations} iterations per scenario, A/B alternating; Chrome {}",
         chrome_version()
     );
+    if binaries.len() > 1 {
+        println!();
+        targets(&rows);
+    }
+}
+
+/// The latency targets, judged from the medians (one line each, for `benches/run.sh`).
+fn targets(rows: &[(&str, Vec<Duration>)]) {
+    let ratio = |scenario: &str| {
+        rows.iter()
+            .find(|(name, _)| *name == scenario)
+            .filter(|(_, m)| m.len() > 1 && m[1] > Duration::ZERO)
+            .map(|(_, m)| m[0].as_secs_f64() / m[1].as_secs_f64())
+    };
+    let goals: [(&str, &str, f64); 7] = [
+        (
+            "20-command agent loop",
+            "20-command agent loop ≤ 0.5× upstream",
+            0.5,
+        ),
+        ("back", "`back` ≤ 0.1× upstream", 0.1),
+        (
+            "cold open (spawn daemon + launch + navigate)",
+            "cold `open` ≤ 0.6× upstream",
+            0.6,
+        ),
+        ("click", "`click` ≤ 0.5× upstream", 0.5),
+        ("snapshot -i", "`snapshot -i` no slower than upstream", 1.0),
+        ("fill", "`fill` no slower than upstream", 1.0),
+        ("screenshot", "`screenshot` no slower than upstream", 1.0),
+    ];
+    for (scenario, goal, limit) in goals {
+        match ratio(scenario) {
+            Some(r) => println!(
+                "Target {goal}: **{}** ({r:.2}×).",
+                if r <= limit { "met" } else { "missed" }
+            ),
+            None => println!("Target {goal}: not measured."),
+        }
+    }
 }
 
 fn chrome_version() -> String {
