@@ -625,8 +625,8 @@ fn malformed_requests_get_clear_errors_and_the_daemon_keeps_serving() {
 }
 
 #[test]
-fn sockets_and_sidecars_stay_private_under_a_permissive_umask_and_chrome_listens_on_loopback_only()
-{
+fn sockets_and_sidecars_stay_private_under_a_permissive_umask_and_cdp_and_stream_listen_on_loopback_only()
+ {
     let site = common::site();
     let ab = Cli::new();
     let status = std::process::Command::new("/bin/sh")
@@ -675,6 +675,29 @@ fn sockets_and_sidecars_stay_private_under_a_permissive_umask_and_chrome_listens
     assert!(
         listeners.iter().all(|a| a.starts_with("0100007F:")),
         "CDP port bound beyond loopback: {listeners:?}"
+    );
+    // The stream server too.
+    let stream_port: u16 = std::fs::read_to_string(ab.file("stream"))
+        .expect(".stream")
+        .trim()
+        .parse()
+        .expect("port");
+    let stream_listeners: Vec<String> = tcp
+        .lines()
+        .filter(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            f.get(3) == Some(&"0A")
+                && f.get(1)
+                    .and_then(|a| a.rsplit(':').next())
+                    .and_then(|p| u16::from_str_radix(p, 16).ok())
+                    == Some(stream_port)
+        })
+        .map(|l| l.split_whitespace().nth(1).unwrap_or("").to_string())
+        .collect();
+    assert!(!stream_listeners.is_empty(), "stream server not listening");
+    assert!(
+        stream_listeners.iter().all(|a| a.starts_with("0100007F:")),
+        "stream server bound beyond loopback: {stream_listeners:?}"
     );
     ab.run(&["close"]).success();
 }
