@@ -124,6 +124,42 @@ fn covered_elements_find_and_keyboard() {
     ab.run(&["close"]).success();
 }
 
+/// Regression (CI flake on form.html, where a button unhides 500 ms after load and moves
+/// Submit): a page that moves the element between the hit test and the mouse events must not
+/// get its other element clicked. The guard blocks the stray click and the retry hits the
+/// element where it is now; a page that moves it on every attempt gets an error and no click.
+#[test]
+fn click_guard_blocks_clicks_that_land_elsewhere_after_a_layout_shift() {
+    let site = common::site();
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/shifty.html?once")]).success();
+    ab.run(&["click", "#target"]).success();
+    assert_eq!(
+        ab.run(&["get", "text", "#result"]).success().out(),
+        "target=1 decoy=0 moves=1",
+        "the page moved the target once; the click must reach it, not the decoy"
+    );
+
+    ab.run(&["open", &site.url("/shifty.html?always")])
+        .success();
+    let missed = ab.run(&["click", "#target"]).failure();
+    assert!(
+        missed.stderr.contains("landed on button#decoy")
+            && missed.stderr.contains("nothing was clicked"),
+        "{missed:?}"
+    );
+    let result = ab
+        .run(&["get", "text", "#result"])
+        .success()
+        .out()
+        .to_string();
+    assert!(
+        result.starts_with("target=0 decoy=0 "),
+        "a blocked click must not reach either button: {result}"
+    );
+    ab.run(&["close"]).success();
+}
+
 #[test]
 fn annotated_screenshot_pdf_and_diff() {
     let site = common::site();

@@ -277,6 +277,9 @@ const RENDERED_FN: &str = r#"function() {
   return s.visibility === 'visible' && r.width > 0 && r.height > 0;
 }"#;
 
+/// How often a click the guard blocked is retried before giving up.
+const MAX_CLICK_ATTEMPTS: u32 = 5;
+
 fn mouse(
     kind: &str,
     point: Point,
@@ -390,37 +393,65 @@ impl Session {
         deadline: Instant,
     ) -> Result<Clicked> {
         let (button, bit) = input::button(button)?;
-        let prepared = tab
-            .guarded(
+        let checks = Checks {
+            guard_presses: u8::try_from(count).unwrap_or(u8::MAX),
+            ..Checks::CLICK
+        };
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let prepared = tab
+                .guarded(
+                    "click",
+                    self.prepare(tab, handle, checks, "click", deadline),
+                )
+                .await?;
+            // An `<option>` was selected in its `<select>` in the page: nothing to click.
+            let Some(point) = prepared else {
+                return Ok(Clicked {
+                    clicked: handle.selector.clone(),
+                    dialog_opened: false,
+                    new_tab: None,
+                    url: None,
+                });
+            };
+            let session = Self::input_session(tab, handle);
+            let dialog = input::dispatch(
+                tab,
+                &session,
                 "click",
-                self.prepare(tab, handle, Checks::CLICK, "click", deadline),
+                &click_events(point, button, bit, count),
+                deadline,
             )
             .await?;
-        // An `<option>` was selected in its `<select>` in the page: nothing to click.
-        let Some(point) = prepared else {
-            return Ok(Clicked {
-                clicked: handle.selector.clone(),
-                dialog_opened: false,
-                new_tab: None,
-                url: None,
-            });
-        };
-        let session = Self::input_session(tab, handle);
-        let dialog = input::dispatch(
-            tab,
-            &session,
-            "click",
-            &click_events(point, button, bit, count),
-            deadline,
-        )
-        .await?;
-        self.note_mouse(tab, Some(handle), point, 0);
-        Ok(Clicked {
-            clicked: handle.selector.clone(),
-            dialog_opened: dialog,
-            new_tab: None,
-            url: None,
-        })
+            self.note_mouse(tab, Some(handle), point, 0);
+            let miss = if dialog {
+                None
+            } else {
+                self.click_verdict(tab, handle).await
+            };
+            match miss {
+                None => {
+                    return Ok(Clicked {
+                        clicked: handle.selector.clone(),
+                        dialog_opened: dialog,
+                        new_tab: None,
+                        url: None,
+                    });
+                }
+                // Blocked, so nothing happened: hit-test again where the element is now.
+                Some(miss) if attempts >= MAX_CLICK_ATTEMPTS || Instant::now() >= deadline => {
+                    return Err(EngineError::ClickIntercepted {
+                        selector: handle.selector.clone(),
+                        landed: miss.landed,
+                        attempts,
+                    });
+                }
+                Some(_) => {
+                    tokio::time::sleep(Duration::from_millis(20 * u64::from(attempts))).await
+                }
+            }
+        }
     }
 
     async fn open_link_in_new_tab(

@@ -90,6 +90,19 @@ pub enum EngineError {
         /// Click point y.
         y: f64,
     },
+    /// The element moved between the hit test and the click, every time it was tried; the
+    /// click guard blocked the events that landed elsewhere, so nothing was clicked.
+    #[error(
+        "Click on '{selector}' landed on {landed} instead, {attempts} times (the page kept moving or covering the element); the events were blocked, nothing was clicked"
+    )]
+    ClickIntercepted {
+        /// The selector.
+        selector: String,
+        /// A short description of where the last attempt landed.
+        landed: String,
+        /// How many clicks were tried.
+        attempts: u32,
+    },
     /// Navigation failed.
     #[error("Navigation failed: {0}")]
     Navigation(String),
@@ -144,7 +157,7 @@ impl EngineError {
                 Some("domain_blocked")
             }
             EngineError::TabPinned { .. } => Some("tab_pinned"),
-            EngineError::Covered { .. } => Some("covered"),
+            EngineError::Covered { .. } | EngineError::ClickIntercepted { .. } => Some("covered"),
             EngineError::Cancelled(_) => Some("cancelled"),
             _ => None,
         }

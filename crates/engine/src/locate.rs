@@ -150,6 +150,10 @@ pub(crate) struct Checks {
     /// A click on an `<option>` selects it in its `<select>` (its box is not on screen while
     /// the select is closed).
     pub(crate) option: bool,
+    /// Arm the click guard for this many presses (0: none): a listener in the element's window
+    /// that blocks the mouse events of the click if they land on another element, because the
+    /// page moved between the hit test and the click. See [`Session::click_verdict`].
+    pub(crate) guard_presses: u8,
 }
 
 impl Checks {
@@ -162,6 +166,7 @@ impl Checks {
         scroll: true,
         hit: true,
         option: true,
+        guard_presses: 0,
     };
     /// Hover: no enabled requirement.
     pub(crate) const HOVER: Checks = Checks {
@@ -172,6 +177,7 @@ impl Checks {
         scroll: true,
         hit: true,
         option: false,
+        guard_presses: 0,
     };
     /// Typing and filling: focusable text input, no pointer involved.
     pub(crate) const TYPE: Checks = Checks {
@@ -182,7 +188,28 @@ impl Checks {
         scroll: true,
         hit: false,
         option: false,
+        guard_presses: 0,
     };
+}
+
+/// Reads and disarms the click guard of the element's window (`this` is the element, which the
+/// click may have removed from the document).
+const GUARD_VERDICT_FN: &str = r#"function() {
+  const doc = this.ownerDocument || this;
+  const view = doc.defaultView;
+  const key = Symbol.for('abx.clickGuard');
+  const guard = view && view[key];
+  if (!guard) return null;
+  guard.disarm();
+  delete view[key];
+  return {hits: guard.hits, miss: guard.miss};
+}"#;
+
+/// A click the guard blocked because its events landed outside the element.
+#[derive(Clone, Debug)]
+pub(crate) struct ClickMiss {
+    /// A short description of the element the events landed on.
+    pub(crate) landed: String,
 }
 
 /// Where to click, in the coordinates of the session input goes to.
@@ -205,6 +232,38 @@ enum Readiness {
 /// Waits (in the page, up to `slice` ms per call) for the element to pass the checks, scrolls
 /// it into view and hit-tests the click point. `this` is the element.
 const ACTIONABLE_FN: &str = r#"async function(opts) {
+  // The click guard: between this hit test and the mouse events a script may move the element
+  // (a banner appears, a button unhides). The guard sees the pointer events the click causes in
+  // this window first; if the press or release lands outside the element it blocks that event
+  // and the rest of the click, and records where it landed, so the click can be retried instead
+  // of acting on another element. It disarms itself right after the last release (the click
+  // and dblclick events come in the same task) or after two seconds if no click arrives.
+  const armGuard = (target, view, presses, describe) => {
+    const key = Symbol.for('abx.clickGuard');
+    if (view[key]) view[key].disarm();
+    const judged = ['pointerdown', 'mousedown', 'pointerup', 'mouseup'];
+    const types = judged.concat(['click', 'dblclick', 'auxclick', 'contextmenu']);
+    const guard = {hits: 0, miss: null, armed: true, releases: 0};
+    const reaches = (path) => path.includes(target) ||
+      path.some((n) => n.localName === 'label' && n.control === target);
+    const listener = (e) => {
+      if (!e.isTrusted || !guard.armed) return;
+      guard.hits++;
+      const path = e.composedPath();
+      if (!guard.miss && judged.includes(e.type) && !reaches(path)) guard.miss = describe(path[0]);
+      if (guard.miss) { e.preventDefault(); e.stopImmediatePropagation(); }
+      if (e.type === 'mouseup' && ++guard.releases >= presses) setTimeout(guard.disarm, 0);
+    };
+    guard.disarm = () => {
+      if (!guard.armed) return;
+      guard.armed = false;
+      clearTimeout(guard.timer);
+      for (const t of types) view.removeEventListener(t, listener, true);
+    };
+    for (const t of types) view.addEventListener(t, listener, true);
+    guard.timer = setTimeout(guard.disarm, 2000);
+    view[key] = guard;
+  };
   const el = this;
   const started = Date.now();
   const frame = () => new Promise((resolve) => {
@@ -290,6 +349,7 @@ const ACTIONABLE_FN: &str = r#"async function(opts) {
         if (!ok && label && label.control === target) ok = true;
         if (!ok) return {state: 'covered', cover: describe(hit), x, y};
       }
+      if (opts.guard > 0) armGuard(target, view, opts.guard, describe);
       return {state: 'ready', x, y};
     }
     if (Date.now() - started >= opts.slice) return {state: 'waiting', reason};
@@ -441,7 +501,7 @@ impl Session {
             let slice = remaining.min(Duration::from_secs(1));
             let opts = json!({"visible": checks.visible, "enabled": checks.enabled, "editable": checks.editable,
                               "stable": checks.stable, "scroll": checks.scroll, "hit": checks.hit,
-                              "option": checks.option,
+                              "option": checks.option, "guard": checks.guard_presses,
                               "slice": slice.as_millis() as u64});
             let outcome = handle
                 .call(ACTIONABLE_FN, &[opts], slice + Duration::from_secs(5))
@@ -515,6 +575,37 @@ impl Session {
                 }
             }
         }
+    }
+
+    /// What the click guard armed by [`Session::prepare`] saw, and disarms it. `None` when
+    /// nothing can be said: no guarded event reached the element's window (a page listener
+    /// stopped them first, or the click went to another frame), the document went away (the
+    /// click navigated), a dialog opened, or the page is too busy to answer; all of these mean
+    /// the click was not blocked, so it counts as delivered.
+    pub(crate) async fn click_verdict(&self, tab: &Tab, handle: &Handle) -> Option<ClickMiss> {
+        let reply = tab
+            .guarded(
+                "click",
+                async {
+                    Ok(handle
+                        .session
+                        .call_within(
+                            "Runtime.callFunctionOn",
+                            json!({"objectId": handle.object_id, "functionDeclaration": GUARD_VERDICT_FN,
+                                   "returnByValue": true}),
+                            Duration::from_secs(2),
+                        )
+                        .await?)
+                },
+            )
+            .await
+            .ok()?;
+        let verdict = reply.pointer("/result/value")?;
+        let hits = verdict.get("hits").and_then(Value::as_u64).unwrap_or(0);
+        let landed = verdict.get("miss").and_then(Value::as_str)?;
+        (hits > 0).then(|| ClickMiss {
+            landed: landed.to_string(),
+        })
     }
 
     /// The centre of a same-process child frame's element in page coordinates.
