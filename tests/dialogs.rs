@@ -370,3 +370,51 @@ async fn the_library_streams_dialog_events_and_answers_them() {
     let receipt = session.close().await;
     assert!(receipt.verified, "{receipt:?}");
 }
+
+/// Regression (CI flake in `the_library_streams_dialog_events_and_answers_them`): a command whose
+/// reply arrived keeps its result when the page opens a dialog right after it (a timer), instead
+/// of failing with `DialogBlocking` on a coin toss between the reply and the dialog event.
+#[tokio::test]
+async fn a_finished_command_keeps_its_result_when_a_dialog_opens_right_after() {
+    use abx_engine::{Browser, Session, SessionOptions, WaitUntil};
+    use std::sync::Arc;
+    let site = abx_fixtures::FixtureServer::start()
+        .await
+        .expect("fixture server");
+    let browser = Arc::new(
+        Browser::launch(abx_tests::launch_options(None))
+            .await
+            .expect("launch"),
+    );
+    let session = Session::start(browser.clone(), SessionOptions::default())
+        .await
+        .expect("session");
+    session
+        .navigate(&site.url("/dialogs.html"), WaitUntil::Load, None)
+        .await
+        .expect("navigate");
+    let mut events = session.dialog_events().await.expect("events");
+    for round in 0..25 {
+        // The confirm opens as soon as the reply has left the page, so its event often lands
+        // before the reply is picked up.
+        let evaluated = session
+            .evaluate(
+                &format!("setTimeout(() => confirm('round {round}'), 0); {round}"),
+                None,
+            )
+            .await;
+        let evaluated = evaluated.unwrap_or_else(|err| panic!("round {round}: {err:?}"));
+        assert_eq!(evaluated.value, round, "round {round}");
+        tokio::time::timeout(Duration::from_secs(5), events.recv())
+            .await
+            .expect("the dialog opened")
+            .expect("event");
+        session.dialog_dismiss("test").await.expect("dismiss");
+        tokio::time::timeout(Duration::from_secs(5), events.recv())
+            .await
+            .expect("the dialog closed")
+            .expect("event");
+    }
+    let receipt = session.close().await;
+    assert!(receipt.verified, "{receipt:?}");
+}

@@ -249,7 +249,9 @@ impl Daemon {
         let mut note = LaunchNote::default();
         let mut launch_ms = 0;
         let work = crate::actions::dispatch(self, request, &mut note, &mut launch_ms);
+        // A command that finished as the session began closing keeps its result.
         let result = tokio::select! {
+            biased;
             result = tokio::time::timeout(budget, work) => match result {
                 Ok(result) => result,
                 Err(_) => Err(Failure {

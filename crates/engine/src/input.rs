@@ -366,10 +366,12 @@ pub(crate) async fn watch_dialog<T>(
     let mut changes = tab.changes();
     tokio::pin!(work);
     loop {
+        // Work first, as in `Tab::guarded`; a dialog that opened meanwhile still counts.
         tokio::select! {
+            biased;
             outcome = &mut work => {
                 return match outcome {
-                    Ok(_) => Ok(false),
+                    Ok(_) => Ok(tab.dialog().is_some()),
                     Err(err) => {
                         // The reply may have failed because a dialog opened meanwhile.
                         if tab.dialog().is_some() { Ok(true) } else { Err(tab.translate(err.into(), command)) }

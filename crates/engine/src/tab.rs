@@ -472,7 +472,12 @@ impl Tab {
         let mut changes = self.changes();
         tokio::pin!(work);
         loop {
+            // Work first: its reply was read off the socket before any event that came after it,
+            // so a reply and a dialog that opened right after it (a timer in the page) are both
+            // ready here; the finished work wins, not a coin toss (CI flake in
+            // `the_library_streams_dialog_events_and_answers_them`).
             tokio::select! {
+                biased;
                 outcome = &mut work => {
                     return outcome.map_err(|err| self.translate(err, command));
                 }
