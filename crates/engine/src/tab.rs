@@ -555,6 +555,18 @@ impl Tab {
         }
     }
 
+    /// Dispatches input events (`Input.dispatchMouseEvent` and friends, in order) and returns
+    /// once Chrome has handled the last one, or as soon as one of them opened a dialog (then
+    /// `Ok(true)`; the page waits for an answer). For callers that need to know the input
+    /// landed before they read the page; a live view's stream of viewer input does not wait.
+    pub async fn dispatch_inputs(
+        &self,
+        events: &[(&str, serde_json::Value)],
+        timeout: Duration,
+    ) -> Result<bool> {
+        crate::input::dispatch(self, &self.cdp, "input", events, Instant::now() + timeout).await
+    }
+
     /// Answers the pending dialog through the session that saw it open.
     pub async fn answer_dialog(
         &self,

@@ -160,7 +160,9 @@ impl LiveView {
         self.relay.send_input(input).await
     }
 
-    /// Sends a batch of input events in order.
+    /// Sends a batch of input events in order and returns once Chrome has handled them (or one
+    /// of them opened a dialog, which then waits for [`LiveView::answer_dialog`]), so what the
+    /// caller reads from the page next already reflects them.
     ///
     /// ```no_run
     /// # async fn demo(view: &abx_relay::LiveView) -> Result<(), abx_relay::RelayError> {
@@ -172,10 +174,7 @@ impl LiveView {
     /// # Ok(()) }
     /// ```
     pub async fn send_inputs(&self, inputs: &[Input]) -> Result<(), RelayError> {
-        for input in inputs {
-            self.relay.send_input(input).await?;
-        }
-        Ok(())
+        self.relay.deliver_inputs(inputs).await.map(|_| ())
     }
 
     /// Answers the pending dialog: accept (OK) or dismiss, with text for a `prompt`.

@@ -480,6 +480,24 @@ impl Relay {
         Ok(())
     }
 
+    /// Sends input events to the streamed tab in order and waits until Chrome has handled the
+    /// last one, or until one of them opened a dialog (`Ok(true)`).
+    ///
+    /// ```no_run
+    /// # async fn demo(relay: &abx_relay::Relay) -> Result<(), abx_relay::RelayError> {
+    /// use abx_relay::{Input, MouseInput};
+    /// let dialog_opened = relay.deliver_inputs(&[
+    ///     Input::Mouse(MouseInput::left("mousePressed", 10.0, 10.0)),
+    ///     Input::Mouse(MouseInput::left("mouseReleased", 10.0, 10.0)),
+    /// ]).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn deliver_inputs(&self, inputs: &[Input]) -> Result<bool, RelayError> {
+        let tab = self.shared().input_tab()?;
+        let events: Vec<(&str, Value)> = inputs.iter().map(Input::to_cdp).collect();
+        Ok(tab.dispatch_inputs(&events, INPUT_DELIVERY_TIMEOUT).await?)
+    }
+
     /// Answers the dialog pending on the streamed tab (`by` = `viewer` in the dialog events).
     ///
     /// ```no_run
@@ -959,6 +977,9 @@ struct Visibility {
 /// Frames are acknowledged on this subscription; its capacity only matters if this process is
 /// starved, and a dropped frame is still acknowledged (see `run_cast`).
 const FRAME_QUEUE: usize = 64;
+
+/// How long [`Relay::deliver_inputs`] waits for Chrome to handle the input.
+const INPUT_DELIVERY_TIMEOUT: Duration = Duration::from_secs(10);
 
 async fn run_cast(
     shared: Arc<Shared>,
