@@ -661,13 +661,23 @@ impl Connection {
                 }),
             }
         };
-        match tokio::time::timeout(timeout, work).await {
+        let started = std::time::Instant::now();
+        let outcome = match tokio::time::timeout(timeout, work).await {
             Ok(outcome) => outcome,
             Err(_) => Err(Error::Timeout {
                 method: method.to_string(),
                 after: timeout,
             }),
-        }
+        };
+        // Per-call timing for latency work (`ABX_LOG=abx_cdp=trace`); free when off.
+        tracing::trace!(
+            method,
+            id,
+            us = started.elapsed().as_micros() as u64,
+            ok = outcome.is_ok(),
+            "call"
+        );
+        outcome
     }
 
     /// Queues a call without waiting for its reply. Order with other sends and calls on this
@@ -681,7 +691,9 @@ impl Connection {
         if let Some(reason) = self.handle.shared.closed_reason() {
             return Err(Error::ConnectionClosed { reason });
         }
-        let message = Self::envelope(self.next_id(), session.map(|s| &**s), method, params);
+        let id = self.next_id();
+        tracing::trace!(method, id, "send");
+        let message = Self::envelope(id, session.map(|s| &**s), method, params);
         self.handle
             .outgoing
             .send(message)
