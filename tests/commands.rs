@@ -427,3 +427,20 @@ fn user_agent_and_namespace_settings_apply() {
     );
     ab.run(&["close"]).success();
 }
+
+/// Regression: a Chrome with no window (`--no-startup-window`) refuses a plain new tab ("no
+/// browser is open"); the session opens its tab in a new window instead.
+#[test]
+fn open_works_on_a_chrome_started_without_a_window() {
+    let site = site();
+    let args = format!(
+        "{},--no-startup-window",
+        abx_tests::TEST_CHROME_ARGS.join(",")
+    );
+    let ab = Cli::new().env("AGENT_BROWSER_ARGS", &args);
+    let page1 = site.url("/page1.html");
+    let out = ab.run(&["open", &page1]).success();
+    assert_eq!(out.out(), format!("✓ Page One\n  {page1}"));
+    assert_eq!(ab.run(&["get", "title"]).success().out(), "Page One");
+    ab.run(&["close"]).success();
+}

@@ -31,6 +31,7 @@ pub enum DaemonError {
 
 /// Runs the daemon until `close`, a signal, or the idle timeout.
 pub async fn run(config: DaemonConfig) -> Result<(), DaemonError> {
+    tracing::debug!("daemon starting");
     let files = Sidecars::new(&config.socket_dir, &config.session);
     files.ensure_dir()?;
     let Some(lock) = files.lock()? else {
@@ -47,6 +48,7 @@ pub async fn run(config: DaemonConfig) -> Result<(), DaemonError> {
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))?;
 
     let daemon = Daemon::new(config, files.clone());
+    tracing::debug!("daemon listening");
     crate::stream::install(&daemon).await;
     tokio::spawn(idle_watch(daemon.clone()));
     tokio::spawn(signal_watch(daemon.clone()));
@@ -105,6 +107,7 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
                 continue;
             }
         };
+        tracing::debug!(action = %request.action, "request");
         let closing = crate::daemon::lane_of(&request.action) == crate::daemon::Lane::Close;
         // The command runs in its own task: a client that disconnects mid-command does not
         // cancel it half way (the daemon finishes it and keeps serving).

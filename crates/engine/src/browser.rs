@@ -152,9 +152,11 @@ pub fn endpoint_url(endpoint: &str) -> Result<String> {
 impl Browser {
     /// Launches Chrome and connects to it. The browser is owned: [`Browser::close`] ends Chrome.
     pub async fn launch(options: LaunchOptions) -> Result<Browser> {
+        tracing::debug!("launching Chrome");
         let chrome = Chrome::launch(options)
             .await
             .map_err(|e| EngineError::Launch(e.to_string()))?;
+        tracing::debug!(pid = chrome.pid(), "Chrome is ready; connecting");
         let connection = match Connection::connect(chrome.ws_url()).await {
             Ok(connection) => connection,
             Err(err) => {
@@ -164,6 +166,7 @@ impl Browser {
                 )));
             }
         };
+        tracing::debug!("connected");
         Self::start(connection, Some(chrome)).await
     }
 

@@ -249,9 +249,15 @@ impl Session {
                 .or(tabs.first())
                 .map(|t| t.target_id.clone())
         };
+        // A Chrome with no window at all (started with `--no-startup-window`) only opens a tab
+        // in a new window.
+        let no_window = !self.browser.targets().iter().any(TargetInfo::is_tab);
         match adopt {
             Some(id) => Ok((id, self.browser.is_owned())),
-            None => Ok((self.browser.create_tab("about:blank", false).await?, true)),
+            None => Ok((
+                self.browser.create_tab("about:blank", no_window).await?,
+                true,
+            )),
         }
     }
 
