@@ -61,7 +61,8 @@ pub use find::{
 };
 pub use policy::{DomainFilter, Policy, ProxyAuth};
 pub use session::{
-    Evaluated, Navigated, ScreenshotOptions, Session, SessionOptions, TabListing, WaitUntil,
+    Evaluated, Navigated, NavigationMarker, ScreenshotOptions, Session, SessionOptions, TabListing,
+    WaitUntil,
 };
 pub use snapshot::{RefInfo, Snapshot, SnapshotDiff, SnapshotOptions, diff_text};
 pub use tab::{ConsoleMessage, Dialog, DialogEvent, PageError, Tab, TabOptions, TabState};

@@ -600,6 +600,9 @@ impl Session {
             )
             .await
             .ok()?;
+        if !handle.oopif && !handle.subframe {
+            tab.note_sync();
+        }
         let verdict = reply.pointer("/result/value")?;
         let hits = verdict.get("hits").and_then(Value::as_u64).unwrap_or(0);
         let landed = verdict.get("miss").and_then(Value::as_str)?;

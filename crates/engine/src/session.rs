@@ -191,6 +191,15 @@ impl std::fmt::Debug for Session {
     }
 }
 
+/// The active tab's navigation state before an action that may navigate (see
+/// [`Session::settle_navigation`]).
+#[derive(Clone, Debug)]
+pub struct NavigationMarker {
+    target_id: String,
+    loads_started: u64,
+    syncs: u64,
+}
+
 fn deadline_after(timeout: Duration) -> Instant {
     Instant::now() + timeout
 }
@@ -739,18 +748,19 @@ impl Session {
 
     /// A marker of the active tab's navigation state, taken before an action that may navigate
     /// (see [`Session::settle_navigation`]).
-    pub async fn navigation_marker(&self) -> Option<u64> {
-        self.active_tab()
-            .await
-            .ok()
-            .map(|tab| tab.state().loads_started)
+    pub async fn navigation_marker(&self) -> Option<NavigationMarker> {
+        self.active_tab().await.ok().map(|tab| NavigationMarker {
+            target_id: tab.target_id().to_string(),
+            loads_started: tab.state().loads_started,
+            syncs: tab.syncs(),
+        })
     }
 
     /// After an action (click, Enter…): if it started a main-frame navigation, waits until the
     /// new document has loaded, so the next command sees the page the action led to. Returns at
     /// once when nothing started loading; never fails the action (a slow page just stops the
     /// wait at `within`).
-    pub async fn settle_navigation(&self, marker: Option<u64>, within: Duration) {
+    pub async fn settle_navigation(&self, marker: Option<NavigationMarker>, within: Duration) {
         let Some(marker) = marker else { return };
         let Ok(tab) = self.active_tab().await else {
             return;
@@ -758,15 +768,19 @@ impl Session {
         // One renderer round trip: a navigation the action requested was requested before this
         // evaluate ran on the page's main thread, and its `frameRequestedNavigation` event travels
         // the same DevTools channel ahead of this reply (a context destroyed by it is fine too).
-        let _ = tab
-            .cdp()
-            .call_within(
-                "Runtime.evaluate",
-                json!({"expression": "0"}),
-                Duration::from_millis(500),
-            )
-            .await;
-        if tab.state().loads_started == marker {
+        // A click already made that round trip when it checked where its events landed.
+        let synced = tab.target_id() == marker.target_id && tab.syncs() != marker.syncs;
+        if !synced {
+            let _ = tab
+                .cdp()
+                .call_within(
+                    "Runtime.evaluate",
+                    json!({"expression": "0"}),
+                    Duration::from_millis(500),
+                )
+                .await;
+        }
+        if tab.state().loads_started == marker.loads_started {
             return;
         }
         let deadline = Instant::now() + within;

@@ -174,6 +174,9 @@ pub struct Tab {
     cdp: CdpSession,
     cell: Arc<TabCell>,
     pump: tokio::task::JoinHandle<()>,
+    /// Round trips to the main frame's renderer that completed after input was handled (see
+    /// [`Tab::note_sync`]).
+    syncs: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for Tab {
@@ -243,6 +246,7 @@ impl Tab {
             cdp,
             cell,
             pump,
+            syncs: std::sync::atomic::AtomicU64::new(0),
         });
         tab.enable(fresh).await;
         Ok(tab)
@@ -356,6 +360,19 @@ impl Tab {
                 opened_at_ms: now_ms(),
             }));
         }
+    }
+
+    /// Records that a call to the main frame's renderer completed after input was handled: a
+    /// navigation the input requested has been reported by then (its event travels the same
+    /// DevTools channel ahead of the reply), so waiting for one needs no extra round trip.
+    pub(crate) fn note_sync(&self) {
+        self.syncs
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How many [`Tab::note_sync`] calls there have been.
+    pub(crate) fn syncs(&self) -> u64 {
+        self.syncs.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The CDP target id.
