@@ -156,6 +156,37 @@ fn daemon_sigkill_takes_chrome_and_its_temp_profile_down_and_the_next_command_re
     assert!(temp_profiles(tmp.path()).is_empty());
 }
 
+// Guards `socket_watch` (crates/daemon/src/server.rs): a daemon nobody can reach any more ends
+// and closes its Chrome instead of running until the idle timeout (an hour by default).
+#[test]
+fn a_daemon_whose_socket_dir_was_removed_closes_its_chrome_and_exits() {
+    let site = common::site();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ab = with_tmpdir(Cli::new(), tmp.path()).env("AGENT_BROWSER_IDLE_TIMEOUT_MS", "0");
+    ab.run(&["open", &site.url("/page1.html")]).success();
+    let daemon = ab.daemon_pid().expect("daemon");
+    let (chrome, profile) = chrome_of(daemon).expect("the daemon's Chrome");
+    let mut everything = abx_tests::group_members(chrome);
+    everything.push(daemon);
+
+    std::fs::remove_dir_all(ab.socket_dir()).expect("remove the socket dir");
+    let took = wait_gone_blocking(&everything, Duration::from_secs(10));
+    if took.is_none() {
+        abx_tests::kill_group(chrome);
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(daemon),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    assert!(
+        took.is_some(),
+        "the unreachable daemon or its Chrome lived on: {:?}",
+        pids_alive(&everything)
+    );
+    println!("figure: daemon and Chrome gone {took:?} after the socket dir was removed");
+    assert!(!profile.exists(), "temp profile left behind");
+}
+
 // Guards running each command in its own task (crates/daemon/src/server.rs `tokio::spawn` of
 // `daemon.handle`): without it a client disconnect would drop the command half way.
 #[test]

@@ -51,6 +51,16 @@ pub async fn run(config: DaemonConfig) -> Result<(), DaemonError> {
     tracing::debug!("daemon listening");
     crate::stream::install(&daemon).await;
     tokio::spawn(idle_watch(daemon.clone()));
+    let orphaned = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    if let Ok(meta) = std::fs::metadata(&socket) {
+        use std::os::unix::fs::MetadataExt;
+        tokio::spawn(socket_watch(
+            daemon.clone(),
+            socket.clone(),
+            meta.ino(),
+            orphaned.clone(),
+        ));
+    }
     tokio::spawn(signal_watch(daemon.clone()));
 
     loop {
@@ -70,7 +80,10 @@ pub async fn run(config: DaemonConfig) -> Result<(), DaemonError> {
     // close() already ended the browser; a signal or the idle timer did not.
     let receipt = daemon.close_browser().await;
     tracing::debug!(?receipt, "daemon exiting");
-    files.remove_ephemeral();
+    // Files that are no longer ours (the dir was removed or another daemon took the name) stay.
+    if !orphaned.load(std::sync::atomic::Ordering::Relaxed) {
+        files.remove_ephemeral();
+    }
     // Give in-flight replies (the close reply) a moment to flush.
     tokio::time::sleep(Duration::from_millis(20)).await;
     drop(lock);
@@ -184,6 +197,37 @@ async fn idle_watch(daemon: Arc<Daemon>) {
         tracing::debug!("Idle for {:?} with no commands; shutting down", limit);
         daemon.shutdown.cancel();
         return;
+    }
+}
+
+/// How often the daemon checks that its socket file is still its own.
+const SOCKET_CHECK_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Ends the daemon (closing its browser) when its socket file disappears or is replaced: no
+/// CLI can reach it any more (someone removed the socket dir, say), so waiting for the idle
+/// timeout would leave a Chrome running for up to an hour that nothing can close.
+async fn socket_watch(
+    daemon: Arc<Daemon>,
+    socket: std::path::PathBuf,
+    inode: u64,
+    orphaned: Arc<std::sync::atomic::AtomicBool>,
+) {
+    use std::os::unix::fs::MetadataExt;
+    loop {
+        tokio::select! {
+            _ = daemon.shutdown.cancelled() => return,
+            _ = tokio::time::sleep(SOCKET_CHECK_INTERVAL) => {}
+        }
+        let ours = match std::fs::metadata(&socket) {
+            Ok(meta) => meta.ino() == inode,
+            Err(err) => err.kind() != std::io::ErrorKind::NotFound,
+        };
+        if !ours {
+            tracing::debug!(socket = %socket.display(), "the socket file is gone or replaced; shutting down");
+            orphaned.store(true, std::sync::atomic::Ordering::Relaxed);
+            daemon.shutdown.cancel();
+            return;
+        }
     }
 }
 
