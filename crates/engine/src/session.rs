@@ -277,39 +277,49 @@ impl Session {
     /// Attaches to `target_id` (if not yet) and makes it the active tab.
     pub(crate) async fn bind(&self, target_id: &str) -> Result<Arc<Tab>> {
         let claim = self.claim_for(target_id)?;
-        let existing = self.table().attached.get(target_id).cloned();
-        let tab = match existing {
-            Some(tab) if !tab.state().detached => tab,
-            _ => {
-                let fresh = self.table().created.contains(target_id);
-                let tab = Tab::attach(
-                    self.browser.connection(),
-                    target_id,
-                    TabOptions {
-                        fresh,
-                        auto_dialog: self.options.auto_dialog,
-                    },
-                )
-                .await?;
-                crate::policy::guard_tab(
-                    self.browser.connection(),
-                    tab.cdp(),
-                    target_id,
-                    &self.options.policy,
-                    &self.enforcement,
-                )
-                .await?;
-                self.table()
-                    .attached
-                    .insert(target_id.to_string(), tab.clone());
-                tab
-            }
-        };
+        let tab = self.attach_tab(target_id).await?;
         self.keep_claim(target_id, claim);
+        self.activate(target_id);
+        Ok(tab)
+    }
+
+    /// The session's attachment to `target_id` (attaching and fencing it if needed), without
+    /// making it the active tab.
+    async fn attach_tab(&self, target_id: &str) -> Result<Arc<Tab>> {
+        let existing = self.table().attached.get(target_id).cloned();
+        if let Some(tab) = existing
+            && !tab.state().detached
+        {
+            return Ok(tab);
+        }
+        let fresh = self.table().created.contains(target_id);
+        let tab = Tab::attach(
+            self.browser.connection(),
+            target_id,
+            TabOptions {
+                fresh,
+                auto_dialog: self.options.auto_dialog,
+            },
+        )
+        .await?;
+        crate::policy::guard_tab(
+            self.browser.connection(),
+            tab.cdp(),
+            target_id,
+            &self.options.policy,
+            &self.enforcement,
+        )
+        .await?;
+        self.table()
+            .attached
+            .insert(target_id.to_string(), tab.clone());
+        Ok(tab)
+    }
+
+    fn activate(&self, target_id: &str) {
         let mut table = self.table();
         table.entry_for(target_id);
         table.active = Some(target_id.to_string());
-        Ok(tab)
     }
 
     /// Gives `to` the tab number and label of `from` and forgets `from` (its attachment too), so a
@@ -518,16 +528,26 @@ impl Session {
         }
         let target = self.browser.create_tab("about:blank", false).await?;
         self.table().created.insert(target.clone());
-        self.bind(&target).await?;
+        // The new tab becomes active once its navigation has started, so whoever follows the
+        // active tab (a live view) sees it at its URL, never at the interim about:blank.
+        let claim = self.claim_for(&target)?;
+        let tab = self.attach_tab(&target).await?;
+        let navigated = match url.filter(|u| !u.is_empty() && *u != "about:blank") {
+            Some(url) => self
+                .navigate_tab(&tab, url, WaitUntil::Load, None)
+                .await
+                .map(|_| ()),
+            None => Ok(()),
+        };
+        self.keep_claim(&target, claim);
+        self.activate(&target);
         if let Some(label) = label {
             let mut table = self.table();
             if let Some(entry) = table.entries.iter_mut().find(|e| e.target_id == target) {
                 entry.label = Some(label.to_string());
             }
         }
-        if let Some(url) = url.filter(|u| !u.is_empty() && *u != "about:blank") {
-            self.navigate(url, WaitUntil::Load, None).await?;
-        }
+        navigated?;
         self.tabs()
             .into_iter()
             .find(|t| t.target_id == target)
@@ -601,9 +621,20 @@ impl Session {
         wait: WaitUntil,
         timeout: Option<Duration>,
     ) -> Result<Navigated> {
+        let tab = self.active_tab().await?;
+        self.navigate_tab(&tab, url, wait, timeout).await
+    }
+
+    /// [`Session::navigate`] on a given tab of the session.
+    async fn navigate_tab(
+        &self,
+        tab: &Tab,
+        url: &str,
+        wait: WaitUntil,
+        timeout: Option<Duration>,
+    ) -> Result<Navigated> {
         let timeout = timeout.unwrap_or(self.options.default_timeout);
         let deadline = deadline_after(timeout);
-        let tab = self.active_tab().await?;
         // Boxed: keeps the policy's awaits out of every caller's future.
         Box::pin(crate::policy::before_navigation(
             self.browser.connection(),
@@ -631,8 +662,8 @@ impl Session {
             .await
             .map_err(|e| with_timeout(e, timeout))?;
         }
-        let url = self.url_of(&tab);
-        let title = self.title_of(&tab).await;
+        let url = self.url_of(tab);
+        let title = self.title_of(tab).await;
         Ok(Navigated { url, title })
     }
 

@@ -263,22 +263,42 @@ impl Tab {
         let _ = s.send("Runtime.enable", &json!({})).await;
         let _ = s.send("Runtime.runIfWaitingForDebugger", &json!({})).await;
         // A healthy page answers in 1-2 ms. A renderer that does not answer within the probe
-        // deadline is either busy or stuck in a dialog that opened before we attached. The frame
-        // tree (the main frame's current loader) is browser-side and does not block on a
-        // dialog; asked at the same time, it costs nothing while a fresh renderer starts.
-        let probe = s.call_within(
-            "Runtime.evaluate",
-            json!({"expression": "location.href", "returnByValue": true}),
-            if fresh {
-                FRESH_DEADLINE
-            } else {
-                PROBE_DEADLINE
-            },
-        );
-        let tree = s.call_within("Page.getFrameTree", json!({}), Duration::from_millis(500));
-        let (probe, tree) = tokio::join!(probe, tree);
-        // The main frame's id equals the target id.
-        if let Ok(tree) = tree
+        // deadline is either busy or stuck in a dialog that opened before we attached.
+        let probe = s
+            .call_within(
+                "Runtime.evaluate",
+                json!({"expression": "location.href", "returnByValue": true}),
+                if fresh {
+                    FRESH_DEADLINE
+                } else {
+                    PROBE_DEADLINE
+                },
+            )
+            .await;
+        match probe {
+            Ok(reply) => {
+                if let Some(url) = reply.pointer("/result/value").and_then(Value::as_str) {
+                    let url = url.to_string();
+                    self.cell.update(|st| {
+                        if st.url.is_empty() {
+                            st.url = url;
+                        }
+                    });
+                }
+            }
+            Err(err) if err.is_timeout() && !fresh => {
+                self.probe_blocked().await;
+                return;
+            }
+            Err(err) => {
+                tracing::debug!(%err, target = %self.target_id, "tab did not answer at attach")
+            }
+        }
+        // The main frame's id equals the target id; its current loader comes from the frame tree,
+        // which is browser-side and does not block on a dialog.
+        if let Ok(tree) = s
+            .call_within("Page.getFrameTree", json!({}), Duration::from_millis(500))
+            .await
             && let Some(frame) = tree.pointer("/frameTree/frame")
         {
             let loader = frame
@@ -299,22 +319,6 @@ impl Tab {
                     st.url = url;
                 }
             });
-        }
-        match probe {
-            Ok(reply) => {
-                if let Some(url) = reply.pointer("/result/value").and_then(Value::as_str) {
-                    let url = url.to_string();
-                    self.cell.update(|st| {
-                        if st.url.is_empty() {
-                            st.url = url;
-                        }
-                    });
-                }
-            }
-            Err(err) if err.is_timeout() && !fresh => self.probe_blocked().await,
-            Err(err) => {
-                tracing::debug!(%err, target = %self.target_id, "tab did not answer at attach")
-            }
         }
     }
 
