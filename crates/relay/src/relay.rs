@@ -782,17 +782,7 @@ async fn control(shared: Arc<Shared>) {
                 cast = Some(start_cast(&shared, tab.clone(), target.clone()));
                 last_streamed = Some((target.clone(), is_popup));
                 if let Some(reason) = reason {
-                    // A fresh tab may not have committed its first navigation yet; Chrome's target
-                    // info already names the URL it is loading.
-                    let url = Some(tab.state().url)
-                        .filter(|u| !u.is_empty() && u != "about:blank")
-                        .or_else(|| {
-                            session
-                                .as_ref()
-                                .and_then(|s| s.browser().target(tab.target_id()))
-                                .map(|t| t.url)
-                        })
-                        .unwrap_or_default();
+                    let url = retarget_url(&tab, session.as_deref(), is_popup).await;
                     tracing::debug!(target = %target, reason = reason.as_str(), "live view: retarget");
                     shared.emit(LiveEvent::Retarget {
                         target_id: target.to_string(),
@@ -977,6 +967,41 @@ struct Visibility {
 /// Frames are acknowledged on this subscription; its capacity only matters if this process is
 /// starved, and a dropped frame is still acknowledged (see `run_cast`).
 const FRAME_QUEUE: usize = 64;
+
+/// How long a retarget to a popup waits for the popup's first URL.
+const POPUP_URL_PATIENCE: Duration = Duration::from_secs(1);
+
+/// The URL a `retarget` names. A fresh tab may not have committed its first navigation yet;
+/// Chrome's target info may already name the URL it is loading. A popup that has neither yet
+/// (window.open attaches before the first commit) gets a moment to commit, so the viewer is
+/// told where it goes rather than an empty or `about:blank` URL.
+async fn retarget_url(tab: &Tab, session: Option<&Session>, is_popup: bool) -> String {
+    let known = |tab: &Tab| {
+        Some(tab.state().url)
+            .filter(|u| !u.is_empty() && u != "about:blank")
+            .or_else(|| {
+                session
+                    .and_then(|s| s.browser().target(tab.target_id()))
+                    .map(|t| t.url)
+                    .filter(|u| !u.is_empty() && u != "about:blank")
+            })
+    };
+    if let Some(url) = known(tab) {
+        return url;
+    }
+    if is_popup {
+        let mut changes = tab.changes();
+        let deadline = Instant::now() + POPUP_URL_PATIENCE;
+        while let Ok(Ok(())) = tokio::time::timeout_at(deadline, changes.changed()).await {
+            if let Some(url) = known(tab) {
+                return url;
+            }
+        }
+    }
+    Some(tab.state().url)
+        .filter(|u| !u.is_empty())
+        .unwrap_or_default()
+}
 
 /// How long [`Relay::deliver_inputs`] waits for Chrome to handle the input.
 const INPUT_DELIVERY_TIMEOUT: Duration = Duration::from_secs(10);
