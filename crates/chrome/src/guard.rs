@@ -25,8 +25,21 @@ pgid="$1"; xvfb="$2"; shift 2
 kill -KILL -"$pgid" 2>/dev/null
 [ "$xvfb" != 0 ] && kill -KILL "$xvfb" 2>/dev/null
 # SIGKILL is final once kill returns: the processes never run user code again, so the profile can
-# go now (waiting for the group to vanish would wait on zombies that init has not reaped yet).
-for p in "$@"; do rm -rf -- "$p"; done
+# go now (waiting for the group to vanish would wait on zombies that init has not reaped yet). A
+# file system call already under way in a dying process still completes and can create a file
+# behind rm (then "Directory not empty"): remove again until nothing is left (up to ~2 s).
+tries=0
+while :; do
+  left=0
+  for p in "$@"; do
+    rm -rf -- "$p" 2>/dev/null
+    if [ -e "$p" ] || [ -L "$p" ]; then left=1; fi
+  done
+  [ "$left" = 0 ] && break
+  tries=$((tries + 1))
+  [ "$tries" -ge 40 ] && break
+  sleep 0.05
+done
 "#;
 
 /// A running orphan guard. Dropping it without [`OrphanGuard::disarm`] fires it.
