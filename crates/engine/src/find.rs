@@ -669,39 +669,25 @@ impl Session {
     /// The element's box: script-measured in its document, or from `DOM.getContentQuads` for a
     /// same-process child frame (whose script coordinates are frame-local).
     pub(crate) async fn box_of(&self, handle: &Handle, timeout: Duration) -> Result<BoundingBox> {
-        if handle.subframe {
-            let quads = handle
-                .session
-                .call_within(
-                    "DOM.getContentQuads",
-                    json!({"objectId": handle.object_id}),
-                    timeout,
-                )
-                .await
-                .map_err(|e| handle.vanished(e))?;
-            let q: Vec<f64> = quads
-                .pointer("/quads/0")
-                .and_then(Value::as_array)
-                .map(|q| q.iter().filter_map(Value::as_f64).collect())
-                .unwrap_or_default();
-            if q.len() >= 8 {
-                let xs = [q[0], q[2], q[4], q[6]];
-                let ys = [q[1], q[3], q[5], q[7]];
-                let (x0, x1) = (
-                    xs.iter().cloned().fold(f64::MAX, f64::min),
-                    xs.iter().cloned().fold(f64::MIN, f64::max),
-                );
-                let (y0, y1) = (
-                    ys.iter().cloned().fold(f64::MAX, f64::min),
-                    ys.iter().cloned().fold(f64::MIN, f64::max),
-                );
-                return Ok(BoundingBox {
-                    x: x0,
-                    y: y0,
-                    width: x1 - x0,
-                    height: y1 - y0,
-                });
-            }
+        if handle.subframe
+            && let Some(q) = handle.content_quad(timeout).await?
+        {
+            let xs = [q[0], q[2], q[4], q[6]];
+            let ys = [q[1], q[3], q[5], q[7]];
+            let (x0, x1) = (
+                xs.iter().cloned().fold(f64::MAX, f64::min),
+                xs.iter().cloned().fold(f64::MIN, f64::max),
+            );
+            let (y0, y1) = (
+                ys.iter().cloned().fold(f64::MAX, f64::min),
+                ys.iter().cloned().fold(f64::MIN, f64::max),
+            );
+            return Ok(BoundingBox {
+                x: x0,
+                y: y0,
+                width: x1 - x0,
+                height: y1 - y0,
+            });
         }
         let value = handle.call(BOX_FN, &[], timeout).await?;
         serde_json::from_value(value)

@@ -56,6 +56,26 @@ pub(crate) struct Handle {
 }
 
 impl Handle {
+    /// The element's first content quad (`DOM.getContentQuads`: four corners, in the
+    /// coordinates of the page the session shows), or `None` when it has no box.
+    pub(crate) async fn content_quad(&self, timeout: Duration) -> Result<Option<[f64; 8]>> {
+        let quads = self
+            .session
+            .call_within(
+                "DOM.getContentQuads",
+                json!({"objectId": self.object_id}),
+                timeout,
+            )
+            .await
+            .map_err(|err| self.vanished(err))?;
+        let quad: Vec<f64> = quads
+            .pointer("/quads/0")
+            .and_then(Value::as_array)
+            .map(|q| q.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default();
+        Ok(quad.get(..8).and_then(|q| q.try_into().ok()))
+    }
+
     /// Releases the handle's remote objects (fire-and-forget; ordered before later commands).
     pub(crate) async fn release(&self) {
         let _ = self
@@ -202,7 +222,7 @@ const GUARD_VERDICT_FN: &str = r#"function() {
   if (!guard) return null;
   guard.disarm();
   delete view[key];
-  return {hits: guard.hits, miss: guard.miss};
+  return guard.miss;
 }"#;
 
 /// A click the guard blocked because its events landed outside the element.
@@ -243,12 +263,11 @@ const ACTIONABLE_FN: &str = r#"async function(opts) {
     if (view[key]) view[key].disarm();
     const judged = ['pointerdown', 'mousedown', 'pointerup', 'mouseup'];
     const types = judged.concat(['click', 'dblclick', 'auxclick', 'contextmenu']);
-    const guard = {hits: 0, miss: null, armed: true, releases: 0};
+    const guard = {miss: null, armed: true, releases: 0};
     const reaches = (path) => path.includes(target) ||
       path.some((n) => n.localName === 'label' && n.control === target);
     const listener = (e) => {
       if (!e.isTrusted || !guard.armed) return;
-      guard.hits++;
       const path = e.composedPath();
       if (!guard.miss && judged.includes(e.type) && !reaches(path)) guard.miss = describe(path[0]);
       if (guard.miss) { e.preventDefault(); e.stopImmediatePropagation(); }
@@ -577,11 +596,11 @@ impl Session {
         }
     }
 
-    /// What the click guard armed by [`Session::prepare`] saw, and disarms it. `None` when
-    /// nothing can be said: no guarded event reached the element's window (a page listener
-    /// stopped them first, or the click went to another frame), the document went away (the
-    /// click navigated), a dialog opened, or the page is too busy to answer; all of these mean
-    /// the click was not blocked, so it counts as delivered.
+    /// Where the click guard armed by [`Session::prepare`] blocked the click, if it did, and
+    /// disarms it. `None` also when nothing can be said: no guarded event reached the element's
+    /// window (a page listener stopped them first, or the click went to another frame), the
+    /// document went away (the click navigated), a dialog opened, or the page is too busy to
+    /// answer; all of these mean the click was not blocked, so it counts as delivered.
     pub(crate) async fn click_verdict(&self, tab: &Tab, handle: &Handle) -> Option<ClickMiss> {
         let reply = tab
             .guarded(
@@ -603,36 +622,20 @@ impl Session {
         if !handle.oopif && !handle.subframe {
             tab.note_sync();
         }
-        let verdict = reply.pointer("/result/value")?;
-        let hits = verdict.get("hits").and_then(Value::as_u64).unwrap_or(0);
-        let landed = verdict.get("miss").and_then(Value::as_str)?;
-        (hits > 0).then(|| ClickMiss {
+        let landed = reply.pointer("/result/value").and_then(Value::as_str)?;
+        Some(ClickMiss {
             landed: landed.to_string(),
         })
     }
 
     /// The centre of a same-process child frame's element in page coordinates.
     async fn page_point(&self, handle: &Handle, timeout: Duration) -> Result<Point> {
-        let quads = handle
-            .session
-            .call_within(
-                "DOM.getContentQuads",
-                json!({"objectId": handle.object_id}),
-                timeout,
-            )
-            .await
-            .map_err(|err| handle.vanished(err))?;
-        let quad: Vec<f64> = quads
-            .pointer("/quads/0")
-            .and_then(Value::as_array)
-            .map(|q| q.iter().filter_map(Value::as_f64).collect())
-            .unwrap_or_default();
-        if quad.len() < 8 {
+        let Some(quad) = handle.content_quad(timeout).await? else {
             return Err(EngineError::Timeout {
                 what: format!("{} (element is not visible)", handle.selector),
                 after: timeout,
             });
-        }
+        };
         let x = (quad[0] + quad[2] + quad[4] + quad[6]) / 4.0;
         let y = (quad[1] + quad[3] + quad[5] + quad[7]) / 4.0;
         Ok(Point { x, y })

@@ -528,8 +528,8 @@ impl Session {
         }
         let target = self.browser.create_tab("about:blank", false).await?;
         self.table().created.insert(target.clone());
-        // The new tab becomes active once its navigation has started, so whoever follows the
-        // active tab (a live view) sees it at its URL, never at the interim about:blank.
+        // The new tab becomes active once it has navigated, so whoever follows the active tab
+        // (a live view) sees it at its URL, never at the interim about:blank.
         let claim = self.claim_for(&target)?;
         let tab = self.attach_tab(&target).await?;
         let navigated = match url.filter(|u| !u.is_empty() && *u != "about:blank") {

@@ -976,31 +976,28 @@ const POPUP_URL_PATIENCE: Duration = Duration::from_secs(1);
 /// (window.open attaches before the first commit) gets a moment to commit, so the viewer is
 /// told where it goes rather than an empty or `about:blank` URL.
 async fn retarget_url(tab: &Tab, session: Option<&Session>, is_popup: bool) -> String {
-    let known = |tab: &Tab| {
-        Some(tab.state().url)
-            .filter(|u| !u.is_empty() && u != "about:blank")
-            .or_else(|| {
-                session
-                    .and_then(|s| s.browser().target(tab.target_id()))
-                    .map(|t| t.url)
-                    .filter(|u| !u.is_empty() && u != "about:blank")
-            })
-    };
-    if let Some(url) = known(tab) {
+    let real = |url: &str| !url.is_empty() && url != "about:blank";
+    let url = tab.state().url;
+    if real(&url) {
         return url;
     }
+    if let Some(loading) = session
+        .and_then(|s| s.browser().target(tab.target_id()))
+        .map(|t| t.url)
+        .filter(|u| real(u))
+    {
+        return loading;
+    }
     if is_popup {
-        let mut changes = tab.changes();
-        let deadline = Instant::now() + POPUP_URL_PATIENCE;
-        while let Ok(Ok(())) = tokio::time::timeout_at(deadline, changes.changed()).await {
-            if let Some(url) = known(tab) {
-                return url;
-            }
+        let deadline = std::time::Instant::now() + POPUP_URL_PATIENCE;
+        if let Ok(state) = tab
+            .wait_state("popup URL", deadline, true, |st| real(&st.url))
+            .await
+        {
+            return state.url;
         }
     }
-    Some(tab.state().url)
-        .filter(|u| !u.is_empty())
-        .unwrap_or_default()
+    url
 }
 
 /// How long [`Relay::deliver_inputs`] waits for Chrome to handle the input.
