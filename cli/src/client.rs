@@ -4,6 +4,7 @@
 //! Blocking std I/O on purpose: a CLI invocation sends one or two lines and exits; a runtime
 //! would only add start-up time.
 
+use abx_wire::env;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
@@ -156,8 +157,8 @@ impl Client {
         }
         command
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .env("AGENT_BROWSER_DAEMON", "1")
-            .env("ABX_DAEMON_SOCKET_DIR", &self.dir)
+            .env(env::DAEMON, "1")
+            .env(env::ABX_DAEMON_SOCKET_DIR, &self.dir)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());

@@ -16,7 +16,7 @@ use serde_json::Value;
 pub use error::ParseError;
 pub use grammar::{SYSTEM_CA_BUNDLES, normalize_url, parse_cookie_file, shell_words_split};
 pub use launch::{
-    Launch, LaunchKind, attach_pin_tab, attach_plugins, attach_restore, cdp_target,
+    CdpEndpoint, Launch, LaunchKind, attach_pin_tab, attach_plugins, attach_restore, cdp_target,
     incompatible_launch_mode_error, is_external_launch, should_send_local_launch,
 };
 

@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use agent_browser::host::MemoryHost;
-//! let host = MemoryHost::new().with_var("AGENT_BROWSER_SESSION", "fake");
+//! let host = MemoryHost::new().with_var(abx_wire::env::SESSION, "fake");
 //! let argv: Vec<String> = ["open", "example.com"].iter().map(|s| s.to_string()).collect();
 //! let inv = agent_browser::parse(&argv, &host).expect("parses");
 //! assert_eq!(inv.requests()[0]["url"], "https://example.com");

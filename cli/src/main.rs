@@ -1,5 +1,6 @@
 //! The `agent-browser` binary: CLI by default, session daemon when `AGENT_BROWSER_DAEMON` is set.
 
+use abx_wire::env;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -11,7 +12,7 @@ use agent_browser::{Invocation, parse};
 use serde_json::{Value, json};
 
 fn main() -> ExitCode {
-    if std::env::var_os("AGENT_BROWSER_DAEMON").is_some() {
+    if std::env::var_os(env::DAEMON).is_some() {
         return run_daemon();
     }
     let argv: Vec<String> = std::env::args().skip(1).collect();

@@ -10,7 +10,7 @@
 //! * `storage local|session clear` prints `✓ Storage cleared` (upstream prints
 //!   `✓ Request log cleared`).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::commands::{CliError, Failure, ParseError};
@@ -47,25 +47,8 @@ impl Rendered {
     }
 }
 
-/// A daemon response (`id` ignored). Deserialize a response line into this.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Response {
-    /// Whether the command succeeded.
-    #[serde(default)]
-    pub success: bool,
-    /// Result data (on failure 0.41 may carry recovery data such as `targetId`).
-    #[serde(default)]
-    pub data: Option<Value>,
-    /// Error message on failure.
-    #[serde(default)]
-    pub error: Option<String>,
-    /// Machine-readable error code (e.g. `tab_gone`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub code: Option<String>,
-    /// Warning (e.g. a pending JavaScript dialog).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub warning: Option<String>,
-}
+/// A daemon response (`id` ignored); the wire type both sides share.
+pub use abx_wire::Response;
 
 /// How to print.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -14,6 +14,7 @@
 //! # }
 //! ```
 
+use abx_wire::env;
 mod actions;
 pub mod config;
 pub mod daemon;
@@ -44,7 +45,7 @@ pub fn init_logging(config: &DaemonConfig) {
         use std::os::unix::fs::PermissionsExt;
         let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
     }
-    let filter = tracing_subscriber::EnvFilter::try_from_env("ABX_LOG")
+    let filter = tracing_subscriber::EnvFilter::try_from_env(env::ABX_LOG)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("debug"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)

@@ -12,6 +12,7 @@
 //! `AGENT_BROWSER_STREAM_QUALITY` (0–100, default 80), `AGENT_BROWSER_STREAM_MAX_WIDTH` /
 //! `_MAX_HEIGHT` (positive, at most `i32::MAX`; unset = the viewport).
 
+use abx_wire::env;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
@@ -52,7 +53,7 @@ pub async fn install(daemon: &Arc<Daemon>) {
 
 /// Screencast settings from the environment.
 pub fn relay_options(var: &dyn Fn(&str) -> Option<String>) -> RelayOptions {
-    let quality = var("AGENT_BROWSER_STREAM_QUALITY")
+    let quality = var(env::STREAM_QUALITY)
         .and_then(|q| q.trim().parse::<i64>().ok())
         .map(|q| q.clamp(0, 100) as u8)
         .unwrap_or(80);
@@ -63,8 +64,8 @@ pub fn relay_options(var: &dyn Fn(&str) -> Option<String>) -> RelayOptions {
     };
     RelayOptions {
         quality,
-        max_width: size("AGENT_BROWSER_STREAM_MAX_WIDTH"),
-        max_height: size("AGENT_BROWSER_STREAM_MAX_HEIGHT"),
+        max_width: size(env::STREAM_MAX_WIDTH),
+        max_height: size(env::STREAM_MAX_HEIGHT),
         ..RelayOptions::default()
     }
 }
@@ -243,19 +244,19 @@ mod tests {
         assert_eq!(default.quality, 80);
         assert_eq!(default.max_width, None);
         let set = relay_options(&env(&[
-            ("AGENT_BROWSER_STREAM_QUALITY", "150"),
-            ("AGENT_BROWSER_STREAM_MAX_WIDTH", "800"),
-            ("AGENT_BROWSER_STREAM_MAX_HEIGHT", "0"),
+            (env::STREAM_QUALITY, "150"),
+            (env::STREAM_MAX_WIDTH, "800"),
+            (env::STREAM_MAX_HEIGHT, "0"),
         ]));
         assert_eq!(set.quality, 100);
         assert_eq!(set.max_width, Some(800));
         assert_eq!(set.max_height, None);
         assert_eq!(
-            relay_options(&env(&[("AGENT_BROWSER_STREAM_QUALITY", "high")])).quality,
+            relay_options(&env(&[(env::STREAM_QUALITY, "high")])).quality,
             80
         );
         assert_eq!(
-            relay_options(&env(&[("AGENT_BROWSER_STREAM_QUALITY", "-5")])).quality,
+            relay_options(&env(&[(env::STREAM_QUALITY, "-5")])).quality,
             0
         );
     }

@@ -194,13 +194,13 @@ async fn launch(
     note: &mut LaunchNote,
     launch_ms: &mut u64,
 ) -> Result<Value, Failure> {
-    let mut spec = LaunchSpec::from_request(
-        &Value::Object(request.params.clone()),
-        &daemon.config.launch,
-    );
+    let launch: abx_wire::LaunchRequest = request
+        .decode()
+        .map_err(|e| Failure::message(e.to_string()))?;
+    let mut spec = LaunchSpec::from_request(&launch, &daemon.config.launch);
     // Like upstream, an allowlist once set stays for the daemon's life: a later launch without
     // one keeps it (otherwise dropping the flag would relaunch an unfenced browser).
-    if request.params.get("allowedDomains").is_none()
+    if launch.allowed_domains.is_none()
         && spec.allowed_domains.is_empty()
         && let Some(live) = daemon.live()
     {
