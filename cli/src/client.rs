@@ -141,7 +141,7 @@ impl Client {
     /// Asks a daemon of another version to shut down, then makes sure it is gone.
     fn stop_daemon(&self) {
         let pid = self.daemon_pid();
-        let _ = self.request_raw(&serde_json::json!({"id": "restart-close", "action": "__agent_browser_internal_shutdown"}), Duration::from_secs(5));
+        let _ = self.request_raw(&serde_json::json!({abx_wire::extras::ID: "restart-close", abx_wire::extras::ACTION: crate::commands::browser::close::SHUTDOWN}), Duration::from_secs(5));
         if let Some(pid) = pid {
             wait_pid_gone(pid, Duration::from_secs(5));
         }

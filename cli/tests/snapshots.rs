@@ -491,12 +491,108 @@ fn replies_render_to_the_same_bytes_for_every_action() {
     check("render-snapshot.txt", &out);
 }
 
+/// Upstream 0.41.2's top-level words.
+const TOP_LEVEL_WORDS: &[&str] = &[
+    "open",
+    "goto",
+    "navigate",
+    "back",
+    "forward",
+    "reload",
+    "read",
+    "click",
+    "dblclick",
+    "fill",
+    "type",
+    "hover",
+    "focus",
+    "check",
+    "uncheck",
+    "select",
+    "drag",
+    "upload",
+    "download",
+    "press",
+    "key",
+    "keydown",
+    "keyup",
+    "keyboard",
+    "scroll",
+    "scrollintoview",
+    "scrollinto",
+    "wait",
+    "screenshot",
+    "pdf",
+    "snapshot",
+    "eval",
+    "close",
+    "quit",
+    "exit",
+    "inspect",
+    "auth",
+    "confirm",
+    "deny",
+    "connect",
+    "stream",
+    "get",
+    "is",
+    "find",
+    "mouse",
+    "set",
+    "network",
+    "storage",
+    "cookies",
+    "tab",
+    "window",
+    "frame",
+    "dialog",
+    "trace",
+    "profiler",
+    "record",
+    "console",
+    "errors",
+    "highlight",
+    "clipboard",
+    "state",
+    "tap",
+    "swipe",
+    "device",
+    "diff",
+    "batch",
+    "react",
+    "vitals",
+    "web-vitals",
+    "a11y",
+    "pushstate",
+    "removeinitscript",
+    "session",
+    "mcp",
+    "doctor",
+    "install",
+    "upgrade",
+    "profiles",
+    "skills",
+    "dashboard",
+    "plugin",
+    "plugins",
+    "chat",
+    "webmcp",
+];
+
+#[test]
+fn every_upstream_word_is_a_registry_word() {
+    let known: Vec<&str> = agent_browser::commands::registry::words().collect();
+    for word in TOP_LEVEL_WORDS {
+        assert!(known.contains(word), "{word} is not in the registry");
+    }
+}
+
 #[test]
 fn help_text_is_the_same_bytes() {
     let mut out = String::new();
     let general = agent_browser::output::render_help(None).stdout;
     let _ = writeln!(out, "== general\n{general}");
-    let mut words: Vec<&str> = agent_browser::flags::TOP_LEVEL_COMMANDS.to_vec();
+    let mut words: Vec<&str> = TOP_LEVEL_WORDS.to_vec();
     words.extend(["bogus", "key", "scrollinto", "web-vitals", "goto"]);
     for word in words {
         let text = agent_browser::output::render_help(Some(word)).stdout;

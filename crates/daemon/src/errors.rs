@@ -25,6 +25,19 @@ impl Failure {
     }
 }
 
+impl Failure {
+    /// The failure as the reply to `action`: upstream names the command a dialog blocked by its
+    /// action (`retry \`gettext\``).
+    pub fn for_action(mut self, action: &str) -> Failure {
+        if self.code == Some("dialog_blocking")
+            && let Some(start) = self.message.rfind("then retry `")
+        {
+            self.message = format!("{}then retry `{action}`.", &self.message[..start]);
+        }
+        self
+    }
+}
+
 impl From<EngineError> for Failure {
     fn from(err: EngineError) -> Self {
         let code = err.code();

@@ -108,7 +108,7 @@ impl Hooks {
         Ok(port)
     }
 
-    fn status(&self) -> Value {
+    fn current_status(&self) -> Value {
         let port = self.server().as_ref().map(StreamServer::port);
         let connected = self
             .daemon
@@ -154,43 +154,33 @@ impl StreamHooks for Hooks {
         self.relay.set_session(session);
     }
 
-    fn control(&self, action: &str, request: &Request) -> Result<Value, Failure> {
-        match action {
-            "stream_status" => Ok(self.status()),
-            "stream_enable" => {
-                if self.server().is_some() {
-                    return Err(Failure::message(
-                        "Streaming is already enabled for this session",
-                    ));
-                }
-                let port = match request.params.get("port") {
-                    None | Some(Value::Null) => 0,
-                    Some(_) => request
-                        .u64("port")
-                        .and_then(|p| u16::try_from(p).ok())
-                        .ok_or_else(|| {
-                            Failure::message("Invalid port: expected a number from 0 to 65535")
-                        })?,
-                };
-                // An explicit port is a promise to the caller: no silent fallback.
-                self.start_server(port, false)?;
-                Ok(self.status())
-            }
-            "stream_disable" => {
-                let server = self.server().take();
-                let Some(server) = server else {
-                    return Err(Failure::message(
-                        "Streaming is not enabled for this session",
-                    ));
-                };
-                server.stop();
-                if let Some(daemon) = self.daemon.upgrade() {
-                    let _ = std::fs::remove_file(daemon.files.path("stream"));
-                }
-                Ok(json!({"disabled": true}))
-            }
-            other => Err(Failure::message(format!("Not yet implemented: {other}"))),
+    fn status(&self) -> Value {
+        self.current_status()
+    }
+
+    fn enable(&self, port: u16) -> Result<Value, Failure> {
+        if self.server().is_some() {
+            return Err(Failure::message(
+                "Streaming is already enabled for this session",
+            ));
         }
+        // An explicit port is a promise to the caller: no silent fallback.
+        self.start_server(port, false)?;
+        Ok(self.current_status())
+    }
+
+    fn disable(&self) -> Result<Value, Failure> {
+        let server = self.server().take();
+        let Some(server) = server else {
+            return Err(Failure::message(
+                "Streaming is not enabled for this session",
+            ));
+        };
+        server.stop();
+        if let Some(daemon) = self.daemon.upgrade() {
+            let _ = std::fs::remove_file(daemon.files.path("stream"));
+        }
+        Ok(json!({"disabled": true}))
     }
 }
 

@@ -1,9 +1,11 @@
-//! Emulation (`set viewport|device|geo|offline|headers|media`), cookies and web storage.
+//! Emulation (viewport, device, geolocation, offline, extra headers, media features), cookies
+//! and web storage of the active tab. Results are typed; the daemon builds its replies.
 //!
 //! Cookies are scoped to the active page on purpose: on a shared anchor, `cookies clear` must
 //! not log the other stages out, so it deletes the cookies the current page can see instead of
 //! clearing the whole browser (upstream's `Network.clearBrowserCookies`).
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -162,6 +164,15 @@ pub struct Viewport {
     pub mobile: bool,
 }
 
+/// What [`Session::storage_get`] read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StorageRead {
+    /// One item: its value, or `None` when the key is not set.
+    Item(Option<String>),
+    /// Every item, by key.
+    All(BTreeMap<String, String>),
+}
+
 const SHORT: Duration = Duration::from_secs(10);
 
 impl Session {
@@ -234,8 +245,8 @@ impl Session {
         })
     }
 
-    /// `set geo <lat> <lng>`.
-    pub async fn set_geolocation(&self, latitude: f64, longitude: f64) -> Result<Value> {
+    /// `set geo <lat> <lng>`: overrides the geolocation the page sees.
+    pub async fn set_geolocation(&self, latitude: f64, longitude: f64) -> Result<()> {
         if !(-90.0..=90.0).contains(&latitude) || !(-180.0..=180.0).contains(&longitude) {
             return Err(EngineError::Invalid(
                 "Latitude must be within ±90 and longitude within ±180".into(),
@@ -247,11 +258,11 @@ impl Session {
             json!({"latitude": latitude, "longitude": longitude, "accuracy": 1}),
         )
         .await?;
-        Ok(json!({"latitude": latitude, "longitude": longitude}))
+        Ok(())
     }
 
-    /// `set offline [on|off]`.
-    pub async fn set_offline(&self, offline: bool) -> Result<Value> {
+    /// `set offline [on|off]`: emulates a lost (or restored) network.
+    pub async fn set_offline(&self, offline: bool) -> Result<()> {
         self.page_call("offline", "Network.enable", json!({}))
             .await?;
         self.page_call(
@@ -260,21 +271,23 @@ impl Session {
             json!({"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}),
         )
         .await?;
-        Ok(json!({"offline": offline}))
+        Ok(())
     }
 
-    /// `set headers <json>`: extra headers on every request of the tab.
-    pub async fn set_headers(&self, headers: &Map<String, Value>) -> Result<Value> {
-        let headers: Map<String, Value> = headers
+    /// `set headers <json>`: extra headers on every request of the tab. Values that are not
+    /// strings are sent as their JSON text; returns the headers as sent.
+    pub async fn set_headers(
+        &self,
+        headers: &Map<String, Value>,
+    ) -> Result<BTreeMap<String, String>> {
+        let headers: BTreeMap<String, String> = headers
             .iter()
             .map(|(k, v)| {
                 (
                     k.clone(),
-                    Value::String(
-                        v.as_str()
-                            .map(str::to_string)
-                            .unwrap_or_else(|| v.to_string()),
-                    ),
+                    v.as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| v.to_string()),
                 )
             })
             .collect();
@@ -286,15 +299,16 @@ impl Session {
             json!({"headers": headers}),
         )
         .await?;
-        Ok(json!({"headers": headers}))
+        Ok(headers)
     }
 
-    /// `set media [dark|light] [reduced-motion]`.
+    /// `set media [dark|light] [reduced-motion]`: emulates `prefers-color-scheme` and
+    /// `prefers-reduced-motion` (a `None` feature is left as the browser has it).
     pub async fn set_media(
         &self,
         color_scheme: Option<&str>,
         reduced_motion: Option<&str>,
-    ) -> Result<Value> {
+    ) -> Result<()> {
         let mut features = Vec::new();
         if let Some(scheme) = color_scheme {
             features.push(json!({"name": "prefers-color-scheme", "value": scheme}));
@@ -308,7 +322,7 @@ impl Session {
             json!({"features": features}),
         )
         .await?;
-        Ok(json!({"colorScheme": color_scheme, "reducedMotion": reduced_motion}))
+        Ok(())
     }
 
     /// `cookies get`: the cookies the active page can see.
@@ -323,8 +337,9 @@ impl Session {
             .unwrap_or_default())
     }
 
-    /// `cookies set`: each cookie without `url` or `domain` is set for the active page's URL.
-    pub async fn set_cookies(&self, cookies: &[Value]) -> Result<Value> {
+    /// `cookies set`: each cookie (a CDP `CookieParam` object) without `url` or `domain` is set
+    /// for the active page's URL.
+    pub async fn set_cookies(&self, cookies: &[Value]) -> Result<()> {
         let page_url = self.url().await?;
         let mut prepared = Vec::with_capacity(cookies.len());
         for cookie in cookies {
@@ -337,9 +352,7 @@ impl Session {
             }
             if !map.contains_key("url") && !map.contains_key("domain") {
                 if !page_url.starts_with("http") {
-                    return Err(EngineError::Invalid(
-                        "Cannot set a cookie without --url or --domain on a page that is not http(s)".into(),
-                    ));
+                    return Err(EngineError::CookieNeedsUrl { page_url });
                 }
                 map.insert("url".into(), json!(page_url));
             }
@@ -351,11 +364,11 @@ impl Session {
             json!({"cookies": prepared}),
         )
         .await?;
-        Ok(json!({"set": true}))
+        Ok(())
     }
 
     /// `cookies clear`: deletes the cookies the active page can see (not the whole browser's).
-    pub async fn clear_cookies(&self) -> Result<Value> {
+    pub async fn clear_cookies(&self) -> Result<()> {
         for cookie in self.cookies().await? {
             let name = cookie.get("name").cloned().unwrap_or(Value::Null);
             let domain = cookie.get("domain").cloned().unwrap_or(Value::Null);
@@ -367,7 +380,7 @@ impl Session {
             )
             .await?;
         }
-        Ok(json!({"cleared": true}))
+        Ok(())
     }
 
     fn storage_object(kind: &str) -> Result<&'static str> {
@@ -380,39 +393,48 @@ impl Session {
         }
     }
 
-    /// `storage local|session [key]`.
-    pub async fn storage_get(&self, kind: &str, key: Option<&str>) -> Result<Value> {
+    /// `storage local|session [key]`: one item's value (`None` when the key is not set), or
+    /// every item.
+    pub async fn storage_get(&self, kind: &str, key: Option<&str>) -> Result<StorageRead> {
         let object = Self::storage_object(kind)?;
         match key {
             Some(key) => {
                 let script = format!("{object}.getItem({})", json!(key));
                 let value = self.evaluate(&script, Some(SHORT)).await?.value;
-                Ok(json!({"key": key, "value": value}))
+                Ok(StorageRead::Item(value.as_str().map(str::to_string)))
             }
             None => {
                 let script = format!(
                     "Object.fromEntries(Object.keys({object}).map(k => [k, {object}.getItem(k)]))"
                 );
                 let value = self.evaluate(&script, Some(SHORT)).await?.value;
-                Ok(json!({"data": value}))
+                let items = value
+                    .as_object()
+                    .map(|map| {
+                        map.iter()
+                            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Ok(StorageRead::All(items))
             }
         }
     }
 
     /// `storage local|session set <k> <v>`.
-    pub async fn storage_set(&self, kind: &str, key: &str, value: &str) -> Result<Value> {
+    pub async fn storage_set(&self, kind: &str, key: &str, value: &str) -> Result<()> {
         let object = Self::storage_object(kind)?;
         let script = format!("{object}.setItem({}, {}); true", json!(key), json!(value));
         self.evaluate(&script, Some(SHORT)).await?;
-        Ok(json!({"set": true, "key": key}))
+        Ok(())
     }
 
     /// `storage local|session clear`.
-    pub async fn storage_clear(&self, kind: &str) -> Result<Value> {
+    pub async fn storage_clear(&self, kind: &str) -> Result<()> {
         let object = Self::storage_object(kind)?;
         self.evaluate(&format!("{object}.clear(); true"), Some(SHORT))
             .await?;
-        Ok(json!({"cleared": true}))
+        Ok(())
     }
 }
 

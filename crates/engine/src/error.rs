@@ -126,6 +126,14 @@ pub enum EngineError {
         /// Who holds it (session name, pid).
         holder: String,
     },
+    /// A cookie without a URL or domain cannot be scoped to the page: the page is not http(s).
+    #[error(
+        "a cookie without a url or domain needs an http(s) page to scope it to (the page is {page_url})"
+    )]
+    CookieNeedsUrl {
+        /// The active page's URL.
+        page_url: String,
+    },
     /// A JavaScript exception.
     #[error("Evaluation error: {0}")]
     Evaluation(String),

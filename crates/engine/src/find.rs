@@ -275,8 +275,23 @@ impl Session {
         Ok((value?, self.origin_of(&tab)))
     }
 
-    /// `find <locator> <value> [action]`.
+    /// `find <locator> <value> [action]`; then waits for a navigation the action started
+    /// (like [`Session::click`]).
     pub async fn find(
+        &self,
+        locator: &Locator,
+        action: &FindAction,
+        exact: bool,
+        timeout: Option<Duration>,
+    ) -> Result<Found> {
+        self.settling(
+            timeout,
+            self.find_unsettled(locator, action, exact, timeout),
+        )
+        .await
+    }
+
+    async fn find_unsettled(
         &self,
         locator: &Locator,
         action: &FindAction,

@@ -69,6 +69,10 @@ pub struct SessionOptions {
     pub claims: Option<crate::claim::ClaimDir>,
     /// This session's name, written into its claims so others can say who holds a tab.
     pub name: String,
+    /// A click, key press, typing or `find` action that starts a main-frame navigation waits,
+    /// within the action's timeout, for the page it leads to before it returns, so the next
+    /// call sees that page (default). `false` returns as soon as the input is delivered.
+    pub settle_navigation: bool,
 }
 
 impl Default for SessionOptions {
@@ -81,6 +85,7 @@ impl Default for SessionOptions {
             policy: Arc::new(crate::policy::Policy::default()),
             claims: None,
             name: String::new(),
+            settle_navigation: true,
         }
     }
 }
@@ -820,6 +825,26 @@ impl Session {
                 st.dialog.is_some() || !st.loading
             })
             .await;
+    }
+
+    /// Runs `action` (an input that may start a navigation) and, when it succeeds and
+    /// [`SessionOptions::settle_navigation`] is on, waits for the navigation it started (see
+    /// [`Session::settle_navigation`]), within `timeout` or the default timeout.
+    pub(crate) async fn settling<T>(
+        &self,
+        timeout: Option<Duration>,
+        action: impl std::future::Future<Output = Result<T>>,
+    ) -> Result<T> {
+        if !self.options.settle_navigation {
+            return action.await;
+        }
+        let marker = self.navigation_marker().await;
+        let result = action.await;
+        if result.is_ok() {
+            let within = timeout.unwrap_or(self.options.default_timeout);
+            self.settle_navigation(marker, within).await;
+        }
+        result
     }
 
     /// `get url`: served from state (works while a dialog is open).

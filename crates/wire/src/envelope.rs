@@ -41,6 +41,10 @@ pub mod extras {
     ];
 }
 
+/// The parameters of a request that has none (`{}`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoParams {}
+
 /// The request line for `action` with the fields of `params` (an object-shaped request struct).
 ///
 /// Keys come out sorted when the value is written (serde_json's map), like upstream's CLI.

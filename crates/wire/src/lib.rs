@@ -31,5 +31,5 @@ pub mod env;
 mod envelope;
 mod launch;
 
-pub use envelope::{DecodeError, Request, Response, encode, extras};
+pub use envelope::{DecodeError, NoParams, Request, Response, encode, extras};
 pub use launch::{LaunchRequest, ProxyRequest};

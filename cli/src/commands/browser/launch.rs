@@ -1,13 +1,47 @@
-//! The `launch` request the CLI sends before the real command (contract §1.6, §1.8).
+//! `launch`: how the session gets its browser (a local Chrome, or one attached over CDP). The
+//! CLI sends it before the real command when global flags carry launch settings (contract
+//! §1.6, §1.8); `open` without a URL and `connect` send one too. An explicit launch replaces a
+//! running browser whose settings differ.
 
 use abx_wire::{LaunchRequest, ProxyRequest, encode, extras};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use abx_daemon::config::LaunchSpec;
+
+use crate::commands::prelude::{Action, Command, Ctx, Failure, Grammar};
 use crate::flags::{Flags, parse_proxy, split_launch_args};
 
-/// The wire action of a launch request.
+/// The wire action.
 pub const ACTION: &str = "launch";
+
+/// The entry: no CLI words of its own.
+pub const COMMAND: Command = Command {
+    names: &[],
+    help: None,
+    grammar: Grammar::Internal,
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+};
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let launch: LaunchRequest = ctx.params()?;
+    let mut spec = LaunchSpec::from_request(&launch, &ctx.config().launch);
+    // Like upstream, an allowlist once set stays for the daemon's life: a later launch without
+    // one keeps it (otherwise dropping the flag would relaunch an unfenced browser).
+    if launch.allowed_domains.is_none()
+        && spec.allowed_domains.is_empty()
+        && let Some(live) = ctx.live()
+    {
+        spec.allowed_domains = live.spec.allowed_domains;
+    }
+    // Upstream rejects an allowlist with --cdp or --profile; abx enforces it there too
+    // (docs/adr/0004-allowlist.md), so every combination is accepted.
+    let had_browser = ctx.live().is_some();
+    ctx.launch(spec).await?;
+    let note = ctx.launch_note();
+    let reused = had_browser && !note.relaunched && !note.launched_now;
+    Ok(json!({"launched": true, "reused": reused, "relaunchedBrowser": note.relaunched}))
+}
 
 /// Which kind of `launch` precedes the command; decides the fallback error text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,7 @@
+//! Settings of the page and the browser: `set`, `cookies`, `storage`, `network`, `clipboard`.
+
+pub mod clipboard;
+pub mod cookies;
+pub mod network;
+pub mod set;
+pub mod storage;
