@@ -273,6 +273,7 @@ pub const TABLE: &[&Command] = &[
     &control::state::COMMAND,
     &interaction::tap::COMMAND,
     &interaction::swipe::COMMAND,
+    &settings::device::COMMAND,
     &capture::diff::COMMAND,
     &control::batch::COMMAND,
     &debug::react::COMMAND,
