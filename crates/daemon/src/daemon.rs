@@ -285,20 +285,18 @@ impl Daemon {
             biased;
             outcome = tokio::time::timeout(budget, work) => match outcome {
                 Ok(outcome) => outcome,
-                Err(_) => Outcome::failed(Failure {
-                    message: format!(
+                Err(_) => Outcome::failed(Failure::coded(
+                    format!(
                         "Operation timed out after {}ms ({}). The page may still be loading or the element may not exist.",
                         budget.as_millis(), request.action
                     ),
-                    code: Some("timeout"),
-                    data: None,
-                }),
+                    "timeout",
+                )),
             },
-            _ = token.cancelled() => Outcome::failed(Failure {
-                message: format!("cancelled: `{}` was cancelled because the session is closing", request.action),
-                code: Some("cancelled"),
-                data: None,
-            }),
+            _ = token.cancelled() => Outcome::failed(Failure::coded(
+                format!("cancelled: `{}` was cancelled because the session is closing", request.action),
+                "cancelled",
+            )),
         };
         self.running
             .lock()
@@ -359,14 +357,13 @@ impl Daemon {
             && let Some(live) = &previous
             && live.spec.is_attach()
         {
-            return Err(Failure {
-                message: format!(
+            return Err(Failure::coded(
+                format!(
                     "browser_lost: the attached browser at {} is gone; reconnect with `agent-browser connect <port|url>` or close this session",
                     live.session.browser().cdp_url()
                 ),
-                code: Some("browser_lost"),
-                data: None,
-            });
+                "browser_lost",
+            ));
         }
         let started = Instant::now();
         if let Some(old) = previous {

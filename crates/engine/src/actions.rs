@@ -489,10 +489,9 @@ impl Session {
             )
             .await?;
         let Some(url) = href.as_str().filter(|u| !u.is_empty()).map(str::to_string) else {
-            return Err(EngineError::Invalid(format!(
-                "--new-tab needs a link: '{}' is not inside an element with an href",
-                handle.selector
-            )));
+            return Err(EngineError::NotALink {
+                selector: handle.selector.clone(),
+            });
         };
         self.tab_new(Some(&url), None).await?;
         Ok(Clicked {
@@ -709,7 +708,7 @@ impl Session {
         input::dispatch(
             &tab,
             tab.cdp(),
-            "keydown",
+            "key down",
             &[("Input.dispatchKeyEvent", event)],
             deadline,
         )
@@ -732,7 +731,7 @@ impl Session {
         input::dispatch(
             &tab,
             tab.cdp(),
-            "keyup",
+            "key up",
             &[("Input.dispatchKeyEvent", event)],
             deadline,
         )
@@ -1022,11 +1021,11 @@ impl Session {
     ) -> Result<ScrolledIntoView> {
         let (tab, _, timeout) = self.begin(timeout).await?;
         let handle = self
-            .locate_on(&tab, "scrollintoview", selector, timeout)
+            .locate_on(&tab, "scroll into view", selector, timeout)
             .await?;
         let outcome = tab
             .guarded(
-                "scrollintoview",
+                "scroll into view",
                 handle.call(
                     "function() { this.scrollIntoView({block: 'center', inline: 'center'}); }",
                     &[],

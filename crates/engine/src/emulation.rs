@@ -195,7 +195,7 @@ impl Session {
         }
         let scale = scale.unwrap_or(1.0);
         self.page_call(
-            "viewport",
+            "set viewport",
             "Emulation.setDeviceMetricsOverride",
             json!({"width": width, "height": height, "deviceScaleFactor": scale, "mobile": false}),
         )
@@ -219,19 +219,19 @@ impl Session {
             )));
         };
         self.page_call(
-            "device",
+            "set device",
             "Emulation.setDeviceMetricsOverride",
             json!({"width": d.width, "height": d.height, "deviceScaleFactor": d.scale, "mobile": true}),
         )
         .await?;
         self.page_call(
-            "device",
+            "set device",
             "Emulation.setUserAgentOverride",
             json!({"userAgent": d.user_agent}),
         )
         .await?;
         self.page_call(
-            "device",
+            "set device",
             "Emulation.setTouchEmulationEnabled",
             json!({"enabled": true, "maxTouchPoints": 5}),
         )
@@ -253,7 +253,7 @@ impl Session {
             ));
         }
         self.page_call(
-            "geolocation",
+            "set geolocation",
             "Emulation.setGeolocationOverride",
             json!({"latitude": latitude, "longitude": longitude, "accuracy": 1}),
         )
@@ -263,10 +263,10 @@ impl Session {
 
     /// `set offline [on|off]`: emulates a lost (or restored) network.
     pub async fn set_offline(&self, offline: bool) -> Result<()> {
-        self.page_call("offline", "Network.enable", json!({}))
+        self.page_call("set offline", "Network.enable", json!({}))
             .await?;
         self.page_call(
-            "offline",
+            "set offline",
             "Network.emulateNetworkConditions",
             json!({"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}),
         )
@@ -291,10 +291,10 @@ impl Session {
                 )
             })
             .collect();
-        self.page_call("headers", "Network.enable", json!({}))
+        self.page_call("set headers", "Network.enable", json!({}))
             .await?;
         self.page_call(
-            "headers",
+            "set headers",
             "Network.setExtraHTTPHeaders",
             json!({"headers": headers}),
         )
@@ -317,7 +317,7 @@ impl Session {
             features.push(json!({"name": "prefers-reduced-motion", "value": motion}));
         }
         self.page_call(
-            "emulatemedia",
+            "set media",
             "Emulation.setEmulatedMedia",
             json!({"features": features}),
         )
@@ -328,7 +328,7 @@ impl Session {
     /// `cookies get`: the cookies the active page can see.
     pub async fn cookies(&self) -> Result<Vec<Value>> {
         let reply = self
-            .page_call("cookies_get", "Network.getCookies", json!({}))
+            .page_call("get cookies", "Network.getCookies", json!({}))
             .await?;
         Ok(reply
             .get("cookies")
@@ -359,7 +359,7 @@ impl Session {
             prepared.push(cookie);
         }
         self.page_call(
-            "cookies_set",
+            "set cookies",
             "Network.setCookies",
             json!({"cookies": prepared}),
         )
@@ -374,7 +374,7 @@ impl Session {
             let domain = cookie.get("domain").cloned().unwrap_or(Value::Null);
             let path = cookie.get("path").cloned().unwrap_or(Value::Null);
             self.page_call(
-                "cookies_clear",
+                "clear cookies",
                 "Network.deleteCookies",
                 json!({"name": name, "domain": domain, "path": path}),
             )

@@ -494,7 +494,9 @@ impl Session {
     fn resolve_tab_ref(&self, reference: &str) -> Result<String> {
         let tabs = self.tabs();
         if reference.parse::<u64>().is_ok() {
-            return Err(EngineError::Invalid("Expected a tab id like `t2` or a label; positional integers are not accepted (run `agent-browser tab` to list stable tab ids)".into()));
+            return Err(EngineError::TabPosition {
+                reference: reference.to_string(),
+            });
         }
         let found = tabs
             .iter()
@@ -504,11 +506,11 @@ impl Session {
                 tabs.iter()
                     .find(|t| t.target_id.eq_ignore_ascii_case(reference))
             });
-        found.map(|t| t.target_id.clone()).ok_or_else(|| {
-            EngineError::Invalid(format!(
-                "Tab not found: {reference}. Run `agent-browser tab list`"
-            ))
-        })
+        found
+            .map(|t| t.target_id.clone())
+            .ok_or_else(|| EngineError::TabNotFound {
+                reference: reference.to_string(),
+            })
     }
 
     /// `tab new [url]`: opens a tab, makes it active (this rebinds a pinned session).
@@ -972,7 +974,7 @@ impl Session {
         let tab = self.active_tab().await?;
         let glob = crate::glob::Glob::new(pattern);
         let state = tab
-            .wait_state("waitforurl", deadline_after(timeout), true, |st| {
+            .wait_state("wait for url", deadline_after(timeout), true, |st| {
                 glob.matches(&st.url)
             })
             .await
@@ -987,9 +989,12 @@ impl Session {
             return Ok(());
         };
         let tab = self.active_tab().await?;
-        tab.wait_state("waitforloadstate", deadline_after(timeout), false, |st| {
-            st.has_lifecycle(&st.loader_id, name)
-        })
+        tab.wait_state(
+            "wait for load state",
+            deadline_after(timeout),
+            false,
+            |st| st.has_lifecycle(&st.loader_id, name),
+        )
         .await
         .map_err(|e| with_wait_timeout(e, timeout))?;
         Ok(())
