@@ -57,6 +57,11 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
             "Invalid JSON: expected an object with an \"action\" field".into(),
         ));
     };
+    parse_object(params)
+}
+
+/// A request from a line's object (a line, or the live view's `/api/command` body).
+pub fn parse_object(params: serde_json::Map<String, Value>) -> Result<Request, LineError> {
     if !params.contains_key(extras::ACTION) {
         return Err(LineError::Invalid(
             "Invalid request: missing \"action\"".into(),

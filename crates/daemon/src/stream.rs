@@ -13,17 +13,17 @@
 //! `_MAX_HEIGHT` (positive, at most `i32::MAX`; unset = the viewport).
 
 use abx_wire::env;
-use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use abx_engine::Session;
-use abx_relay::{LiveEvent, Relay, RelayOptions, ServerHooks, ServerOptions, StreamServer};
+use abx_relay::{
+    CommandReply, LiveEvent, Relay, RelayOptions, ServerHooks, ServerOptions, StreamServer,
+};
 use serde_json::{Value, json};
 
 use crate::daemon::{Daemon, StreamHooks};
 use crate::errors::Failure;
 use crate::protocol::Request;
-use crate::sidecar::Sidecars;
 
 /// Starts the stream server for `daemon` and registers the hooks.
 pub async fn install(daemon: &Arc<Daemon>) {
@@ -91,8 +91,6 @@ impl Hooks {
             port,
             fallback_to_any_port: fallback,
             token: daemon.config.stream_token.clone(),
-            session: daemon.config.session.clone(),
-            socket_dir: Some(daemon.config.socket_dir.clone()),
             ..ServerOptions::default()
         };
         let viewer_hooks = Arc::new(ViewerHooks {
@@ -202,17 +200,37 @@ impl ServerHooks for ViewerHooks {
         }
     }
 
-    fn sessions(&self, socket_dir: &Path) -> Vec<Value> {
-        // Liveness by the ownership lock, like `session list` (a pid can be reused).
-        abx_relay::discover_sessions(socket_dir, |_| true)
-            .into_iter()
-            .filter(|entry| {
-                entry
-                    .get("session")
-                    .and_then(Value::as_str)
-                    .is_some_and(|name| Sidecars::new(socket_dir, name).is_owned_by_live_daemon())
-            })
-            .collect()
+    fn sessions(&self) -> Vec<Value> {
+        match self.daemon.upgrade() {
+            Some(daemon) => crate::sidecar::stream_sessions(daemon.files.dir()),
+            None => Vec::new(),
+        }
+    }
+
+    fn command(&self, command: Value) -> CommandReply<'_> {
+        let daemon = self.daemon.upgrade();
+        Box::pin(async move {
+            let daemon = daemon.ok_or_else(|| "the session is closing".to_string())?;
+            let Value::Object(mut params) = command else {
+                return Err("Invalid JSON: expected an object".to_string());
+            };
+            // The dashboard may leave the id out; every reply carries one.
+            params
+                .entry(abx_wire::extras::ID)
+                .or_insert_with(|| json!(format!("dash-{}", abx_relay::protocol::now_ms())));
+            let request = match crate::protocol::parse_object(params) {
+                Ok(request) => request,
+                Err(crate::protocol::LineError::Invalid(message)) => {
+                    return Ok(crate::protocol::invalid(&message));
+                }
+                Err(_) => return Err("Invalid request".to_string()),
+            };
+            // Like a socket client's command: it runs in its own task, so a viewer that goes
+            // away mid-command does not cancel it half way.
+            tokio::spawn(async move { daemon.handle(request).await })
+                .await
+                .map_err(|e| format!("internal error: {e}"))
+        })
     }
 }
 
