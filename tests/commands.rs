@@ -212,6 +212,18 @@ fn bad_input_gets_a_clear_error_and_exit_1() {
 }
 
 #[test]
+fn the_tests_run_an_agent_browser_built_from_the_current_sources() {
+    // Without `binary()` building it, a `cargo test -p abx-tests` after an edit ran the
+    // binary of the last `cargo build`.
+    let binary = abx_tests::cli::binary();
+    assert!(
+        abx_tests::cli::binary_is_fresh(&binary),
+        "{} is older than its sources: the tests would run stale code",
+        binary.display()
+    );
+}
+
+#[test]
 fn device_list_answers_like_upstream_on_linux() {
     // Without launch flags no `launch` goes first, so nothing starts a browser.
     let ab = Cli::new().without("AGENT_BROWSER_ARGS");
