@@ -7,6 +7,11 @@
 //! [`output::render_response`]. Parsing never touches the process environment directly: everything
 //! goes through a [`host::Host`], so tests pin HOME, cwd, variables, files and stdin.
 //!
+//! Every command is one module in [`commands::registry`]: its words, help, grammar, wire
+//! actions (lane, handler, text rendering). The binary hands the registry's routes to the
+//! session daemon (`abx_daemon::run`), so the parser, the help, the renderer and the daemon
+//! read the same table.
+//!
 //! ```
 //! use agent_browser::host::MemoryHost;
 //! let host = MemoryHost::new().with_var(abx_wire::env::SESSION, "fake");
