@@ -275,7 +275,7 @@ impl Daemon {
         // Waits carry their own timeout; everything else gets the default, plus slack so the
         // engine's own deadline (with its precise message) fires first.
         let budget = request
-            .u64("timeout")
+            .u64(abx_wire::extras::TIMEOUT)
             .map(Duration::from_millis)
             .unwrap_or(self.config.command_timeout)
             + Duration::from_secs(5);

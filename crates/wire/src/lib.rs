@@ -7,7 +7,7 @@
 //! * [`Response`]: one reply line, `{"success", "data", "error", "code", "warning"}`.
 //! * [`LaunchRequest`]: the `launch` request, the one request two crates build and read (the
 //!   CLI's launch planning and the daemon's launch settings).
-//! * [`env`]: every `AGENT_BROWSER_*` (and `ABX_*`) variable name.
+//! * [`env`](mod@env): every `AGENT_BROWSER_*` (and `ABX_*`) variable name.
 //! * [`extras`]: the fields the CLI adds to every request (plugins, pin-tab, restore).
 //!
 //! Per-command request types live next to their command (one module per command in the
