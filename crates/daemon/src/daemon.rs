@@ -421,7 +421,12 @@ impl Daemon {
                     connect_timeout: None,
                     ..AttachOptions::default()
                 };
-                Browser::attach(endpoint, options).await.ok()?
+                // Only the same browser: a service may hand out a new, blank one (browser_lost).
+                live.session
+                    .browser()
+                    .reattach(endpoint, options)
+                    .await
+                    .ok()?
             }
             BrowserSource::Local => {
                 let chrome = live.session.browser().take_live_chrome().await?;
