@@ -61,6 +61,9 @@ mod profile;
 mod runner;
 mod stage;
 
+/// Cancels a lease wait (re-exported so a Host needs no extra dependency).
+pub use tokio_util::sync::CancellationToken as CancelToken;
+
 pub use anchor::{AnchorRecord, BrowserSource, RemoteEndpoint};
 pub use display::{DisplayChoice, DisplayProbe, DisplayReason, Headed, Screen, choose_display};
 pub use env::{BrowserEnv, LaunchSettings, SESSION_NAME_LIMIT, SOCKET_PATH_LIMIT, var};
