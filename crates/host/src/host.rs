@@ -385,7 +385,11 @@ impl Host {
                         restarted: state.restarted,
                     });
                 }
-                display = state.record.display.clone();
+                // The stage runs in the anchor's mode; when that is the mode it asked for,
+                // its own reason is the more telling one.
+                if state.record.display.headed != display.headed {
+                    display = state.record.display.clone();
+                }
                 anchor = Some(state.record);
                 Some(key)
             }

@@ -15,7 +15,11 @@ fn key(scope: &str, name: &str) -> ProfileKey {
     ProfileKey::parse(scope, name).expect("valid key")
 }
 
-fn stores() -> Vec<(&'static str, Box<dyn ProfileStore>, Option<tempfile::TempDir>)> {
+fn stores() -> Vec<(
+    &'static str,
+    Box<dyn ProfileStore>,
+    Option<tempfile::TempDir>,
+)> {
     let dir = tempfile::tempdir().expect("dir");
     vec![
         (
@@ -27,16 +31,27 @@ fn stores() -> Vec<(&'static str, Box<dyn ProfileStore>, Option<tempfile::TempDi
     ]
 }
 
-fn leases() -> Vec<(&'static str, Arc<dyn ProfileLease>, Option<tempfile::TempDir>)> {
+fn leases() -> Vec<(
+    &'static str,
+    Arc<dyn ProfileLease>,
+    Option<tempfile::TempDir>,
+)> {
     let dir = tempfile::tempdir().expect("dir");
     vec![
-        ("file", Arc::new(FileLease::new(dir.path().join("locks"))), Some(dir)),
+        (
+            "file",
+            Arc::new(FileLease::new(dir.path().join("locks"))),
+            Some(dir),
+        ),
         ("memory", Arc::new(MemoryLease::new()), None),
     ]
 }
 
 fn holder(run: &str) -> LeaseHolder {
-    LeaseHolder::new(&RunId::new(run).expect("run"), Some(&StageId::new("s").expect("stage")))
+    LeaseHolder::new(
+        &RunId::new(run).expect("run"),
+        Some(&StageId::new("s").expect("stage")),
+    )
 }
 
 #[test]
@@ -56,7 +71,10 @@ fn store_open_is_idempotent_and_lists_per_scope() {
             .map(|n| n.to_string())
             .collect();
         assert_eq!(listed, ["other", "site"], "{name}");
-        assert!(store.find(&key("a", "missing")).expect("find").is_none(), "{name}");
+        assert!(
+            store.find(&key("a", "missing")).expect("find").is_none(),
+            "{name}"
+        );
     }
 }
 
@@ -67,10 +85,28 @@ fn store_deletes_one_and_by_scope() {
         store.open(&key("a", "two")).expect("open");
         store.open(&key("b", "one")).expect("open");
         assert!(store.delete(&key("a", "one")).expect("delete"), "{name}");
-        assert!(!store.delete(&key("a", "one")).expect("delete again"), "{name}: idempotent");
-        assert_eq!(store.delete_scope(&Scope::new("a").expect("s")).expect("scope"), 1, "{name}");
-        assert!(store.list(&Scope::new("a").expect("s")).expect("list").is_empty(), "{name}");
-        assert!(store.find(&key("b", "one")).expect("find").is_some(), "{name}: scope b untouched");
+        assert!(
+            !store.delete(&key("a", "one")).expect("delete again"),
+            "{name}: idempotent"
+        );
+        assert_eq!(
+            store
+                .delete_scope(&Scope::new("a").expect("s"))
+                .expect("scope"),
+            1,
+            "{name}"
+        );
+        assert!(
+            store
+                .list(&Scope::new("a").expect("s"))
+                .expect("list")
+                .is_empty(),
+            "{name}"
+        );
+        assert!(
+            store.find(&key("b", "one")).expect("find").is_some(),
+            "{name}: scope b untouched"
+        );
     }
 }
 
@@ -83,19 +119,34 @@ fn scope_a_cannot_open_scope_b_by_name_or_by_path() {
             abx_host::ProfileLocation::Dir(dir) => dir.to_string_lossy().into_owned(),
             abx_host::ProfileLocation::Opaque(id) => id.clone(),
         };
-        for sneaky in ["../b/secret", "..", "b/secret", location.as_str(), "/b/secret"] {
+        for sneaky in [
+            "../b/secret",
+            "..",
+            "b/secret",
+            location.as_str(),
+            "/b/secret",
+        ] {
             assert!(
-                matches!(ProfileKey::parse("a", sneaky), Err(HostError::InvalidName { .. })),
+                matches!(
+                    ProfileKey::parse("a", sneaky),
+                    Err(HostError::InvalidName { .. })
+                ),
                 "{name}: {sneaky:?} accepted as a name"
             );
-            assert!(ProfileKey::parse(sneaky, "secret").is_err(), "{name}: {sneaky:?} as a scope");
+            assert!(
+                ProfileKey::parse(sneaky, "secret").is_err(),
+                "{name}: {sneaky:?} as a scope"
+            );
         }
         // The same name in scope a is a different profile.
         let a = store.open(&key("a", "secret")).expect("open a");
         assert!(a.created(), "{name}: a's profile is new");
         assert_ne!(a.location(), b.location(), "{name}");
         assert!(store.delete(&key("a", "secret")).expect("delete"));
-        assert!(store.find(&key("b", "secret")).expect("find").is_some(), "{name}");
+        assert!(
+            store.find(&key("b", "secret")).expect("find").is_some(),
+            "{name}"
+        );
     }
 }
 
@@ -122,35 +173,75 @@ fn file_store_folders_are_0700_and_symlinks_are_refused() {
         dir.path().join("profiles/a/link"),
     )
     .expect("symlink");
-    assert!(store.open(&key("a", "link")).is_err(), "a symlinked profile must not open");
+    assert!(
+        store.open(&key("a", "link")).is_err(),
+        "a symlinked profile must not open"
+    );
     assert!(store.find(&key("a", "link")).is_err());
-    assert!(!store.list(&Scope::new("a").expect("s")).expect("list").iter().any(|n| n.as_str() == "link"));
+    assert!(
+        !store
+            .list(&Scope::new("a").expect("s"))
+            .expect("list")
+            .iter()
+            .any(|n| n.as_str() == "link")
+    );
 }
 
 #[test]
 fn lease_is_exclusive_per_run_and_joined_by_the_same_run() {
     for (name, lease, _dir) in leases() {
         let k = key("local", "site");
-        assert_eq!(lease.try_acquire(&k, &holder("r1")).expect("a"), TryAcquire::Acquired(Acquired::Taken), "{name}");
-        assert_eq!(lease.try_acquire(&k, &holder("r1")).expect("b"), TryAcquire::Acquired(Acquired::Joined), "{name}");
+        assert_eq!(
+            lease.try_acquire(&k, &holder("r1")).expect("a"),
+            TryAcquire::Acquired(Acquired::Taken),
+            "{name}"
+        );
+        assert_eq!(
+            lease.try_acquire(&k, &holder("r1")).expect("b"),
+            TryAcquire::Acquired(Acquired::Joined),
+            "{name}"
+        );
         match lease.try_acquire(&k, &holder("r2")).expect("c") {
             TryAcquire::Held(h) => assert_eq!(h.run.as_str(), "r1", "{name}: sees the holder"),
             other => panic!("{name}: {other:?}"),
         }
         // Another scope, same name: independent.
-        assert_eq!(lease.try_acquire(&key("other", "site"), &holder("r2")).expect("d"), TryAcquire::Acquired(Acquired::Taken), "{name}");
-        assert!(!lease.release(&k, &RunId::new("r2").expect("r")).expect("e"), "{name}: never drops another run's lease");
-        assert!(lease.release(&k, &RunId::new("r1").expect("r")).expect("f"), "{name}");
-        assert!(!lease.release(&k, &RunId::new("r1").expect("r")).expect("g"), "{name}: idempotent");
-        assert_eq!(lease.try_acquire(&k, &holder("r2")).expect("h"), TryAcquire::Acquired(Acquired::Taken), "{name}");
+        assert_eq!(
+            lease
+                .try_acquire(&key("other", "site"), &holder("r2"))
+                .expect("d"),
+            TryAcquire::Acquired(Acquired::Taken),
+            "{name}"
+        );
+        assert!(
+            !lease.release(&k, &RunId::new("r2").expect("r")).expect("e"),
+            "{name}: never drops another run's lease"
+        );
+        assert!(
+            lease.release(&k, &RunId::new("r1").expect("r")).expect("f"),
+            "{name}"
+        );
+        assert!(
+            !lease.release(&k, &RunId::new("r1").expect("r")).expect("g"),
+            "{name}: idempotent"
+        );
+        assert_eq!(
+            lease.try_acquire(&k, &holder("r2")).expect("h"),
+            TryAcquire::Acquired(Acquired::Taken),
+            "{name}"
+        );
     }
 }
 
 #[test]
 fn stale_leases_of_ended_runs_are_reclaimed_unknown_counts_as_live() {
     for (name, lease, _dir) in leases() {
-        lease.try_acquire(&key("local", "a"), &holder("ended")).expect("a");
-        lease.try_acquire(&key("local", "b"), &holder("unknown")).expect("b");
+        lease
+            .try_acquire(&key("local", "a"), &holder("ended"))
+            .expect("a");
+        lease
+            .try_acquire(&key("local", "b"), &holder("unknown"))
+            .expect("b");
         let liveness = |run: &RunId| match run.as_str() {
             "ended" => RunState::Ended,
             _ => RunState::Unknown,
@@ -158,12 +249,18 @@ fn stale_leases_of_ended_runs_are_reclaimed_unknown_counts_as_live() {
         let dropped = lease.reclaim_stale(&liveness).expect("reclaim");
         assert_eq!(dropped.len(), 1, "{name}");
         assert_eq!(dropped[0].1.run.as_str(), "ended", "{name}");
-        assert!(lease.holder(&key("local", "b")).expect("h").is_some(), "{name}");
+        assert!(
+            lease.holder(&key("local", "b")).expect("h").is_some(),
+            "{name}"
+        );
         // reclaim is compare-and-delete.
         let current = lease.holder(&key("local", "b")).expect("h").expect("held");
         let mut other = current.clone();
         other.since_ms += 1;
-        assert!(!lease.reclaim(&key("local", "b"), &other).expect("r"), "{name}");
+        assert!(
+            !lease.reclaim(&key("local", "b"), &other).expect("r"),
+            "{name}"
+        );
     }
 }
 
@@ -182,17 +279,27 @@ async fn a_queued_run_takes_over_when_the_holder_releases() {
                     poll: Duration::from_millis(20),
                     ..AcquireOptions::default()
                 };
-                let got = acquire(&*lease, &k, &holder("second"), &|_: &RunId| RunState::Running, &options, |h| {
-                    seen.push(h.run.to_string());
-                    let _ = told.send(());
-                }).await;
+                let got = acquire(
+                    &*lease,
+                    &k,
+                    &holder("second"),
+                    &|_: &RunId| RunState::Running,
+                    &options,
+                    |h| {
+                        seen.push(h.run.to_string());
+                        let _ = told.send(());
+                    },
+                )
+                .await;
                 (got.map_err(|e| e.to_string()), seen)
             })
         };
         // The waiter announces the holder, then keeps waiting while it holds.
         announced.recv().await.expect("the waiter names the holder");
         assert!(!waiting.is_finished(), "{name}: the second run must wait");
-        lease.release(&k, &RunId::new("first").expect("r")).expect("release");
+        lease
+            .release(&k, &RunId::new("first").expect("r"))
+            .expect("release");
         let (got, seen) = waiting.await.expect("join");
         assert_eq!(got, Ok(Acquired::Taken), "{name}");
         assert_eq!(seen, ["first"], "{name}: told who holds it, once");
@@ -210,11 +317,20 @@ async fn lease_wait_has_a_limit() {
             poll: Duration::from_millis(20),
             cancel: None,
         };
-        let err = acquire(&*lease, &k, &holder("waiter"), &|_: &RunId| RunState::Waiting, &options, |_| {})
-            .await
-            .expect_err("must time out");
+        let err = acquire(
+            &*lease,
+            &k,
+            &holder("waiter"),
+            &|_: &RunId| RunState::Waiting,
+            &options,
+            |_| {},
+        )
+        .await
+        .expect_err("must time out");
         match err {
-            HostError::LeaseWaitTimedOut { holder, .. } => assert_eq!(holder.run.as_str(), "holder", "{name}"),
+            HostError::LeaseWaitTimedOut { holder, .. } => {
+                assert_eq!(holder.run.as_str(), "holder", "{name}")
+            }
             other => panic!("{name}: {other}"),
         }
     }
@@ -226,13 +342,40 @@ async fn lease_wait_reclaims_an_ended_holder_and_can_be_cancelled() {
         let k = key("local", "site");
         lease.try_acquire(&k, &holder("dead")).expect("dead");
         let options = AcquireOptions::default();
-        let ended = |run: &RunId| if run.as_str() == "dead" { RunState::Ended } else { RunState::Running };
-        assert_eq!(acquire(&*lease, &k, &holder("next"), &ended, &options, |_| {}).await.expect("reclaimed"), Acquired::Taken, "{name}");
+        let ended = |run: &RunId| {
+            if run.as_str() == "dead" {
+                RunState::Ended
+            } else {
+                RunState::Running
+            }
+        };
+        assert_eq!(
+            acquire(&*lease, &k, &holder("next"), &ended, &options, |_| {})
+                .await
+                .expect("reclaimed"),
+            Acquired::Taken,
+            "{name}"
+        );
         let cancel = tokio_util_cancel();
-        let options = AcquireOptions { cancel: Some(cancel.clone()), ..AcquireOptions::default() };
+        let options = AcquireOptions {
+            cancel: Some(cancel.clone()),
+            ..AcquireOptions::default()
+        };
         cancel.cancel();
-        let err = acquire(&*lease, &k, &holder("third"), &|_: &RunId| RunState::Running, &options, |_| {}).await.expect_err("cancelled");
-        assert!(matches!(err, HostError::LeaseWaitCancelled { .. }), "{name}: {err}");
+        let err = acquire(
+            &*lease,
+            &k,
+            &holder("third"),
+            &|_: &RunId| RunState::Running,
+            &options,
+            |_| {},
+        )
+        .await
+        .expect_err("cancelled");
+        assert!(
+            matches!(err, HostError::LeaseWaitCancelled { .. }),
+            "{name}: {err}"
+        );
     }
 }
 
@@ -247,7 +390,12 @@ fn file_lease_replaces_a_corrupt_lock_file_and_writes_0600() {
     let path = dir.path().join("locks/local/site.lock");
     std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
     std::fs::write(&path, "{not json").expect("corrupt");
-    assert_eq!(lease.try_acquire(&key("local", "site"), &holder("r1")).expect("acquire"), TryAcquire::Acquired(Acquired::Taken));
+    assert_eq!(
+        lease
+            .try_acquire(&key("local", "site"), &holder("r1"))
+            .expect("acquire"),
+        TryAcquire::Acquired(Acquired::Taken)
+    );
     let mode = std::fs::metadata(&path).expect("meta").permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
     let text = std::fs::read_to_string(&path).expect("read");
@@ -260,7 +408,12 @@ fn two_file_leases_on_one_folder_see_each_other() {
     let dir = tempfile::tempdir().expect("dir");
     let one = FileLease::new(dir.path().join("locks"));
     let two = FileLease::new(dir.path().join("locks"));
-    one.try_acquire(&key("local", "site"), &holder("r1")).expect("one");
-    assert!(matches!(two.try_acquire(&key("local", "site"), &holder("r2")).expect("two"), TryAcquire::Held(_)));
+    one.try_acquire(&key("local", "site"), &holder("r1"))
+        .expect("one");
+    assert!(matches!(
+        two.try_acquire(&key("local", "site"), &holder("r2"))
+            .expect("two"),
+        TryAcquire::Held(_)
+    ));
     let _ = ProfileName::new("site").expect("name");
 }

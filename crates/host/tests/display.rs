@@ -12,18 +12,24 @@ fn the_probe_finds_a_display_then_xvfb_then_nothing() {
     let path = dir.path().to_string_lossy().into_owned();
     assert_eq!(
         DisplayProbe::from_vars([("DISPLAY", ":5"), ("PATH", path.as_str())]).screen(),
-        Screen::Window { variable: "DISPLAY".into() }
+        Screen::Window {
+            variable: "DISPLAY".into()
+        }
     );
     assert_eq!(
         DisplayProbe::from_vars([("PATH", path.as_str())]).screen(),
         Screen::Virtual { xvfb: xvfb.clone() }
     );
-    assert_eq!(DisplayProbe::from_vars([("PATH", "/nonexistent")]).screen(), Screen::None);
+    assert_eq!(
+        DisplayProbe::from_vars([("PATH", "/nonexistent")]).screen(),
+        Screen::None
+    );
 }
 
 #[test]
 fn asking_for_a_window_without_a_screen_fails_instead_of_running_headless() {
-    let err = choose_display(&Screen::None, Headed::Headed, false, false).expect_err("no silent fallback");
+    let err = choose_display(&Screen::None, Headed::Headed, false, false)
+        .expect_err("no silent fallback");
     assert!(matches!(err, HostError::NoScreen { .. }), "{err}");
     // Auto falls back, and says so.
     let auto = choose_display(&Screen::None, Headed::Auto, false, false).expect("auto");
@@ -34,10 +40,18 @@ fn asking_for_a_window_without_a_screen_fails_instead_of_running_headless() {
     assert!(choose_display(&Screen::None, Headed::Headless, true, false).is_err());
     let live = choose_display(&Screen::None, Headed::Auto, true, true).expect("live view");
     assert_eq!((live.headed, live.reason), (false, DisplayReason::LiveView));
-    let virtual_display = Screen::Virtual { xvfb: "/usr/bin/Xvfb".into() };
+    let virtual_display = Screen::Virtual {
+        xvfb: "/usr/bin/Xvfb".into(),
+    };
     let headed = choose_display(&virtual_display, Headed::Auto, false, false).expect("xvfb");
     assert!(headed.headed);
-    assert!(matches!(headed.reason, DisplayReason::VirtualDisplay { .. }));
+    assert!(matches!(
+        headed.reason,
+        DisplayReason::VirtualDisplay { .. }
+    ));
     let asked = choose_display(&virtual_display, Headed::Headless, false, false).expect("headless");
-    assert_eq!((asked.headed, asked.reason), (false, DisplayReason::AskedHeadless));
+    assert_eq!(
+        (asked.headed, asked.reason),
+        (false, DisplayReason::AskedHeadless)
+    );
 }

@@ -52,20 +52,32 @@ async fn anchor_killed_mid_run_next_stage_gets_a_new_anchor_and_every_env_follow
     let host = common::host(&place, runs.clone());
     let run = RunRef::parse("local", "run-k").expect("run");
     runs.set(&run, RunState::Running);
-    let first = host.prepare_stage(&run, &stage("a"), &profile_spec("site")).await.expect("a");
+    let first = host
+        .prepare_stage(&run, &stage("a"), &profile_spec("site"))
+        .await
+        .expect("a");
     ab_ok(&first.env, &["open", &site.url("/page1.html")]);
     let old = anchor_record(&host, &run, "site");
     let anchor_env = old.env.clone().expect("a local anchor");
     let anchor_pid = daemon_pid(&anchor_env).expect("anchor daemon");
 
     // The anchor's daemon is killed; its orphan guard takes its Chrome down.
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(anchor_pid), nix::sys::signal::Signal::SIGKILL)
-        .expect("kill the anchor daemon we started");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(anchor_pid),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .expect("kill the anchor daemon we started");
     assert!(wait_gone(anchor_pid, Duration::from_secs(5)));
     wait_until_unreachable(&old.cdp).await;
 
-    let second = host.prepare_stage(&run, &stage("b"), &profile_spec("site")).await.expect("b");
-    assert!(second.anchor_restarted, "a new anchor replaced the dead one");
+    let second = host
+        .prepare_stage(&run, &stage("b"), &profile_spec("site"))
+        .await
+        .expect("b");
+    assert!(
+        second.anchor_restarted,
+        "a new anchor replaced the dead one"
+    );
     let new = anchor_record(&host, &run, "site");
     assert_ne!(new.cdp, old.cdp);
     assert_eq!(new.restarts, 1);
@@ -73,7 +85,10 @@ async fn anchor_killed_mid_run_next_stage_gets_a_new_anchor_and_every_env_follow
     ab_ok(&second.env, &["open", &site.url("/page2.html")]);
     assert_eq!(ab_ok(&second.env, &["get", "title"]), "Page Two");
     // Stage a's persisted env was re-pointed; its next command works on the new anchor.
-    let repointed = host.stage_env(&run.id, &stage("a")).expect("read").expect("env");
+    let repointed = host
+        .stage_env(&run.id, &stage("a"))
+        .expect("read")
+        .expect("env");
     assert_eq!(repointed.cdp(), Some(new.cdp.as_str()));
     ab_ok(&repointed, &["open", &site.url("/page1.html")]);
     assert_eq!(ab_ok(&repointed, &["get", "title"]), "Page One");
@@ -91,12 +106,20 @@ async fn two_hosts_runs_on_one_profile_the_second_waits_then_runs() {
     let runs = Arc::new(Runs::default());
     let mut config = place.config();
     config.lease_wait.poll = Duration::from_millis(50);
-    let first_host = Host::local(config.clone(), runs.clone(), common::agent_browser()).expect("host 1");
-    let second_host = Arc::new(Host::local(config, runs.clone(), common::agent_browser()).expect("host 2"));
-    let (run1, run2) = (RunRef::parse("local", "run-1").expect("r"), RunRef::parse("local", "run-2").expect("r"));
+    let first_host =
+        Host::local(config.clone(), runs.clone(), common::agent_browser()).expect("host 1");
+    let second_host =
+        Arc::new(Host::local(config, runs.clone(), common::agent_browser()).expect("host 2"));
+    let (run1, run2) = (
+        RunRef::parse("local", "run-1").expect("r"),
+        RunRef::parse("local", "run-2").expect("r"),
+    );
     runs.set(&run1, RunState::Running);
     runs.set(&run2, RunState::Running);
-    let one = first_host.prepare_stage(&run1, &stage("login"), &profile_spec("site")).await.expect("run 1");
+    let one = first_host
+        .prepare_stage(&run1, &stage("login"), &profile_spec("site"))
+        .await
+        .expect("run 1");
     ab_ok(&one.env, &["open", &site.url("/login.html")]);
     ab_ok(&one.env, &["fill", "#username", "ada"]);
     ab_ok(&one.env, &["fill", "#password", "pw"]);
@@ -107,7 +130,10 @@ async fn two_hosts_runs_on_one_profile_the_second_waits_then_runs() {
     let waiting = {
         let host = second_host.clone();
         let run2 = run2.clone();
-        tokio::spawn(async move { host.prepare_stage(&run2, &stage("work"), &profile_spec("site")).await })
+        tokio::spawn(async move {
+            host.prepare_stage(&run2, &stage("work"), &profile_spec("site"))
+                .await
+        })
     };
     let holder = loop {
         match tokio::time::timeout(Duration::from_secs(20), events.recv()).await {
@@ -117,14 +143,37 @@ async fn two_hosts_runs_on_one_profile_the_second_waits_then_runs() {
         }
     };
     assert_eq!(holder.run, run1.id, "the waiting run sees the holder");
-    assert!(!waiting.is_finished(), "run 2 must wait while run 1 holds the profile");
-    assert!(first_host.end_run(&run1.id).await.expect("end run 1").complete());
+    assert!(
+        !waiting.is_finished(),
+        "run 2 must wait while run 1 holds the profile"
+    );
+    assert!(
+        first_host
+            .end_run(&run1.id)
+            .await
+            .expect("end run 1")
+            .complete()
+    );
     runs.set(&run1, RunState::Ended);
 
-    let two = tokio::time::timeout(Duration::from_secs(60), waiting).await.expect("run 2 proceeds").expect("join").expect("run 2");
+    let two = tokio::time::timeout(Duration::from_secs(60), waiting)
+        .await
+        .expect("run 2 proceeds")
+        .expect("join")
+        .expect("run 2");
     ab_ok(&two.env, &["open", &site.url("/account")]);
-    assert_eq!(ab_ok(&two.env, &["get", "text", "#persist"]), "ada", "the persistent cookie survived the graceful close");
-    assert!(second_host.end_run(&run2.id).await.expect("end run 2").complete());
+    assert_eq!(
+        ab_ok(&two.env, &["get", "text", "#persist"]),
+        "ada",
+        "the persistent cookie survived the graceful close"
+    );
+    assert!(
+        second_host
+            .end_run(&run2.id)
+            .await
+            .expect("end run 2")
+            .complete()
+    );
 }
 
 /// Limitation 7: a resume behind another run's lease queues like a fresh start.
@@ -135,15 +184,23 @@ async fn a_resume_queues_behind_another_run_instead_of_failing() {
     let mut config = place.config();
     config.lease_wait.poll = Duration::from_millis(50);
     let host = Arc::new(Host::local(config, runs.clone(), common::agent_browser()).expect("host"));
-    let (holder_run, resumed) = (RunRef::parse("local", "holder").expect("r"), RunRef::parse("local", "resumed").expect("r"));
+    let (holder_run, resumed) = (
+        RunRef::parse("local", "holder").expect("r"),
+        RunRef::parse("local", "resumed").expect("r"),
+    );
     runs.set(&holder_run, RunState::Running);
     runs.set(&resumed, RunState::Waiting);
-    host.prepare_stage(&holder_run, &stage("s"), &profile_spec("site")).await.expect("holder");
+    host.prepare_stage(&holder_run, &stage("s"), &profile_spec("site"))
+        .await
+        .expect("holder");
     let mut events = host.events();
     let resume = {
         let host = host.clone();
         let resumed = resumed.clone();
-        tokio::spawn(async move { host.resume_stage(&resumed, &stage("gate"), &profile_spec("site")).await })
+        tokio::spawn(async move {
+            host.resume_stage(&resumed, &stage("gate"), &profile_spec("site"))
+                .await
+        })
     };
     loop {
         match tokio::time::timeout(Duration::from_secs(20), events.recv()).await {
@@ -157,7 +214,10 @@ async fn a_resume_queues_behind_another_run_instead_of_failing() {
     }
     assert!(!resume.is_finished(), "the resume waits");
     assert!(host.end_run(&holder_run.id).await.expect("end").complete());
-    let resumed_stage = resume.await.expect("join").expect("the resume runs once the lease is free");
+    let resumed_stage = resume
+        .await
+        .expect("join")
+        .expect("the resume runs once the lease is free");
     assert!(resumed_stage.login.is_none(), "a resume runs no check");
     assert!(host.end_run(&resumed.id).await.expect("end").complete());
 }
@@ -170,21 +230,40 @@ async fn shutdown_closes_runs_that_will_not_resume_and_keeps_waiting_ones() {
     let place = Place::new();
     let runs = Arc::new(Runs::default());
     let host = common::host(&place, runs.clone());
-    let (done, waiting) = (RunRef::parse("local", "done").expect("r"), RunRef::parse("local", "waiting").expect("r"));
-    let closing = host.prepare_stage(&done, &stage("s"), &profile_spec("one")).await.expect("done");
+    let (done, waiting) = (
+        RunRef::parse("local", "done").expect("r"),
+        RunRef::parse("local", "waiting").expect("r"),
+    );
+    let closing = host
+        .prepare_stage(&done, &stage("s"), &profile_spec("one"))
+        .await
+        .expect("done");
     ab_ok(&closing.env, &["open", &site.url("/page1.html")]);
-    let kept = host.prepare_stage(&waiting, &stage("gate"), &StageSpec::throwaway()).await.expect("waiting");
+    let kept = host
+        .prepare_stage(&waiting, &stage("gate"), &StageSpec::throwaway())
+        .await
+        .expect("waiting");
     ab_ok(&kept.env, &["open", &site.url("/page2.html")]);
     let closing_pid = daemon_pid(&closing.env).expect("daemon");
     let anchor_cdp = closing.env.cdp().expect("cdp").to_string();
 
-    let report = host.shutdown(|run| run == &waiting.id).await.expect("shutdown");
+    let report = host
+        .shutdown(|run| run == &waiting.id)
+        .await
+        .expect("shutdown");
     assert_eq!(report.len(), 1);
     assert!(report[0].1.complete(), "{report:?}");
     assert!(!alive(closing_pid));
-    assert!(!cdp_answers(&anchor_cdp).await, "the ended run's anchor is closed");
+    assert!(
+        !cdp_answers(&anchor_cdp).await,
+        "the ended run's anchor is closed"
+    );
     assert!(host.leases().leases().expect("leases").is_empty());
-    assert_eq!(ab_ok(&kept.env, &["get", "title"]), "Page Two", "the waiting run is untouched");
+    assert_eq!(
+        ab_ok(&kept.env, &["get", "title"]),
+        "Page Two",
+        "the waiting run is untouched"
+    );
     assert!(host.end_run(&waiting.id).await.expect("end").complete());
 }
 
@@ -203,11 +282,18 @@ async fn child_host() {
     config.socket_root = sockets.into();
     config.display = abx_host::DisplayProbe::fixed(abx_host::Screen::None);
     config.launch.args = vec!["--disable-quic".into(), "--disable-gpu".into()];
-    let host = Host::local(config, Arc::new(Runs::default()), common::agent_browser()).expect("host");
+    let host =
+        Host::local(config, Arc::new(Runs::default()), common::agent_browser()).expect("host");
     let run = RunRef::parse("local", "dead-run").expect("run");
-    let work = host.prepare_stage(&run, &stage("work"), &profile_spec("site")).await.expect("work");
+    let work = host
+        .prepare_stage(&run, &stage("work"), &profile_spec("site"))
+        .await
+        .expect("work");
     ab_ok(&work.env, &["open", &url]);
-    let scrape = host.prepare_stage(&run, &stage("scrape"), &StageSpec::throwaway()).await.expect("scrape");
+    let scrape = host
+        .prepare_stage(&run, &stage("scrape"), &StageSpec::throwaway())
+        .await
+        .expect("scrape");
     ab_ok(&scrape.env, &["open", &url]);
     println!("READY");
     // Wait to be killed.
@@ -222,7 +308,13 @@ async fn host_killed_mid_run_then_restarted_the_sweep_cleans_only_dead_runs() {
     let place = Place::new();
     let config = place.config();
     let mut child = std::process::Command::new(std::env::current_exe().expect("exe"))
-        .args(["child_host", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .args([
+            "child_host",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("ABX_HOST_CHILD_HOME", &config.home)
         .env("ABX_HOST_CHILD_SOCKETS", &config.socket_root)
         .env("ABX_HOST_CHILD_URL", site.url("/page1.html"))
@@ -232,41 +324,93 @@ async fn host_killed_mid_run_then_restarted_the_sweep_cleans_only_dead_runs() {
         .expect("child Host");
     let stdout = child.stdout.take().expect("stdout");
     let ready = tokio::task::spawn_blocking(move || {
-        std::io::BufReader::new(stdout).lines().map_while(Result::ok).any(|line| line.contains("READY"))
+        std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .any(|line| line.contains("READY"))
     });
-    assert!(tokio::time::timeout(Duration::from_secs(120), ready).await.expect("child ready in time").expect("join"));
+    assert!(
+        tokio::time::timeout(Duration::from_secs(120), ready)
+            .await
+            .expect("child ready in time")
+            .expect("join")
+    );
     // The Host dies without any teardown.
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGKILL)
-        .expect("kill the child Host we started");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .expect("kill the child Host we started");
     let _ = child.wait();
 
     let dead: Vec<_> = place.owners();
-    assert_eq!(dead.len(), 3, "anchor + two stages of the dead run: {dead:?}");
-    let dead_pids: Vec<i32> = dead.iter().filter_map(|(_, o)| o.env.as_ref().and_then(daemon_pid)).collect();
+    assert_eq!(
+        dead.len(),
+        3,
+        "anchor + two stages of the dead run: {dead:?}"
+    );
+    let dead_pids: Vec<i32> = dead
+        .iter()
+        .filter_map(|(_, o)| o.env.as_ref().and_then(daemon_pid))
+        .collect();
     assert_eq!(dead_pids.len(), 3, "their daemons survived the Host");
 
     // The restarted Host has a live run of its own on another profile.
     let runs = Arc::new(Runs::default());
     let host = common::host(&place, runs.clone());
-    let (dead_run, live_run) = (RunRef::parse("local", "dead-run").expect("r"), RunRef::parse("local", "live-run").expect("r"));
+    let (dead_run, live_run) = (
+        RunRef::parse("local", "dead-run").expect("r"),
+        RunRef::parse("local", "live-run").expect("r"),
+    );
     runs.set(&dead_run, RunState::Ended);
     runs.set(&live_run, RunState::Running);
-    let live = host.prepare_stage(&live_run, &stage("work"), &profile_spec("other")).await.expect("live");
+    let live = host
+        .prepare_stage(&live_run, &stage("work"), &profile_spec("other"))
+        .await
+        .expect("live");
     ab_ok(&live.env, &["open", &site.url("/page2.html")]);
-    let live_owners: Vec<_> = place.owners().into_iter().filter(|(_, o)| o.run == live_run.id).collect();
+    let live_owners: Vec<_> = place
+        .owners()
+        .into_iter()
+        .filter(|(_, o)| o.run == live_run.id)
+        .collect();
 
     let report = host.sweep().await.expect("sweep");
-    assert_eq!((report.stages_closed, report.anchors_closed, report.left), (2, 1, 0), "{report:?}");
+    assert_eq!(
+        (report.stages_closed, report.anchors_closed, report.left),
+        (2, 1, 0),
+        "{report:?}"
+    );
     assert!(report.leases_reclaimed >= 1, "{report:?}");
     for pid in dead_pids {
-        assert!(wait_gone(pid, Duration::from_secs(5)), "daemon {pid} of the dead run survived the sweep");
+        assert!(
+            wait_gone(pid, Duration::from_secs(5)),
+            "daemon {pid} of the dead run survived the sweep"
+        );
     }
     let after = place.owners();
-    assert!(after.iter().all(|(_, o)| o.run == live_run.id), "something of the dead run is left: {after:?}");
-    assert_eq!(after.len(), live_owners.len(), "the live run's records are untouched");
+    assert!(
+        after.iter().all(|(_, o)| o.run == live_run.id),
+        "something of the dead run is left: {after:?}"
+    );
+    assert_eq!(
+        after.len(),
+        live_owners.len(),
+        "the live run's records are untouched"
+    );
     assert!(after.iter().any(|(_, o)| o.kind == OwnerKind::Anchor));
-    assert!(host.leases().leases().expect("leases").iter().all(|(_, h)| h.run == live_run.id));
-    assert_eq!(ab_ok(&live.env, &["get", "title"]), "Page Two", "the live run still works");
+    assert!(
+        host.leases()
+            .leases()
+            .expect("leases")
+            .iter()
+            .all(|(_, h)| h.run == live_run.id)
+    );
+    assert_eq!(
+        ab_ok(&live.env, &["get", "title"]),
+        "Page Two",
+        "the live run still works"
+    );
     assert!(host.end_run(&live_run.id).await.expect("end").complete());
     assert!(place.sockets_empty());
 }

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use abx_fixtures::FixtureServer;
-use abx_host::{Grant, LiveViewError, LiveViewTickets, RunId, RunRef, Scope, StageId, StageSpec, ViewMode};
+use abx_host::{
+    Grant, LiveViewError, LiveViewTickets, RunId, RunRef, Scope, StageId, StageSpec, ViewMode,
+};
 use common::{Place, Runs, ab_ok};
 
 fn grant(stage: &str, mode: ViewMode) -> Grant {
@@ -26,16 +28,34 @@ async fn tickets_are_one_use_short_lived_and_credentials_expire_and_revoke() {
     let ticket = tickets.issue(grant("login", ViewMode::Control));
     let credential = tickets.redeem(&ticket).expect("first use");
     assert_eq!(credential.grant, grant("login", ViewMode::Control));
-    assert_eq!(tickets.redeem(&ticket).err(), Some(LiveViewError::Denied), "one use");
-    assert_eq!(tickets.verify(&credential.token), Ok(grant("login", ViewMode::Control)));
+    assert_eq!(
+        tickets.redeem(&ticket).err(),
+        Some(LiveViewError::Denied),
+        "one use"
+    );
+    assert_eq!(
+        tickets.verify(&credential.token),
+        Ok(grant("login", ViewMode::Control))
+    );
     assert_eq!(tickets.verify("guess").err(), Some(LiveViewError::Denied));
 
     let late = tickets.issue(grant("login", ViewMode::Watch));
     tokio::time::advance(Duration::from_secs(61)).await;
-    assert_eq!(tickets.redeem(&late).err(), Some(LiveViewError::Denied), "tickets live 60 s");
-    assert!(tickets.verify(&credential.token).is_ok(), "credentials outlive tickets");
+    assert_eq!(
+        tickets.redeem(&late).err(),
+        Some(LiveViewError::Denied),
+        "tickets live 60 s"
+    );
+    assert!(
+        tickets.verify(&credential.token).is_ok(),
+        "credentials outlive tickets"
+    );
     tokio::time::advance(Duration::from_secs(24 * 3600)).await;
-    assert_eq!(tickets.verify(&credential.token).err(), Some(LiveViewError::Denied), "credentials live 24 h");
+    assert_eq!(
+        tickets.verify(&credential.token).err(),
+        Some(LiveViewError::Denied),
+        "credentials live 24 h"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -49,7 +69,10 @@ async fn one_relay_per_stage_one_controller_watchers_read_only_closed_before_tea
     let run = RunRef::parse("local", "run-1").expect("run");
     let stage = StageId::new("login").expect("stage");
     let other_scope = Scope::new("tenant-b").expect("scope");
-    let prepared = host.prepare_stage(&run, &stage, &StageSpec::throwaway()).await.expect("prepare");
+    let prepared = host
+        .prepare_stage(&run, &stage, &StageSpec::throwaway())
+        .await
+        .expect("prepare");
     ab_ok(&prepared.env, &["open", &site.url("/animated.html")]);
 
     let control = host
@@ -60,8 +83,14 @@ async fn one_relay_per_stage_one_controller_watchers_read_only_closed_before_tea
         Some(LiveViewError::WrongScope),
         "a credential works only for its owner"
     );
-    let mut controller = host.open_viewer(&run.scope, &control.token).await.expect("controller");
-    assert!(controller.next_frame().await.is_some(), "frames reach the controller");
+    let mut controller = host
+        .open_viewer(&run.scope, &control.token)
+        .await
+        .expect("controller");
+    assert!(
+        controller.next_frame().await.is_some(),
+        "frames reach the controller"
+    );
 
     let second = host
         .redeem_live_view_ticket(&host.live_view_ticket(&run, &stage, ViewMode::Control))
@@ -74,8 +103,15 @@ async fn one_relay_per_stage_one_controller_watchers_read_only_closed_before_tea
     let watch = host
         .redeem_live_view_ticket(&host.live_view_ticket(&run, &stage, ViewMode::Watch))
         .expect("watch credential");
-    let mut watcher = host.open_viewer(&run.scope, &watch.token).await.expect("watcher");
-    assert_eq!(host.live_views().open_relays().len(), 1, "both share one relay");
+    let mut watcher = host
+        .open_viewer(&run.scope, &watch.token)
+        .await
+        .expect("watcher");
+    assert_eq!(
+        host.live_views().open_relays().len(),
+        1,
+        "both share one relay"
+    );
     // A late viewer is told the status before its first frame.
     let mut before_frame = Vec::new();
     loop {
@@ -85,13 +121,21 @@ async fn one_relay_per_stage_one_controller_watchers_read_only_closed_before_tea
         }
     }
     assert!(
-        before_frame.iter().any(|t| t.contains("\"type\":\"status\"")),
+        before_frame
+            .iter()
+            .any(|t| t.contains("\"type\":\"status\"")),
         "no status before the first frame: {} messages",
         before_frame.len()
     );
     let click = r#"{"type":"input_mouse","eventType":"mousePressed","x":120,"y":140,"button":"left","clickCount":1}"#;
-    assert_eq!(watcher.send(click).await.err(), Some(LiveViewError::ReadOnly));
-    assert!(matches!(controller.send("{nope").await, Err(LiveViewError::BadMessage(_))));
+    assert_eq!(
+        watcher.send(click).await.err(),
+        Some(LiveViewError::ReadOnly)
+    );
+    assert!(matches!(
+        controller.send("{nope").await,
+        Err(LiveViewError::BadMessage(_))
+    ));
     controller.send(click).await.expect("press");
     controller
         .send(&click.replace("mousePressed", "mouseReleased"))
@@ -99,43 +143,73 @@ async fn one_relay_per_stage_one_controller_watchers_read_only_closed_before_tea
         .expect("release");
     let deadline = Instant::now() + Duration::from_secs(10);
     while ab_ok(&prepared.env, &["eval", "window.__clicks.length"]) != "1" {
-        assert!(Instant::now() < deadline, "the controller's click did not land");
+        assert!(
+            Instant::now() < deadline,
+            "the controller's click did not land"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 
     // Revoking control (the gate closed) ends the controller; the watcher stays.
-    assert!(host.live_views().revoke_stage(&run.scope, &run.id, &stage, true) >= 1);
-    assert!(tokio::time::timeout(Duration::from_secs(5), async {
-        while controller.next().await.is_some() {}
-    })
-    .await
-    .is_ok(), "the revoked controller's view ends");
-    assert_eq!(host.open_viewer(&run.scope, &control.token).await.err(), Some(LiveViewError::Denied));
-    assert!(watcher.next_frame().await.is_some(), "the watcher still sees frames");
+    assert!(
+        host.live_views()
+            .revoke_stage(&run.scope, &run.id, &stage, true)
+            >= 1
+    );
+    assert!(
+        tokio::time::timeout(Duration::from_secs(5), async {
+            while controller.next().await.is_some() {}
+        })
+        .await
+        .is_ok(),
+        "the revoked controller's view ends"
+    );
+    assert_eq!(
+        host.open_viewer(&run.scope, &control.token).await.err(),
+        Some(LiveViewError::Denied)
+    );
+    assert!(
+        watcher.next_frame().await.is_some(),
+        "the watcher still sees frames"
+    );
 
     // The last viewer leaves: the relay lingers, then closes.
     drop(controller);
     drop(watcher);
     let deadline = Instant::now() + Duration::from_secs(10);
     while !host.live_views().open_relays().is_empty() {
-        assert!(Instant::now() < deadline, "the relay outlived its last viewer");
+        assert!(
+            Instant::now() < deadline,
+            "the relay outlived its last viewer"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 
     // A viewer again, then the stage ends: the relay closes first, the viewer's view ends.
-    let mut watcher = host.open_viewer(&run.scope, &watch.token).await.expect("watch again");
+    let mut watcher = host
+        .open_viewer(&run.scope, &watch.token)
+        .await
+        .expect("watch again");
     assert!(watcher.next_frame().await.is_some());
     let torn = host.end_stage(&run.id, &stage).await.expect("end stage");
     assert!(torn.gone);
-    assert!(host.live_views().open_relays().is_empty(), "the relay closed before the teardown");
-    assert!(tokio::time::timeout(Duration::from_secs(5), async {
-        while watcher.next().await.is_some() {}
-    })
-    .await
-    .is_ok());
-    assert!(matches!(
-        host.open_viewer(&run.scope, &watch.token).await.err(),
-        Some(LiveViewError::NoBrowser { .. })
-    ), "a closed stage has nothing to show");
+    assert!(
+        host.live_views().open_relays().is_empty(),
+        "the relay closed before the teardown"
+    );
+    assert!(
+        tokio::time::timeout(Duration::from_secs(5), async {
+            while watcher.next().await.is_some() {}
+        })
+        .await
+        .is_ok()
+    );
+    assert!(
+        matches!(
+            host.open_viewer(&run.scope, &watch.token).await.err(),
+            Some(LiveViewError::NoBrowser { .. })
+        ),
+        "a closed stage has nothing to show"
+    );
     assert!(host.end_run(&run.id).await.expect("end run").complete());
 }

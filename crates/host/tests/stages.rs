@@ -45,23 +45,44 @@ async fn parallel_stages_share_one_anchor_keep_their_env_and_end_in_order() {
     let spec = StageSpec::with_profile(ProfileName::new("site").expect("name"));
     let (sa, sb) = (stage("work-a"), stage("work-b"));
 
-    let (a, b) = tokio::join!(host.prepare_stage(&run, &sa, &spec), host.prepare_stage(&run, &sb, &spec));
+    let (a, b) = tokio::join!(
+        host.prepare_stage(&run, &sa, &spec),
+        host.prepare_stage(&run, &sb, &spec)
+    );
     let (a, b) = (a.expect("stage a"), b.expect("stage b"));
     assert_eq!(a.env.cdp(), b.env.cdp(), "one anchor for both stages");
     assert_eq!(
-        [a.anchor_started, b.anchor_started].iter().filter(|s| **s).count(),
+        [a.anchor_started, b.anchor_started]
+            .iter()
+            .filter(|s| **s)
+            .count(),
         1,
         "exactly one caller started the anchor"
     );
-    let anchors = place.owners().into_iter().filter(|(_, o)| o.kind == OwnerKind::Anchor).count();
+    let anchors = place
+        .owners()
+        .into_iter()
+        .filter(|(_, o)| o.kind == OwnerKind::Anchor)
+        .count();
     assert_eq!(anchors, 1);
     assert!(!a.display.headed);
-    assert_eq!(a.display.reason, DisplayReason::NoScreen, "the choice says why");
+    assert_eq!(
+        a.display.reason,
+        DisplayReason::NoScreen,
+        "the choice says why"
+    );
     assert_eq!(a.env.get(var::PIN_TAB), Some("1"));
     assert_eq!(a.env.get(var::IDLE_TIMEOUT_MS), Some("0"));
-    assert_eq!(a.env.get(var::PROFILE), None, "only the anchor owns the profile");
+    assert_eq!(
+        a.env.get(var::PROFILE),
+        None,
+        "only the anchor owns the profile"
+    );
     let config = a.env.get(var::CONFIG).expect("config pinned");
-    assert_eq!(std::fs::read_to_string(config).expect("config file").trim(), "{}");
+    assert_eq!(
+        std::fs::read_to_string(config).expect("config file").trim(),
+        "{}"
+    );
     assert_ne!(a.env.session(), b.env.session());
 
     // The stages work as an agent would; the login of one is the other's (one Chrome).
@@ -80,7 +101,11 @@ async fn parallel_stages_share_one_anchor_keep_their_env_and_end_in_order() {
     let again = host.prepare_stage(&run, &sa, &spec).await.expect("again");
     assert_eq!(again.env, a.env);
     assert_eq!(std::fs::read(&env_file).expect("env file"), before);
-    assert_eq!(ab_ok(&a.env, &["get", "url"]), site.url("/account"), "the page survived");
+    assert_eq!(
+        ab_ok(&a.env, &["get", "url"]),
+        site.url("/account"),
+        "the page survived"
+    );
 
     // Stage teardown: its tab and session go, the anchor and the other stage stay.
     let cdp = a.env.cdp().expect("cdp").to_string();
@@ -89,10 +114,24 @@ async fn parallel_stages_share_one_anchor_keep_their_env_and_end_in_order() {
     let torn = host.end_stage(&run.id, &sa).await.expect("end a");
     assert!(torn.gone && !torn.already);
     assert!(!alive(a_pid), "stage a's daemon is gone");
-    assert!(!a.env.socket_dir().expect("dir").exists(), "its socket dir is removed");
-    assert!(host.stage_dir(&run.id, &sa).join(abx_host::CLOSED_FILE).exists());
-    assert_eq!(page_count(&cdp).await, pages - 1, "exactly its tab was closed");
-    assert!(host.end_stage(&run.id, &sa).await.expect("again").already, "a second teardown does nothing");
+    assert!(
+        !a.env.socket_dir().expect("dir").exists(),
+        "its socket dir is removed"
+    );
+    assert!(
+        host.stage_dir(&run.id, &sa)
+            .join(abx_host::CLOSED_FILE)
+            .exists()
+    );
+    assert_eq!(
+        page_count(&cdp).await,
+        pages - 1,
+        "exactly its tab was closed"
+    );
+    assert!(
+        host.end_stage(&run.id, &sa).await.expect("again").already,
+        "a second teardown does nothing"
+    );
     assert_eq!(ab_ok(&b.env, &["get", "text", "#persist"]), "ada");
 
     // Run teardown: stage b, then the anchor (gracefully), then the lease.
@@ -100,7 +139,11 @@ async fn parallel_stages_share_one_anchor_keep_their_env_and_end_in_order() {
     assert!(report.complete(), "{report:?}");
     assert_eq!((report.anchors_closed, report.leases_released), (1, 1));
     assert!(!cdp_answers(&cdp).await, "the anchor's Chrome is gone");
-    assert!(place.sockets_empty(), "no socket dir left: {:?}", place.owners());
+    assert!(
+        place.sockets_empty(),
+        "no socket dir left: {:?}",
+        place.owners()
+    );
     assert!(host.leases().leases().expect("leases").is_empty());
 }
 
@@ -115,19 +158,34 @@ async fn a_stage_without_profile_gets_its_own_browser_and_a_hard_allowlist() {
         allowed_domains: vec!["127.0.0.1".into()],
         ..StageSpec::throwaway()
     };
-    let scrape = host.prepare_stage(&run, &stage("scrape"), &spec).await.expect("prepare");
+    let scrape = host
+        .prepare_stage(&run, &stage("scrape"), &spec)
+        .await
+        .expect("prepare");
     assert_eq!(scrape.env.cdp(), None, "its own browser, no anchor");
     assert_eq!(scrape.env.get(var::PROFILE), None);
     assert_eq!(scrape.env.get(var::HEADED), Some("0"));
     assert_eq!(scrape.env.get(var::ALLOWED_DOMAINS), Some("127.0.0.1"));
     assert!(scrape.env.session().expect("session").starts_with("abx-t-"));
-    assert!(host.leases().leases().expect("leases").is_empty(), "no lease taken");
+    assert!(
+        host.leases().leases().expect("leases").is_empty(),
+        "no lease taken"
+    );
     ab_ok(&scrape.env, &["open", &site.url("/page1.html")]);
-    let blocked = ab(&scrape.env, &["open", &site.url_on_host("localhost", "/page2.html")]);
-    assert!(!blocked.status.success(), "a host outside the allowlist must be refused");
+    let blocked = ab(
+        &scrape.env,
+        &["open", &site.url_on_host("localhost", "/page2.html")],
+    );
+    assert!(
+        !blocked.status.success(),
+        "a host outside the allowlist must be refused"
+    );
     assert_eq!(ab_ok(&scrape.env, &["get", "title"]), "Page One");
     let pid = daemon_pid(&scrape.env).expect("daemon");
-    let torn = host.end_stage(&run.id, &stage("scrape")).await.expect("end");
+    let torn = host
+        .end_stage(&run.id, &stage("scrape"))
+        .await
+        .expect("end");
     assert!(torn.gone);
     assert!(!alive(pid));
     assert!(host.end_run(&run.id).await.expect("end run").complete());
@@ -141,7 +199,12 @@ struct FirstCloseFails {
 }
 
 impl BrowserRunner for FirstCloseFails {
-    fn run<'a>(&'a self, env: &'a BrowserEnv, args: &'a [&'a str], timeout: Duration) -> BoxFuture<'a, RunOutput> {
+    fn run<'a>(
+        &'a self,
+        env: &'a BrowserEnv,
+        args: &'a [&'a str],
+        timeout: Duration,
+    ) -> BoxFuture<'a, RunOutput> {
         Box::pin(async move {
             if args == ["close"] && self.closes.fetch_add(1, Ordering::SeqCst) == 0 {
                 return RunOutput {
@@ -175,14 +238,25 @@ async fn a_failed_close_is_retried_until_the_session_is_gone() {
     )
     .expect("host");
     let run = RunRef::parse("local", "run-c").expect("run");
-    let prepared = host.prepare_stage(&run, &stage("s"), &StageSpec::throwaway()).await.expect("prepare");
+    let prepared = host
+        .prepare_stage(&run, &stage("s"), &StageSpec::throwaway())
+        .await
+        .expect("prepare");
     ab_ok(&prepared.env, &["open", &site.url("/page1.html")]);
     let pid = daemon_pid(&prepared.env).expect("daemon");
     let torn = host.end_stage(&run.id, &stage("s")).await.expect("end");
     assert!(torn.gone, "the retry closed it: {torn:?}");
-    assert_eq!(runner.closes.load(Ordering::SeqCst), 2, "one failed close, one retry");
+    assert_eq!(
+        runner.closes.load(Ordering::SeqCst),
+        2,
+        "one failed close, one retry"
+    );
     assert!(!alive(pid));
-    assert!(host.stage_dir(&run.id, &stage("s")).join(abx_host::CLOSED_FILE).exists());
+    assert!(
+        host.stage_dir(&run.id, &stage("s"))
+            .join(abx_host::CLOSED_FILE)
+            .exists()
+    );
     assert!(host.end_run(&run.id).await.expect("end run").complete());
 }
 
@@ -198,18 +272,27 @@ async fn the_login_check_decides_from_the_settled_url_and_is_persisted() {
         login_check: Some(check.clone()),
         ..StageSpec::with_profile(ProfileName::new("site").expect("name"))
     };
-    let checked = host.prepare_stage(&run, &stage("check"), &spec).await.expect("prepare");
+    let checked = host
+        .prepare_stage(&run, &stage("check"), &spec)
+        .await
+        .expect("prepare");
     let login = checked.login.clone().expect("a result");
     assert_eq!(login.state, LoginState::LoggedOut, "{login:?}");
     assert!(!login.logged_in);
     assert!(login.url.contains("/login.html?next="), "{}", login.url);
-    assert_eq!(host.stage_login(&run.id, &stage("check")).expect("read"), Some(login));
+    assert_eq!(
+        host.stage_login(&run.id, &stage("check")).expect("read"),
+        Some(login)
+    );
     // The stage's tab is on the login form now; a person (here: the test) signs in.
     ab_ok(&checked.env, &["fill", "#username", "grace"]);
     ab_ok(&checked.env, &["fill", "#password", "pw"]);
     ab_ok(&checked.env, &["click", "#signin"]);
     ab_ok(&checked.env, &["wait", "--url", "**/account"]);
-    let again = host.login_check(&run, &stage("check"), &check).await.expect("re-check");
+    let again = host
+        .login_check(&run, &stage("check"), &check)
+        .await
+        .expect("re-check");
     assert_eq!(again.state, LoginState::LoggedIn, "{again:?}");
     assert!(again.url.ends_with("/members"));
     assert!(host.end_run(&run.id).await.expect("end run").complete());

@@ -184,7 +184,10 @@ pub fn daemon_pid(env: &BrowserEnv) -> Option<i32> {
 pub fn alive(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
-        .and_then(|stat| stat.rfind(')').map(|i| stat[i + 1..].trim_start().to_string()))
+        .and_then(|stat| {
+            stat.rfind(')')
+                .map(|i| stat[i + 1..].trim_start().to_string())
+        })
         .is_some_and(|rest| !rest.starts_with('Z') && !rest.starts_with('X'))
 }
 
