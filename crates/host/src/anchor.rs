@@ -25,17 +25,51 @@ use crate::profile::ProfileHandle;
 use crate::runner::{BrowserRunner, run_ok};
 use crate::stage::StageRecord;
 
+/// What a [`StageAddressResolver`] learns about a remote browser the Host just connected to.
+#[derive(Clone, Debug)]
+pub struct RemoteBrowser {
+    /// The WebSocket URL the Host's connection speaks to (after discovery).
+    pub connected_url: String,
+    /// The target ids of that browser (its tabs), to recognise it in a service's listing.
+    pub target_ids: Vec<String>,
+}
+
+/// Finds the address other clients (the stages) use to reach the *same* remote browser.
+pub type StageAddressResolver = Arc<
+    dyn Fn(RemoteBrowser) -> crate::runner::BoxFuture<'static, std::result::Result<String, String>>
+        + Send
+        + Sync,
+>;
+
 /// A browser service instead of a local Chrome (seed §8: the seam a fleet uses).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct RemoteEndpoint {
     /// `ws(s)://…` or `http(s)://…`, e.g. `wss://browsers.example/chromium?token=…`.
     pub url: String,
-    /// Headers for discovery and the handshake (e.g. `Authorization`).
+    /// Headers for discovery and the handshake (e.g. `Authorization`); stages send them too.
     pub headers: Vec<(String, String)>,
+    /// How stages reach the browser the Host's connection opened. `None`: the URL that
+    /// connection speaks to (right for a remote Chrome, whose discovered URL names its browser).
+    /// A service that launches a browser per connection to its launch URL needs a resolver
+    /// (e.g. its session listing: see `docs/host.md`).
+    pub stage_address: Option<StageAddressResolver>,
+}
+
+impl std::fmt::Debug for RemoteEndpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteEndpoint")
+            .field("url", &redact(&self.url))
+            .field(
+                "headers",
+                &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            )
+            .field("stage_address", &self.stage_address.is_some())
+            .finish()
+    }
 }
 
 /// Where anchors come from.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub enum BrowserSource {
     /// An `agent-browser` session with the profile folder, owning a local Chrome.
     #[default]
@@ -394,26 +428,26 @@ impl Anchors {
         let keeper = Browser::attach(&endpoint.url, options)
             .await
             .map_err(remote_error)?;
-        let info = keeper
-            .connection()
-            .browser()
-            .call_within(
-                "Target.getTargetInfo",
-                serde_json::json!({}),
-                Duration::from_secs(5),
-            )
-            .await
-            .map_err(|e| remote_error(e.into()))?;
-        let browser_id = info
-            .pointer("/targetInfo/targetId")
-            .and_then(|v| v.as_str())
-            .ok_or_else(|| HostError::Anchor {
-                run: run.to_string(),
-                profile: key.to_string(),
-                reason: "the remote browser did not say its id (Target.getTargetInfo)".into(),
-            })?
-            .to_string();
-        let cdp = browser_address(keeper.cdp_url(), &browser_id);
+        let cdp = match &endpoint.stage_address {
+            None => keeper.cdp_url().to_string(),
+            Some(resolve) => {
+                let browser = RemoteBrowser {
+                    connected_url: keeper.cdp_url().to_string(),
+                    target_ids: keeper.targets().into_iter().map(|t| t.target_id).collect(),
+                };
+                match resolve(browser).await {
+                    Ok(address) => address,
+                    Err(reason) => {
+                        keeper.close().await;
+                        return Err(HostError::Anchor {
+                            run: run.to_string(),
+                            profile: key.to_string(),
+                            reason: format!("cannot find the remote browser's address: {reason}"),
+                        });
+                    }
+                }
+            }
+        };
         let place =
             SessionPlace::anchor(&self.settings.socket_root, &self.settings.prefix, run, key)?;
         private_dir(&place.socket_dir)?;
@@ -563,39 +597,5 @@ impl Anchors {
             let _ = remove_file(&self.record_path(&record.run, &record.profile));
         }
         gone
-    }
-}
-
-/// `scheme://authority/devtools/browser/<id>?query` from the keeper's URL: the address of the
-/// same browser for other clients (a browser service routes it to the running browser).
-fn browser_address(keeper_url: &str, browser_id: &str) -> String {
-    let (scheme, rest) = keeper_url.split_once("://").unwrap_or(("ws", keeper_url));
-    let end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let authority = &rest[..end];
-    let query = rest.split_once('?').map(|(_, q)| q);
-    match query {
-        Some(query) => format!("{scheme}://{authority}/devtools/browser/{browser_id}?{query}"),
-        None => format!("{scheme}://{authority}/devtools/browser/{browser_id}"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_browser_address_keeps_the_services_query() {
-        assert_eq!(
-            browser_address("ws://127.0.0.1:3000/chromium?token=s3", "B1"),
-            "ws://127.0.0.1:3000/devtools/browser/B1?token=s3"
-        );
-        assert_eq!(
-            browser_address("ws://127.0.0.1:9222/devtools/browser/B1", "B1"),
-            "ws://127.0.0.1:9222/devtools/browser/B1"
-        );
-        assert_eq!(
-            browser_address("wss://cdp.example/?token=x", "B2"),
-            "wss://cdp.example/devtools/browser/B2?token=x"
-        );
     }
 }

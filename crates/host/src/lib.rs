@@ -64,7 +64,9 @@ mod stage;
 /// Cancels a lease wait (re-exported so a Host needs no extra dependency).
 pub use tokio_util::sync::CancellationToken as CancelToken;
 
-pub use anchor::{AnchorRecord, BrowserSource, RemoteEndpoint};
+pub use anchor::{
+    AnchorRecord, BrowserSource, RemoteBrowser, RemoteEndpoint, StageAddressResolver,
+};
 pub use display::{DisplayChoice, DisplayProbe, DisplayReason, Headed, Screen, choose_display};
 pub use env::{BrowserEnv, LaunchSettings, SESSION_NAME_LIMIT, SOCKET_PATH_LIMIT, var};
 pub use error::{HostError, Result};
