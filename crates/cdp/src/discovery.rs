@@ -372,6 +372,53 @@ mod tests {
         );
     }
 
+    /// A browser service's discovery: the query must reach `/json/version`, the body comes
+    /// chunked on a kept-alive connection, and the bare ws URL it names gets the query back.
+    #[tokio::test]
+    async fn discovery_keeps_the_query_and_reads_a_chunked_answer() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let server = tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.expect("accept");
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") {
+                socket.read_exact(&mut byte).await.expect("read");
+                head.push(byte[0]);
+            }
+            let body = format!(
+                r#"{{"Browser":"Chrome/1","webSocketDebuggerUrl":"ws://127.0.0.1:{port}"}}"#
+            );
+            let (first, second) = body.split_at(10);
+            let reply = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n{:x}\r\n{first}\r\n{:x}\r\n{second}\r\n0\r\n\r\n",
+                first.len(),
+                second.len()
+            );
+            socket.write_all(reply.as_bytes()).await.expect("write");
+            // Keep the connection open: the reader must not wait for its end.
+            let mut rest = [0u8; 16];
+            let _ = socket.read(&mut rest).await;
+            String::from_utf8_lossy(&head).into_owned()
+        });
+        let ws = tokio::time::timeout(
+            std::time::Duration::from_secs(5),
+            browser_ws_url(&format!("http://127.0.0.1:{port}?token=s3"), &[]),
+        )
+        .await
+        .expect("no hang on a kept-alive chunked answer")
+        .expect("discovered");
+        assert_eq!(ws, format!("ws://127.0.0.1:{port}/?token=s3"));
+        let head = server.await.expect("server");
+        assert!(
+            head.starts_with("GET /json/version?token=s3 HTTP/1.1\r\n"),
+            "{head}"
+        );
+    }
+
     #[test]
     fn loopback_address_is_rewritten_to_the_host_we_used() {
         assert_eq!(
