@@ -300,12 +300,12 @@ async fn main() -> Result<(), Error> {
     let site = FixtureServer::start().await?;
     let home = tempfile::tempdir()?;
     let sockets = tempfile::Builder::new().prefix("abxs").tempdir_in("/tmp")?;
-    let report = run(
+    let report = Box::pin(run(
         &site,
         &agent_browser(),
         home.path(),
         &sockets.path().join("s"),
-    )
+    ))
     .await?;
     println!("{report:#?}");
     Ok(())
@@ -327,9 +327,14 @@ mod tests {
             "build agent-browser first: {}",
             binary.display()
         );
-        let report = super::run(&site, &binary, home.path(), &sockets.path().join("s"))
-            .await
-            .expect("the pipeline");
+        let report = Box::pin(super::run(
+            &site,
+            &binary,
+            home.path(),
+            &sockets.path().join("s"),
+        ))
+        .await
+        .expect("the pipeline");
         println!("{report:#?}");
         assert!(
             !report.logged_in_at_start,

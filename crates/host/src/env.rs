@@ -216,16 +216,16 @@ mod tests {
     #[test]
     fn long_names_keep_the_socket_path_within_the_limit() {
         let root = Path::new("/tmp/abxh-0");
-        let run = RunId::new("r".repeat(120)).unwrap();
-        let stage = StageId::new("s".repeat(120)).unwrap();
-        let profile = ProfileKey::parse("local", &"p".repeat(64)).unwrap();
-        let place = SessionPlace::stage(root, "abx", &run, &stage, Some(&profile)).unwrap();
+        let run = RunId::new("r".repeat(120)).expect("valid");
+        let stage = StageId::new("s".repeat(120)).expect("valid");
+        let profile = ProfileKey::parse("local", &"p".repeat(64)).expect("valid");
+        let place = SessionPlace::stage(root, "abx", &run, &stage, Some(&profile)).expect("valid");
         assert!(
             place.session.len() <= SESSION_NAME_LIMIT,
             "{}",
             place.session
         );
-        let anchor = SessionPlace::anchor(root, "abx", &run, &profile).unwrap();
+        let anchor = SessionPlace::anchor(root, "abx", &run, &profile).expect("valid");
         assert!(anchor.session.len() <= SESSION_NAME_LIMIT);
         let deep = Path::new("/tmp").join("d".repeat(80));
         assert!(matches!(
@@ -237,24 +237,24 @@ mod tests {
     #[test]
     fn stages_of_one_run_get_distinct_sessions_and_dirs() {
         let root = Path::new("/tmp/abxh-0");
-        let run = RunId::new("run-1").unwrap();
-        let profile = ProfileKey::parse("local", "site").unwrap();
+        let run = RunId::new("run-1").expect("valid");
+        let profile = ProfileKey::parse("local", "site").expect("valid");
         let a = SessionPlace::stage(
             root,
             "abx",
             &run,
-            &StageId::new("a").unwrap(),
+            &StageId::new("a").expect("valid"),
             Some(&profile),
         )
-        .unwrap();
+        .expect("valid");
         let b = SessionPlace::stage(
             root,
             "abx",
             &run,
-            &StageId::new("b").unwrap(),
+            &StageId::new("b").expect("valid"),
             Some(&profile),
         )
-        .unwrap();
+        .expect("valid");
         assert_ne!(a.session, b.session);
         assert_ne!(a.socket_dir, b.socket_dir);
         assert!(a.session.starts_with("abx-site-"));

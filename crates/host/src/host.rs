@@ -308,7 +308,8 @@ impl Host {
         stage: &StageId,
         spec: &StageSpec,
     ) -> Result<StageBrowser> {
-        self.prepare(run, stage, spec, false).await
+        // Boxed: the preparation is large and callers hold several of these futures at once.
+        Box::pin(self.prepare(run, stage, spec, false)).await
     }
 
     /// The same for a stage resumed after a gate: the lease is joined, or queued for like a
@@ -320,7 +321,7 @@ impl Host {
         stage: &StageId,
         spec: &StageSpec,
     ) -> Result<StageBrowser> {
-        self.prepare(run, stage, spec, true).await
+        Box::pin(self.prepare(run, stage, spec, true)).await
     }
 
     async fn prepare(
@@ -371,10 +372,8 @@ impl Host {
                     tracing::info!(run = %run.id, profile = %key, "profile leased");
                 }
                 let handle = self.profiles.open(&key)?;
-                let state = self
-                    .anchors
-                    .ensure(&run.scope, &run.id, &handle, &display)
-                    .await?;
+                let state =
+                    Box::pin(self.anchors.ensure(&run.scope, &run.id, &handle, &display)).await?;
                 anchor_started = state.started;
                 anchor_restarted = state.restarted;
                 if state.started {
@@ -565,6 +564,10 @@ impl Host {
     /// close that fails is retried; a session that still does not end is reported and left
     /// for the next teardown or the sweep. The anchor stays.
     pub async fn end_stage(&self, run: &RunId, stage: &StageId) -> Result<StageTeardown> {
+        Box::pin(self.end_stage_inner(run, stage)).await
+    }
+
+    async fn end_stage_inner(&self, run: &RunId, stage: &StageId) -> Result<StageTeardown> {
         self.live.close_stage(run, stage).await;
         let dir = self.stage_dir(run, stage);
         let Some(record) = read_json::<StageRecord>(&dir.join(ENV_FILE))? else {
@@ -629,10 +632,14 @@ impl Host {
     /// anchors (graceful close), then its leases. Leases of an anchor that would not close are
     /// kept (its Chrome still holds the profile); the sweep retries.
     pub async fn end_run(&self, run: &RunId) -> Result<RunTeardown> {
+        Box::pin(self.end_run_inner(run)).await
+    }
+
+    async fn end_run_inner(&self, run: &RunId) -> Result<RunTeardown> {
         self.live.close_run(run).await;
         let mut report = RunTeardown::default();
         for stage in self.stages_of(run) {
-            let teardown = self.end_stage(run, &stage).await?;
+            let teardown = self.end_stage_inner(run, &stage).await?;
             report.stages.push((stage, teardown));
         }
         let mut kept = Vec::new();
@@ -662,6 +669,10 @@ impl Host {
     /// socket dir's `owner.json` is read; sessions of ended runs are closed, stage sessions
     /// before anchors; live, waiting and unknown runs are left alone; empty dirs are removed.
     pub async fn sweep(&self) -> Result<SweepReport> {
+        Box::pin(self.sweep_inner()).await
+    }
+
+    async fn sweep_inner(&self) -> Result<SweepReport> {
         let mut report = SweepReport {
             leases_reclaimed: self.leases.reclaim_stale(&*self.liveness)?.len(),
             ..SweepReport::default()

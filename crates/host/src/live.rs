@@ -239,12 +239,15 @@ impl ViewerMessage {
     }
 }
 
+/// The last message of each replayed type (`status`, `tabs`, an open `dialog`).
+type Replay = Arc<Mutex<Vec<(String, Arc<str>)>>>;
+
 /// One connection to a stage's stream server, fanned out to the Host's viewers.
 struct StageRelay {
     frames: watch::Sender<Option<Arc<str>>>,
     events: broadcast::Sender<Arc<str>>,
     /// The last `status`, `tabs` and (while open) `dialog`, for late viewers.
-    replay: Arc<Mutex<Vec<(String, Arc<str>)>>>,
+    replay: Replay,
     outgoing: mpsc::Sender<String>,
     stop: CancellationToken,
     ended: CancellationToken,
@@ -279,7 +282,7 @@ impl StageRelay {
         let (outgoing, mut queue) = mpsc::channel::<String>(256);
         let stop = CancellationToken::new();
         let ended = CancellationToken::new();
-        let replay: Arc<Mutex<Vec<(String, Arc<str>)>>> = Arc::default();
+        let replay: Replay = Arc::default();
         let task = {
             let (frames, events, stop, ended, replay) = (
                 frames.clone(),

@@ -176,6 +176,6 @@ mod tests {
         let long = "abx-".to_string() + &"p".repeat(80);
         let cut = capped(&long, 48);
         assert_eq!(cut.len(), 48);
-        assert_ne!(cut, capped(&(long.clone() + "x"), 48));
+        assert_ne!(cut, capped(&(long + "x"), 48));
     }
 }

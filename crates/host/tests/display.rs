@@ -18,7 +18,7 @@ fn the_probe_finds_a_display_then_xvfb_then_nothing() {
     );
     assert_eq!(
         DisplayProbe::from_vars([("PATH", path.as_str())]).screen(),
-        Screen::Virtual { xvfb: xvfb.clone() }
+        Screen::Virtual { xvfb }
     );
     assert_eq!(
         DisplayProbe::from_vars([("PATH", "/nonexistent")]).screen(),
