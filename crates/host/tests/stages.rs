@@ -297,3 +297,59 @@ async fn the_login_check_decides_from_the_settled_url_and_is_persisted() {
     assert!(again.url.ends_with("/members"));
     assert!(host.end_run(&run.id).await.expect("end run").complete());
 }
+
+fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .expect("metadata")
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+/// Two Hosts (processes) preparing stages of one run at once start one anchor: the second
+/// waits on the first's `anchor.lock` and reuses its record. Records are 0600, folders 0700.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hosts_ensuring_one_anchor_start_it_once_and_keep_records_private() {
+    let place = Place::new();
+    let runs = Arc::new(Runs::default());
+    let one = common::host(&place, runs.clone());
+    let two = common::host(&place, runs.clone());
+    let run = RunRef::parse("local", "run-x").expect("run");
+    runs.set(&run, RunState::Running);
+    let spec = StageSpec::with_profile(ProfileName::new("site").expect("name"));
+    let (sa, sb) = (stage("a"), stage("b"));
+    let (a, b) = tokio::join!(
+        one.prepare_stage(&run, &sa, &spec),
+        two.prepare_stage(&run, &sb, &spec)
+    );
+    let (a, b) = (a.expect("a"), b.expect("b"));
+    assert_eq!(a.env.cdp(), b.env.cdp(), "one anchor");
+    assert_eq!(
+        [a.anchor_started, b.anchor_started]
+            .iter()
+            .filter(|s| **s)
+            .count(),
+        1,
+        "started once across both Hosts"
+    );
+    let home = place.home.path();
+    let anchor_json = home.join("runs/run-x/browser/local/site/anchor.json");
+    for file in [
+        anchor_json.clone(),
+        home.join("runs/run-x/stages/a/browser-env.json"),
+        home.join("locks/local/site.lock"),
+        home.join("agent-browser.empty.json"),
+    ] {
+        assert_eq!(mode(&file), 0o600, "{}", file.display());
+    }
+    for (dir, _) in place.owners() {
+        assert_eq!(mode(&dir), 0o700, "{}", dir.display());
+        assert_eq!(mode(&dir.join("owner.json")), 0o600);
+    }
+    assert_eq!(mode(&place.socket_root()), 0o700);
+    assert_eq!(mode(&home.join("profiles/local/site/profile")), 0o700);
+    assert!(one.end_run(&run.id).await.expect("end").complete());
+    assert!(!anchor_json.exists(), "the record goes with the anchor");
+    assert!(place.sockets_empty());
+}
