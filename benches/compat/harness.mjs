@@ -181,6 +181,7 @@ function sideOf(name, bin, o, site) {
     [MARKER_VAR]: o.marker,
   };
   const vars = {
+    FREEPORT: String(freePortOf(name)),
     SITE: site.origin,
     SITE2: `http://localhost:${site.port}`,
     PORT: String(site.port),
@@ -201,9 +202,28 @@ function sideOf(name, bin, o, site) {
         [dirs.sock, 'SOCKDIR'],
         [dirs.home, 'HOME'],
         [join(o.root, 'cwd'), 'CWD'],
+        [`:${vars.FREEPORT}`, ':FREEPORT'],
       ],
     },
   };
+}
+
+/** A port for servers a row starts (dashboard, stream): different per binary, as they run at once. */
+const freePorts = {};
+function freePortOf(name) {
+  return freePorts[name];
+}
+
+async function pickFreePort() {
+  const { createServer } = await import('node:net');
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolvePort(port));
+    });
+  });
 }
 
 function expand(text, vars) {
@@ -331,7 +351,10 @@ function classify(row, phases, up, ours, o, sides) {
   return { ...base, status: 'differs', why };
 }
 
-const code = (s) => `\`${s.length > 50 ? s.slice(0, 49) + '…' : s}\``;
+const code = (s) => {
+  const t = s.length > 50 ? s.slice(0, 49) + '…' : s;
+  return t.includes('`') ? `\`\` ${t} \`\`` : `\`${t}\``;
+};
 const shorten = (s, max = 240) => (s.length > max ? s.slice(0, max - 1) + '…' : s);
 
 async function runRows(rows, o, sides) {
@@ -479,6 +502,9 @@ async function main() {
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, onSignal);
     try {
       fixtures = await startFixtures(o.fixtures, o);
+      freePorts.upstream = await pickFreePort();
+      do freePorts.ours = await pickFreePort();
+      while (freePorts.ours === freePorts.upstream);
       sides = { upstream: sideOf('upstream', o.upstream, o, fixtures), ours: sideOf('ours', o.ours, o, fixtures) };
       const startedAt = new Date().toISOString();
       const t0 = Date.now();

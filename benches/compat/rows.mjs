@@ -31,7 +31,8 @@
 // at target/compat/compat-details.md; if the difference is deliberate, add the id to expected.mjs
 // with its reason.
 
-import { withRef, writeFile, pause, file, withIdFrom } from './lib/steps.mjs';
+import { withRef, writeFile, pause, file, withIdFrom, helpHasExamples } from './lib/steps.mjs';
+import { VOLATILE_KEY_WITH_LIFECYCLE } from './lib/compare.mjs';
 
 const b64 = (s) => Buffer.from(s).toString('base64');
 
@@ -42,7 +43,7 @@ const IDS = [
 ];
 
 /** Numbers in measurements (vitals, timings, sizes). */
-const NUMBERS = [[/\b\d+(\.\d+)?\b/g, 'N']];
+const NUMBERS = [[/\d+(\.\d+)?/g, 'N']];
 
 export const ROWS = [
   // ---- Navigate -----------------------------------------------------------------------------
@@ -76,7 +77,11 @@ export const ROWS = [
   { id: 'snap.compact-depth', area: 'Read', cmd: '`snapshot -c`, `-d 1`', ref: 8, page: '/fixture.html', steps: ['snapshot -c', 'snapshot -d 1'] },
   { id: 'snap.selector-urls', area: 'Read', cmd: '`snapshot -s <sel>`, `-i -u`', ref: 8, page: '/fixture.html', steps: ['snapshot -s form', 'snapshot -i -u'] },
   { id: 'snap.iframes', area: 'Read', cmd: '`snapshot -i` with iframes inlined', ref: 49, page: '/iframe.html', steps: ['snapshot -i'] },
-  { id: 'snap.json', area: 'Read', cmd: '`--json snapshot -i`', ref: 8, page: '/fixture.html', steps: [{ run: '--json snapshot -i', volatile: /^(lifecycle)$/ }] },
+  {
+    id: 'snap.ref-numbering', area: 'Read', cmd: 'ref numbers across pages (new session)', ref: 8, session: 'refs',
+    steps: ['open {SITE}/page1.html', { run: 'snapshot -i', refs: 'absolute' }, 'open {SITE}/page2.html', { run: 'snapshot -i', refs: 'absolute' }], close: true,
+  },
+  { id: 'snap.json', area: 'Read', cmd: '`--json snapshot -i`', ref: 8, page: '/fixture.html', steps: ['--json snapshot -i'] },
   { id: 'snap.delta', area: 'Read', cmd: '`snapshot -i --delta` (twice), `--delta --full`', ref: 9, page: '/fixture.html', steps: ['snapshot -i --delta', 'snapshot -i --delta', 'snapshot -i --delta --full'] },
 
   // ---- Interact -----------------------------------------------------------------------------
@@ -183,7 +188,7 @@ export const ROWS = [
     id: 'cap.screenshot-if-changed-json', area: 'Capture', cmd: '`--json screenshot --if-changed` (`changed`, `revision`, `pixelChangeRatio`)', ref: 29, page: '/page2.html',
     steps: ['--json screenshot --if-changed {TMP}/icj.png', '--json screenshot --if-changed {TMP}/icj2.png'],
   },
-  { id: 'cap.screenshot-annotate', area: 'Capture', cmd: '`screenshot --annotate`', page: '/fixture.html', steps: ['screenshot --annotate {TMP}/ann.png'], check: [file('{TMP}/ann.png', 'png')] },
+  { id: 'cap.screenshot-annotate', area: 'Capture', cmd: '`screenshot --annotate` (new session)', session: 'annotate', page: '/fixture.html', steps: [{ run: 'screenshot --annotate {TMP}/ann.png', refs: 'absolute' }], check: [file('{TMP}/ann.png', 'png')], close: true },
   { id: 'cap.screenshot-format', area: 'Capture', cmd: '`--screenshot-format jpeg --screenshot-quality`', ref: 89, page: '/fixture.html', steps: ['--screenshot-format jpeg --screenshot-quality 50 screenshot {TMP}/q.jpg'], check: [file('{TMP}/q.jpg', 'image')] },
   { id: 'cap.pdf', area: 'Capture', cmd: '`pdf <path>`', ref: 30, page: '/article.html', steps: ['pdf {TMP}/out.pdf'], check: [file('{TMP}/out.pdf', 'pdf')] },
 
@@ -256,31 +261,32 @@ export const ROWS = [
 
   // ---- Network ------------------------------------------------------------------------------
   {
-    id: 'net.route-body', area: 'Network', cmd: '`network route <url> --body`', ref: 42, page: '/network.html',
+    id: 'net.route-body', area: 'Network', cmd: '`network route <url> --body`', ref: 42, session: 'net', page: '/network.html',
     steps: ['network route "**/api/items" --body \'{"items":["mocked"]}\'', 'click #refetch', 'wait --fn "!document.querySelector(\'#result\').textContent.startsWith(\'pending\')"'], check: ['get text #result'],
     teardown: ['network unroute'],
   },
   {
-    id: 'net.route-abort', area: 'Network', cmd: '`network route <url> --abort`', ref: 42, page: '/network.html',
+    id: 'net.route-abort', area: 'Network', cmd: '`network route <url> --abort`', ref: 42, session: 'net', page: '/network.html',
     steps: ['network route "**/api/items" --abort', 'click #refetch', 'wait --fn "!document.querySelector(\'#result\').textContent.startsWith(\'pending\')"'], check: ['get text #result'],
     teardown: ['network unroute'],
   },
   {
-    id: 'net.route-resource-type', area: 'Network', cmd: '`network route * --abort --resource-type fetch`', ref: 42, page: '/network.html',
+    id: 'net.route-resource-type', area: 'Network', cmd: '`network route * --abort --resource-type fetch`', ref: 42, session: 'net', page: '/network.html',
     steps: ['network route "*" --abort --resource-type fetch', 'click #refetch', 'wait --fn "!document.querySelector(\'#result\').textContent.startsWith(\'pending\')"'], check: ['get text #result', 'get title'],
     teardown: ['network unroute'],
   },
   {
-    id: 'net.unroute', area: 'Network', cmd: '`network unroute [url]`', ref: 42, page: '/network.html',
+    id: 'net.unroute', area: 'Network', cmd: '`network unroute [url]`', ref: 42, session: 'net', page: '/network.html',
     setup: ['network route "**/api/items" --abort'], steps: ['network unroute "**/api/items"', 'click #refetch', 'wait --fn "!document.querySelector(\'#result\').textContent.startsWith(\'pending\')"'], check: ['get text #result'],
   },
   {
-    id: 'net.requests', area: 'Network', cmd: '`network requests`', ref: 43, page: '/network.html', setup: ['wait --text "200:"'],
+    id: 'net.requests', area: 'Network', cmd: '`network requests`', ref: 43, session: 'net',
+    setup: ['network requests --clear', 'open {SITE}/network.html', 'wait --text "200:"'],
     steps: [{ run: 'network requests --filter /api/', norm: IDS }],
   },
   {
-    id: 'net.requests-filters', area: 'Network', cmd: '`network requests --type --method --status`, `--clear`', ref: 43, page: '/network.html',
-    setup: ['click #post', 'wait --text "200:{"'],
+    id: 'net.requests-filters', area: 'Network', cmd: '`network requests --type --method --status`, `--clear`', ref: 43, session: 'net',
+    setup: ['network requests --clear', 'open {SITE}/network.html', 'wait --text "200:"', 'click #post', 'wait --text "200:{"'],
     steps: [
       { run: 'network requests --type fetch --method POST', norm: IDS },
       { run: 'network requests --status 2xx --filter /api/', norm: IDS },
@@ -289,13 +295,16 @@ export const ROWS = [
     ],
   },
   {
-    id: 'net.request-detail', area: 'Network', cmd: '`network request <id>` (headers and bodies)', ref: 43, page: '/network.html',
-    setup: ['click #post', 'wait --text "200:{"'],
-    steps: [{ ...withIdFrom('network requests --method POST --filter /api/echo', '\\[([^\\]\\s]+)\\]', 'network request {ID}', 'network request <id of the POST /api/echo>'), norm: IDS }],
+    id: 'net.request-detail', area: 'Network', cmd: '`network request <id>` (headers and bodies), `--json`', ref: 43, session: 'net',
+    setup: ['network requests --clear', 'open {SITE}/network.html', 'wait --text "200:"', 'click #post', 'wait --text "200:{"'],
+    steps: [
+      { ...withIdFrom('network requests --method POST --filter /api/echo', '\\[([^\\]\\s]+)\\]', 'network request {ID}', 'network request <id of the POST /api/echo>'), norm: IDS },
+      { ...withIdFrom('network requests --method POST --filter /api/echo', '\\[([^\\]\\s]+)\\]', '--json network request {ID}', '--json network request <id>'), norm: IDS, volatile: /^(lifecycle|date|user-agent|User-Agent|sec-ch-ua[\w-]*|timing|headersText|remoteIPAddress|connectionId|encodedDataLength)$/ },
+    ],
   },
   {
-    id: 'net.har', area: 'Network', cmd: '`network har start` / `stop <path>`', ref: 44, page: '/fixture.html',
-    steps: ['network har start', 'open {SITE}/network.html', 'wait --text "200:"', { run: 'network har stop {TMP}/cap.har', norm: NUMBERS }], check: [file('{TMP}/cap.har', 'har')],
+    id: 'net.har', area: 'Network', cmd: '`network har start` / `stop <path>`', ref: 44, session: 'net', page: '/fixture.html',
+    steps: ['network har start', 'open {SITE}/network.html', 'wait --text "200:"', { run: 'network har stop {TMP}/cap.har', norm: NUMBERS }], check: [file('{TMP}/cap.har', 'har')], close: true,
   },
 
   // ---- Tabs, windows, frames, dialogs (own session: tab ids count up) ------------------------
@@ -314,7 +323,7 @@ export const ROWS = [
   { id: 'frame.refs-inline', area: 'Tabs', cmd: 'refs inside an iframe from the main snapshot', ref: 49, page: '/iframe.html', steps: [withRef('click', 'button "Inner button"')], check: ['eval "document.querySelector(\'#same\').contentDocument.querySelector(\'#inner-result\').textContent"'] },
   {
     id: 'dialog.confirm', area: 'Tabs', cmd: '`dialog status|accept` on a confirm', ref: 50, page: '/dialogs.html',
-    steps: ['click #confirm', 'dialog status', 'get title', 'dialog accept'], check: ['dialog status', 'get text #result'],
+    steps: ['click #confirm', 'dialog status', { run: 'get title', timeout: 5000 }, 'dialog accept'], check: ['dialog status', 'get text #result'],
   },
   { id: 'dialog.dismiss', area: 'Tabs', cmd: '`dialog dismiss`', ref: 50, page: '/dialogs.html', steps: ['click #confirm', 'dialog dismiss'], check: ['get text #result'] },
   { id: 'dialog.prompt', area: 'Tabs', cmd: '`dialog accept <text>` on a prompt', ref: 50, page: '/dialogs.html', steps: ['click #prompt', 'dialog accept "from agent"'], check: ['get text #result'] },
@@ -326,7 +335,7 @@ export const ROWS = [
     id: 'diff.screenshot', area: 'Diff', cmd: '`diff screenshot --baseline`', ref: 52, page: '/fixture.html', setup: ['screenshot {TMP}/base.png', 'open {SITE}/page2.html'],
     steps: [{ run: 'diff screenshot --baseline {TMP}/base.png --output {TMP}/diff.png', norm: NUMBERS }], check: [file('{TMP}/diff.png', 'png')],
   },
-  { id: 'diff.url', area: 'Diff', cmd: '`diff url <u1> <u2>`', ref: 53, steps: ['diff url {SITE}/page1.html {SITE}/page2.html'] },
+  { id: 'diff.url', area: 'Diff', cmd: '`diff url <u1> <u2>`', ref: 53, steps: ['diff url {SITE}/page1.html {SITE}/page2.html', '--json diff url {SITE}/page1.html {SITE}/page2.html'] },
 
   // ---- Debug --------------------------------------------------------------------------------
   { id: 'dbg.console', area: 'Debug', cmd: '`console`', ref: 54, page: '/console.html', setup: ['wait 200'], steps: ['console'] },
@@ -397,10 +406,16 @@ export const ROWS = [
   { id: 'auth.plugin', area: 'Session', cmd: '`plugin list`, `plugin show <name>`', ref: 79, steps: ['plugin list', 'plugin show nope'] },
 
   // ---- Setup and integrations ---------------------------------------------------------------
-  { id: 'setup.skills-list', area: 'Setup', cmd: '`skills`, `skills list`', ref: 80, steps: ['skills list'] },
+  {
+    id: 'setup.skills-list', area: 'Setup', cmd: '`skills`, `skills list` (the names)', ref: 80,
+    steps: [{ label: 'skills list (first column)', fn: async (h) => { const r = await h.run('skills list'); return { ...r, stdout: r.stdout.split('\n').map((l) => l.trim().split(/\s+/)[0]).filter(Boolean).join('\n') }; } }, { run: 'skills', stdout: 'ignore' }],
+  },
   { id: 'setup.skills-get-core', area: 'Setup', cmd: '`skills get core`', ref: 80, steps: [{ run: 'skills get core', stdout: 'ignore' }, 'skills get nope'] },
   { id: 'setup.skills-get-ref', area: 'Setup', cmd: '`skills get core --ref commands`, `--full`', ref: 80, steps: [{ run: 'skills get core --ref commands', stdout: 'ignore' }, { run: 'skills get core --full', stdout: 'ignore' }] },
-  { id: 'setup.skills-path', area: 'Setup', cmd: '`skills path [name]`', ref: 80, steps: [{ run: 'skills path core', stdout: 'ignore' }] },
+  {
+    id: 'setup.skills-path', area: 'Setup', cmd: '`skills path [name]`', ref: 80,
+    steps: [{ label: 'skills path core: a directory with SKILL.md', fn: async (h) => { const r = await h.run('skills path core'); return { ...r, stdout: r.rc === 0 ? `SKILL.md there: ${h.read(`${r.stdout.trim()}/SKILL.md`) !== null}` : r.stdout }; } }],
+  },
   {
     id: 'setup.mcp', area: 'Setup', cmd: '`mcp` (stdio initialize, tools/list)', ref: 81, timeout: 15_000,
     steps: [{
@@ -409,11 +424,11 @@ export const ROWS = [
       stdout: 'ignore',
     }],
   },
-  { id: 'setup.mcp-call', area: 'Setup', cmd: '`mcp call <tool> <json>`', ref: 81, page: '/fixture.html', steps: ['mcp call agent_browser_get_url {}', 'mcp call nope {}'] },
+  { id: 'setup.mcp-call', area: 'Setup', cmd: '`mcp call <tool> <json>`', ref: 81, page: '/fixture.html', steps: [{ run: 'mcp call agent_browser_get_url {}', volatile: /^(lifecycle|launchHash|stdout|agentBrowserVersion)$/ }, 'mcp call nope {}'] },
   { id: 'setup.chat', area: 'Setup', cmd: '`chat <message>` without a gateway key', ref: 82, steps: ['chat "open the page"'] },
   {
     id: 'setup.dashboard', area: 'Setup', cmd: '`dashboard start --port`, `dashboard stop`', ref: 83,
-    steps: [{ run: 'dashboard start --port 0', norm: [[/:\d+/g, ':PORT']] }, 'dashboard stop'],
+    steps: ['dashboard start --port {FREEPORT}', 'dashboard stop', 'dashboard stop'],
   },
   { id: 'setup.doctor', area: 'Setup', cmd: '`doctor --offline --quick`', ref: 84, timeout: 60_000, steps: [{ run: 'doctor --offline --quick', stdout: 'ignore' }] },
   { id: 'setup.doctor-json', area: 'Setup', cmd: '`doctor --offline --quick --json`', ref: 84, timeout: 60_000, steps: [{ run: 'doctor --offline --quick --json', volatile: /./ }] },
@@ -430,8 +445,18 @@ export const ROWS = [
   },
 
   // ---- Help, version, errors ----------------------------------------------------------------
-  { id: 'help.global', area: 'Help', cmd: '`--help` (starts with where to begin)', ref: 87, steps: [{ run: '--help', label: '--help (first 12 lines)', norm: [[/^((?:.*\n){12})[\s\S]*$/, '$1']] }] },
-  { id: 'help.command', area: 'Help', cmd: '`<cmd> --help` has examples', ref: 87, steps: [{ label: 'click --help has an Examples section', fn: async (h) => { const r = await h.run('click --help'); return `rc ${r.rc}, examples: ${/Examples?:/.test(r.stdout)}`; } }] },
+  {
+    id: 'help.global', area: 'Help', cmd: '`--help` starts with where to begin; `-h`; no arguments', ref: 87,
+    steps: [
+      { label: '--help names skills get core in its first 10 lines', fn: async (h) => { const r = await h.run('--help'); return `rc ${r.rc}, start here: ${r.stdout.split('\n').slice(0, 10).some((l) => l.includes('skills get core'))}`; } },
+      { label: '-h is --help', fn: async (h) => { const [a, b] = await Promise.all([h.run('--help'), h.run('-h')]); return `same text: ${a.stdout === b.stdout}`; } },
+      { run: [], label: '(no arguments)', stdout: 'ignore' },
+    ],
+  },
+  {
+    id: 'help.command', area: 'Help', cmd: '`<cmd> --help` has examples', ref: 87,
+    steps: ['open', 'click', 'fill', 'snapshot', 'wait', 'get', 'screenshot', 'eval', 'tab', 'cookies', 'network', 'state', 'skills', 'doctor', 'install'].map(helpHasExamples),
+  },
   { id: 'help.version', area: 'Help', cmd: '`--version`, `-V`', ref: 88, steps: ['--version', '-V'] },
   { id: 'help.errors', area: 'Help', cmd: 'unknown command, missing argument, `--json` error envelope', ref: 88, page: '/fixture.html', steps: ['bogus', 'click', 'fill #email', '--json click #missing'] },
 
@@ -450,8 +475,12 @@ export const ROWS = [
   },
   { id: 'flags.session-namespace', area: 'Flags', cmd: '`--session`, `--namespace`, bad session name', ref: 89, steps: ['--session abc session', '--namespace ns1 session', '--session "bad name" session'] },
   {
-    id: 'flags.json-env', area: 'Flags', cmd: '`AGENT_BROWSER_JSON`, `--max-output`, `--content-boundaries`', ref: 89, page: '/fixture.html',
-    steps: [{ run: 'get title', env: { AGENT_BROWSER_JSON: '1' }, volatile: /^lifecycle$/ }, '--max-output 20 snapshot', { run: '--content-boundaries get text h1', norm: [[/[0-9a-f]{16,}/g, 'NONCE']] }],
+    id: 'flags.json-env', area: 'Flags', cmd: '`AGENT_BROWSER_JSON`, `--content-boundaries`', ref: 89, page: '/fixture.html',
+    steps: [{ run: 'get title', env: { AGENT_BROWSER_JSON: '1' } }, { run: '--content-boundaries get text h1', norm: [[/[0-9a-f]{16,}/g, 'NONCE']] }],
+  },
+  {
+    id: 'flags.max-output', area: 'Flags', cmd: '`--max-output <n>`, `AGENT_BROWSER_MAX_OUTPUT` (new session)', ref: 89, session: 'maxout', page: '/fixture.html',
+    steps: [{ run: '--max-output 20 snapshot', refs: 'absolute' }, { run: 'snapshot -i', env: { AGENT_BROWSER_MAX_OUTPUT: '30' }, refs: 'absolute' }], close: true,
   },
   {
     id: 'flags.user-agent', area: 'Flags', cmd: '`--user-agent`, then a command without it', ref: 90, session: 'ua',
@@ -509,7 +538,7 @@ export const ROWS = [
     id: 'flags.args', area: 'Flags', cmd: '`--args "--lang=fr-FR"`', ref: 101, session: 'args', env: { AGENT_BROWSER_ARGS: null },
     steps: ['--args "--no-sandbox,--disable-background-networking,--disable-component-update,--disable-sync,--no-first-run,--disable-quic,--lang=fr-FR" open {SITE}/page1.html', 'eval navigator.language'], close: true,
   },
-  { id: 'json.lifecycle', area: 'JSON', cmd: '`--json` envelope `data.lifecycle` on a reused browser', ref: 103, page: '/fixture.html', steps: ['--json get title'] },
+  { id: 'json.lifecycle', area: 'JSON', cmd: '`--json` envelope `data.lifecycle` on a reused browser', ref: 103, page: '/fixture.html', steps: [{ run: '--json get title', volatile: VOLATILE_KEY_WITH_LIFECYCLE }] },
 
   // ---- Last: closing every session ----------------------------------------------------------
   { id: 'nav.close', area: 'Navigate', cmd: '`close` (`quit`, `exit`)', ref: 6, session: 'closeme', page: '/page1.html', steps: ['close', 'quit', '--session closeme2 open {SITE}/page1.html', '--session closeme2 exit'] },

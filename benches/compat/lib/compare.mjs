@@ -35,9 +35,27 @@ export function filterStderr(text) {
     .join('\n');
 }
 
-/** JSON keys whose values change from run to run: only their presence and JSON type compare. */
-const VOLATILE_KEY =
-  /^(pid|port|timestamp|time|ts|wallTime|startedAt|endedAt|createdAt|updatedAt|savedAt|lastUsed|expires|expiry|duration\w*|elapsed\w*|\w*Ms|uptime\w*|timings|sourcePort|size|bytes)$/;
+/**
+ * JSON keys whose values change from run to run: only their presence and JSON type compare.
+ * `lifecycle` (in every `--json` reply) has a row of its own (json.lifecycle), which compares it.
+ */
+export const VOLATILE_KEY =
+  /^(pid|port|timestamp|time|ts|wallTime|startedAt|endedAt|createdAt|updatedAt|savedAt|lastUsed|expires|expiry|duration\w*|elapsed\w*|\w*Ms|uptime\w*|timings|sourcePort|size|bytes|objectId|launchHash|lifecycle)$/;
+
+/** The same without `lifecycle`, for the row that compares it. */
+export const VOLATILE_KEY_WITH_LIFECYCLE = new RegExp(VOLATILE_KEY.source.replace('|lifecycle', ''));
+
+/**
+ * Renumbers element refs (`@e12`, `ref=e12`, `"e12"`, `[e12]`) in order of first appearance, so
+ * that outputs compare without depending on how many refs earlier rows handed out.
+ */
+export function relativeRefs(text) {
+  const seen = new Map();
+  return text.replace(/(?<=@|ref=|"|\[)e(\d+)\b/g, (m) => {
+    if (!seen.has(m)) seen.set(m, `e#${seen.size + 1}`);
+    return seen.get(m);
+  });
+}
 
 function typeOf(v) {
   if (v === null) return 'null';
@@ -104,9 +122,11 @@ function fractionalIntegers(text) {
 }
 
 export function short(value, max = 70) {
-  let s = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? 'undefined';
-  if (s.length > max) s = s.slice(0, max - 1) + '…';
-  return s;
+  if (typeof value === 'string') {
+    return JSON.stringify(value.length > max ? `${value.slice(0, max - 1)}…` : value);
+  }
+  const s = JSON.stringify(value) ?? 'undefined';
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
 function jsonSummary(diffs) {
@@ -143,14 +163,15 @@ function textSummary(what, up, ours) {
  */
 export function view(result, ctx, opts = {}) {
   const extra = opts.norm ?? [];
-  const rawOut = result.stdout;
+  const refs = opts.refs === 'absolute' ? (t) => t : relativeRefs;
+  const rawOut = refs(result.stdout);
   let json;
   if (opts.stdout !== 'text') {
     const parsed = parseJson(rawOut);
     if (parsed !== undefined) json = normaliseJson(parsed, ctx, extra);
   }
   let stdout = normalise(rawOut, ctx, extra).replace(/\s+$/, '');
-  let stderr = normalise(result.stderr, ctx, extra);
+  let stderr = normalise(refs(result.stderr), ctx, extra);
   if (opts.stderr !== 'raw') stderr = filterStderr(stderr);
   stderr = stderr.replace(/\s+$/, '');
   if (opts.lines === 'unordered') stdout = stdout.split('\n').sort().join('\n');

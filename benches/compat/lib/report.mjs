@@ -48,7 +48,14 @@ export function textTable(rows) {
   return lines.join('\n');
 }
 
-const cell = (s) => String(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/** A table cell: pipes escaped, and `<` outside code spans, so page output never renders as HTML. */
+const cell = (s) =>
+  String(s)
+    .replace(/\n/g, ' ')
+    .split(/(``[^`]*``|`[^`]*`)/)
+    .map((part, i) => (i % 2 ? part : part.replace(/</g, '&lt;')))
+    .join('')
+    .replace(/\|/g, '\\|');
 
 /** Inline code that survives backticks inside (`` `a` `` style fences). */
 const code = (s) => (s.includes('`') ? `\`\` ${s} \`\`` : `\`${s}\``);

@@ -134,3 +134,14 @@ export function withIdFrom(first, pattern, then, label) {
     },
   };
 }
+
+/** `<cmd> --help` exits 0 and has an Examples section. */
+export function helpHasExamples(cmd) {
+  return {
+    label: `${cmd} --help has examples`,
+    fn: async (h) => {
+      const r = await h.run([cmd, '--help']);
+      return `rc ${r.rc}, examples: ${/^\s*Examples?:/m.test(r.stdout)}`;
+    },
+  };
+}
