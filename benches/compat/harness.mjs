@@ -344,11 +344,22 @@ function classify(row, phases, up, ours, o, sides) {
   const differing = steps.filter((s) => s.why);
   if (!differing.length) return { ...base, status: 'same', why: '' };
   const why = shorten(differing.map((s) => `${code(s.label)}: ${s.why}`).slice(0, 2).join(' · '));
-  const expected = EXPECTED[row.id];
-  if (expected && (!expected.ours || expected.ours.test(steps.map((s) => `${s.ours.stdout}\n${s.ours.stderr}`).join('\n')))) {
-    return { ...base, status: 'intended', why, reason: expected.reason };
+  return applyExpected({ ...base, status: 'differs', why });
+}
+
+/**
+ * A differing row becomes `intended` when expected.mjs lists it and ours' output still matches the
+ * entry. Also applied to a `--from` result, so an edited expected.mjs takes effect without a run.
+ */
+function applyExpected(r) {
+  if (r.status !== 'differs' && r.status !== 'intended') return r;
+  const { reason, ...rest } = r;
+  const expected = EXPECTED[r.id];
+  const oursText = r.steps.map((s) => `${s.ours.stdout}\n${s.ours.stderr}`).join('\n');
+  if (expected && (!expected.ours || expected.ours.test(oursText))) {
+    return { ...rest, status: 'intended', reason: expected.reason };
   }
-  return { ...base, status: 'differs', why };
+  return { ...rest, status: 'differs' };
 }
 
 const code = (s) => {
@@ -443,7 +454,11 @@ async function cleanup(o, sides, fixtures) {
         ),
       );
     }
-    if (fixtures) fixtures.child.kill('SIGTERM');
+    if (fixtures && fixtures.child.exitCode === null) {
+      const exited = new Promise((done) => fixtures.child.once('exit', done));
+      fixtures.child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((done) => setTimeout(done, 2000))]);
+    }
     const left = await sweep(o.marker);
     if (left.length) process.stderr.write(`compat: ended ${left.length} leftover process(es): ${left.join(' ')}\n`);
     if (o.ownRoot) rmSync(o.root, { recursive: true, force: true });
@@ -476,6 +491,8 @@ async function main() {
   let result;
   if (o.from) {
     result = JSON.parse(readFileSync(o.from, 'utf8'));
+    result.rows = result.rows.map(applyExpected);
+    result.counts = counts(result.rows);
   } else {
     for (const k of ['ours', 'upstream', 'fixtures']) {
       if (!o[k] || !existsSync(o[k])) fail(`--${k} must name an existing binary (got ${o[k] ?? 'nothing'})`);
