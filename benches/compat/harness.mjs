@@ -43,7 +43,8 @@ const USAGE = `usage: benches/compat/run.sh [options]   (or node benches/compat/
   --update-docs          write the table section of docs/compat.md (full runs only)
   --check                exit 1 when docs/compat.md's table differs from this run's (or --from's)
   --from <file>          do not run: take the result from a compat.json written earlier
-  --out <dir>            where compat.json and compat-details.md go (default target/compat)
+  --out <dir>            where compat.json and compat-details.md go (default target/compat;
+                         an --only run writes compat-only.json and compat-only-details.md)
   --serial               run upstream's and our command one after the other instead of together
   --step-timeout <ms>    default deadline per command (${DEFAULT_STEP_TIMEOUT_MS})
   --fail-on-unexplained  exit 1 when any row differs without an entry in expected.mjs
@@ -163,7 +164,7 @@ function validateRows(rows) {
 // One binary
 
 /** Everything one binary runs with: its own HOME, socket dir and temp dir, the shared Chrome. */
-function sideOf(name, bin, o, site) {
+function sideOf(name, bin, o, site, freePort) {
   const base = join(o.root, name === 'upstream' ? 'u' : 'o');
   const dirs = { home: join(base, 'home'), sock: join(base, 's'), tmp: join(base, 'tmp') };
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true, mode: 0o700 });
@@ -181,7 +182,7 @@ function sideOf(name, bin, o, site) {
     [MARKER_VAR]: o.marker,
   };
   const vars = {
-    FREEPORT: String(freePortOf(name)),
+    FREEPORT: String(freePort),
     SITE: site.origin,
     SITE2: `http://localhost:${site.port}`,
     PORT: String(site.port),
@@ -208,12 +209,7 @@ function sideOf(name, bin, o, site) {
   };
 }
 
-/** A port for servers a row starts (dashboard, stream): different per binary, as they run at once. */
-const freePorts = {};
-function freePortOf(name) {
-  return freePorts[name];
-}
-
+/** A port for servers a row starts ({FREEPORT}: dashboard, stream); one per binary, as both run at once. */
 async function pickFreePort() {
   const { createServer } = await import('node:net');
   return new Promise((resolvePort, reject) => {
@@ -519,10 +515,13 @@ async function main() {
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, onSignal);
     try {
       fixtures = await startFixtures(o.fixtures, o);
-      freePorts.upstream = await pickFreePort();
-      do freePorts.ours = await pickFreePort();
-      while (freePorts.ours === freePorts.upstream);
-      sides = { upstream: sideOf('upstream', o.upstream, o, fixtures), ours: sideOf('ours', o.ours, o, fixtures) };
+      const upPort = await pickFreePort();
+      let oursPort = await pickFreePort();
+      while (oursPort === upPort) oursPort = await pickFreePort();
+      sides = {
+        upstream: sideOf('upstream', o.upstream, o, fixtures, upPort),
+        ours: sideOf('ours', o.ours, o, fixtures, oursPort),
+      };
       const startedAt = new Date().toISOString();
       const t0 = Date.now();
       process.stderr.write(`compat: ${rows.length} rows, fixture site ${fixtures.origin}, work dir ${o.root}\n`);
@@ -547,13 +546,17 @@ async function main() {
     } finally {
       await cleanup(o, sides, fixtures);
     }
+    // A partial run must not replace the last full result (docs are generated from that one).
+    const stem = o.only ? 'compat-only' : 'compat';
+    o.resultFile = join(o.out, `${stem}.json`);
+    o.detailFile = join(o.out, `${stem}-details.md`);
     mkdirSync(o.out, { recursive: true });
-    writeFileSync(join(o.out, 'compat.json'), JSON.stringify(result, null, 1) + '\n');
-    writeFileSync(join(o.out, 'compat-details.md'), detailLog(result) + '\n');
+    writeFileSync(o.resultFile, JSON.stringify(result, null, 1) + '\n');
+    writeFileSync(o.detailFile, detailLog(result) + '\n');
   }
 
   console.log(textTable(result.rows));
-  if (!o.from) console.log(`\nresult: ${join(o.out, 'compat.json')}, outputs side by side: ${join(o.out, 'compat-details.md')} (${result.seconds} s)`);
+  if (!o.from) console.log(`\nresult: ${o.resultFile}, outputs side by side: ${o.detailFile} (${result.seconds} s)`);
 
   const doc = readFileSync(DOCS, 'utf8');
   const fresh = spliceDocs(doc, docsSection(result));

@@ -25,7 +25,9 @@
 // another site), {PORT}, {TMP} and {HOME} (each binary's own)), or an object
 // { run: line | argv, stdin, env, timeout, label, stdout: 'text' | 'ignore', stderr: 'raw' |
 // 'ignore', lines: 'unordered', norm: [[RegExp, replacement]…], volatile: RegExp (JSON keys whose
-// values are not compared) }, or a `fn` step from lib/steps.mjs.
+// values are not compared), refs: 'absolute' (compare ref numbers as printed; by default refs are
+// renumbered in order of appearance, so rows do not depend on how many refs earlier rows used) },
+// or a `fn` step from lib/steps.mjs. `compare: {…}` on a row sets these for all its steps.
 //
 // Adding a row: copy a neighbour, give it a new id, run `benches/compat/run.sh --only <id>`, look
 // at target/compat/compat-details.md; if the difference is deliberate, add the id to expected.mjs
@@ -151,10 +153,10 @@ export const ROWS = [
     id: 'act.find-attrs', area: 'Interact', cmd: '`find placeholder|alt|title|testid`', ref: 21, page: '/locators.html',
     steps: ['find placeholder "Search docs" fill query', 'find alt "Fixture logo" click', 'find title "Close panel" click', 'find testid save-btn click'], check: ['get value #search', 'get text #result'],
   },
-  { id: 'act.find-position', area: 'Interact', cmd: '`find first|last|nth … text`', ref: 21, page: '/locators.html', steps: ['find first li.item text', 'find last li.item text', 'find nth 1 li.item text'] },
+  { id: 'act.find-position', area: 'Interact', cmd: '`find first|last|nth … text|hover`', ref: 21, page: '/locators.html', steps: ['find first li.item text', 'find last li.item text', 'find nth 1 li.item text', 'find nth 2 li.item hover'], check: ['eval "document.querySelector(\'li.item:nth-child(3)\').matches(\':hover\')"'] },
   { id: 'act.find-miss', area: 'Interact', cmd: '`find` with no match (also `--exact`)', ref: 22, page: '/fixture.html', steps: ['find text "No such text" click', 'find role button click --name Nope --exact'] },
   { id: 'act.mouse', area: 'Interact', cmd: '`mouse move|down|up|wheel`', ref: 23, page: '/events.html', steps: ['mouse move 100 120', 'mouse down', 'mouse up', 'mouse wheel 100'], check: ['get text #counts'] },
-  { id: 'act.mouse-steps', area: 'Interact', cmd: '`mouse move --steps`, `--human --seed`', ref: 13, page: '/events.html', steps: ['mouse move 300 200 --steps 10', 'eval window.__counts.mousemove', 'mouse move 50 50 --human --seed 42'], check: ['eval "window.__counts.mousemove > 12"'] },
+  { id: 'act.mouse-steps', area: 'Interact', cmd: '`mouse move --steps`, `--human --seed`, `--duration`', ref: 13, page: '/events.html', steps: ['mouse move 300 200 --steps 10', 'eval window.__counts.mousemove', 'mouse move 50 50 --human --seed 42', 'mouse move 200 100 --duration 200 --steps 5'], check: ['eval "window.__counts.mousemove > 12"'] },
   { id: 'act.tap-swipe', area: 'Interact', cmd: '`tap`, `swipe`', ref: 24, page: '/events.html', steps: ['tap #target', 'swipe up 100'], check: ['get text #counts'] },
   { id: 'act.device-list', area: 'Interact', cmd: '`device list` (iOS, macOS only)', ref: 25, steps: ['device list'] },
 
@@ -244,15 +246,15 @@ export const ROWS = [
   },
 
   // ---- Cookies and storage ------------------------------------------------------------------
-  { id: 'cookies.set-get', area: 'State', cmd: '`cookies set`, `cookies` (order)', ref: 39, page: '/fixture.html', setup: ['cookies clear'], steps: ['cookies set foo bar', 'cookies set k2 v2', 'cookies', 'cookies get'] },
+  { id: 'cookies.set-get', area: 'State', cmd: '`cookies set`, `cookies` (order ignored: upstream\'s varies from call to call)', ref: 39, page: '/fixture.html', setup: ['cookies clear'], steps: ['cookies set foo bar', 'cookies set k2 v2', { run: 'cookies', lines: 'unordered' }, { run: 'cookies get', lines: 'unordered' }] },
   {
-    id: 'cookies.flags', area: 'State', cmd: '`cookies set --url --http-only --same-site --path --expires`', ref: 39, page: '/fixture.html', setup: ['cookies clear'],
-    steps: ['cookies set a 1 --url {SITE}/ --http-only --same-site Strict', 'cookies set b 2 --path / --expires 4102444800', 'cookies set c 3 --bogus'], check: ['cookies'],
+    id: 'cookies.flags', area: 'State', cmd: '`cookies set --url --http-only --same-site --path --expires --domain --secure`, unknown flag', ref: 39, page: '/fixture.html', setup: ['cookies clear'],
+    steps: ['cookies set a 1 --url {SITE}/ --http-only --same-site Strict', 'cookies set b 2 --path / --expires 4102444800', 'cookies set d 4 --domain 127.0.0.1 --secure', 'cookies set c 3 --bogus'], check: [{ run: 'cookies', lines: 'unordered' }],
   },
   { id: 'cookies.json', area: 'State', cmd: '`--json cookies`', ref: 39, page: '/fixture.html', setup: ['cookies clear', 'cookies set a 1'], steps: ['--json cookies'] },
   {
     id: 'cookies.curl', area: 'State', cmd: '`cookies set --curl <file>`', ref: 39, page: '/fixture.html', setup: ['cookies clear', writeFile('{TMP}/cookies.txt', 'Cookie: cx=1; cy=2\n')],
-    steps: ['cookies set --curl {TMP}/cookies.txt'], check: ['cookies'],
+    steps: ['cookies set --curl {TMP}/cookies.txt'], check: [{ run: 'cookies', lines: 'unordered' }],
   },
   { id: 'cookies.clear', area: 'State', cmd: '`cookies clear`', ref: 39, page: '/fixture.html', setup: ['cookies set z 9'], steps: ['cookies clear'], check: ['cookies'] },
   { id: 'storage.local', area: 'State', cmd: '`storage local [key]`, `set`, `--json`', ref: 40, page: '/storage.html', steps: ['storage local', 'storage local k1', 'storage local set a b', 'storage local a', '--json storage local'] },
@@ -274,6 +276,11 @@ export const ROWS = [
     id: 'net.route-resource-type', area: 'Network', cmd: '`network route * --abort --resource-type fetch`', ref: 42, session: 'net', page: '/network.html',
     steps: ['network route "*" --abort --resource-type fetch', 'click #refetch', 'wait --fn "!document.querySelector(\'#result\').textContent.startsWith(\'pending\')"'], check: ['get text #result', 'get title'],
     teardown: ['network unroute'],
+  },
+  {
+    id: 'net.route-allow-origin', area: 'Network', cmd: '`network route <url> --body --allow-origin` (cross-origin mock)', ref: 42, session: 'net',
+    steps: ['network route "{SITE2}/api/items" --body \'{"items":["cross"]}\' --allow-origin {SITE}', 'open "{SITE}/fetch.html?target={SITE2}/api/items"', 'wait --fn "document.querySelector(\'#result\').textContent !== \'\'"'],
+    check: ['get text #result', 'eval "fetch(\'{SITE2}/api/items\').then((r) => r.text())"'], teardown: ['network unroute'],
   },
   {
     id: 'net.unroute', area: 'Network', cmd: '`network unroute [url]`', ref: 42, session: 'net', page: '/network.html',
@@ -304,7 +311,11 @@ export const ROWS = [
   },
   {
     id: 'net.har', area: 'Network', cmd: '`network har start` / `stop <path>`', ref: 44, session: 'net', page: '/fixture.html',
-    steps: ['network har start', 'open {SITE}/network.html', 'wait --text "200:"', { run: 'network har stop {TMP}/cap.har', norm: NUMBERS }], check: [file('{TMP}/cap.har', 'har')], close: true,
+    steps: ['network har start', 'open {SITE}/network.html', 'wait --text "200:"', { run: 'network har stop {TMP}/cap.har', norm: NUMBERS }], check: [file('{TMP}/cap.har', 'har')],
+  },
+  {
+    id: 'net.har-content', area: 'Network', cmd: '`network har start --content none`', ref: 44, session: 'net', page: '/fixture.html',
+    steps: ['network har start --content none', 'open {SITE}/network.html', 'wait --text "200:"', { run: 'network har stop {TMP}/cap-none.har', norm: NUMBERS }], check: [file('{TMP}/cap-none.har', 'har')], close: true,
   },
 
   // ---- Tabs, windows, frames, dialogs (own session: tab ids count up) ------------------------
@@ -312,6 +323,10 @@ export const ROWS = [
   { id: 'tab.new', area: 'Tabs', cmd: '`tab new [url]`, `tab new --label`', ref: 45, session: 'tabs', steps: ['tab new {SITE}/page2.html', 'tab new --label docs {SITE}/fixture.html'], check: ['get url'] },
   { id: 'tab.titles', area: 'Tabs', cmd: 'tab titles in `tab list` right after `tab new`', ref: 46, session: 'tabs', steps: ['tab list'] },
   { id: 'tab.switch', area: 'Tabs', cmd: '`tab <tN>`, `tab <label>`, `tab 2` (error)', ref: 45, session: 'tabs', steps: ['tab t1', 'get url', 'tab docs', 'get url', 'tab 2'] },
+  {
+    id: 'tab.switch-target-id', area: 'Tabs', cmd: '`tab <targetId>` (from `--json tab list`)', ref: 45, session: 'tabs',
+    steps: [withIdFrom('--json tab list', '"targetId":"([0-9A-F]{32})"', 'tab {ID}', 'tab <targetId of the first tab>')], check: ['get url'],
+  },
   { id: 'tab.list-json', area: 'Tabs', cmd: '`--json tab list`', ref: 45, session: 'tabs', steps: ['--json tab list'] },
   { id: 'tab.close-id', area: 'Tabs', cmd: '`tab close <tN|label>`', ref: 45, session: 'tabs', steps: ['tab close t2'], check: ['tab list'] },
   { id: 'tab.close-active', area: 'Tabs', cmd: '`tab close` of the active tab, then `tab close` again', ref: 47, session: 'tabs', setup: ['tab t1'], steps: ['tab close', 'tab list', 'tab close'], check: ['tab list'] },
@@ -323,7 +338,7 @@ export const ROWS = [
   { id: 'frame.refs-inline', area: 'Tabs', cmd: 'refs inside an iframe from the main snapshot', ref: 49, page: '/iframe.html', steps: [withRef('click', 'button "Inner button"')], check: ['eval "document.querySelector(\'#same\').contentDocument.querySelector(\'#inner-result\').textContent"'] },
   {
     id: 'dialog.confirm', area: 'Tabs', cmd: '`dialog status|accept` on a confirm', ref: 50, page: '/dialogs.html',
-    steps: ['click #confirm', 'dialog status', { run: 'get title', timeout: 5000 }, 'dialog accept'], check: ['dialog status', 'get text #result'],
+    steps: ['click #confirm', 'dialog status', { run: 'get title', timeout: 3000 }, 'dialog accept'], check: ['dialog status', 'get text #result'],
   },
   { id: 'dialog.dismiss', area: 'Tabs', cmd: '`dialog dismiss`', ref: 50, page: '/dialogs.html', steps: ['click #confirm', 'dialog dismiss'], check: ['get text #result'] },
   { id: 'dialog.prompt', area: 'Tabs', cmd: '`dialog accept <text>` on a prompt', ref: 50, page: '/dialogs.html', steps: ['click #prompt', 'dialog accept "from agent"'], check: ['get text #result'] },
@@ -358,8 +373,12 @@ export const ROWS = [
   // ---- Perf, audits, frameworks -------------------------------------------------------------
   { id: 'perf.vitals', area: 'Perf', cmd: '`vitals [url]`', ref: 64, steps: [{ run: 'vitals {SITE}/article.html', norm: NUMBERS }] },
   { id: 'perf.a11y', area: 'Perf', cmd: '`a11y [url]` (`--json` counts)', ref: 65, page: '/form.html', steps: [{ run: '--json a11y', volatile: /^(violations|incomplete|passes|inapplicable|nodes|timestamp|url|testEngine|toolOptions|testEnvironment|testRunner)$/ }] },
-  { id: 'perf.react', area: 'Perf', cmd: '`react tree` on a page without React', ref: 66, page: '/fixture.html', steps: ['react tree'] },
-  { id: 'perf.webmcp', area: 'Perf', cmd: '`webmcp list`, `invoke` of an unknown tool', ref: 67, page: '/fixture.html', steps: ['webmcp list', 'webmcp invoke nope'] },
+  { id: 'perf.react', area: 'Perf', cmd: '`react tree|inspect|renders|suspense` on a page without React', ref: 66, page: '/fixture.html', steps: ['react tree', 'react inspect 1', 'react renders start', 'react renders stop', 'react suspense'] },
+  {
+    id: 'perf.react-devtools', area: 'Perf', cmd: '`--enable react-devtools`, then `react tree` without React', ref: 66, session: 'react',
+    steps: ['--enable react-devtools open {SITE}/fixture.html', 'react tree'], close: true,
+  },
+  { id: 'perf.webmcp', area: 'Perf', cmd: '`webmcp list`, `invoke|result|cancel` of unknown ids', ref: 67, page: '/fixture.html', steps: ['webmcp list', 'webmcp invoke nope', 'webmcp result nope-1', 'webmcp cancel nope-1'] },
 
   // ---- Sessions, state, auth ----------------------------------------------------------------
   { id: 'session.name-list', area: 'Session', cmd: '`session`, `session list`', ref: 72, page: '/fixture.html', steps: ['session', '--session other session', 'session list'] },
@@ -403,7 +422,7 @@ export const ROWS = [
     ],
     close: true,
   },
-  { id: 'auth.plugin', area: 'Session', cmd: '`plugin list`, `plugin show <name>`', ref: 79, steps: ['plugin list', 'plugin show nope'] },
+  { id: 'auth.plugin', area: 'Session', cmd: '`plugin list|show|run` (`plugin add` not run: it downloads)', ref: 79, steps: ['plugin list', 'plugin', 'plugin show nope', 'plugin run nope ping'] },
 
   // ---- Setup and integrations ---------------------------------------------------------------
   {
@@ -506,10 +525,23 @@ export const ROWS = [
     teardown: ['--session viacdp close', '--session cdphost2 close'],
   },
   { id: 'flags.headed', area: 'Flags', cmd: '`--headed` (Xvfb when no display)', ref: 91, session: 'headed', timeout: 30_000, env: { DISPLAY: null }, steps: ['--headed open {SITE}/page1.html', 'eval "navigator.userAgent.includes(\'Headless\')"'], close: true },
+  { id: 'flags.webgpu', area: 'Flags', cmd: '`--webgpu`', ref: 91, session: 'webgpu', timeout: 30_000, env: { AGENT_BROWSER_WEBGPU: '1' }, steps: ['--webgpu open {SITE}/page1.html'], check: ['eval "navigator.gpu ? navigator.gpu.requestAdapter().then((a) => a !== null) : \'no navigator.gpu\'"'], close: true },
   { id: 'flags.executable-path', area: 'Flags', cmd: '`--executable-path` of a missing file', ref: 91, session: 'badexe', steps: ['--executable-path /nonexistent/chrome open {SITE}/page1.html'], close: true },
   {
     id: 'flags.allow-file-access', area: 'Flags', cmd: '`--allow-file-access` (file:// pages)', ref: 91, session: 'files', setup: [writeFile('{TMP}/local.html', '<title>Local file</title><h1>local</h1>')],
     steps: ['--allow-file-access open file://{TMP}/local.html', 'get title'], close: true,
+  },
+  {
+    id: 'flags.screenshot-dir', area: 'Flags', cmd: '`--screenshot-dir <dir>`', ref: 89, page: '/fixture.html',
+    steps: [{ run: '--screenshot-dir {TMP}/shots screenshot', norm: [[/screenshot-[\w.-]+\.png/g, 'screenshot-N.png']] }],
+  },
+  {
+    id: 'flags.no-auto-dialog', area: 'Flags', cmd: '`--no-auto-dialog` (an alert waits)', ref: 102, session: 'noauto', env: { AGENT_BROWSER_NO_AUTO_DIALOG: '1' },
+    steps: ['--no-auto-dialog open {SITE}/dialogs.html', 'click #alert', 'dialog status', 'dialog accept'], check: ['get text #result'], close: true,
+  },
+  {
+    id: 'flags.download-path', area: 'Flags', cmd: '`--download-path <dir>` (a clicked download lands there)', ref: 102, session: 'dlpath', env: { AGENT_BROWSER_DOWNLOAD_PATH: '{TMP}/dlpath' },
+    steps: ['--download-path {TMP}/dlpath open {SITE}/download.html', 'click #dl', pause(1500)], check: [file('{TMP}/dlpath/report.txt', 'text')], close: true,
   },
   { id: 'flags.default-timeout', area: 'Flags', cmd: '`AGENT_BROWSER_DEFAULT_TIMEOUT` on a running session', ref: 92, page: '/fixture.html', steps: [{ run: 'get title', env: { AGENT_BROWSER_DEFAULT_TIMEOUT: '1000' } }] },
   { id: 'flags.debug', area: 'Flags', cmd: '`--debug` on a running session', ref: 92, page: '/fixture.html', steps: [{ run: '--debug get title', stderr: 'ignore' }] },

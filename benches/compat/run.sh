@@ -8,7 +8,7 @@
 #                                          target/compat/compat.json and compat-details.md
 #   benches/compat/run.sh --update-docs    … and write the table section of docs/compat.md
 #   benches/compat/run.sh --check          … and exit 1 when docs/compat.md's table is stale
-#   benches/compat/run.sh --only 'network' only rows whose id or area matches (no docs update)
+#   benches/compat/run.sh --only network  only rows whose id or area matches (writes compat-only.json)
 #   benches/compat/run.sh --list           list the rows
 #   benches/compat/run.sh --from target/compat/compat.json --check   check without running
 #   benches/compat/run.sh --help           every option

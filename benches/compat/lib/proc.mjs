@@ -125,7 +125,7 @@ export function killRunning() {
 
 /** Pids of live processes whose environment carries `ABX_COMPAT_RUN=<marker>`, except ours. */
 export function markedPids(marker) {
-  const needle = `${MARKER_VAR}=${marker}\0`;
+  const needle = `\0${MARKER_VAR}=${marker}\0`;
   const found = [];
   let entries = [];
   try {
@@ -139,7 +139,7 @@ export function markedPids(marker) {
     if (pid === process.pid) continue;
     try {
       const environ = readFileSync(`/proc/${name}/environ`, 'latin1');
-      if (!(environ + '\0').includes(needle)) continue;
+      if (!`\0${environ}\0`.includes(needle)) continue;
       const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
       // A zombie is already dead; its parent (or init) reaps it.
       if (/\) Z /.test(stat)) continue;
