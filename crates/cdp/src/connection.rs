@@ -416,10 +416,14 @@ impl Connection {
     }
 
     async fn connect_inner(url: &str, options: &ConnectOptions) -> Result<Connection, Error> {
+        // `ws://host:port?token=…` has no path: it is sent as `GET /?token=…`, never `GET ?token=…`.
         let ws_url = if url.starts_with("ws://") || url.starts_with("wss://") {
-            url.to_string()
+            discovery::normalize_ws_url(url)
         } else if url.starts_with("http://") || url.starts_with("https://") {
-            discovery::browser_ws_url_with(url, &options.headers, &options.extra_root_certs).await?
+            let discovered =
+                discovery::browser_ws_url_with(url, &options.headers, &options.extra_root_certs)
+                    .await?;
+            discovery::normalize_ws_url(&discovered)
         } else {
             return Err(Error::Connect {
                 url: url.to_string(),

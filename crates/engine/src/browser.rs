@@ -226,6 +226,31 @@ impl Browser {
         Self::start(connection, None).await
     }
 
+    /// Attaches again after this browser's connection dropped, and only to the *same* browser:
+    /// an endpoint that now serves another one (a browser service that launches a fresh browser
+    /// per connection once the old one ended) is refused with [`EngineError::BrowserLost`]
+    /// instead of handing back a blank browser. "Same" means at least one target this browser
+    /// knew still exists there (target ids are unique per browser process).
+    pub async fn reattach(&self, endpoint: &str, options: AttachOptions) -> Result<Browser> {
+        let fresh = Self::attach(endpoint, options).await?;
+        let known = self.targets();
+        let same = fresh
+            .targets()
+            .iter()
+            .any(|t| known.iter().any(|k| k.target_id == t.target_id));
+        if same {
+            return Ok(fresh);
+        }
+        fresh.close().await;
+        Err(EngineError::BrowserLost {
+            reason: format!(
+                "{endpoint} now serves another browser (none of the {} known targets exist there): \
+                 the browser this session used has ended",
+                known.len()
+            ),
+        })
+    }
+
     async fn start(connection: Connection, chrome: Option<Chrome>) -> Result<Browser> {
         let targets = Arc::new(TargetTracker::default());
         let (tx, versions) = watch::channel(0u64);
