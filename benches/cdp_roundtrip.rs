@@ -47,7 +47,7 @@ async fn connect(chrome: &mut Chrome) -> Connection {
 async fn first_page(conn: &Connection) -> abx_cdp::Session {
     let targets = conn
         .browser()
-        .call("Target.getTargets", json!({}))
+        .call_json("Target.getTargets", json!({}))
         .await
         .expect("targets");
     let target = targets["targetInfos"]
@@ -59,7 +59,7 @@ async fn first_page(conn: &Connection) -> abx_cdp::Session {
         Some(t) => t,
         None => conn
             .browser()
-            .call("Target.createTarget", json!({"url": "about:blank"}))
+            .call_json("Target.createTarget", json!({"url": "about:blank"}))
             .await
             .expect("create")["targetId"]
             .as_str()
@@ -75,14 +75,14 @@ async fn round_trips(transport: Transport, calls: usize) -> Vec<Duration> {
     let page = first_page(&conn).await;
     let params = json!({"expression": "1", "returnByValue": true});
     for _ in 0..50 {
-        page.call("Runtime.evaluate", params.clone())
+        page.call_json("Runtime.evaluate", params.clone())
             .await
             .expect("warm-up");
     }
     let mut samples = Vec::with_capacity(calls);
     for _ in 0..calls {
         let started = Instant::now();
-        page.call("Runtime.evaluate", params.clone())
+        page.call_json("Runtime.evaluate", params.clone())
             .await
             .expect("evaluate");
         samples.push(started.elapsed());

@@ -526,21 +526,13 @@ impl Connection {
 
     /// Attaches to a target with `Target.attachToTarget { flatten: true }` and returns its session.
     pub async fn attach(&self, target_id: &str) -> Result<Session, Error> {
-        #[derive(Deserialize)]
-        struct Attached {
-            #[serde(rename = "sessionId")]
-            session_id: String,
-        }
-        let reply = self
-            .browser()
-            .call_raw(
-                "Target.attachToTarget",
-                &serde_json::json!({ "targetId": target_id, "flatten": true }),
-                None,
-            )
-            .await?;
-        let attached: Attached = reply.parse("Target.attachToTarget")?;
-        Ok(self.session(&attached.session_id))
+        use chromiumoxide_cdp::cdp::browser_protocol::target::AttachToTargetParams;
+        let attach = AttachToTargetParams {
+            flatten: Some(true),
+            ..AttachToTargetParams::new(target_id.to_string())
+        };
+        let attached = self.browser().call(attach).await?;
+        Ok(self.session(attached.session_id.as_ref()))
     }
 
     /// The WebSocket URL this connection speaks to (`pipe:` for a pipe).

@@ -9,6 +9,7 @@ use std::ops::Range;
 use std::time::Instant;
 
 use bytes::Bytes;
+use chromiumoxide_types::MethodType;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
@@ -129,6 +130,18 @@ impl Event {
     /// Deserializes `params` into a typed event (e.g. a chromiumoxide_cdp `Event…` struct).
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, Error> {
         self.params().parse(self.method())
+    }
+
+    /// Whether this is the generated event type `E` (its method).
+    pub fn is<E: MethodType>(&self) -> bool {
+        self.method() == E::method_id()
+    }
+
+    /// The event decoded as the generated event type `E` (e.g.
+    /// `protocol::browser_protocol::page::EventFrameNavigated`) when its method is `E`'s;
+    /// `None` for any other event.
+    pub fn decode<E: MethodType + DeserializeOwned>(&self) -> Option<Result<E, Error>> {
+        self.is::<E>().then(|| self.parse())
     }
 
     /// The screencast frame, when this is a `Page.screencastFrame` event.

@@ -1138,7 +1138,7 @@ impl Session {
         .await;
         if draggable {
             let _ = session
-                .send("Input.setInterceptDrags", &json!({"enabled": false}))
+                .send_json("Input.setInterceptDrags", &json!({"enabled": false}))
                 .await;
         }
         outcome
@@ -1174,7 +1174,7 @@ impl Session {
             }
             let params = json!({"files": paths, "objectId": handle.object_id});
             tab.guarded("upload", async {
-                handle.session.call_within("DOM.setFileInputFiles", params, timeout).await.map_err(|e| handle.vanished(e))
+                handle.session.call_json_within("DOM.setFileInputFiles", params, timeout).await.map_err(|e| handle.vanished(e))
             })
             .await?;
             Ok(Uploaded { uploaded: paths.len(), selector: selector.to_string() })

@@ -284,12 +284,12 @@ impl Browser {
         let browser_session = browser.connection.browser();
         // Both in one round trip: discovery events start flowing, and the list seeds the table.
         let (discover, listed) = tokio::join!(
-            browser_session.call_within(
+            browser_session.call_json_within(
                 "Target.setDiscoverTargets",
                 serde_json::json!({"discover": true}),
                 Duration::from_secs(10)
             ),
-            browser_session.call_within(
+            browser_session.call_json_within(
                 "Target.getTargets",
                 serde_json::json!({}),
                 Duration::from_secs(10)
@@ -347,7 +347,7 @@ impl Browser {
         let listed = self
             .connection
             .browser()
-            .call_within(
+            .call_json_within(
                 "Target.getTargets",
                 serde_json::json!({}),
                 Duration::from_secs(5),
@@ -373,7 +373,7 @@ impl Browser {
         let reply = self
             .connection
             .browser()
-            .call_within(
+            .call_json_within(
                 "Target.createTarget",
                 serde_json::json!({"url": url, "newWindow": new_window, "background": true}),
                 Duration::from_secs(10),
@@ -397,7 +397,7 @@ impl Browser {
     pub async fn close_target(&self, target_id: &str) -> Result<()> {
         self.connection
             .browser()
-            .call_within(
+            .call_json_within(
                 "Target.closeTarget",
                 serde_json::json!({"targetId": target_id}),
                 Duration::from_secs(5),

@@ -175,7 +175,7 @@ impl Session {
         let resolved = tab
             .guarded("screenshot", async {
                 Ok(futures_util::future::join_all(refs.iter().map(|r| {
-                    session.call_within(
+                    session.call_json_within(
                         "DOM.resolveNode",
                         json!({"backendNodeId": r.backend_node_id, "objectGroup": group}),
                         limit,
@@ -235,7 +235,7 @@ impl Session {
             }
         }
         let _ = session
-            .send("Runtime.releaseObjectGroup", &json!({"objectGroup": group}))
+            .send_json("Runtime.releaseObjectGroup", &json!({"objectGroup": group}))
             .await;
         let drawn = tab
             .call(
@@ -261,7 +261,7 @@ impl Session {
         // The drawing comes off whatever happened to the capture.
         let _ = tab
             .cdp()
-            .call_within(
+            .call_json_within(
                 "Runtime.evaluate",
                 json!({"expression": REMOVE_OVERLAY}),
                 limit,

@@ -93,10 +93,10 @@ impl Session {
         // Recipe 1: minimize and restore the tab's window (5–13 ms on Chromium 156).
         self.detach_tab(&target).await;
         let _ = browser
-            .call_within("Target.activateTarget", json!({"targetId": target}), short)
+            .call_json_within("Target.activateTarget", json!({"targetId": target}), short)
             .await;
         if let Ok(window) = browser
-            .call_within(
+            .call_json_within(
                 "Browser.getWindowForTarget",
                 json!({"targetId": target}),
                 short,
@@ -105,14 +105,14 @@ impl Session {
             && let Some(window_id) = window.get("windowId").and_then(Value::as_i64)
         {
             let _ = browser
-                .call_within(
+                .call_json_within(
                     "Browser.setWindowBounds",
                     json!({"windowId": window_id, "bounds": {"windowState": "minimized"}}),
                     short,
                 )
                 .await;
             let _ = browser
-                .call_within(
+                .call_json_within(
                     "Browser.setWindowBounds",
                     json!({"windowId": window_id, "bounds": {"windowState": "normal"}}),
                     short,
@@ -126,10 +126,10 @@ impl Session {
         // Recipe 2: activate another (throwaway) tab, then come back.
         self.detach_tab(&target).await;
         let _ = browser
-            .call_within("Target.activateTarget", json!({"targetId": target}), short)
+            .call_json_within("Target.activateTarget", json!({"targetId": target}), short)
             .await;
         let throwaway = browser
-            .call_within(
+            .call_json_within(
                 "Target.createTarget",
                 json!({"url": "about:blank", "background": false}),
                 short,
@@ -143,14 +143,14 @@ impl Session {
             });
         if let Some(other) = &throwaway {
             let _ = browser
-                .call_within("Target.activateTarget", json!({"targetId": other}), short)
+                .call_json_within("Target.activateTarget", json!({"targetId": other}), short)
                 .await;
             tokio::time::sleep(Duration::from_millis(50)).await;
             let _ = browser
-                .call_within("Target.activateTarget", json!({"targetId": target}), short)
+                .call_json_within("Target.activateTarget", json!({"targetId": target}), short)
                 .await;
             let _ = browser
-                .call_within("Target.closeTarget", json!({"targetId": other}), short)
+                .call_json_within("Target.closeTarget", json!({"targetId": other}), short)
                 .await;
         }
         if self.rebind_clear(&target).await? {

@@ -422,7 +422,7 @@ impl Session {
         let group = crate::locate::new_group();
         let reply = tab
             .cdp()
-            .call_within(
+            .call_json_within(
                 "Runtime.evaluate",
                 json!({"expression": expression, "objectGroup": group}),
                 timeout,
@@ -446,7 +446,7 @@ impl Session {
         let group = crate::locate::new_group();
         let reply = tab
             .cdp()
-            .call_within(
+            .call_json_within(
                 "Runtime.evaluate",
                 json!({"expression": expression, "objectGroup": group}),
                 timeout,
@@ -522,7 +522,7 @@ impl Session {
         let group = crate::locate::new_group();
         let resolved = tab
             .cdp()
-            .call_within(
+            .call_json_within(
                 "DOM.resolveNode",
                 json!({"backendNodeId": backend, "objectGroup": group}),
                 timeout,

@@ -347,12 +347,12 @@ pub(crate) async fn dispatch(
     };
     tab.check_usable(command)?;
     for (method, params) in rest {
-        session.send(method, params).await?;
+        session.send_json(method, params).await?;
     }
     let timeout = deadline
         .saturating_duration_since(Instant::now())
         .max(Duration::from_millis(100));
-    let last = session.call_within(last_method, last_params.clone(), timeout);
+    let last = session.call_json_within(last_method, last_params.clone(), timeout);
     watch_dialog(tab, command, last).await
 }
 

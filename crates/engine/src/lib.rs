@@ -34,6 +34,8 @@ mod dialog;
 pub mod element;
 pub mod emulation;
 mod error;
+#[cfg(test)]
+mod fake_chrome;
 mod find;
 pub mod glob;
 mod input;
@@ -59,7 +61,7 @@ pub use find::{
     AttributeOf, CountOf, FindAction, Found, HtmlOf, IsChecked, IsEnabled, IsVisible, Locator,
     StylesOf, TextOf, ValueOf,
 };
-pub use policy::{DomainFilter, Policy, ProxyAuth};
+pub use policy::{DomainFilter, GuardFailure, Policy, ProxyAuth};
 pub use session::{
     Evaluated, Navigated, NavigationMarker, ScreenshotOptions, Session, SessionOptions, TabListing,
     WaitUntil,

@@ -61,7 +61,7 @@ impl Handle {
     pub(crate) async fn content_quad(&self, timeout: Duration) -> Result<Option<[f64; 8]>> {
         let quads = self
             .session
-            .call_within(
+            .call_json_within(
                 "DOM.getContentQuads",
                 json!({"objectId": self.object_id}),
                 timeout,
@@ -80,7 +80,7 @@ impl Handle {
     pub(crate) async fn release(&self) {
         let _ = self
             .session
-            .send(
+            .send_json(
                 "Runtime.releaseObjectGroup",
                 &json!({"objectGroup": self.group}),
             )
@@ -102,8 +102,7 @@ impl Handle {
         );
         let reply = self
             .session
-            .call_within(
-                "Runtime.callFunctionOn",
+            .call_json_within("Runtime.callFunctionOn",
                 json!({"objectId": self.object_id, "functionDeclaration": wrapped, "arguments": arguments,
                        "returnByValue": true, "awaitPromise": true}),
                 timeout,
@@ -391,7 +390,7 @@ impl Session {
         let finder = finder_js(selector)?;
         let reply = tab
             .cdp()
-            .call_within(
+            .call_json_within(
                 "Runtime.evaluate",
                 json!({"expression": finder, "returnByValue": false, "objectGroup": group}),
                 timeout,
@@ -452,7 +451,7 @@ impl Session {
             None => tab.cdp().clone(),
         };
         let resolved = session
-            .call_within(
+            .call_json_within(
                 "DOM.resolveNode",
                 json!({"backendNodeId": entry.backend_node_id, "objectGroup": group}),
                 timeout,
@@ -608,8 +607,7 @@ impl Session {
                 async {
                     Ok(handle
                         .session
-                        .call_within(
-                            "Runtime.callFunctionOn",
+                        .call_json_within("Runtime.callFunctionOn",
                             json!({"objectId": handle.object_id, "functionDeclaration": GUARD_VERDICT_FN,
                                    "returnByValue": true}),
                             Duration::from_secs(2),

@@ -185,7 +185,23 @@ const PAUSED_EVENTS: usize = 65_536;
 pub(crate) struct Enforcement {
     family: Mutex<Family>,
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    failures: Mutex<Vec<GuardFailure>>,
 }
+
+/// A target of the session the allowlist could not guard (its interception or guard script did
+/// not install). It was left paused, never resumed, so none of its requests went out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GuardFailure {
+    /// The target id.
+    pub target_id: String,
+    /// Its CDP type (`iframe`, `worker`, `service_worker`, ...).
+    pub kind: String,
+    /// What failed.
+    pub reason: String,
+}
+
+/// How many guard failures a session keeps (the oldest go first).
+const MAX_FAILURES: usize = 100;
 
 #[derive(Default)]
 struct Family {
@@ -218,6 +234,30 @@ impl Enforcement {
     /// Whether `target_id` is one of this session's targets.
     pub(crate) fn is_member(&self, target_id: &str) -> bool {
         self.family().members.contains(target_id)
+    }
+
+    fn report(&self, failure: GuardFailure) {
+        let mut failures = self.failures.lock().unwrap_or_else(|p| p.into_inner());
+        if failures.len() >= MAX_FAILURES {
+            failures.remove(0);
+        }
+        failures.push(failure);
+    }
+
+    fn failures(&self) -> Vec<GuardFailure> {
+        self.failures
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+}
+
+impl crate::session::Session {
+    /// Targets of this session (frames, workers) the allowlist could not guard, oldest first.
+    /// Each was kept paused instead of being let run unguarded; a page with one may miss that
+    /// frame's content or that worker's work.
+    pub fn guard_failures(&self) -> Vec<GuardFailure> {
+        self.enforcement.failures()
     }
 }
 
@@ -296,7 +336,7 @@ async fn deny_prompts_in_page(session: &CdpSession) -> Result<()> {
 /// agent before that document runs.
 async fn add_document_script(session: &CdpSession, source: &str) -> Result<()> {
     session
-        .send(
+        .send_json(
             "Page.addScriptToEvaluateOnNewDocument",
             &json!({"source": source, "runImmediately": true}),
         )
@@ -335,7 +375,7 @@ async fn deny_permissions(connection: &Connection, policy: &Policy) {
     let browser = connection.browser();
     for name in DENIED_PERMISSIONS {
         let params = json!({"permission": {"name": name}, "setting": "denied"});
-        if let Err(err) = browser.send("Browser.setPermission", &params).await {
+        if let Err(err) = browser.send_json("Browser.setPermission", &params).await {
             tracing::debug!(%err, permission = name, "cannot deny permission");
         }
     }
@@ -408,7 +448,7 @@ async fn install(
         "handleAuthRequests": policy.proxy_auth.is_some(),
     });
     let enabled = session
-        .call_within("Fetch.enable", fetch, SETUP_DEADLINE)
+        .call_json_within("Fetch.enable", fetch, SETUP_DEADLINE)
         .await;
     match enabled {
         Ok(_) => {}
@@ -429,24 +469,28 @@ async fn install(
             TargetKind::Worker => {
                 // A paused worker has not run its script yet: the guard goes first.
                 let evaluated = session
-                    .call_within(
+                    .call_json_within(
                         "Runtime.evaluate",
                         json!({"expression": script}),
                         SETUP_DEADLINE,
                     )
                     .await;
+                // A worker that would run without its guard is not resumed (fail closed).
                 match evaluated {
                     Ok(reply) if reply.get("exceptionDetails").is_some() => {
-                        tracing::debug!(%reply, "the worker guard threw");
+                        return Err(EngineError::Evaluation(format!(
+                            "the worker guard script threw: {}",
+                            crate::snapshot::exception_text(&reply["exceptionDetails"])
+                        )));
                     }
                     Ok(_) => {}
-                    Err(err) => tracing::debug!(%err, "cannot guard a worker"),
+                    Err(err) => return Err(err.into()),
                 }
             }
         }
         let attach = json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true});
         let attached = session
-            .call_within("Target.setAutoAttach", attach, SETUP_DEADLINE)
+            .call_json_within("Target.setAutoAttach", attach, SETUP_DEADLINE)
             .await;
         if let Err(err) = attached
             && kind != TargetKind::Worker
@@ -535,6 +579,11 @@ async fn answer(
 
 /// A child target auto-attached paused (frame, worker): same interception, then resume. Boxed:
 /// `install` → `answer` → `adopt_child` → `install` is recursive.
+///
+/// Fails closed: a child whose interception or guard script could not be installed is never
+/// resumed. It stays paused before its first request (a frame shows nothing, a worker never
+/// runs), and the failure is recorded ([`Session::guard_failures`](crate::Session::guard_failures))
+/// and logged. Resuming it would let it talk to any host.
 fn adopt_child(
     connection: Connection,
     child: Attached,
@@ -543,14 +592,24 @@ fn adopt_child(
 ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
     Box::pin(async move {
         let session = connection.session(&child.session_id);
-        if let Some(kind) = TargetKind::of(&child.target_info.kind)
-            && let Err(err) = install(&connection, &session, kind, &policy, &enforcement).await
-        {
-            tracing::debug!(%err, kind = %child.target_info.kind, "cannot guard a child target");
+        let guarded = match TargetKind::of(&child.target_info.kind) {
+            Some(kind) => install(&connection, &session, kind, &policy, &enforcement).await,
+            // A kind with no layer of ours (e.g. a worklet): its requests are its page's.
+            None => Ok(()),
+        };
+        if let Err(err) = guarded {
+            tracing::warn!(%err, kind = %child.target_info.kind,
+                "cannot guard a child target; it stays paused");
+            enforcement.report(GuardFailure {
+                target_id: child.target_info.target_id.clone(),
+                kind: child.target_info.kind.clone(),
+                reason: err.to_string(),
+            });
+            return;
         }
         if child.waiting_for_debugger {
             let _ = session
-                .send("Runtime.runIfWaitingForDebugger", &json!({}))
+                .send_json("Runtime.runIfWaitingForDebugger", &json!({}))
                 .await;
         }
     })
@@ -568,7 +627,7 @@ async fn decide(session: &CdpSession, policy: &Policy, event: &Event, enforce: b
             .is_none_or(|filter| filter.allows_request(&paused.request.url));
     if allowed {
         let _ = session
-            .send(
+            .send_json(
                 "Fetch.continueRequest",
                 &json!({"requestId": paused.request_id}),
             )
@@ -579,7 +638,7 @@ async fn decide(session: &CdpSession, policy: &Policy, event: &Event, enforce: b
             "blocked a request outside the allowlist"
         );
         let _ = session
-            .send(
+            .send_json(
                 "Fetch.failRequest",
                 &json!({"requestId": paused.request_id, "errorReason": "BlockedByClient"}),
             )
@@ -612,7 +671,7 @@ async fn answer_auth(
         tries.clear();
     }
     let _ = session
-        .send(
+        .send_json(
             "Fetch.continueWithAuth",
             &json!({"requestId": auth.request_id, "authChallengeResponse": response}),
         )
@@ -649,7 +708,7 @@ async fn watch_browser(
         Arc::downgrade(enforcement),
     )));
     browser
-        .call_within(
+        .call_json_within(
             "Fetch.enable",
             json!({
                 "patterns": [{"urlPattern": "*"}],
@@ -779,7 +838,7 @@ async fn contain_stray_tab(
     }
     tracing::debug!("closing a tab outside the allowlist in the session's own browser");
     let _ = browser
-        .send("Target.closeTarget", &json!({"targetId": info.target_id}))
+        .send_json("Target.closeTarget", &json!({"targetId": info.target_id}))
         .await;
 }
 
@@ -802,7 +861,7 @@ async fn adopt_popup(
                 tracing::debug!(%err, "cannot guard a popup; its requests stay checked at the browser level");
             }
             let _ = session
-                .send("Runtime.runIfWaitingForDebugger", &json!({}))
+                .send_json("Runtime.runIfWaitingForDebugger", &json!({}))
                 .await;
         }
         Err(err) => tracing::debug!(%err, "cannot attach to a popup"),
@@ -831,7 +890,7 @@ async fn adopt_popup(
                 json!({"requestId": request_id, "errorReason": "BlockedByClient"}),
             )
         };
-        let _ = browser.send(method, &params).await;
+        let _ = browser.send_json(method, &params).await;
     }
 }
 
@@ -926,5 +985,86 @@ mod tests {
         assert_eq!(host_of("http://[::1]:80/"), Some("[::1]".into()));
         assert_eq!(host_of("https://x.y"), Some("x.y".into()));
         assert_eq!(host_of("mailto:a@b"), None);
+    }
+}
+
+#[cfg(test)]
+mod adopt_tests {
+    use super::*;
+    use crate::fake_chrome::FakeChrome;
+
+    fn paused_frame() -> Attached {
+        serde_json::from_value(json!({
+            "sessionId": "child",
+            "targetInfo": {"targetId": "F1", "type": "iframe", "url": ""},
+            "waitingForDebugger": true,
+        }))
+        .expect("attached event")
+    }
+
+    fn fenced() -> Arc<Policy> {
+        Arc::new(Policy {
+            allowed_domains: DomainFilter::new(["a.localhost"]),
+            ..Policy::default()
+        })
+    }
+
+    /// Adopts the paused frame against a fake Chrome whose child session fails `fail_method`,
+    /// and returns the methods the child session received and the recorded failures.
+    async fn adopt_with_failing(fail_method: &'static str) -> (Vec<String>, Vec<GuardFailure>) {
+        let (connection, chrome) = FakeChrome::start(move |request| {
+            let on_child = request["sessionId"] == "child";
+            if on_child && request["method"] == fail_method {
+                Some(Err(format!("'{fail_method}' wasn't found")))
+            } else {
+                Some(Ok(json!({})))
+            }
+        });
+        let enforcement = Arc::new(Enforcement::default());
+        adopt_child(
+            connection.clone(),
+            paused_frame(),
+            fenced(),
+            enforcement.clone(),
+        )
+        .await;
+        // One round trip: whatever adopt_child queued was written before this call.
+        connection
+            .browser()
+            .call_json("Browser.getVersion", json!({}))
+            .await
+            .expect("round trip");
+        (chrome.methods_on(Some("child")), enforcement.failures())
+    }
+
+    #[tokio::test]
+    async fn a_guarded_child_frame_is_resumed() {
+        let (methods, failures) = adopt_with_failing("Nothing.fails").await;
+        assert!(
+            methods
+                .iter()
+                .any(|m| m == "Runtime.runIfWaitingForDebugger"),
+            "{methods:?}"
+        );
+        assert!(failures.is_empty(), "{failures:?}");
+    }
+
+    /// Regression: the allowlist resumed a child frame whose interception failed to install, so
+    /// it loaded from any host. It must stay paused and the failure must be reported.
+    #[tokio::test]
+    async fn a_child_frame_whose_guard_fails_to_install_stays_paused_and_is_reported() {
+        for failing in ["Fetch.enable", "Target.setAutoAttach"] {
+            let (methods, failures) = adopt_with_failing(failing).await;
+            assert!(
+                !methods
+                    .iter()
+                    .any(|m| m == "Runtime.runIfWaitingForDebugger"),
+                "{failing}: resumed although unguarded: {methods:?}"
+            );
+            assert_eq!(failures.len(), 1, "{failing}: {failures:?}");
+            assert_eq!(failures[0].target_id, "F1");
+            assert_eq!(failures[0].kind, "iframe");
+            assert!(failures[0].reason.contains(failing), "{failures:?}");
+        }
     }
 }

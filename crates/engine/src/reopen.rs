@@ -81,8 +81,7 @@ async fn wait_loaded(tab: &crate::tab::Tab, url: &str) {
         }
         let reply = tab
             .cdp()
-            .call_within(
-                "Runtime.evaluate",
+            .call_json_within("Runtime.evaluate",
                 json!({"expression": "[document.readyState, location.href]", "returnByValue": true}),
                 Duration::from_secs(1),
             )

@@ -373,7 +373,7 @@ impl Session {
                 .browser
                 .connection()
                 .browser()
-                .call_within(
+                .call_json_within(
                     "Target.detachFromTarget",
                     json!({"sessionId": session_id}),
                     Duration::from_secs(2),
@@ -745,7 +745,7 @@ impl Session {
         if tab.dialog().is_none()
             && let Ok(reply) = tab
                 .cdp()
-                .call_within(
+                .call_json_within(
                     "Runtime.evaluate",
                     json!({"expression": "document.title", "returnByValue": true}),
                     Duration::from_secs(2),
@@ -761,7 +761,7 @@ impl Session {
             .browser
             .connection()
             .browser()
-            .call_within(
+            .call_json_within(
                 "Target.getTargetInfo",
                 json!({"targetId": tab.target_id()}),
                 Duration::from_secs(2),
@@ -804,7 +804,7 @@ impl Session {
         if !synced {
             let _ = tab
                 .cdp()
-                .call_within(
+                .call_json_within(
                     "Runtime.evaluate",
                     json!({"expression": "0"}),
                     Duration::from_millis(500),
@@ -1036,7 +1036,7 @@ impl Session {
                         .browser
                         .connection()
                         .browser()
-                        .call_within(
+                        .call_json_within(
                             "Target.detachFromTarget",
                             json!({"sessionId": session_id}),
                             Duration::from_secs(2),

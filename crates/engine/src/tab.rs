@@ -256,16 +256,18 @@ impl Tab {
         // Sent in order without waiting on each; then one bounded wait on the last. A page that
         // shows a dialog from before our attach blocks these: we keep going and report it.
         let s = &self.cdp;
-        let _ = s.send("Page.enable", &json!({})).await;
+        let _ = s.send_json("Page.enable", &json!({})).await;
         let _ = s
-            .send("Page.setLifecycleEventsEnabled", &json!({"enabled": true}))
+            .send_json("Page.setLifecycleEventsEnabled", &json!({"enabled": true}))
             .await;
-        let _ = s.send("Runtime.enable", &json!({})).await;
-        let _ = s.send("Runtime.runIfWaitingForDebugger", &json!({})).await;
+        let _ = s.send_json("Runtime.enable", &json!({})).await;
+        let _ = s
+            .send_json("Runtime.runIfWaitingForDebugger", &json!({}))
+            .await;
         // A healthy page answers in 1-2 ms. A renderer that does not answer within the probe
         // deadline is either busy or stuck in a dialog that opened before we attached.
         let probe = s
-            .call_within(
+            .call_json_within(
                 "Runtime.evaluate",
                 json!({"expression": "location.href", "returnByValue": true}),
                 if fresh {
@@ -297,7 +299,7 @@ impl Tab {
         // The main frame's id equals the target id; its current loader comes from the frame tree,
         // which is browser-side and does not block on a dialog.
         if let Ok(tree) = s
-            .call_within("Page.getFrameTree", json!({}), Duration::from_millis(500))
+            .call_json_within("Page.getFrameTree", json!({}), Duration::from_millis(500))
             .await
             && let Some(frame) = tree.pointer("/frameTree/frame")
         {
@@ -329,7 +331,7 @@ impl Tab {
     async fn probe_blocked(&self) {
         let ack = self
             .cdp
-            .call_within(
+            .call_json_within(
                 "Input.dispatchMouseEvent",
                 json!({"type": "mouseMoved", "x": 0, "y": 0}),
                 PROBE_DEADLINE,
@@ -340,7 +342,7 @@ impl Tab {
         }
         let again = self
             .cdp
-            .call_within(
+            .call_json_within(
                 "Runtime.evaluate",
                 json!({"expression": "location.href", "returnByValue": true}),
                 CONFIRM_DEADLINE,
@@ -609,7 +611,7 @@ impl Tab {
         self.cell.update(|st| st.closing_by = Some(by.to_string()));
         let answered = self
             .cdp
-            .call_within(
+            .call_json_within(
                 "Page.handleJavaScriptDialog",
                 params,
                 Duration::from_secs(5),
@@ -632,7 +634,7 @@ impl Tab {
         timeout: Duration,
     ) -> Result<Value> {
         self.guarded(command, async {
-            Ok(self.cdp.call_within(method, params, timeout).await?)
+            Ok(self.cdp.call_json_within(method, params, timeout).await?)
         })
         .await
     }
@@ -843,7 +845,7 @@ async fn handle(
                 if auto {
                     tracing::debug!(kind = %d.kind, "[auto-dismiss] accepting dialog");
                     let _ = cdp
-                        .send("Page.handleJavaScriptDialog", &json!({"accept": true}))
+                        .send_json("Page.handleJavaScriptDialog", &json!({"accept": true}))
                         .await;
                     let _ = cell.dialogs.send(DialogEvent::Closed {
                         accepted: true,

@@ -476,7 +476,7 @@ impl Relay {
     pub async fn send_input(&self, input: &Input) -> Result<(), RelayError> {
         let tab = self.shared().input_tab()?;
         let (method, params) = input.to_cdp();
-        tab.cdp().send(method, &params).await?;
+        tab.cdp().send_json(method, &params).await?;
         Ok(())
     }
 
@@ -906,7 +906,7 @@ fn release_popup(tab: Arc<Tab>) {
     let browser = tab.cdp().connection().browser();
     tokio::spawn(async move {
         let _ = browser
-            .send("Target.detachFromTarget", &json!({"sessionId": session_id}))
+            .send_json("Target.detachFromTarget", &json!({"sessionId": session_id}))
             .await;
         drop(tab);
     });
@@ -1024,7 +1024,7 @@ async fn run_cast(
     );
     let mut dialogs = tab.dialog_events();
     let params = shared.options.screencast_params();
-    if let Err(err) = cdp.send("Page.startScreencast", &params).await {
+    if let Err(err) = cdp.send_json("Page.startScreencast", &params).await {
         tracing::debug!(%err, "cannot start the screencast");
         return;
     }
@@ -1046,7 +1046,7 @@ async fn run_cast(
         tokio::select! {
             biased;
             _ = stop.cancelled() => {
-                let _ = cdp.send("Page.stopScreencast", &json!({})).await;
+                let _ = cdp.send_json("Page.stopScreencast", &json!({})).await;
                 return;
             }
             event = frames.recv() => {
@@ -1054,13 +1054,13 @@ async fn run_cast(
                 let Some(frame) = event.screencast_frame() else { continue };
                 // Acknowledge first, always: Chrome stops encoding when its window is full.
                 let ack = json!({"sessionId": frame.ack_id});
-                let _ = cdp.send("Page.screencastFrameAck", &ack).await;
+                let _ = cdp.send_json("Page.screencastFrameAck", &ack).await;
                 // A frame dropped because this queue was full was never acknowledged; Chrome
                 // counts acks per screencast (the id is the screencast's, not the frame's), so
                 // one more ack per dropped frame keeps its window from shrinking for good.
                 let dropped = frames.dropped();
                 while dropped_seen < dropped {
-                    let _ = cdp.send("Page.screencastFrameAck", &ack).await;
+                    let _ = cdp.send_json("Page.screencastFrameAck", &ack).await;
                     dropped_seen += 1;
                 }
                 nudge_at = None;
@@ -1123,8 +1123,8 @@ async fn run_cast(
                     // thing that makes Chrome capture the current image again (measured on
                     // Chromium 156: evaluate, rAF, a background override, a mouse move or an
                     // extra ack produce no frame). It touches neither the page nor its state.
-                    let _ = cdp.send("Page.stopScreencast", &json!({})).await;
-                    let _ = cdp.send("Page.startScreencast", &params).await;
+                    let _ = cdp.send_json("Page.stopScreencast", &json!({})).await;
+                    let _ = cdp.send_json("Page.startScreencast", &params).await;
                 }
             }
         }
@@ -1136,7 +1136,7 @@ async fn activate(tab: &Tab) {
     tracing::debug!(target = %tab.target_id(), "streamed tab is hidden; activating it once");
     let browser = tab.cdp().connection().browser();
     let _ = browser
-        .send(
+        .send_json(
             "Target.activateTarget",
             &json!({"targetId": tab.target_id()}),
         )

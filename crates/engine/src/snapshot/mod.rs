@@ -196,7 +196,7 @@ async fn capture(session: &CdpSession, scope: &Scope, timeout: Duration) -> Resu
             document_backend,
         } => {
             let resolved = session
-                .call_within(
+                .call_json_within(
                     "DOM.resolveNode",
                     json!({"backendNodeId": document_backend}),
                     timeout,
@@ -221,10 +221,10 @@ async fn capture(session: &CdpSession, scope: &Scope, timeout: Duration) -> Resu
             )
         }
     };
-    let scan_reply = session.call_within(scan_call.0, scan_call.1, timeout);
-    let document = session.call_within("DOM.getDocument", json!({"depth": 0}), timeout);
+    let scan_reply = session.call_json_within(scan_call.0, scan_call.1, timeout);
+    let document = session.call_json_within("DOM.getDocument", json!({"depth": 0}), timeout);
     let ax = session.call_raw("Accessibility.getFullAXTree", &ax_params, Some(timeout));
-    let frame_tree = session.call_within("Page.getFrameTree", json!({}), timeout);
+    let frame_tree = session.call_json_within("Page.getFrameTree", json!({}), timeout);
     let (scan_reply, document, ax, frame_tree) =
         futures_util::join!(scan_reply, document, ax, frame_tree);
 
@@ -260,7 +260,7 @@ async fn capture(session: &CdpSession, scope: &Scope, timeout: Duration) -> Resu
         let root = match (&document, &document_object) {
             (Ok(doc), None) => doc.pointer("/root/nodeId").and_then(Value::as_i64),
             (Ok(_), Some(object)) => session
-                .call_within("DOM.requestNode", json!({"objectId": object}), timeout)
+                .call_json_within("DOM.requestNode", json!({"objectId": object}), timeout)
                 .await
                 .ok()
                 .and_then(|r| r.get("nodeId").and_then(Value::as_i64)),
@@ -271,7 +271,7 @@ async fn capture(session: &CdpSession, scope: &Scope, timeout: Duration) -> Resu
                 .await
                 .unwrap_or_default(),
             None => {
-                let _ = session.send(cleanup.0, &cleanup.1).await;
+                let _ = session.send_json(cleanup.0, &cleanup.1).await;
                 HashMap::new()
             }
         }
@@ -295,7 +295,7 @@ async fn selector_subtree(
         serde_json::to_string(selector).unwrap_or_default()
     );
     let reply = session
-        .call_within(
+        .call_json_within(
             "Runtime.evaluate",
             json!({"expression": expression, "returnByValue": false}),
             timeout,
@@ -318,14 +318,14 @@ async fn selector_subtree(
         .ok_or_else(no_match)?
         .to_string();
     let described = session
-        .call_within(
+        .call_json_within(
             "DOM.describeNode",
             json!({"objectId": object, "depth": -1}),
             timeout,
         )
         .await;
     let _ = session
-        .send("Runtime.releaseObject", &json!({"objectId": object}))
+        .send_json("Runtime.releaseObject", &json!({"objectId": object}))
         .await;
     let mut ids = HashSet::new();
     if let Some(node) = described?.get("node") {
@@ -567,7 +567,7 @@ impl Session {
         }
         let session = tab.cdp();
         let described = futures_util::future::join_all(iframes.iter().map(|(_, backend)| {
-            session.call_within(
+            session.call_json_within(
                 "DOM.describeNode",
                 json!({"backendNodeId": backend, "depth": 1}),
                 timeout,

@@ -149,7 +149,7 @@ pub(crate) async fn resolve(
         return Ok(HashMap::new());
     }
     let reply = session
-        .call_within(
+        .call_json_within(
             "DOM.querySelectorAll",
             json!({"nodeId": root, "selector": format!("[{TAG}]")}),
             timeout,
@@ -166,9 +166,9 @@ pub(crate) async fn resolve(
     // The descriptions carry the tag's value, so the tags come off only after them.
     let describes = node_ids
         .iter()
-        .map(|&id| session.call_within("DOM.describeNode", json!({"nodeId": id}), timeout));
+        .map(|&id| session.call_json_within("DOM.describeNode", json!({"nodeId": id}), timeout));
     let described = futures_util::future::join_all(describes).await;
-    let _ = session.send(cleanup.0, &cleanup.1).await;
+    let _ = session.send_json(cleanup.0, &cleanup.1).await;
     reply?;
     let mut map = HashMap::with_capacity(found.len());
     // Pair by the tag's value (the result index) rather than by position, so a page that also
