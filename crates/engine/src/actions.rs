@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use crate::error::{EngineError, Result};
 use crate::input::{self, Stroke};
+use crate::js::PageFn;
 use crate::locate::{Checks, Handle, Point};
 use crate::session::Session;
 use crate::tab::Tab;
@@ -207,75 +208,35 @@ pub struct Inserted {
 /// Clears an input, textarea or contenteditable (value setter plus an `input` event, so
 /// frameworks see it) and leaves it focused. Returns `insert` when text may now be inserted,
 /// `done` when the value was set directly (date/color/range inputs), or an error text.
-const CLEAR_FN: &str = r#"function(value, setDirect) {
-  const el = this;
-  const tag = el.localName;
-  const direct = ['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range'];
-  el.focus();
-  if (tag === 'input' || tag === 'textarea') {
-    const proto = tag === 'input' ? HTMLInputElement.prototype : HTMLTextAreaElement.prototype;
-    const set = Object.getOwnPropertyDescriptor(proto, 'value').set;
-    if (setDirect && tag === 'input' && direct.includes(el.type)) {
-      set.call(el, value);
-      el.dispatchEvent(new Event('input', {bubbles: true}));
-      el.dispatchEvent(new Event('change', {bubbles: true}));
-      return 'done';
-    }
-    if (el.value !== '') {
-      set.call(el, '');
-      el.dispatchEvent(new Event('input', {bubbles: true}));
-    }
-    return 'insert';
-  }
-  if (el.isContentEditable) {
-    const doc = el.ownerDocument;
-    const range = doc.createRange();
-    range.selectNodeContents(el);
-    const sel = doc.getSelection();
-    sel.removeAllRanges();
-    sel.addRange(range);
-    if (el.textContent !== '') doc.execCommand('delete');
-    return 'insert';
-  }
-  return 'Element is not an <input>, <textarea> or [contenteditable] element';
-}"#;
+const CLEAR_FN: PageFn = PageFn::new(include_str!("actions/clear.js"));
 
 /// Selects options by value or visible label.
-const SELECT_FN: &str = r#"function(values) {
-  const el = this;
-  if (el.localName !== 'select') return {error: 'Element is not a <select> element'};
-  const options = Array.from(el.options);
-  const wanted = (o) => values.includes(o.value) || values.includes(o.textContent.trim()) || values.includes(o.label);
-  const matches = options.filter(wanted);
-  if (matches.length === 0) {
-    const available = options.map((o) => o.value + ' ("' + o.textContent.trim() + '")').join(', ');
-    return {error: 'No option matched ' + JSON.stringify(values) + '. Available options: ' + available};
-  }
-  const chosen = el.multiple ? matches : [matches[0]];
-  for (const o of options) o.selected = chosen.includes(o);
-  el.dispatchEvent(new Event('input', {bubbles: true}));
-  el.dispatchEvent(new Event('change', {bubbles: true}));
-  return {selected: chosen.map((o) => o.value)};
-}"#;
+const SELECT_FN: PageFn = PageFn::new(include_str!("actions/select.js"));
 
 /// The checked state of a checkbox, radio or ARIA checkable; `null` when it has none.
-pub(crate) const CHECKED_FN: &str = r#"function() {
-  const el = this;
-  if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio')) return el.checked;
-  const aria = el.getAttribute && el.getAttribute('aria-checked');
-  if (aria === 'true' || aria === 'mixed') return true;
-  if (aria === 'false') return false;
-  const inner = el.querySelector && el.querySelector('input[type=checkbox], input[type=radio]');
-  if (inner) return inner.checked;
-  return null;
-}"#;
+pub(crate) const CHECKED_FN: PageFn = PageFn::new(include_str!("actions/checked.js"));
 
 /// Whether an element is rendered (for choosing between a real click and a script click).
-const RENDERED_FN: &str = r#"function() {
-  const s = getComputedStyle(this);
-  const r = this.getBoundingClientRect();
-  return s.visibility === 'visible' && r.width > 0 && r.height > 0;
-}"#;
+const RENDERED_FN: PageFn = PageFn::new(include_str!("actions/rendered.js"));
+
+/// The `href` of the link the element is in (`null` outside a link).
+const LINK_HREF_FN: PageFn = PageFn::new(include_str!("actions/link_href.js"));
+/// Focuses the element.
+const FOCUS_FN: PageFn = PageFn::new(include_str!("actions/focus.js"));
+/// Whether the element is a radio button.
+const IS_RADIO_FN: PageFn = PageFn::new(include_str!("actions/is_radio.js"));
+/// `HTMLElement.click()`: a click without pointer events, for controls the page hides.
+const SCRIPT_CLICK_FN: PageFn = PageFn::new(include_str!("actions/script_click.js"));
+/// Scrolls the element by (dx, dy).
+const SCROLL_ELEMENT_FN: PageFn = PageFn::new(include_str!("actions/scroll_element.js"));
+/// Scrolls the window by (dx, dy).
+const SCROLL_PAGE_FN: PageFn = PageFn::new(include_str!("actions/scroll_page.js"));
+/// Scrolls the element to the middle of the viewport.
+const SCROLL_INTO_VIEW_FN: PageFn = PageFn::new(include_str!("actions/scroll_into_view.js"));
+/// Whether the element is (in) an HTML5 `draggable` element.
+const IS_DRAGGABLE_FN: PageFn = PageFn::new(include_str!("actions/is_draggable.js"));
+/// `[type, multiple]` of an `<input>`, `null` for other elements.
+const FILE_INPUT_FN: PageFn = PageFn::new(include_str!("actions/file_input.js"));
 
 /// How often a click the guard blocked is retried before giving up.
 const MAX_CLICK_ATTEMPTS: u32 = 5;
@@ -461,10 +422,7 @@ impl Session {
         timeout: Duration,
     ) -> Result<Clicked> {
         let href = tab
-            .guarded(
-                "click",
-                handle.call("function() { const a = this.closest('a[href], area[href]'); return a ? a.href : null; }", &[], timeout),
-            )
+            .guarded("click", handle.call(LINK_HREF_FN, &[], timeout))
             .await?;
         let Some(url) = href.as_str().filter(|u| !u.is_empty()).map(str::to_string) else {
             return Err(EngineError::Invalid(format!(
@@ -572,11 +530,8 @@ impl Session {
                     ));
                 }
             } else {
-                tab.guarded(
-                    "type",
-                    handle.call("function() { this.focus(); }", &[], timeout),
-                )
-                .await?;
+                tab.guarded("type", handle.call(FOCUS_FN, &[], timeout))
+                    .await?;
             }
             self.type_into_focus(&tab, text, delay, deadline).await
         }
@@ -764,10 +719,7 @@ impl Session {
         let (tab, _, timeout) = self.begin(timeout).await?;
         let handle = self.locate_on(&tab, "focus", selector, timeout).await?;
         let outcome = tab
-            .guarded(
-                "focus",
-                handle.call("function() { this.focus(); }", &[], timeout),
-            )
+            .guarded("focus", handle.call(FOCUS_FN, &[], timeout))
             .await;
         handle.release().await;
         outcome.map(|_| Focused {
@@ -867,12 +819,7 @@ impl Session {
         if now.as_bool() == Some(want) {
             return Ok(());
         }
-        if !want
-            && handle
-                .call("function() { return this.type === 'radio'; }", &[], timeout)
-                .await?
-                == Value::Bool(true)
-        {
+        if !want && handle.call(IS_RADIO_FN, &[], timeout).await? == Value::Bool(true) {
             return Err(EngineError::Invalid(
                 "Cannot uncheck a radio button; check another one in its group".into(),
             ));
@@ -890,11 +837,8 @@ impl Session {
             }
         }
         if state(handle).await?.as_bool() != Some(want) {
-            tab.guarded(
-                command,
-                handle.call("function() { this.click(); }", &[], timeout),
-            )
-            .await?;
+            tab.guarded(command, handle.call(SCRIPT_CLICK_FN, &[], timeout))
+                .await?;
         }
         if state(handle).await?.as_bool() != Some(want) {
             return Err(EngineError::Invalid(format!(
@@ -932,11 +876,7 @@ impl Session {
                 let outcome = tab
                     .guarded(
                         "scroll",
-                        handle.call(
-                            "function(dx, dy) { this.scrollBy(dx, dy); }",
-                            &[json!(dx), json!(dy)],
-                            timeout,
-                        ),
+                        handle.call(SCROLL_ELEMENT_FN, &[json!(dx), json!(dy)], timeout),
                     )
                     .await;
                 handle.release().await;
@@ -947,7 +887,7 @@ impl Session {
                     .call(
                         "scroll",
                         "Runtime.evaluate",
-                        json!({"expression": format!("window.scrollBy({dx}, {dy})"), "returnByValue": true}),
+                        json!({"expression": SCROLL_PAGE_FN.call(&[json!(dx), json!(dy)]), "returnByValue": true}),
                         timeout,
                     )
                     .await?;
@@ -970,11 +910,7 @@ impl Session {
         let outcome = tab
             .guarded(
                 "scrollintoview",
-                handle.call(
-                    "function() { this.scrollIntoView({block: 'center', inline: 'center'}); }",
-                    &[],
-                    timeout,
-                ),
+                handle.call(SCROLL_INTO_VIEW_FN, &[], timeout),
             )
             .await;
         handle.release().await;
@@ -1034,14 +970,7 @@ impl Session {
             )
             .await?;
         let draggable = tab
-            .guarded(
-                "drag",
-                from.call(
-                    "function() { return !!this.closest('[draggable=true]'); }",
-                    &[],
-                    timeout,
-                ),
-            )
+            .guarded("drag", from.call(IS_DRAGGABLE_FN, &[], timeout))
             .await?
             == Value::Bool(true);
         let session = tab.cdp().clone();
@@ -1161,10 +1090,12 @@ impl Session {
         let handle = self.locate_on(&tab, "upload", selector, timeout).await?;
         let outcome = async {
             let kind = tab
-                .guarded("upload", handle.call("function() { return this.localName === 'input' ? [this.type, this.multiple] : null; }", &[], timeout))
+                .guarded("upload", handle.call(FILE_INPUT_FN, &[], timeout))
                 .await?;
             if kind.get(0).and_then(Value::as_str) != Some("file") {
-                return Err(EngineError::Invalid(format!("Element '{selector}' is not an <input type=file>")));
+                return Err(EngineError::Invalid(format!(
+                    "Element '{selector}' is not an <input type=file>"
+                )));
             }
             if paths.len() > 1 && kind.get(1).and_then(Value::as_bool) != Some(true) {
                 return Err(EngineError::Invalid(format!(
@@ -1174,10 +1105,17 @@ impl Session {
             }
             let params = json!({"files": paths, "objectId": handle.object_id});
             tab.guarded("upload", async {
-                handle.session.call_json_within("DOM.setFileInputFiles", params, timeout).await.map_err(|e| handle.vanished(e))
+                handle
+                    .session
+                    .call_json_within("DOM.setFileInputFiles", params, timeout)
+                    .await
+                    .map_err(|e| handle.vanished(e))
             })
             .await?;
-            Ok(Uploaded { uploaded: paths.len(), selector: selector.to_string() })
+            Ok(Uploaded {
+                uploaded: paths.len(),
+                selector: selector.to_string(),
+            })
         }
         .await;
         handle.release().await;

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::element::BoundingBox;
 use crate::error::{EngineError, Result};
+use crate::js::PageFn;
 use crate::refs::FrameKey;
 use crate::session::{ScreenshotOptions, Session};
 use crate::snapshot::SnapshotOptions;
@@ -65,56 +66,20 @@ impl Default for PdfOptions {
 
 /// Scrolls the element into view and returns its box in document coordinates (what
 /// `Page.captureScreenshot`'s `clip` takes with `captureBeyondViewport`).
-const CLIP_FN: &str = r#"function() {
-  const el = this.nodeType === 1 ? this : this.parentElement;
-  const view = el.ownerDocument.defaultView;
-  const r0 = el.getBoundingClientRect();
-  if (r0.top < 0 || r0.left < 0 || r0.bottom > view.innerHeight || r0.right > view.innerWidth) {
-    el.scrollIntoView({block: 'center', inline: 'center'});
-  }
-  const r = el.getBoundingClientRect();
-  return {x: r.x + view.scrollX, y: r.y + view.scrollY, width: r.width, height: r.height};
-}"#;
+const CLIP_FN: PageFn = PageFn::new(include_str!("capture/clip.js"));
 
 /// Draws the labels. Arguments: the label list `[[number, x, y, w, h], …]` in viewport
 /// coordinates. Returns the boxes in document coordinates.
-const OVERLAY_FN: &str = r#"function(labels) {
-  const old = document.getElementById('__abx_annotations');
-  if (old) old.remove();
-  const root = document.createElement('div');
-  root.id = '__abx_annotations';
-  root.setAttribute('aria-hidden', 'true');
-  root.style.cssText = 'position:absolute;left:0;top:0;width:0;height:0;z-index:2147483647;pointer-events:none;';
-  const sx = window.scrollX, sy = window.scrollY;
-  for (const [n, x, y, w, h] of labels) {
-    const frame = document.createElement('div');
-    frame.style.cssText = 'position:absolute;box-sizing:border-box;border:2px solid #e11d48;border-radius:2px;' +
-      'left:' + (x + sx) + 'px;top:' + (y + sy) + 'px;width:' + w + 'px;height:' + h + 'px;';
-    const tag = document.createElement('div');
-    tag.textContent = '[' + n + ']';
-    tag.style.cssText = 'position:absolute;left:-2px;top:-16px;background:#e11d48;color:#fff;font:bold 11px/14px ' +
-      'monospace;padding:0 3px;border-radius:2px;white-space:nowrap;';
-    frame.appendChild(tag);
-    root.appendChild(frame);
-  }
-  document.documentElement.appendChild(root);
-  return labels.map(([n, x, y, w, h]) => [n, x + sx, y + sy, w, h]);
-}"#;
+const OVERLAY_FN: PageFn = PageFn::new(include_str!("capture/overlay.js"));
 
-const REMOVE_OVERLAY: &str =
-    "(() => { const o = document.getElementById('__abx_annotations'); if (o) o.remove(); })()";
+/// Removes the labels again.
+const REMOVE_OVERLAY_FN: PageFn = PageFn::new(include_str!("capture/remove_overlay.js"));
+
+/// The window's scroll offset `[x, y]`.
+const SCROLL_OFFSET_FN: PageFn = PageFn::new(include_str!("capture/scroll_offset.js"));
 
 /// Measures every argument element's viewport box: `[[x, y, w, h] | null, …]`.
-const BOXES_FN: &str = r#"function(...els) {
-  return els.map((el) => {
-    if (!el || !el.isConnected) return null;
-    const e = el.nodeType === 1 ? el : el.parentElement;
-    const r = e.getBoundingClientRect();
-    const s = getComputedStyle(e);
-    if (r.width <= 0 || r.height <= 0 || s.visibility !== 'visible') return null;
-    return [r.x, r.y, r.width, r.height];
-  });
-}"#;
+const BOXES_FN: PageFn = PageFn::new(include_str!("capture/boxes.js"));
 
 impl Session {
     /// The clip of an element screenshot (CSS selector or ref), in document coordinates.
@@ -136,7 +101,7 @@ impl Session {
                     )));
                 }
                 let scroll = tab.call("screenshot", "Runtime.evaluate",
-                    json!({"expression": "[window.scrollX, window.scrollY]", "returnByValue": true}), timeout).await?;
+                    json!({"expression": SCROLL_OFFSET_FN.call(&[]), "returnByValue": true}), timeout).await?;
                 b.x += scroll.pointer("/result/value/0").and_then(Value::as_f64).unwrap_or(0.0);
                 b.y += scroll.pointer("/result/value/1").and_then(Value::as_f64).unwrap_or(0.0);
                 return Ok(b);
@@ -204,7 +169,7 @@ impl Session {
                 .call(
                     "screenshot",
                     "Runtime.callFunctionOn",
-                    json!({"objectId": target["objectId"], "functionDeclaration": BOXES_FN, "arguments": args, "returnByValue": true}),
+                    json!({"objectId": target["objectId"], "functionDeclaration": BOXES_FN.source(), "arguments": args, "returnByValue": true}),
                     limit,
                 )
                 .await?;
@@ -241,7 +206,7 @@ impl Session {
             .call(
                 "screenshot",
                 "Runtime.evaluate",
-                json!({"expression": format!("({OVERLAY_FN})({})", Value::Array(labels)), "returnByValue": true}),
+                json!({"expression": OVERLAY_FN.call(&[Value::Array(labels)]), "returnByValue": true}),
                 limit,
             )
             .await?;
@@ -263,7 +228,7 @@ impl Session {
             .cdp()
             .call_json_within(
                 "Runtime.evaluate",
-                json!({"expression": REMOVE_OVERLAY}),
+                json!({"expression": REMOVE_OVERLAY_FN.call(&[])}),
                 limit,
             )
             .await;

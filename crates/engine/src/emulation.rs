@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::error::{EngineError, Result};
+use crate::js::PageFn;
 use crate::session::Session;
 
 /// A built-in device profile (upstream's table).
@@ -163,6 +164,9 @@ pub struct Viewport {
 }
 
 const SHORT: Duration = Duration::from_secs(10);
+
+/// `localStorage` / `sessionStorage`: `get` one key, `all` keys, `set`, `clear`.
+const STORAGE_FN: PageFn = PageFn::new(include_str!("emulation/storage.js"));
 
 impl Session {
     async fn page_call(&self, command: &str, method: &str, params: Value) -> Result<Value> {
@@ -370,10 +374,10 @@ impl Session {
         Ok(json!({"cleared": true}))
     }
 
-    fn storage_object(kind: &str) -> Result<&'static str> {
+    fn storage_area(kind: &str) -> Result<&'static str> {
         match kind {
-            "local" => Ok("localStorage"),
-            "session" => Ok("sessionStorage"),
+            "local" => Ok("local"),
+            "session" => Ok("session"),
             other => Err(EngineError::Invalid(format!(
                 "Unknown storage type: {other}. Use local or session"
             ))),
@@ -382,17 +386,15 @@ impl Session {
 
     /// `storage local|session [key]`.
     pub async fn storage_get(&self, kind: &str, key: Option<&str>) -> Result<Value> {
-        let object = Self::storage_object(kind)?;
+        let area = Self::storage_area(kind)?;
         match key {
             Some(key) => {
-                let script = format!("{object}.getItem({})", json!(key));
+                let script = STORAGE_FN.call(&[json!(area), json!("get"), json!(key)]);
                 let value = self.evaluate(&script, Some(SHORT)).await?.value;
                 Ok(json!({"key": key, "value": value}))
             }
             None => {
-                let script = format!(
-                    "Object.fromEntries(Object.keys({object}).map(k => [k, {object}.getItem(k)]))"
-                );
+                let script = STORAGE_FN.call(&[json!(area), json!("all")]);
                 let value = self.evaluate(&script, Some(SHORT)).await?.value;
                 Ok(json!({"data": value}))
             }
@@ -401,17 +403,17 @@ impl Session {
 
     /// `storage local|session set <k> <v>`.
     pub async fn storage_set(&self, kind: &str, key: &str, value: &str) -> Result<Value> {
-        let object = Self::storage_object(kind)?;
-        let script = format!("{object}.setItem({}, {}); true", json!(key), json!(value));
+        let area = Self::storage_area(kind)?;
+        let script = STORAGE_FN.call(&[json!(area), json!("set"), json!(key), json!(value)]);
         self.evaluate(&script, Some(SHORT)).await?;
         Ok(json!({"set": true, "key": key}))
     }
 
     /// `storage local|session clear`.
     pub async fn storage_clear(&self, kind: &str) -> Result<Value> {
-        let object = Self::storage_object(kind)?;
-        self.evaluate(&format!("{object}.clear(); true"), Some(SHORT))
-            .await?;
+        let area = Self::storage_area(kind)?;
+        let script = STORAGE_FN.call(&[json!(area), json!("clear")]);
+        self.evaluate(&script, Some(SHORT)).await?;
         Ok(json!({"cleared": true}))
     }
 }

@@ -39,6 +39,7 @@ mod fake_chrome;
 mod find;
 pub mod glob;
 mod input;
+mod js;
 mod locate;
 pub mod policy;
 pub mod refs;

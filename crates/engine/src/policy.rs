@@ -40,6 +40,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::error::{EngineError, Result};
+use crate::js::PageFn;
 
 /// Upstream's domain allowlist: `example.com` matches exactly, `*.example.com` matches the apex
 /// and every subdomain; patterns are lower-cased.
@@ -344,26 +345,7 @@ async fn add_document_script(session: &CdpSession, source: &str) -> Result<()> {
     Ok(())
 }
 
-const NO_PROMPT_JS: &str = r#"(() => {
-  const g = globalThis;
-  if (g.__abxNoPrompts || !g.navigator || !g.navigator.geolocation) return;
-  Object.defineProperty(g, '__abxNoPrompts', { value: true });
-  const geolocation = g.navigator.geolocation;
-  const denied = () => {
-    const proto = g.GeolocationPositionError ? g.GeolocationPositionError.prototype : Object.prototype;
-    return Object.create(proto, {
-      code: { value: 1 },
-      message: { value: 'User denied Geolocation' },
-    });
-  };
-  const refuse = (error) => { if (typeof error === 'function') setTimeout(() => error(denied()), 0); };
-  Object.defineProperty(geolocation, 'getCurrentPosition', {
-    value: function getCurrentPosition(success, error) { refuse(error); },
-  });
-  Object.defineProperty(geolocation, 'watchPosition', {
-    value: function watchPosition(success, error) { refuse(error); return 0; },
-  });
-})();"#;
+const NO_PROMPT_JS: &str = include_str!("policy/no_prompt.js");
 
 async fn deny_permissions(connection: &Connection, policy: &Policy) {
     if !policy.deny_permissions {
@@ -897,44 +879,11 @@ async fn adopt_popup(
 /// The in-page guard: `WebSocket` checks its URL, `RTCPeerConnection` throws. Runs in windows
 /// (every frame, before page scripts) and in workers (before their script).
 pub fn guard_script(filter: &DomainFilter) -> String {
-    let patterns = serde_json::to_string(filter.patterns()).unwrap_or_else(|_| "[]".into());
-    GUARD_JS.replace("__PATTERNS__", &patterns)
+    GUARD_FN.call(&[json!(filter.patterns())])
 }
 
-const GUARD_JS: &str = r#"(() => {
-  const g = globalThis;
-  if (g.__abxGuarded) return;
-  Object.defineProperty(g, '__abxGuarded', { value: true });
-  const patterns = __PATTERNS__;
-  const allowed = (raw) => {
-    let u;
-    try { u = new URL(String(raw), g.location ? g.location.href : undefined); } catch (e) { return false; }
-    if (!['ws:', 'wss:', 'http:', 'https:'].includes(u.protocol)) return true;
-    const host = u.hostname.toLowerCase().replace(/\.$/, '');
-    return patterns.some((p) => p.startsWith('*.') ? (host === p.slice(2) || host.endsWith(p.slice(1))) : host === p);
-  };
-  const refuse = (what) => {
-    throw new DOMException(what + ' is blocked: the host is not in the allowed domains list', 'SecurityError');
-  };
-  const NativeWebSocket = g.WebSocket;
-  if (typeof NativeWebSocket === 'function') {
-    const WebSocket = function WebSocket(url, protocols) {
-      if (!allowed(url)) refuse('WebSocket');
-      return protocols === undefined ? new NativeWebSocket(url) : new NativeWebSocket(url, protocols);
-    };
-    WebSocket.prototype = NativeWebSocket.prototype;
-    for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) {
-      Object.defineProperty(WebSocket, k, { value: NativeWebSocket[k] });
-    }
-    Object.defineProperty(g, 'WebSocket', { value: WebSocket, writable: false, configurable: false });
-  }
-  for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection']) {
-    if (name in g) {
-      const Blocked = function RTCPeerConnection() { refuse('WebRTC'); };
-      Object.defineProperty(g, name, { value: Blocked, writable: false, configurable: false });
-    }
-  }
-})();"#;
+/// The guard, a function of the allowlist's patterns.
+const GUARD_FN: PageFn = PageFn::new(include_str!("policy/guard.js"));
 
 #[cfg(test)]
 mod tests {

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use crate::browser::{Browser, TargetInfo};
 use crate::error::{EngineError, Result};
+use crate::js::PageFn;
 use crate::tab::{Tab, TabOptions, TabState};
 
 /// When a navigation counts as done.
@@ -859,12 +860,6 @@ impl Session {
         let timeout = timeout.unwrap_or(self.options.default_timeout);
         let deadline = deadline_after(timeout);
         let tab = self.active_tab().await?;
-        let script = format!(
-            "(async () => {{ const __end = Date.now() + __REMAIN__; \
-               while (true) {{ let v; try {{ v = await ({expression}); }} catch (e) {{ v = undefined; }} \
-                 if (v) return v; if (Date.now() > __end) return undefined; \
-                 await new Promise(r => setTimeout(r, 50)); }} }})()"
-        );
         loop {
             let remaining = deadline.saturating_duration_since(Instant::now());
             if remaining.is_zero() {
@@ -872,7 +867,7 @@ impl Session {
             }
             // Each in-page poll runs at most 1 s so navigations and deadlines are noticed.
             let slice = remaining.min(Duration::from_secs(1));
-            let expr = script.replace("__REMAIN__", &slice.as_millis().to_string());
+            let expr = POLL_FN.call_with_code(&[json!(slice.as_millis() as u64)], expression);
             let reply = tab
                 .call(
                     what,
@@ -912,21 +907,16 @@ impl Session {
         timeout: Option<Duration>,
     ) -> Result<()> {
         let finder = crate::element::finder_js(selector)?;
-        let predicate = match state {
-            "attached" => format!("!!({finder})"),
-            "detached" => format!("!({finder})"),
-            "hidden" => {
-                format!("(() => {{ const e = {finder}; return !e || !{VISIBLE_JS}(e); }})()")
-            }
-            "visible" | "" => {
-                format!("(() => {{ const e = {finder}; return !!e && {VISIBLE_JS}(e); }})()")
-            }
+        let state = match state {
+            "attached" | "detached" | "hidden" => state,
+            "visible" | "" => "visible",
             other => {
                 return Err(EngineError::Invalid(format!(
                     "Invalid state: {other}. Use visible, hidden, attached or detached"
                 )));
             }
         };
+        let predicate = ELEMENT_STATE_FN.call_exprs(&[&finder, &json!(state).to_string()]);
         self.wait_for_function(&predicate, timeout, "wait")
             .await
             .map(|_| ())
@@ -934,8 +924,7 @@ impl Session {
 
     /// `wait --text <t>`.
     pub async fn wait_text(&self, text: &str, timeout: Option<Duration>) -> Result<()> {
-        let needle = serde_json::to_string(text).unwrap_or_default();
-        let predicate = format!("document.body && document.body.innerText.includes({needle})");
+        let predicate = HAS_TEXT_FN.call(&[json!(text)]);
         self.wait_for_function(&predicate, timeout, "wait")
             .await
             .map(|_| ())
@@ -1052,8 +1041,12 @@ impl Session {
     }
 }
 
-const VISIBLE_JS: &str = "((e) => { const s = getComputedStyle(e); const r = e.getBoundingClientRect(); \
-    return s.visibility !== 'hidden' && s.display !== 'none' && r.width > 0 && r.height > 0; })";
+/// Polls `predicate` (an async function) until it is truthy or `remain` ms have passed.
+const POLL_FN: PageFn = PageFn::new(include_str!("session/poll.js"));
+/// Whether an element (or `null`) is `attached`, `detached`, `visible` or `hidden`.
+const ELEMENT_STATE_FN: PageFn = PageFn::new(include_str!("session/element_state.js"));
+/// Whether the page's text contains `needle`.
+const HAS_TEXT_FN: PageFn = PageFn::new(include_str!("session/has_text.js"));
 
 fn history_settled(before: &TabState, now: &TabState, entry_url: &str) -> bool {
     let same_url =

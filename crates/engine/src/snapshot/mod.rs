@@ -182,11 +182,11 @@ async fn capture(session: &CdpSession, scope: &Scope, timeout: Duration) -> Resu
         Scope::Top => (
             (
                 "Runtime.evaluate",
-                json!({"expression": format!("({}).call(document)", scan::SCAN_FN), "returnByValue": true}),
+                json!({"expression": scan::SCAN_FN.call_on("document", &[]), "returnByValue": true}),
             ),
             (
                 "Runtime.evaluate",
-                json!({"expression": format!("({}).call(document)", scan::CLEANUP_FN), "returnByValue": true}),
+                json!({"expression": scan::CLEANUP_FN.call_on("document", &[]), "returnByValue": true}),
             ),
             json!({}),
             None,
@@ -210,11 +210,11 @@ async fn capture(session: &CdpSession, scope: &Scope, timeout: Duration) -> Resu
             (
                 (
                     "Runtime.callFunctionOn",
-                    json!({"objectId": object, "functionDeclaration": scan::SCAN_FN, "returnByValue": true}),
+                    json!({"objectId": object, "functionDeclaration": scan::SCAN_FN.source(), "returnByValue": true}),
                 ),
                 (
                     "Runtime.callFunctionOn",
-                    json!({"objectId": object, "functionDeclaration": scan::CLEANUP_FN, "returnByValue": true}),
+                    json!({"objectId": object, "functionDeclaration": scan::CLEANUP_FN.source(), "returnByValue": true}),
                 ),
                 json!({"frameId": frame_id}),
                 Some(object),
