@@ -105,6 +105,35 @@ impl Event {
         }
     }
 
+    /// An event from one CDP message's text (`{"method", "params", "sessionId"}`), as the
+    /// reader would deliver it; `None` when the text is not an event message. For tests and
+    /// replays (a screencast frame built this way has no [`Event::screencast_frame`]).
+    pub fn from_message(text: impl Into<String>) -> Option<Event> {
+        #[derive(Deserialize)]
+        struct Message<'a> {
+            #[serde(borrow)]
+            method: &'a str,
+            #[serde(rename = "sessionId", borrow, default)]
+            session_id: Option<&'a str>,
+            #[serde(borrow, default)]
+            params: Option<&'a serde_json::value::RawValue>,
+        }
+        let buffer = Bytes::from(text.into());
+        let text = std::str::from_utf8(&buffer).ok()?;
+        let message: Message<'_> = serde_json::from_str(text).ok()?;
+        let method = offset_in(text, message.method);
+        let session_id = message.session_id.map(|s| offset_in(text, s));
+        let params = message.params.map(|p| offset_in(text, p.get()));
+        Some(Event::new(
+            buffer.clone(),
+            method,
+            session_id,
+            params,
+            None,
+            Instant::now(),
+        ))
+    }
+
     fn text(&self, range: &Range<usize>) -> &str {
         std::str::from_utf8(&self.buffer[range.clone()]).unwrap_or("")
     }

@@ -9,11 +9,12 @@
 
 use std::time::{Duration, Instant};
 
+use abx_cdp::protocol::browser_protocol::{dom, input as cdp};
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::error::{EngineError, Result};
-use crate::input::{self, Stroke};
+use crate::input::{self, InputEvent, Stroke};
 use crate::js::PageFn;
 use crate::locate::{Checks, Handle, Point};
 use crate::session::Session;
@@ -241,25 +242,40 @@ const FILE_INPUT_FN: PageFn = PageFn::new(include_str!("actions/file_input.js"))
 /// How often a click the guard blocked is retried before giving up.
 const MAX_CLICK_ATTEMPTS: u32 = 5;
 
+use cdp::DispatchMouseEventType as Mouse;
+use cdp::MouseButton;
+
 fn mouse(
-    kind: &str,
+    kind: cdp::DispatchMouseEventType,
     point: Point,
-    button: &str,
+    button: MouseButton,
     buttons: i64,
     count: i64,
-) -> (&'static str, Value) {
-    (
-        "Input.dispatchMouseEvent",
-        json!({"type": kind, "x": point.x, "y": point.y, "button": button,
-                                        "buttons": buttons, "clickCount": count}),
-    )
+) -> InputEvent {
+    input::mouse_event(kind, point.x, point.y, button, buttons, count)
 }
 
-fn click_events(point: Point, button: &str, bit: i64, count: i64) -> Vec<(&'static str, Value)> {
-    let mut events = vec![mouse("mouseMoved", point, "none", 0, 0)];
+/// `mouse` with the held keyboard modifiers.
+fn mouse_with(
+    kind: cdp::DispatchMouseEventType,
+    point: Point,
+    button: MouseButton,
+    buttons: i64,
+    count: i64,
+    modifiers: i64,
+) -> InputEvent {
+    let mut event = mouse(kind, point, button, buttons, count);
+    if let InputEvent::Mouse(params) = &mut event {
+        params.modifiers = Some(modifiers);
+    }
+    event
+}
+
+fn click_events(point: Point, button: MouseButton, bit: i64, count: i64) -> Vec<InputEvent> {
+    let mut events = vec![mouse(Mouse::MouseMoved, point, MouseButton::None, 0, 0)];
     for n in 1..=count {
-        events.push(mouse("mousePressed", point, button, bit, n));
-        events.push(mouse("mouseReleased", point, button, 0, n));
+        events.push(mouse(Mouse::MousePressed, point, button.clone(), bit, n));
+        events.push(mouse(Mouse::MouseReleased, point, button.clone(), 0, n));
     }
     events
 }
@@ -381,7 +397,7 @@ impl Session {
                 tab,
                 &session,
                 "click",
-                &click_events(point, button, bit, count),
+                &click_events(point, button.clone(), bit, count),
                 deadline,
             )
             .await?;
@@ -481,7 +497,7 @@ impl Session {
             Some("done") => Ok(()),
             Some("insert") => {
                 if !value.is_empty() {
-                    tab.call("fill", "Input.insertText", json!({"text": value}), timeout)
+                    tab.request("fill", cdp::InsertTextParams::new(value), timeout)
                         .await?;
                 }
                 Ok(())
@@ -550,14 +566,8 @@ impl Session {
     ) -> Result<Typed> {
         let held = self.refs.with_tab(tab.target_id(), |t| t.modifiers);
         let session = tab.cdp().clone();
-        let to_events = |strokes: Vec<Stroke>| -> Vec<(&'static str, Value)> {
-            strokes
-                .into_iter()
-                .map(|s| match s {
-                    Stroke::Key(params) => ("Input.dispatchKeyEvent", params),
-                    Stroke::Insert(text) => ("Input.insertText", json!({"text": text})),
-                })
-                .collect()
+        let to_events = |strokes: Vec<Stroke>| -> Vec<InputEvent> {
+            strokes.into_iter().map(Stroke::into_event).collect()
         };
         let delay = delay.filter(|d| !d.is_zero());
         let mut dialog = false;
@@ -597,9 +607,9 @@ impl Session {
         let (tab, deadline, _) = self.begin(timeout).await?;
         let chord = input::parse_chord(key)?;
         let held = self.refs.with_tab(tab.target_id(), |t| t.modifiers);
-        let events: Vec<(&str, Value)> = input::press_events(&chord, held)
+        let events: Vec<InputEvent> = input::press_events(&chord, held)
             .into_iter()
-            .map(|e| ("Input.dispatchKeyEvent", e))
+            .map(InputEvent::Key)
             .collect();
         let dialog = input::dispatch(&tab, tab.cdp(), "press", &events, deadline).await?;
         Ok(Pressed {
@@ -622,7 +632,7 @@ impl Session {
             &tab,
             tab.cdp(),
             "keydown",
-            &[("Input.dispatchKeyEvent", event)],
+            &[InputEvent::Key(event)],
             deadline,
         )
         .await?;
@@ -645,7 +655,7 @@ impl Session {
             &tab,
             tab.cdp(),
             "keyup",
-            &[("Input.dispatchKeyEvent", event)],
+            &[InputEvent::Key(event)],
             deadline,
         )
         .await?;
@@ -668,13 +678,8 @@ impl Session {
     /// `keyboard inserttext <text>`: inserts text without key events (`Input.insertText`).
     pub async fn insert_text(&self, text: &str, timeout: Option<Duration>) -> Result<Inserted> {
         let (tab, _, timeout) = self.begin(timeout).await?;
-        tab.call(
-            "keyboard",
-            "Input.insertText",
-            json!({"text": text}),
-            timeout,
-        )
-        .await?;
+        tab.request("keyboard", cdp::InsertTextParams::new(text), timeout)
+            .await?;
         Ok(Inserted { inserted: true })
     }
 
@@ -706,7 +711,7 @@ impl Session {
             tab,
             &session,
             "hover",
-            &[mouse("mouseMoved", point, "none", 0, 0)],
+            &[mouse(Mouse::MouseMoved, point, MouseButton::None, 0, 0)],
             deadline,
         )
         .await?;
@@ -883,15 +888,9 @@ impl Session {
                 outcome?;
             }
             None => {
-                let reply = tab
-                    .call(
-                        "scroll",
-                        "Runtime.evaluate",
-                        json!({"expression": SCROLL_PAGE_FN.call(&[json!(dx), json!(dy)]), "returnByValue": true}),
-                        timeout,
-                    )
-                    .await?;
-                crate::session::evaluated(&reply)?;
+                let scroll = crate::js::evaluate(SCROLL_PAGE_FN.call(&[json!(dx), json!(dy)]));
+                let reply = tab.request("scroll", scroll, timeout).await?;
+                crate::js::value_of(reply.result, reply.exception_details.as_ref())?;
             }
         }
         Ok(Scrolled { scrolled: true })
@@ -976,16 +975,12 @@ impl Session {
         let session = tab.cdp().clone();
         let mut intercepted = None;
         if draggable {
-            intercepted = Some(
-                session.subscribe(abx_cdp::EventFilter::methods(["Input.dragIntercepted"]), 4),
-            );
-            tab.call(
-                "drag",
-                "Input.setInterceptDrags",
-                json!({"enabled": true}),
-                timeout,
-            )
-            .await?;
+            intercepted = Some(session.subscribe(
+                abx_cdp::EventFilter::methods([cdp::EventDragIntercepted::IDENTIFIER]),
+                4,
+            ));
+            tab.request("drag", cdp::SetInterceptDragsParams::new(true), timeout)
+                .await?;
         }
         let outcome = async {
             input::dispatch(
@@ -993,8 +988,8 @@ impl Session {
                 &session,
                 "drag",
                 &[
-                    mouse("mouseMoved", start, "none", 0, 0),
-                    mouse("mousePressed", start, "left", 1, 1),
+                    mouse(Mouse::MouseMoved, start, MouseButton::None, 0, 0),
+                    mouse(Mouse::MousePressed, start, MouseButton::Left, 1, 1),
                 ],
                 deadline,
             )
@@ -1020,7 +1015,7 @@ impl Session {
                     tab,
                     &session,
                     "drag",
-                    &[mouse("mouseMoved", p, "left", 1, 0)],
+                    &[mouse(Mouse::MouseMoved, p, MouseButton::Left, 1, 0)],
                     deadline,
                 )
                 .await?;
@@ -1033,31 +1028,29 @@ impl Session {
                     } else {
                         Duration::from_millis(20)
                     };
-                    if let Ok(Some(event)) = tokio::time::timeout(wait, events.recv()).await {
-                        let params: Value = event.parse().unwrap_or(Value::Null);
-                        drag_data = params.get("data").cloned();
+                    if let Ok(Some(event)) = tokio::time::timeout(wait, events.recv()).await
+                        && let Some(Ok(intercepted)) = event.decode::<cdp::EventDragIntercepted>()
+                    {
+                        drag_data = Some(intercepted.data);
                     }
                 }
             }
             if let Some(data) = drag_data {
-                for kind in ["dragEnter", "dragOver", "drop"] {
-                    let params =
-                        json!({"type": kind, "x": end.x, "y": end.y, "data": data, "modifiers": 0});
-                    input::dispatch(
-                        tab,
-                        &session,
-                        "drag",
-                        &[("Input.dispatchDragEvent", params)],
-                        deadline,
-                    )
-                    .await?;
+                use cdp::DispatchDragEventType::{DragEnter, DragOver, Drop};
+                for kind in [DragEnter, DragOver, Drop] {
+                    let event = cdp::DispatchDragEventParams {
+                        modifiers: Some(0),
+                        ..cdp::DispatchDragEventParams::new(kind, end.x, end.y, data.clone())
+                    };
+                    input::dispatch(tab, &session, "drag", &[InputEvent::Drag(event)], deadline)
+                        .await?;
                 }
             }
             input::dispatch(
                 tab,
                 &session,
                 "drag",
-                &[mouse("mouseReleased", end, "left", 0, 1)],
+                &[mouse(Mouse::MouseReleased, end, MouseButton::Left, 0, 1)],
                 deadline,
             )
             .await?;
@@ -1067,7 +1060,7 @@ impl Session {
         .await;
         if draggable {
             let _ = session
-                .send_json("Input.setInterceptDrags", &json!({"enabled": false}))
+                .send(&cdp::SetInterceptDragsParams::new(false))
                 .await;
         }
         outcome
@@ -1103,11 +1096,14 @@ impl Session {
                     paths.len()
                 )));
             }
-            let params = json!({"files": paths, "objectId": handle.object_id});
+            let params = dom::SetFileInputFilesParams {
+                object_id: Some(handle.object_id.clone().into()),
+                ..dom::SetFileInputFilesParams::new(paths.clone())
+            };
             tab.guarded("upload", async {
                 handle
                     .session
-                    .call_json_within("DOM.setFileInputFiles", params, timeout)
+                    .call_within(params, timeout)
                     .await
                     .map_err(|e| handle.vanished(e))
             })
@@ -1134,16 +1130,22 @@ impl Session {
             .refs
             .with_tab(tab.target_id(), |t| (t.mouse.buttons, t.modifiers));
         let button = if buttons & 1 != 0 {
-            "left"
+            MouseButton::Left
         } else if buttons & 2 != 0 {
-            "right"
+            MouseButton::Right
         } else if buttons & 4 != 0 {
-            "middle"
+            MouseButton::Middle
         } else {
-            "none"
+            MouseButton::None
         };
-        let mut event = mouse("mouseMoved", Point { x, y }, button, buttons, 0);
-        event.1["modifiers"] = json!(modifiers);
+        let event = mouse_with(
+            Mouse::MouseMoved,
+            Point { x, y },
+            button,
+            buttons,
+            0,
+            modifiers,
+        );
         input::dispatch(&tab, tab.cdp(), "mouse", &[event], deadline).await?;
         self.note_mouse(&tab, None, Point { x, y }, buttons);
         Ok(MouseMoved { moved: true })
@@ -1168,8 +1170,7 @@ impl Session {
                 t.modifiers,
             )
         });
-        let mut event = mouse("mousePressed", at, name, buttons, 1);
-        event.1["modifiers"] = json!(modifiers);
+        let event = mouse_with(Mouse::MousePressed, at, name, buttons, 1, modifiers);
         let dialog = input::dispatch(&tab, tab.cdp(), "mouse", &[event], deadline).await?;
         Ok(MouseDown {
             pressed: true,
@@ -1196,8 +1197,7 @@ impl Session {
                 t.modifiers,
             )
         });
-        let mut event = mouse("mouseReleased", at, name, buttons, 1);
-        event.1["modifiers"] = json!(modifiers);
+        let event = mouse_with(Mouse::MouseReleased, at, name, buttons, 1, modifiers);
         let dialog = input::dispatch(&tab, tab.cdp(), "mouse", &[event], deadline).await?;
         Ok(MouseUp {
             released: true,
@@ -1222,11 +1222,16 @@ impl Session {
                 t.modifiers,
             )
         });
-        let event = (
-            "Input.dispatchMouseEvent",
-            json!({"type": "mouseWheel", "x": at.x, "y": at.y, "deltaX": delta_x,
-                                                        "deltaY": delta_y, "modifiers": modifiers}),
-        );
+        let event = InputEvent::Mouse(cdp::DispatchMouseEventParams {
+            delta_x: Some(delta_x),
+            delta_y: Some(delta_y),
+            modifiers: Some(modifiers),
+            ..cdp::DispatchMouseEventParams::new(
+                cdp::DispatchMouseEventType::MouseWheel,
+                at.x,
+                at.y,
+            )
+        });
         input::dispatch(&tab, tab.cdp(), "mouse", &[event], deadline).await?;
         Ok(Wheeled {
             scrolled: true,

@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use abx_cdp::protocol::browser_protocol::{dom, page};
+use abx_cdp::protocol::js_protocol::runtime;
 use base64::Engine as _;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -100,10 +102,11 @@ impl Session {
                         handle.selector
                     )));
                 }
-                let scroll = tab.call("screenshot", "Runtime.evaluate",
-                    json!({"expression": SCROLL_OFFSET_FN.call(&[]), "returnByValue": true}), timeout).await?;
-                b.x += scroll.pointer("/result/value/0").and_then(Value::as_f64).unwrap_or(0.0);
-                b.y += scroll.pointer("/result/value/1").and_then(Value::as_f64).unwrap_or(0.0);
+                                let offset = crate::js::evaluate(SCROLL_OFFSET_FN.call(&[]));
+                let scroll = tab.request("screenshot", offset, timeout).await?.result.value;
+                let at = |i: usize| scroll.as_ref().and_then(|v| v.get(i)).and_then(Value::as_f64);
+                b.x += at(0).unwrap_or(0.0);
+                b.y += at(1).unwrap_or(0.0);
                 return Ok(b);
             }
             let value = tab.guarded("screenshot", handle.call(CLIP_FN, &[], timeout)).await?;
@@ -140,11 +143,12 @@ impl Session {
         let resolved = tab
             .guarded("screenshot", async {
                 Ok(futures_util::future::join_all(refs.iter().map(|r| {
-                    session.call_json_within(
-                        "DOM.resolveNode",
-                        json!({"backendNodeId": r.backend_node_id, "objectGroup": group}),
-                        limit,
-                    )
+                    let resolve = dom::ResolveNodeParams {
+                        backend_node_id: Some(dom::BackendNodeId::new(r.backend_node_id)),
+                        object_group: Some(group.clone()),
+                        ..Default::default()
+                    };
+                    session.call_within(resolve, limit)
                 }))
                 .await)
             })
@@ -152,32 +156,29 @@ impl Session {
         let mut args = Vec::new();
         let mut kept = Vec::new();
         for (entry, reply) in refs.iter().zip(resolved) {
-            if let Some(id) = reply.ok().and_then(|r| {
-                r.pointer("/object/objectId")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-            }) {
-                args.push(json!({"objectId": id}));
+            if let Some(id) = reply.ok().and_then(|r| r.object.object_id) {
+                args.push(id);
                 kept.push(entry);
             }
         }
         let mut annotations = Vec::new();
         let mut labels = Vec::new();
         if !args.is_empty() {
-            let target = args[0].clone();
-            let reply = tab
-                .call(
-                    "screenshot",
-                    "Runtime.callFunctionOn",
-                    json!({"objectId": target["objectId"], "functionDeclaration": BOXES_FN.source(), "arguments": args, "returnByValue": true}),
-                    limit,
-                )
-                .await?;
-            let boxes = reply
-                .pointer("/result/value")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
+            let measure = runtime::CallFunctionOnParams {
+                object_id: Some(args[0].clone()),
+                arguments: Some(
+                    args.iter()
+                        .map(|id| crate::js::by_object(id.as_ref()))
+                        .collect(),
+                ),
+                return_by_value: Some(true),
+                ..runtime::CallFunctionOnParams::new(BOXES_FN.source())
+            };
+            let reply = tab.request("screenshot", measure, limit).await?;
+            let boxes = match reply.result.value {
+                Some(Value::Array(boxes)) => boxes,
+                _ => Vec::new(),
+            };
             for (entry, b) in kept.iter().zip(boxes) {
                 let Some(b) = b.as_array().filter(|b| b.len() == 4) else {
                     continue;
@@ -200,17 +201,11 @@ impl Session {
             }
         }
         let _ = session
-            .send_json("Runtime.releaseObjectGroup", &json!({"objectGroup": group}))
+            .send(&runtime::ReleaseObjectGroupParams::new(group))
             .await;
-        let drawn = tab
-            .call(
-                "screenshot",
-                "Runtime.evaluate",
-                json!({"expression": OVERLAY_FN.call(&[Value::Array(labels)]), "returnByValue": true}),
-                limit,
-            )
-            .await?;
-        if let Some(placed) = drawn.pointer("/result/value").and_then(Value::as_array) {
+        let draw = crate::js::evaluate(OVERLAY_FN.call(&[Value::Array(labels)]));
+        let drawn = tab.request("screenshot", draw, limit).await?.result.value;
+        if let Some(placed) = drawn.as_ref().and_then(Value::as_array) {
             for (annotation, p) in annotations.iter_mut().zip(placed) {
                 annotation.bounds.x = p
                     .get(1)
@@ -226,9 +221,8 @@ impl Session {
         // The drawing comes off whatever happened to the capture.
         let _ = tab
             .cdp()
-            .call_json_within(
-                "Runtime.evaluate",
-                json!({"expression": REMOVE_OVERLAY_FN.call(&[])}),
+            .call_within(
+                runtime::EvaluateParams::new(REMOVE_OVERLAY_FN.call(&[])),
                 limit,
             )
             .await;
@@ -241,21 +235,23 @@ impl Session {
     /// `pdf`: prints the active tab to PDF and returns the bytes.
     pub async fn pdf(&self, options: &PdfOptions, timeout: Option<Duration>) -> Result<Vec<u8>> {
         let (tab, _, timeout) = self.begin(timeout).await?;
-        let params = json!({"landscape": options.landscape, "printBackground": options.print_background,
-                            "scale": options.scale, "transferMode": "ReturnAsBase64"});
-        let reply = tab
-            .guarded("pdf", async {
-                Ok(tab
-                    .cdp()
-                    .call_raw("Page.printToPDF", &params, Some(timeout))
-                    .await?)
-            })
-            .await?;
+        let print = page::PrintToPdfParams {
+            landscape: Some(options.landscape),
+            print_background: Some(options.print_background),
+            scale: Some(options.scale),
+            transfer_mode: Some(page::PrintToPdfTransferMode::ReturnAsBase64),
+            ..Default::default()
+        };
+        // Own reply type: the document's base64 text is read once, straight into its string.
         #[derive(serde::Deserialize)]
         struct Printed {
             data: String,
         }
-        let printed: Printed = reply.parse("Page.printToPDF")?;
+        let printed: Printed = tab
+            .guarded("pdf", async {
+                Ok(tab.cdp().call_as(&print, Some(timeout)).await?)
+            })
+            .await?;
         base64::engine::general_purpose::STANDARD
             .decode(printed.data.as_bytes())
             .map_err(|e| EngineError::Invalid(format!("PDF data is not base64: {e}")))

@@ -93,15 +93,9 @@ pub struct BoundingBox {
 /// How many elements match.
 pub async fn count(tab: &Tab, selector: &str, timeout: Duration) -> Result<u64> {
     let all = finder_all_js(selector)?;
-    let reply = tab
-        .call(
-            "count",
-            "Runtime.evaluate",
-            json!({"expression": format!("{all}.length"), "returnByValue": true}),
-            timeout,
-        )
-        .await?;
-    let value = crate::session::evaluated(&reply)?.value;
+    let count = crate::js::evaluate(format!("{all}.length"));
+    let reply = tab.request("count", count, timeout).await?;
+    let value = crate::js::value_of(reply.result, reply.exception_details.as_ref())?;
     Ok(value.as_u64().unwrap_or(0))
 }
 

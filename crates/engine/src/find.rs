@@ -10,6 +10,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use abx_cdp::protocol::browser_protocol::{accessibility, dom};
+use abx_cdp::protocol::js_protocol::runtime;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -208,6 +210,14 @@ const STYLES_FN: PageFn = PageFn::new(include_str!("find/styles.js"));
 /// The box in viewport coordinates of the element's own document.
 const BOX_FN: PageFn = PageFn::new(include_str!("find/box.js"));
 
+/// Evaluates `expression` (one of our element finders) into a remote object of `group`.
+fn element_in_group(expression: String, group: &str) -> runtime::EvaluateParams {
+    runtime::EvaluateParams {
+        object_group: Some(group.to_string()),
+        ..runtime::EvaluateParams::new(expression)
+    }
+}
+
 impl Session {
     fn origin_of(&self, tab: &Tab) -> String {
         let url = tab.state().url;
@@ -335,27 +345,22 @@ impl Session {
     async fn handle_from(
         &self,
         tab: &Tab,
-        reply: Value,
+        reply: runtime::EvaluateReturns,
         selector: String,
         group: String,
     ) -> Result<Handle> {
-        if let Some(details) = reply.get("exceptionDetails") {
-            return Err(EngineError::Evaluation(crate::snapshot::exception_text(
-                details,
-            )));
+        if let Some(details) = &reply.exception_details {
+            return Err(EngineError::Evaluation(crate::js::exception_text(details)));
         }
-        let object_id = reply
-            .pointer("/result/objectId")
-            .and_then(Value::as_str)
-            .filter(|_| reply.pointer("/result/subtype").and_then(Value::as_str) == Some("node"))
-            .ok_or_else(|| EngineError::NotFound {
+        let object_id =
+            crate::locate::element_object(&reply.result).ok_or_else(|| EngineError::NotFound {
                 selector: selector.clone(),
             })?;
         Ok(Handle {
             session: tab.cdp().clone(),
             oopif: false,
             subframe: false,
-            object_id: object_id.to_string(),
+            object_id,
             group,
             selector,
             from_ref: false,
@@ -375,11 +380,7 @@ impl Session {
         let group = crate::locate::new_group();
         let reply = tab
             .cdp()
-            .call_json_within(
-                "Runtime.evaluate",
-                json!({"expression": expression, "objectGroup": group}),
-                timeout,
-            )
+            .call_within(element_in_group(expression, &group), timeout)
             .await?;
         self.handle_from(tab, reply, locator.describe(), group)
             .await
@@ -397,16 +398,12 @@ impl Session {
         let group = crate::locate::new_group();
         let reply = tab
             .cdp()
-            .call_json_within(
-                "Runtime.evaluate",
-                json!({"expression": expression, "objectGroup": group}),
-                timeout,
-            )
+            .call_within(element_in_group(expression, &group), timeout)
             .await?;
-        if let Some(details) = reply.get("exceptionDetails") {
+        if let Some(details) = &reply.exception_details {
             return Err(EngineError::Invalid(format!(
                 "Invalid selector '{selector}': {}",
-                crate::snapshot::exception_text(details)
+                crate::js::exception_text(details)
             )));
         }
         self.handle_from(tab, reply, selector.to_string(), group)
@@ -421,11 +418,14 @@ impl Session {
         exact: bool,
         timeout: Duration,
     ) -> Result<Handle> {
+        // Own reply type: a whole AX tree, of which the tree builder reads a few fields.
         let raw: RawTree = tab
             .cdp()
-            .call_raw("Accessibility.getFullAXTree", &json!({}), Some(timeout))
-            .await?
-            .parse("Accessibility.getFullAXTree")?;
+            .call_as(
+                &accessibility::GetFullAxTreeParams::default(),
+                Some(timeout),
+            )
+            .await?;
         let tree = Tree::build(raw.nodes);
         let with_role: Vec<&crate::snapshot::tree::Node> = tree
             .nodes
@@ -471,19 +471,17 @@ impl Session {
         };
         let backend = found.backend.unwrap_or_default();
         let group = crate::locate::new_group();
-        let resolved = tab
-            .cdp()
-            .call_json_within(
-                "DOM.resolveNode",
-                json!({"backendNodeId": backend, "objectGroup": group}),
-                timeout,
-            )
-            .await?;
+        let resolve = dom::ResolveNodeParams {
+            backend_node_id: Some(dom::BackendNodeId::new(backend)),
+            object_group: Some(group.clone()),
+            ..Default::default()
+        };
+        let resolved = tab.cdp().call_within(resolve, timeout).await?;
         let object_id = resolved
-            .pointer("/object/objectId")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
+            .object
+            .object_id
+            .map(String::from)
+            .unwrap_or_default();
         Ok(Handle {
             session: tab.cdp().clone(),
             oopif: false,

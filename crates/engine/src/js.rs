@@ -9,7 +9,76 @@
 //! arguments become JSON literals, so data never becomes code. The one deliberate exception is
 //! code the caller gives us to run ([`PageFn::call_with_code`], `wait --fn`).
 
+use abx_cdp::protocol::js_protocol::runtime;
 use serde_json::Value;
+
+use crate::error::{EngineError, Result};
+
+/// `Runtime.evaluate` of one of our expressions, its result by value.
+pub(crate) fn evaluate(expression: impl Into<String>) -> runtime::EvaluateParams {
+    runtime::EvaluateParams {
+        return_by_value: Some(true),
+        ..runtime::EvaluateParams::new(expression)
+    }
+}
+
+/// `Runtime.callFunctionOn` of `function` with `this` = the remote object `object_id`, the
+/// result by value.
+pub(crate) fn call_on(
+    object_id: &str,
+    function: PageFn,
+    args: &[Value],
+) -> runtime::CallFunctionOnParams {
+    runtime::CallFunctionOnParams {
+        object_id: Some(object_id.to_string().into()),
+        arguments: (!args.is_empty()).then(|| args.iter().map(by_value).collect()),
+        return_by_value: Some(true),
+        ..runtime::CallFunctionOnParams::new(function.source())
+    }
+}
+
+/// A call argument given by value.
+pub(crate) fn by_value(value: &Value) -> runtime::CallArgument {
+    runtime::CallArgument {
+        value: Some(value.clone()),
+        ..Default::default()
+    }
+}
+
+/// A call argument naming a remote object.
+pub(crate) fn by_object(object_id: &str) -> runtime::CallArgument {
+    runtime::CallArgument {
+        object_id: Some(object_id.to_string().into()),
+        ..Default::default()
+    }
+}
+
+/// What an exception says: its description (message and stack), else the thrown value when it
+/// is a string, else the exception's text.
+pub(crate) fn exception_text(details: &runtime::ExceptionDetails) -> String {
+    let thrown = details.exception.as_ref();
+    thrown
+        .and_then(|e| e.description.clone())
+        .or_else(|| {
+            thrown
+                .and_then(|e| e.value.as_ref())
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| details.text.clone())
+}
+
+/// The value a by-value evaluation produced (`null` for `undefined`), or the page's exception
+/// as [`EngineError::Evaluation`].
+pub(crate) fn value_of(
+    result: runtime::RemoteObject,
+    exception: Option<&runtime::ExceptionDetails>,
+) -> Result<Value> {
+    if let Some(details) = exception {
+        return Err(EngineError::Evaluation(exception_text(details)));
+    }
+    Ok(result.value.unwrap_or(Value::Null))
+}
 
 /// A page function: the text of one `.js` file, a parenthesized function expression.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

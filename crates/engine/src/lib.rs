@@ -62,12 +62,15 @@ pub use find::{
     AttributeOf, CountOf, FindAction, Found, HtmlOf, IsChecked, IsEnabled, IsVisible, Locator,
     StylesOf, TextOf, ValueOf,
 };
+pub use input::InputEvent;
 pub use policy::{DomainFilter, GuardFailure, Policy, ProxyAuth};
 pub use session::{
     Evaluated, Navigated, NavigationMarker, ScreenshotOptions, Session, SessionOptions, TabListing,
     WaitUntil,
 };
 pub use snapshot::{RefInfo, Snapshot, SnapshotDiff, SnapshotOptions, diff_text};
-pub use tab::{ConsoleMessage, Dialog, DialogEvent, PageError, Tab, TabOptions, TabState};
+pub use tab::{
+    ConsoleMessage, Dialog, DialogEvent, PageError, PageEvent, Tab, TabOptions, TabState,
+};
 
 pub use abx_chrome::{CloseReceipt, LaunchOptions};

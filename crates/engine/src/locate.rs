@@ -16,6 +16,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use abx_cdp::Session as CdpSession;
+use abx_cdp::protocol::browser_protocol::dom;
+use abx_cdp::protocol::js_protocol::runtime;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -64,31 +66,26 @@ impl Handle {
     /// The element's first content quad (`DOM.getContentQuads`: four corners, in the
     /// coordinates of the page the session shows), or `None` when it has no box.
     pub(crate) async fn content_quad(&self, timeout: Duration) -> Result<Option<[f64; 8]>> {
+        let quads = dom::GetContentQuadsParams {
+            object_id: Some(self.object_id.clone().into()),
+            ..Default::default()
+        };
         let quads = self
             .session
-            .call_json_within(
-                "DOM.getContentQuads",
-                json!({"objectId": self.object_id}),
-                timeout,
-            )
+            .call_within(quads, timeout)
             .await
             .map_err(|err| self.vanished(err))?;
-        let quad: Vec<f64> = quads
-            .pointer("/quads/0")
-            .and_then(Value::as_array)
-            .map(|q| q.iter().filter_map(Value::as_f64).collect())
-            .unwrap_or_default();
-        Ok(quad.get(..8).and_then(|q| q.try_into().ok()))
+        let first = quads.quads.first().map(|q| q.inner().as_slice());
+        Ok(first
+            .and_then(|q| q.get(..8))
+            .and_then(|q| q.try_into().ok()))
     }
 
     /// Releases the handle's remote objects (fire-and-forget; ordered before later commands).
     pub(crate) async fn release(&self) {
         let _ = self
             .session
-            .send_json(
-                "Runtime.releaseObjectGroup",
-                &json!({"objectGroup": self.group}),
-            )
+            .send(&runtime::ReleaseObjectGroupParams::new(self.group.clone()))
             .await;
     }
 
@@ -100,26 +97,19 @@ impl Handle {
         args: &[Value],
         timeout: Duration,
     ) -> Result<Value> {
-        let arguments: Vec<Value> = args.iter().map(|v| json!({"value": v})).collect();
-        let wrapped = IF_CONNECTED_FN.wrap(function);
+        let call = runtime::CallFunctionOnParams {
+            object_id: Some(self.object_id.clone().into()),
+            arguments: Some(args.iter().map(crate::js::by_value).collect()),
+            return_by_value: Some(true),
+            await_promise: Some(true),
+            ..runtime::CallFunctionOnParams::new(IF_CONNECTED_FN.wrap(function))
+        };
         let reply = self
             .session
-            .call_json_within("Runtime.callFunctionOn",
-                json!({"objectId": self.object_id, "functionDeclaration": wrapped, "arguments": arguments,
-                       "returnByValue": true, "awaitPromise": true}),
-                timeout,
-            )
+            .call_within(call, timeout)
             .await
             .map_err(|err| self.vanished(err))?;
-        if let Some(details) = reply.get("exceptionDetails") {
-            return Err(EngineError::Evaluation(crate::snapshot::exception_text(
-                details,
-            )));
-        }
-        let value = reply
-            .pointer("/result/value")
-            .cloned()
-            .unwrap_or(Value::Null);
+        let value = crate::js::value_of(reply.result, reply.exception_details.as_ref())?;
         if value.get(DETACHED).is_some() {
             return Err(if self.from_ref {
                 stale(&self.selector, "the element is no longer in the page")
@@ -148,6 +138,16 @@ impl Handle {
             other => other.into(),
         }
     }
+}
+
+/// The object id of an evaluation result that is a DOM node (`None` for `null` and non-nodes).
+pub(crate) fn element_object(result: &runtime::RemoteObject) -> Option<String> {
+    let node = result.subtype == Some(runtime::RemoteObjectSubtype::Node);
+    result
+        .object_id
+        .as_ref()
+        .filter(|_| node)
+        .map(|id| id.as_ref().to_string())
 }
 
 fn stale(selector: &str, reason: &str) -> EngineError {
@@ -257,33 +257,26 @@ impl Session {
         if let Some(name) = ref_name(selector) {
             return self.locate_ref(tab, selector, name, group, timeout).await;
         }
-        let finder = finder_js(selector)?;
-        let reply = tab
-            .cdp()
-            .call_json_within(
-                "Runtime.evaluate",
-                json!({"expression": finder, "returnByValue": false, "objectGroup": group}),
-                timeout,
-            )
-            .await?;
-        if let Some(details) = reply.get("exceptionDetails") {
+        let find = runtime::EvaluateParams {
+            return_by_value: Some(false),
+            object_group: Some(group.clone()),
+            ..runtime::EvaluateParams::new(finder_js(selector)?)
+        };
+        let reply = tab.cdp().call_within(find, timeout).await?;
+        if let Some(details) = &reply.exception_details {
             return Err(EngineError::Invalid(format!(
                 "Invalid selector '{selector}': {}",
-                crate::snapshot::exception_text(details)
+                crate::js::exception_text(details)
             )));
         }
-        let object_id = reply
-            .pointer("/result/objectId")
-            .and_then(Value::as_str)
-            .filter(|_| reply.pointer("/result/subtype").and_then(Value::as_str) == Some("node"))
-            .ok_or_else(|| EngineError::NotFound {
-                selector: selector.to_string(),
-            })?;
+        let object_id = element_object(&reply.result).ok_or_else(|| EngineError::NotFound {
+            selector: selector.to_string(),
+        })?;
         Ok(Handle {
             session: tab.cdp().clone(),
             oopif: false,
             subframe: false,
-            object_id: object_id.to_string(),
+            object_id,
             group,
             selector: selector.to_string(),
             from_ref: false,
@@ -320,18 +313,14 @@ impl Session {
             Some(id) => self.browser().connection().session(id),
             None => tab.cdp().clone(),
         };
-        let resolved = session
-            .call_json_within(
-                "DOM.resolveNode",
-                json!({"backendNodeId": entry.backend_node_id, "objectGroup": group}),
-                timeout,
-            )
-            .await;
+        let resolve = dom::ResolveNodeParams {
+            backend_node_id: Some(dom::BackendNodeId::new(entry.backend_node_id)),
+            object_group: Some(group.clone()),
+            ..Default::default()
+        };
+        let resolved = session.call_within(resolve, timeout).await;
         let object_id = match resolved {
-            Ok(reply) => reply
-                .pointer("/object/objectId")
-                .and_then(Value::as_str)
-                .map(str::to_string),
+            Ok(reply) => reply.object.object_id.map(String::from),
             Err(abx_cdp::Error::Protocol { .. }) | Err(abx_cdp::Error::SessionDetached { .. }) => {
                 None
             }
@@ -472,25 +461,19 @@ impl Session {
     /// answer; all of these mean the click was not blocked, so it counts as delivered.
     pub(crate) async fn click_verdict(&self, tab: &Tab, handle: &Handle) -> Option<ClickMiss> {
         let reply = tab
-            .guarded(
-                "click",
-                async {
-                    Ok(handle
-                        .session
-                        .call_json_within("Runtime.callFunctionOn",
-                            json!({"objectId": handle.object_id, "functionDeclaration": GUARD_VERDICT_FN.source(),
-                                   "returnByValue": true}),
-                            Duration::from_secs(2),
-                        )
-                        .await?)
-                },
-            )
+            .guarded("click", async {
+                let verdict = crate::js::call_on(&handle.object_id, GUARD_VERDICT_FN, &[]);
+                Ok(handle
+                    .session
+                    .call_within(verdict, Duration::from_secs(2))
+                    .await?)
+            })
             .await
             .ok()?;
         if !handle.oopif && !handle.subframe {
             tab.note_sync();
         }
-        let landed = reply.pointer("/result/value").and_then(Value::as_str)?;
+        let landed = reply.result.value.as_ref().and_then(Value::as_str)?;
         Some(ClickMiss {
             landed: landed.to_string(),
         })

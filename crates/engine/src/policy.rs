@@ -35,9 +35,11 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use abx_cdp::protocol::browser_protocol::{browser as cdp_browser, fetch, network, page, target};
+use abx_cdp::protocol::js_protocol::runtime;
 use abx_cdp::{Connection, Event, EventFilter, Session as CdpSession};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::error::{EngineError, Result};
 use crate::js::PageFn;
@@ -210,7 +212,7 @@ struct Family {
     members: HashSet<String>,
     /// Popups whose own interception is being installed, with the browser-level requests held
     /// until it is.
-    pending: HashMap<String, Vec<Value>>,
+    pending: HashMap<String, Vec<Paused>>,
 }
 
 impl Drop for Enforcement {
@@ -336,12 +338,11 @@ async fn deny_prompts_in_page(session: &CdpSession) -> Result<()> {
 /// any later command of ours (e.g. `Page.navigate`), and Chrome hands it to the new document's
 /// agent before that document runs.
 async fn add_document_script(session: &CdpSession, source: &str) -> Result<()> {
-    session
-        .send_json(
-            "Page.addScriptToEvaluateOnNewDocument",
-            &json!({"source": source, "runImmediately": true}),
-        )
-        .await?;
+    let script = page::AddScriptToEvaluateOnNewDocumentParams {
+        run_immediately: Some(true),
+        ..page::AddScriptToEvaluateOnNewDocumentParams::new(source)
+    };
+    session.send(&script).await?;
     Ok(())
 }
 
@@ -356,8 +357,11 @@ async fn deny_permissions(connection: &Connection, policy: &Policy) {
     // pay one round trip per permission.
     let browser = connection.browser();
     for name in DENIED_PERMISSIONS {
-        let params = json!({"permission": {"name": name}, "setting": "denied"});
-        if let Err(err) = browser.send_json("Browser.setPermission", &params).await {
+        let deny = cdp_browser::SetPermissionParams::new(
+            cdp_browser::PermissionDescriptor::new(*name),
+            cdp_browser::PermissionSetting::Denied,
+        );
+        if let Err(err) = browser.send(&deny).await {
             tracing::debug!(%err, permission = name, "cannot deny permission");
         }
     }
@@ -412,9 +416,9 @@ async fn install(
 ) -> Result<()> {
     let events = session.subscribe(
         EventFilter::methods([
-            "Fetch.requestPaused",
-            "Fetch.authRequired",
-            "Target.attachedToTarget",
+            fetch::EventRequestPaused::IDENTIFIER,
+            fetch::EventAuthRequired::IDENTIFIER,
+            target::EventAttachedToTarget::IDENTIFIER,
         ]),
         PAUSED_EVENTS,
     );
@@ -425,12 +429,8 @@ async fn install(
         policy.clone(),
         Arc::downgrade(enforcement),
     )));
-    let fetch = json!({
-        "patterns": [{"urlPattern": "*"}],
-        "handleAuthRequests": policy.proxy_auth.is_some(),
-    });
     let enabled = session
-        .call_json_within("Fetch.enable", fetch, SETUP_DEADLINE)
+        .call_within(intercept_all(policy), SETUP_DEADLINE)
         .await;
     match enabled {
         Ok(_) => {}
@@ -451,18 +451,17 @@ async fn install(
             TargetKind::Worker => {
                 // A paused worker has not run its script yet: the guard goes first.
                 let evaluated = session
-                    .call_json_within(
-                        "Runtime.evaluate",
-                        json!({"expression": script}),
-                        SETUP_DEADLINE,
-                    )
+                    .call_within(runtime::EvaluateParams::new(script), SETUP_DEADLINE)
                     .await;
                 // A worker that would run without its guard is not resumed (fail closed).
                 match evaluated {
-                    Ok(reply) if reply.get("exceptionDetails").is_some() => {
+                    Ok(runtime::EvaluateReturns {
+                        exception_details: Some(details),
+                        ..
+                    }) => {
                         return Err(EngineError::Evaluation(format!(
                             "the worker guard script threw: {}",
-                            crate::snapshot::exception_text(&reply["exceptionDetails"])
+                            crate::js::exception_text(&details)
                         )));
                     }
                     Ok(_) => {}
@@ -470,10 +469,11 @@ async fn install(
                 }
             }
         }
-        let attach = json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true});
-        let attached = session
-            .call_json_within("Target.setAutoAttach", attach, SETUP_DEADLINE)
-            .await;
+        let attach = target::SetAutoAttachParams {
+            flatten: Some(true),
+            ..target::SetAutoAttachParams::new(true, true)
+        };
+        let attached = session.call_within(attach, SETUP_DEADLINE).await;
         if let Err(err) = attached
             && kind != TargetKind::Worker
         {
@@ -483,6 +483,9 @@ async fn install(
     Ok(())
 }
 
+/// `Fetch.requestPaused`, read leniently: every request of the browser passes through here, and
+/// only three fields are read (the generated event decodes the whole `Network.Request`, whose
+/// enums grow with Chrome; a request whose event failed to decode would stay paused).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Paused {
@@ -497,6 +500,7 @@ struct PausedRequest {
     url: String,
 }
 
+/// `Fetch.authRequired`, read leniently like [`Paused`].
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct AuthRequired {
@@ -530,9 +534,11 @@ async fn answer(
     let mut auth_tries: HashMap<String, u8> = HashMap::new();
     while let Some(event) = events.recv().await {
         match event.method() {
-            "Fetch.requestPaused" => decide(&session, &policy, &event, true).await,
-            "Fetch.authRequired" => answer_auth(&session, &policy, &event, &mut auth_tries).await,
-            "Target.attachedToTarget" => {
+            fetch::EventRequestPaused::IDENTIFIER => decide(&session, &policy, &event, true).await,
+            fetch::EventAuthRequired::IDENTIFIER => {
+                answer_auth(&session, &policy, &event, &mut auth_tries).await
+            }
+            target::EventAttachedToTarget::IDENTIFIER => {
                 let Ok(child) = event.parse::<Attached>() else {
                     continue;
                 };
@@ -591,7 +597,7 @@ fn adopt_child(
         }
         if child.waiting_for_debugger {
             let _ = session
-                .send_json("Runtime.runIfWaitingForDebugger", &json!({}))
+                .send(&runtime::RunIfWaitingForDebuggerParams::default())
                 .await;
         }
     })
@@ -607,24 +613,40 @@ async fn decide(session: &CdpSession, policy: &Policy, event: &Event, enforce: b
             .allowed_domains
             .as_ref()
             .is_none_or(|filter| filter.allows_request(&paused.request.url));
-    if allowed {
-        let _ = session
-            .send_json(
-                "Fetch.continueRequest",
-                &json!({"requestId": paused.request_id}),
-            )
-            .await;
-    } else {
+    if !allowed {
         tracing::debug!(
             host = host_of(&paused.request.url).unwrap_or_default(),
             "blocked a request outside the allowlist"
         );
-        let _ = session
-            .send_json(
-                "Fetch.failRequest",
-                &json!({"requestId": paused.request_id, "errorReason": "BlockedByClient"}),
-            )
-            .await;
+    }
+    release(session, paused.request_id, allowed).await;
+}
+
+/// Lets a paused request go on, or fails it as blocked by the client.
+async fn release(session: &CdpSession, request_id: String, allowed: bool) {
+    let request_id = fetch::RequestId::from(request_id);
+    let _ = if allowed {
+        session
+            .send(&fetch::ContinueRequestParams::new(request_id))
+            .await
+    } else {
+        session
+            .send(&fetch::FailRequestParams::new(
+                request_id,
+                network::ErrorReason::BlockedByClient,
+            ))
+            .await
+    };
+}
+
+/// `Fetch.enable` for every request, answering proxy challenges too when there are credentials.
+fn intercept_all(policy: &Policy) -> fetch::EnableParams {
+    fetch::EnableParams {
+        patterns: Some(vec![fetch::RequestPattern {
+            url_pattern: Some("*".into()),
+            ..Default::default()
+        }]),
+        handle_auth_requests: Some(policy.proxy_auth.is_some()),
     }
 }
 
@@ -639,24 +661,30 @@ async fn answer_auth(
     };
     let count = tries.entry(auth.request_id.clone()).or_insert(0);
     *count += 1;
+    use fetch::AuthChallengeResponseResponse as Answer;
+    let answer = |response: Answer| fetch::AuthChallengeResponse {
+        response,
+        username: None,
+        password: None,
+    };
     let response = match (&policy.proxy_auth, auth.auth_challenge.source.as_deref()) {
         // Wrong credentials would loop: the second challenge of a request is cancelled.
-        (Some(_), Some("Proxy")) if *count > 1 => json!({"response": "CancelAuth"}),
-        (Some(creds), Some("Proxy")) => json!({
-            "response": "ProvideCredentials",
-            "username": creds.username,
-            "password": creds.password,
-        }),
-        _ => json!({"response": "Default"}),
+        (Some(_), Some("Proxy")) if *count > 1 => answer(Answer::CancelAuth),
+        (Some(creds), Some("Proxy")) => fetch::AuthChallengeResponse {
+            username: Some(creds.username.clone()),
+            password: Some(creds.password.clone()),
+            ..answer(Answer::ProvideCredentials)
+        },
+        _ => answer(Answer::Default),
     };
     if tries.len() > 4096 {
         tries.clear();
     }
     let _ = session
-        .send_json(
-            "Fetch.continueWithAuth",
-            &json!({"requestId": auth.request_id, "authChallengeResponse": response}),
-        )
+        .send(&fetch::ContinueWithAuthParams::new(
+            auth.request_id,
+            response,
+        ))
         .await;
 }
 
@@ -675,10 +703,10 @@ async fn watch_browser(
     // One subscription, so a popup's `targetCreated` is seen before its first request.
     let events = browser.subscribe(
         EventFilter::methods([
-            "Target.targetCreated",
-            "Target.targetInfoChanged",
-            "Fetch.requestPaused",
-            "Fetch.authRequired",
+            target::EventTargetCreated::IDENTIFIER,
+            target::EventTargetInfoChanged::IDENTIFIER,
+            fetch::EventRequestPaused::IDENTIFIER,
+            fetch::EventAuthRequired::IDENTIFIER,
         ]),
         PAUSED_EVENTS,
     );
@@ -690,14 +718,7 @@ async fn watch_browser(
         Arc::downgrade(enforcement),
     )));
     browser
-        .call_json_within(
-            "Fetch.enable",
-            json!({
-                "patterns": [{"urlPattern": "*"}],
-                "handleAuthRequests": policy.proxy_auth.is_some(),
-            }),
-            SETUP_DEADLINE,
-        )
+        .call_within(intercept_all(policy), SETUP_DEADLINE)
         .await?;
     Ok(())
 }
@@ -722,14 +743,16 @@ async fn popup_pump(
             return;
         };
         match event.method() {
-            "Fetch.authRequired" => answer_auth(&browser, &policy, &event, &mut auth_tries).await,
-            "Target.targetInfoChanged" => {
+            fetch::EventAuthRequired::IDENTIFIER => {
+                answer_auth(&browser, &policy, &event, &mut auth_tries).await
+            }
+            target::EventTargetInfoChanged::IDENTIFIER => {
                 if let Ok(changed) = event.parse::<Created>() {
                     contain_stray_tab(&browser, owned, &policy, &enforcement, &changed.target_info)
                         .await;
                 }
             }
-            "Target.targetCreated" if policy.allowed_domains.is_some() => {
+            target::EventTargetCreated::IDENTIFIER if policy.allowed_domains.is_some() => {
                 let Ok(created) = event.parse::<Created>() else {
                     continue;
                 };
@@ -757,20 +780,18 @@ async fn popup_pump(
                     adopt_popup(&connection, &info.target_id, &policy, &enforcement).await;
                 }));
             }
-            "Fetch.requestPaused" => {
+            fetch::EventRequestPaused::IDENTIFIER => {
                 let Ok(paused) = event.parse::<Paused>() else {
                     continue;
                 };
-                let frame = paused.frame_id.unwrap_or_default();
+                let frame = paused.frame_id.clone().unwrap_or_default();
                 let held = {
                     let mut family = enforcement.family();
                     if !family.members.contains(&frame) {
                         None
                     } else if let Some(queue) = family.pending.get_mut(&frame) {
                         // Its own interception is not in place yet: hold the request.
-                        if let Ok(params) = event.parse::<Value>() {
-                            queue.push(params);
-                        }
+                        queue.push(paused);
                         Some(true)
                     } else {
                         Some(false)
@@ -820,7 +841,7 @@ async fn contain_stray_tab(
     }
     tracing::debug!("closing a tab outside the allowlist in the session's own browser");
     let _ = browser
-        .send_json("Target.closeTarget", &json!({"targetId": info.target_id}))
+        .send(&target::CloseTargetParams::new(info.target_id.clone()))
         .await;
 }
 
@@ -843,7 +864,7 @@ async fn adopt_popup(
                 tracing::debug!(%err, "cannot guard a popup; its requests stay checked at the browser level");
             }
             let _ = session
-                .send_json("Runtime.runIfWaitingForDebugger", &json!({}))
+                .send(&runtime::RunIfWaitingForDebuggerParams::default())
                 .await;
         }
         Err(err) => tracing::debug!(%err, "cannot attach to a popup"),
@@ -854,25 +875,12 @@ async fn adopt_popup(
         .remove(target_id)
         .unwrap_or_default();
     let browser = connection.browser();
-    for params in held {
-        let request_id = params.get("requestId").cloned().unwrap_or(Value::Null);
-        let url = params
-            .pointer("/request/url")
-            .and_then(Value::as_str)
-            .unwrap_or("");
+    for paused in held {
         let allowed = policy
             .allowed_domains
             .as_ref()
-            .is_none_or(|filter| filter.allows_request(url));
-        let (method, params) = if allowed {
-            ("Fetch.continueRequest", json!({"requestId": request_id}))
-        } else {
-            (
-                "Fetch.failRequest",
-                json!({"requestId": request_id, "errorReason": "BlockedByClient"}),
-            )
-        };
-        let _ = browser.send_json(method, &params).await;
+            .is_none_or(|filter| filter.allows_request(&paused.request.url));
+        release(&browser, paused.request_id, allowed).await;
     }
 }
 

@@ -12,8 +12,9 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use abx_cdp::Session as CdpSession;
+use abx_cdp::protocol::browser_protocol::dom;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::tree::CursorInfo;
 use crate::error::{EngineError, Result};
@@ -30,6 +31,42 @@ pub(crate) const SCAN_FN: PageFn = PageFn::new(include_str!("scan.js"));
 
 /// Removes the tags again.
 pub(crate) const CLEANUP_FN: PageFn = PageFn::new(include_str!("scan_cleanup.js"));
+
+/// Where the scan ran, so its tags come off in the same document.
+pub(crate) enum Cleanup {
+    /// The session's top document.
+    Top,
+    /// A same-process child frame's document, through its remote object.
+    Frame {
+        /// The document's object id.
+        document: String,
+    },
+}
+
+impl Cleanup {
+    /// Queues the tag removal (fire-and-forget, ordered before later commands).
+    pub(crate) async fn send(&self, session: &CdpSession) {
+        let _ = match self {
+            Cleanup::Top => {
+                session
+                    .send(&crate::js::evaluate(CLEANUP_FN.call_on("document", &[])))
+                    .await
+            }
+            Cleanup::Frame { document } => {
+                session
+                    .send(&crate::js::call_on(document, CLEANUP_FN, &[]))
+                    .await
+            }
+        };
+    }
+}
+
+/// `DOM.describeNode`'s reply, read leniently: the generated `DOM.Node` fails on pseudo-element
+/// types newer than the pinned protocol (Chrome 156 added five), and only two fields are read.
+#[derive(Deserialize)]
+pub(crate) struct Described {
+    pub(crate) node: Value,
+}
 
 /// One scan result as the script returns it.
 #[derive(Deserialize)]
@@ -91,33 +128,32 @@ pub(crate) async fn resolve(
     session: &CdpSession,
     root: i64,
     found: Vec<CursorInfo>,
-    cleanup: (&str, Value),
+    cleanup: Cleanup,
     timeout: Duration,
 ) -> Result<HashMap<i64, CursorInfo>> {
     if found.is_empty() {
         return Ok(HashMap::new());
     }
-    let reply = session
-        .call_json_within(
-            "DOM.querySelectorAll",
-            json!({"nodeId": root, "selector": format!("[{TAG}]")}),
-            timeout,
-        )
-        .await;
-    let node_ids: Vec<i64> = match &reply {
-        Ok(reply) => reply
-            .get("nodeIds")
-            .and_then(Value::as_array)
-            .map(|ids| ids.iter().filter_map(Value::as_i64).collect())
-            .unwrap_or_default(),
+    let tagged = dom::QuerySelectorAllParams::new(dom::NodeId::new(root), format!("[{TAG}]"));
+    let reply = session.call_within(tagged, timeout).await;
+    let node_ids: Vec<dom::NodeId> = match &reply {
+        Ok(reply) => reply.node_ids.clone(),
         Err(_) => Vec::new(),
     };
     // The descriptions carry the tag's value, so the tags come off only after them.
-    let describes = node_ids
-        .iter()
-        .map(|&id| session.call_json_within("DOM.describeNode", json!({"nodeId": id}), timeout));
+    let describes = node_ids.into_iter().map(|id| {
+        let describe = dom::DescribeNodeParams {
+            node_id: Some(id),
+            ..Default::default()
+        };
+        async move {
+            session
+                .call_as::<_, Described>(&describe, Some(timeout))
+                .await
+        }
+    });
     let described = futures_util::future::join_all(describes).await;
-    let _ = session.send_json(cleanup.0, &cleanup.1).await;
+    cleanup.send(session).await;
     reply?;
     let mut map = HashMap::with_capacity(found.len());
     // Pair by the tag's value (the result index) rather than by position, so a page that also
@@ -129,9 +165,7 @@ pub(crate) async fn resolve(
             Err(abx_cdp::Error::Protocol { .. }) => continue,
             Err(other) => return Err(EngineError::from(other)),
         };
-        let Some(node) = reply.get("node") else {
-            continue;
-        };
+        let node = &reply.node;
         let Some(backend) = node.get("backendNodeId").and_then(Value::as_i64) else {
             continue;
         };
