@@ -46,4 +46,4 @@ pub use session::Session;
 /// `protocol::browser_protocol::page::NavigateParams`.
 pub use chromiumoxide_cdp::cdp as protocol;
 /// The `Command` and `Method` traits the protocol types implement.
-pub use chromiumoxide_types::{Command, Method, MethodType};
+pub use chromiumoxide_types::{Command, Method, MethodId, MethodType};

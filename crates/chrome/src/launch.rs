@@ -660,13 +660,10 @@ fn pipe_pair() -> std::io::Result<(PipeEnds, Vec<command_fds::FdMapping>)> {
 
 async fn browser_close(conn: &Connection) -> bool {
     // Chrome may drop the socket before answering; both mean the close was accepted.
+    use abx_cdp::protocol::browser_protocol::browser::CloseParams;
     match conn
         .browser()
-        .call_json_within(
-            "Browser.close",
-            serde_json::json!({}),
-            Duration::from_secs(3),
-        )
+        .call_within(CloseParams::default(), Duration::from_secs(3))
         .await
     {
         Ok(_) => true,

@@ -42,6 +42,7 @@ mod input;
 mod js;
 mod locate;
 pub mod policy;
+mod popup;
 pub mod refs;
 mod reopen;
 mod session;
