@@ -270,3 +270,27 @@ pub(crate) fn offset_in(whole: &str, part: &str) -> Range<usize> {
     let start = (part.as_ptr() as usize).saturating_sub(whole.as_ptr() as usize);
     start..start + part.len()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::browser_protocol::page;
+
+    #[test]
+    fn an_event_from_message_text_decodes_as_its_generated_type() {
+        let event = Event::from_message(
+            r#"{"method":"Page.frameStartedLoading","sessionId":"S1","params":{"frameId":"F"}}"#,
+        )
+        .expect("an event");
+        assert_eq!(event.method(), "Page.frameStartedLoading");
+        assert_eq!(event.session_id(), Some("S1"));
+        assert!(event.is::<page::EventFrameStartedLoading>());
+        let started = event
+            .decode::<page::EventFrameStartedLoading>()
+            .expect("its type")
+            .expect("decodes");
+        assert_eq!(started.frame_id.as_ref(), "F");
+        assert!(event.decode::<page::EventFrameStoppedLoading>().is_none());
+        assert!(Event::from_message(r#"{"id":1,"result":{}}"#).is_none());
+    }
+}
