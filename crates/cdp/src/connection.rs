@@ -174,9 +174,11 @@ struct SessionParam<'a> {
     session_id: Option<&'a str>,
 }
 
-const CRASHED: &str = "Inspector.targetCrashed";
-const DETACHED: &str = "Target.detachedFromTarget";
-const FRAME: &str = "Page.screencastFrame";
+use chromiumoxide_cdp::cdp::browser_protocol::{inspector, page, target};
+const CRASHED: &str = inspector::EventTargetCrashed::IDENTIFIER;
+const DETACHED: &str = target::EventDetachedFromTarget::IDENTIFIER;
+/// Parsed on the reader's fast path (see the crate docs), not through the generated type.
+const FRAME: &str = page::EventScreencastFrame::IDENTIFIER;
 
 impl Shared {
     fn new() -> Arc<Self> {

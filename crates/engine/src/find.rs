@@ -220,7 +220,7 @@ fn element_in_group(expression: String, group: &str) -> runtime::EvaluateParams 
 
 impl Session {
     fn origin_of(&self, tab: &Tab) -> String {
-        let url = tab.state().url;
+        let url = tab.read(|st| st.url.clone());
         if url.is_empty() {
             self.browser()
                 .target(tab.target_id())

@@ -303,8 +303,8 @@ impl Session {
             Lookup::Unknown => return Err(EngineError::UnknownRef(name.to_string())),
         };
         if let Some(page) = &entry.page {
-            let st = tab.state();
-            if st.loader_id != page.loader || st.documents != page.epoch {
+            let moved = tab.read(|st| st.loader_id != page.loader || st.documents != page.epoch);
+            if moved {
                 return Err(stale(selector, "the page navigated since the snapshot"));
             }
         }

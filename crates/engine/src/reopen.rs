@@ -40,7 +40,7 @@ impl Session {
             .ok_or_else(|| EngineError::Invalid("No active tab to reopen".into()))?;
         let url = self
             .attached_tab(&old)
-            .map(|tab| tab.state().url)
+            .map(|tab| tab.read(|st| st.url.clone()))
             .filter(|url| !url.is_empty())
             .or_else(|| self.browser().target(&old).map(|t| t.url))
             .filter(|url| !url.is_empty())

@@ -964,7 +964,7 @@ const POPUP_URL_PATIENCE: Duration = Duration::from_secs(1);
 /// told where it goes rather than an empty or `about:blank` URL.
 async fn retarget_url(tab: &Tab, session: Option<&Session>, is_popup: bool) -> String {
     let real = |url: &str| !url.is_empty() && url != "about:blank";
-    let url = tab.state().url;
+    let url = tab.read(|st| st.url.clone());
     if real(&url) {
         return url;
     }

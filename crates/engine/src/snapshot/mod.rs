@@ -404,7 +404,7 @@ impl Session {
 
         // Tie the refs to the document the pump reports; give it a moment to catch up with a
         // navigation that committed just before the snapshot.
-        if tab.state().loader_id != main.loader && !main.loader.is_empty() {
+        if tab.read(|st| st.loader_id != main.loader) && !main.loader.is_empty() {
             let loader = main.loader.clone();
             let _ = tab
                 .wait_state("snapshot", Instant::now() + DOCUMENT_SETTLE, true, |st| {
@@ -412,7 +412,7 @@ impl Session {
                 })
                 .await;
         }
-        let epoch = tab.state().documents;
+        let epoch = tab.read(|st| st.documents);
         let main_document = DocumentId {
             frame: FrameKey::MAIN,
             loader: main.loader.clone(),
@@ -503,7 +503,7 @@ impl Session {
             output = tree::compact(&output, options.interactive);
         }
         let origin = {
-            let url = tab.state().url;
+            let url = tab.read(|st| st.url.clone());
             if url.is_empty() {
                 self.browser()
                     .target(tab.target_id())
