@@ -4,7 +4,7 @@
 //! transport, so this is the whole difference a typed call makes; the CDP round trip it rides on
 //! is hundreds of microseconds (`cdp_roundtrip`).
 //!
-//! `cargo bench -p abx-bench --bench cdp_codec` (env `ABX_BENCH_ITERATIONS`). Prints a Markdown
+//! `cargo bench -p abx-bench --bench cdp_codec` (env `ABX_BENCH_CODEC_CALLS`). Prints a Markdown
 //! table of nanoseconds per call (median of 15 runs); never asserts timings.
 
 use std::hint::black_box;
@@ -36,7 +36,7 @@ fn ns_per_call(n: usize, mut f: impl FnMut()) -> f64 {
 }
 
 fn main() {
-    let n: usize = std::env::var("ABX_BENCH_ITERATIONS")
+    let n: usize = std::env::var("ABX_BENCH_CODEC_CALLS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(20_000);
