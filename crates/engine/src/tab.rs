@@ -439,8 +439,8 @@ impl Tab {
         self.cell.state.borrow().clone()
     }
 
-    /// Reads the current state in place: `tab.read(|st| st.url.clone())`. Keep `read` short:
-    /// the event pump waits for it.
+    /// Reads the current state in place: `tab.read(|st| st.url.clone())`. Keep `read` short
+    /// (the event pump waits for it) and do not read the tab again inside it.
     pub fn read<T>(&self, read: impl FnOnce(&TabState) -> T) -> T {
         read(&self.cell.state.borrow())
     }
@@ -606,7 +606,8 @@ impl Tab {
 
     /// Waits until `ready` holds on the state, failing at `deadline` or when the tab becomes
     /// unusable (`allow_dialog` lets waiters that expect a dialog keep going). `ready` is tested
-    /// on the state in place after every change; the state is copied once, for the result.
+    /// on the state in place after every change (so it must not read the tab itself); the state
+    /// is copied once, for the result.
     pub async fn wait_state(
         &self,
         what: &str,
