@@ -102,7 +102,7 @@ impl Session {
                         handle.selector
                     )));
                 }
-                                let offset = crate::js::evaluate(SCROLL_OFFSET_FN.call(&[]));
+                let offset = crate::js::evaluate(SCROLL_OFFSET_FN.call(&[]));
                 let scroll = tab.request("screenshot", offset, timeout).await?.result.value;
                 let at = |i: usize| scroll.as_ref().and_then(|v| v.get(i)).and_then(Value::as_f64);
                 b.x += at(0).unwrap_or(0.0);

@@ -1034,21 +1034,21 @@ async fn run_cast(
         };
         tokio::select! {
             biased;
-                        _ = stop.cancelled() => {
+            _ = stop.cancelled() => {
                 let _ = cdp.send(&page::StopScreencastParams::default()).await;
                 return;
             }
             event = frames.recv() => {
                 let Some(event) = event else { return };
                 let Some(frame) = event.screencast_frame() else { continue };
-                                // Acknowledge first, always: Chrome stops encoding when its window is full.
+                // Acknowledge first, always: Chrome stops encoding when its window is full.
                 let ack = page::ScreencastFrameAckParams::new(frame.ack_id);
                 let _ = cdp.send(&ack).await;
                 // A frame dropped because this queue was full was never acknowledged; Chrome
                 // counts acks per screencast (the id is the screencast's, not the frame's), so
                 // one more ack per dropped frame keeps its window from shrinking for good.
                 let dropped = frames.dropped();
-                                while dropped_seen < dropped {
+                while dropped_seen < dropped {
                     let _ = cdp.send(&ack).await;
                     dropped_seen += 1;
                 }
@@ -1061,7 +1061,7 @@ async fn run_cast(
                     shared.publish_frame(generation, built);
                 }
             }
-                        event = visibility.recv() => {
+            event = visibility.recv() => {
                 let Some(event) = event else { return };
                 let now_visible = match event.decode::<page::EventScreencastVisibilityChanged>() {
                     Some(Ok(changed)) => changed.visible,
@@ -1116,7 +1116,7 @@ async fn run_cast(
                     // thing that makes Chrome capture the current image again (measured on
                     // Chromium 156: evaluate, rAF, a background override, a mouse move or an
                     // extra ack produce no frame). It touches neither the page nor its state.
-                                        let _ = cdp.send(&page::StopScreencastParams::default()).await;
+                    let _ = cdp.send(&page::StopScreencastParams::default()).await;
                     let _ = cdp.send(&params).await;
                 }
             }
