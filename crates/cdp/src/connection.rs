@@ -174,9 +174,11 @@ struct SessionParam<'a> {
     session_id: Option<&'a str>,
 }
 
-const CRASHED: &str = "Inspector.targetCrashed";
-const DETACHED: &str = "Target.detachedFromTarget";
-const FRAME: &str = "Page.screencastFrame";
+use chromiumoxide_cdp::cdp::browser_protocol::{inspector, page, target};
+const CRASHED: &str = inspector::EventTargetCrashed::IDENTIFIER;
+const DETACHED: &str = target::EventDetachedFromTarget::IDENTIFIER;
+/// Parsed on the reader's fast path (see the crate docs), not through the generated type.
+const FRAME: &str = page::EventScreencastFrame::IDENTIFIER;
 
 impl Shared {
     fn new() -> Arc<Self> {
@@ -530,21 +532,13 @@ impl Connection {
 
     /// Attaches to a target with `Target.attachToTarget { flatten: true }` and returns its session.
     pub async fn attach(&self, target_id: &str) -> Result<Session, Error> {
-        #[derive(Deserialize)]
-        struct Attached {
-            #[serde(rename = "sessionId")]
-            session_id: String,
-        }
-        let reply = self
-            .browser()
-            .call_raw(
-                "Target.attachToTarget",
-                &serde_json::json!({ "targetId": target_id, "flatten": true }),
-                None,
-            )
-            .await?;
-        let attached: Attached = reply.parse("Target.attachToTarget")?;
-        Ok(self.session(&attached.session_id))
+        use chromiumoxide_cdp::cdp::browser_protocol::target::AttachToTargetParams;
+        let attach = AttachToTargetParams {
+            flatten: Some(true),
+            ..AttachToTargetParams::new(target_id.to_string())
+        };
+        let attached = self.browser().call(attach).await?;
+        Ok(self.session(attached.session_id.as_ref()))
     }
 
     /// The WebSocket URL this connection speaks to (`pipe:` for a pipe).

@@ -584,8 +584,10 @@ impl Chrome {
     pub async fn kill(mut self) -> CloseReceipt {
         let started = Instant::now();
         let mut receipt = CloseReceipt::default();
-        if group::signal(self.pid, Signal::SIGKILL) {
-            receipt.signals.push("SIGKILL".into());
+        match group::signal(self.pid, Signal::SIGKILL) {
+            Ok(()) => receipt.signals.push("SIGKILL".into()),
+            Err(err @ group::SignalError::UnsafeGroup { .. }) => tracing::warn!(%err),
+            Err(_) => {}
         }
         group::wait_empty(self.pid, Duration::from_secs(2)).await;
         let mut exited = self.exited.clone();
@@ -630,7 +632,7 @@ impl Drop for Chrome {
         // Not closed explicitly (error path or panic): kill the group now. The guard, dropped
         // with us undisarmed, also fires and removes the temp profile.
         if self.guard.is_some() || self.profile.is_some() {
-            group::signal(self.pid, Signal::SIGKILL);
+            let _ = group::signal(self.pid, Signal::SIGKILL);
         }
     }
 }
@@ -658,13 +660,10 @@ fn pipe_pair() -> std::io::Result<(PipeEnds, Vec<command_fds::FdMapping>)> {
 
 async fn browser_close(conn: &Connection) -> bool {
     // Chrome may drop the socket before answering; both mean the close was accepted.
+    use abx_cdp::protocol::browser_protocol::browser::CloseParams;
     match conn
         .browser()
-        .call_within(
-            "Browser.close",
-            serde_json::json!({}),
-            Duration::from_secs(3),
-        )
+        .call_within(CloseParams::default(), Duration::from_secs(3))
         .await
     {
         Ok(_) => true,

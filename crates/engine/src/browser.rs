@@ -3,6 +3,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use abx_cdp::protocol::browser_protocol::target;
 use abx_cdp::{ConnectOptions, Connection, EventFilter};
 use abx_chrome::{Chrome, CloseReceipt, LaunchOptions};
 use serde::{Deserialize, Serialize};
@@ -11,6 +12,10 @@ use tokio::sync::watch;
 use crate::error::{EngineError, Result};
 
 /// What Chrome reports about a target (`Target.TargetInfo`), as far as we use it.
+///
+/// Read leniently on purpose (not the generated `Target.TargetInfo`, which requires fields such
+/// as `canAccessOpener`): target lists and target events must decode from whatever browser or
+/// CDP service a session attaches to, or the session cannot even start.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct TargetInfo {
@@ -149,6 +154,35 @@ pub fn endpoint_url(endpoint: &str) -> Result<String> {
     )))
 }
 
+/// `Target.getTargets`, each target info decoded on its own (one that does not decode is
+/// skipped, not the whole list).
+async fn list_targets(browser: &abx_cdp::Session, timeout: Duration) -> Result<Vec<TargetInfo>> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Listed {
+        target_infos: Vec<serde_json::Value>,
+    }
+    let listed: Listed = browser
+        .call_as(&target::GetTargetsParams::default(), Some(timeout))
+        .await?;
+    Ok(listed
+        .target_infos
+        .into_iter()
+        .filter_map(|info| serde_json::from_value(info).ok())
+        .collect())
+}
+
+/// Brings `target_id` to the front of its window (`Target.activateTarget`). The one
+/// implementation of tab activation ([`Browser::activate_target`], [`crate::Tab::activate`]).
+pub(crate) async fn activate_target(connection: &Connection, target_id: &str) -> Result<()> {
+    let activate = target::ActivateTargetParams::new(target_id.to_string());
+    connection
+        .browser()
+        .call_within(activate, Duration::from_secs(2))
+        .await?;
+    Ok(())
+}
+
 impl Browser {
     /// Launches Chrome and connects to it. The browser is owned: [`Browser::close`] ends Chrome.
     pub async fn launch(options: LaunchOptions) -> Result<Browser> {
@@ -259,10 +293,10 @@ impl Browser {
         }
         let mut events = connection.browser().subscribe(
             EventFilter::methods([
-                "Target.targetCreated",
-                "Target.targetInfoChanged",
-                "Target.targetDestroyed",
-                "Target.targetCrashed",
+                target::EventTargetCreated::IDENTIFIER,
+                target::EventTargetInfoChanged::IDENTIFIER,
+                target::EventTargetDestroyed::IDENTIFIER,
+                target::EventTargetCrashed::IDENTIFIER,
             ]),
             4096,
         );
@@ -273,19 +307,15 @@ impl Browser {
             struct InfoEvent {
                 target_info: TargetInfo,
             }
-            #[derive(Deserialize)]
-            #[serde(rename_all = "camelCase")]
-            struct IdEvent {
-                target_id: String,
-            }
             while let Some(event) = events.recv().await {
                 match event.method() {
-                    "Target.targetDestroyed" => {
-                        if let Ok(e) = event.parse::<IdEvent>() {
-                            tracker.remove(&e.target_id);
+                    target::EventTargetDestroyed::IDENTIFIER => {
+                        if let Some(Ok(e)) = event.decode::<target::EventTargetDestroyed>() {
+                            tracker.remove(e.target_id.as_ref());
                         }
                     }
-                    "Target.targetCrashed" => tracker.bump(),
+                    target::EventTargetCrashed::IDENTIFIER => tracker.bump(),
+                    // Created and info changed: our lenient target info (see `TargetInfo`).
                     _ => {
                         if let Ok(e) = event.parse::<InfoEvent>() {
                             tracker.upsert(e.target_info);
@@ -310,24 +340,14 @@ impl Browser {
         // Both in one round trip: discovery events start flowing, and the list seeds the table.
         let (discover, listed) = tokio::join!(
             browser_session.call_within(
-                "Target.setDiscoverTargets",
-                serde_json::json!({"discover": true}),
+                target::SetDiscoverTargetsParams::new(true),
                 Duration::from_secs(10)
             ),
-            browser_session.call_within(
-                "Target.getTargets",
-                serde_json::json!({}),
-                Duration::from_secs(10)
-            )
+            list_targets(&browser_session, Duration::from_secs(10))
         );
         discover?;
-        let listed = listed?;
-        if let Some(infos) = listed.get("targetInfos").and_then(|v| v.as_array()) {
-            for info in infos {
-                if let Ok(info) = serde_json::from_value::<TargetInfo>(info.clone()) {
-                    browser.targets.upsert(info);
-                }
-            }
+        for info in listed? {
+            browser.targets.upsert(info);
         }
         Ok(browser)
     }
@@ -369,21 +389,9 @@ impl Browser {
 
     /// Re-reads every target from Chrome (titles are not always pushed as events).
     pub async fn refresh_targets(&self) -> Result<()> {
-        let listed = self
-            .connection
-            .browser()
-            .call_within(
-                "Target.getTargets",
-                serde_json::json!({}),
-                Duration::from_secs(5),
-            )
-            .await?;
-        if let Some(infos) = listed.get("targetInfos").and_then(|v| v.as_array()) {
-            for info in infos {
-                if let Ok(info) = serde_json::from_value::<TargetInfo>(info.clone()) {
-                    self.targets.upsert(info);
-                }
-            }
+        let listed = list_targets(&self.connection.browser(), Duration::from_secs(5)).await?;
+        for info in listed {
+            self.targets.upsert(info);
         }
         Ok(())
     }
@@ -395,20 +403,17 @@ impl Browser {
 
     /// Creates a new tab at `url` (without activating or attaching it) and returns its target id.
     pub async fn create_tab(&self, url: &str, new_window: bool) -> Result<String> {
-        let reply = self
+        let create = target::CreateTargetParams {
+            new_window: Some(new_window),
+            background: Some(true),
+            ..target::CreateTargetParams::new(url)
+        };
+        let created = self
             .connection
             .browser()
-            .call_within(
-                "Target.createTarget",
-                serde_json::json!({"url": url, "newWindow": new_window, "background": true}),
-                Duration::from_secs(10),
-            )
+            .call_within(create, Duration::from_secs(10))
             .await?;
-        let id = reply
-            .get("targetId")
-            .and_then(|v| v.as_str())
-            .ok_or_else(|| EngineError::Invalid("Target.createTarget returned no targetId".into()))?
-            .to_string();
+        let id: String = created.target_id.into();
         // Make sure the tracker knows it before callers look it up.
         let mut changes = self.target_changes();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
@@ -418,13 +423,18 @@ impl Browser {
         Ok(id)
     }
 
+    /// Brings a tab to the front of its window: Chrome renders (and screencasts) only the
+    /// visible tab of a window.
+    pub async fn activate_target(&self, target_id: &str) -> Result<()> {
+        activate_target(&self.connection, target_id).await
+    }
+
     /// Closes a target.
     pub async fn close_target(&self, target_id: &str) -> Result<()> {
         self.connection
             .browser()
             .call_within(
-                "Target.closeTarget",
-                serde_json::json!({"targetId": target_id}),
+                target::CloseTargetParams::new(target_id.to_string()),
                 Duration::from_secs(5),
             )
             .await?;
