@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use abx_cdp::protocol::browser_protocol::browser::{CloseParams, GetVersionParams};
 use abx_cdp::{ConnectOptions, Connection};
 use abx_engine::{AttachOptions, Browser};
 use nix::fcntl::{Flock, FlockArg};
@@ -167,11 +168,7 @@ pub(crate) async fn probe(cdp: &str, headers: &[(String, String)]) -> bool {
     };
     let alive = connection
         .browser()
-        .call_within(
-            "Browser.getVersion",
-            serde_json::json!({}),
-            Duration::from_secs(3),
-        )
+        .call_within(GetVersionParams::default(), Duration::from_secs(3))
         .await
         .is_ok();
     connection.close();
@@ -190,11 +187,7 @@ pub(crate) async fn close_over_cdp(cdp: &str, headers: &[(String, String)]) -> b
     };
     let _ = connection
         .browser()
-        .call_within(
-            "Browser.close",
-            serde_json::json!({}),
-            Duration::from_secs(5),
-        )
+        .call_within(CloseParams::default(), Duration::from_secs(5))
         .await;
     let closed = tokio::time::timeout(Duration::from_secs(10), connection.closed())
         .await
@@ -567,11 +560,7 @@ impl Anchors {
                         let _ = keeper
                             .connection()
                             .browser()
-                            .call_within(
-                                "Browser.close",
-                                serde_json::json!({}),
-                                Duration::from_secs(5),
-                            )
+                            .call_within(CloseParams::default(), Duration::from_secs(5))
                             .await;
                         tokio::time::timeout(Duration::from_secs(10), keeper.connection().closed())
                             .await

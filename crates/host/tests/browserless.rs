@@ -283,7 +283,7 @@ async fn browserless_remote_anchor_discovery_and_browser_lost() {
             .unwrap_or_else(|e| panic!("{url}: {e}"));
         let version = connection
             .browser()
-            .call("Browser.getVersion", serde_json::json!({}))
+            .call_json("Browser.getVersion", serde_json::json!({}))
             .await
             .expect("Browser.getVersion");
         assert!(
@@ -360,7 +360,7 @@ async fn browserless_remote_anchor_discovery_and_browser_lost() {
     if let Ok(connection) = after {
         let answered = connection
             .browser()
-            .call_within(
+            .call_json_within(
                 "Browser.getVersion",
                 serde_json::json!({}),
                 Duration::from_secs(3),
@@ -406,7 +406,7 @@ async fn browserless_remote_anchor_discovery_and_browser_lost() {
         .expect("the browser's own port");
     let _ = ended
         .browser()
-        .call("Browser.close", serde_json::json!({}))
+        .call_json("Browser.close", serde_json::json!({}))
         .await;
     let deadline = Instant::now() + Duration::from_secs(10);
     while browsers_running(service.pgid()) {

@@ -24,7 +24,7 @@ async fn page_count(cdp: &str) -> usize {
     let connection = abx_cdp::Connection::connect(cdp).await.expect("cdp");
     let listed = connection
         .browser()
-        .call("Target.getTargets", serde_json::json!({}))
+        .call_json("Target.getTargets", serde_json::json!({}))
         .await
         .expect("targets");
     connection.close();
