@@ -1,0 +1,563 @@
+//! The headless shell as the default headless binary (docs/adr/0006-headless-shell.md).
+//!
+//! `probe_features` is the measurement behind the ADR's feature table: it runs the same CDP and
+//! page probes against `chromium-headless-shell` and full `chromium --headless=new` and prints
+//! what each one does. It prints instead of asserting (Chrome's behaviour is the subject), so it
+//! is `#[ignore]`d: `cargo test -p abx-tests --test headless_shell -- --ignored --nocapture`.
+#![allow(clippy::unwrap_used)] // probes: a failed call is itself the finding
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use abx_cdp::{Connection, EventFilter, Session};
+use abx_chrome::{Chrome, LaunchOptions, Transport};
+use abx_fixtures::FixtureServer;
+use abx_tests::{Page, launch_options};
+use serde_json::{Value, json};
+
+const SHELL: &str = "/usr/bin/chromium-headless-shell";
+const FULL: &str = "/usr/bin/chromium";
+
+fn options(executable: &str, profile: Option<PathBuf>, extra: &[&str]) -> LaunchOptions {
+    let mut options = launch_options(profile);
+    options.executable = Some(PathBuf::from(executable));
+    options.args.extend(extra.iter().map(|s| s.to_string()));
+    options
+}
+
+async fn try_call(session: &Session, method: &str, params: Value) -> String {
+    match session
+        .call_within(method, params, Duration::from_secs(10))
+        .await
+    {
+        Ok(reply) => {
+            let text = reply.to_string();
+            if text.len() > 120 {
+                format!("ok ({} bytes)", text.len())
+            } else {
+                format!("ok {text}")
+            }
+        }
+        Err(err) => format!("ERROR {err}"),
+    }
+}
+
+async fn js(page: &Page, expression: &str) -> String {
+    match page
+        .session
+        .call_within(
+            "Runtime.evaluate",
+            json!({"expression": expression, "returnByValue": true, "awaitPromise": true, "userGesture": true}),
+            Duration::from_secs(10),
+        )
+        .await
+    {
+        Ok(reply) => match reply.get("exceptionDetails") {
+            Some(e) => format!(
+                "THROWS {}",
+                e["exception"]["description"]
+                    .as_str()
+                    .unwrap_or("?")
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+            ),
+            None => reply["result"]["value"].to_string(),
+        },
+        Err(err) => format!("ERROR {err}"),
+    }
+}
+
+async fn screencast_frames(page: &Page, within: Duration) -> usize {
+    let mut frames = page
+        .session
+        .subscribe(EventFilter::methods(["Page.screencastFrame"]), 256);
+    page.session
+        .call(
+            "Page.startScreencast",
+            json!({"format": "jpeg", "quality": 80, "maxWidth": 1280, "maxHeight": 720}),
+        )
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + within;
+    let mut count = 0;
+    while let Ok(Some(frame)) = tokio::time::timeout_at(deadline, frames.recv()).await {
+        count += 1;
+        let p: Value = frame.parse().unwrap_or_default();
+        let _ = page
+            .session
+            .send(
+                "Page.screencastFrameAck",
+                &json!({"sessionId": p["sessionId"]}),
+            )
+            .await;
+    }
+    let _ = page.session.call("Page.stopScreencast", json!({})).await;
+    count
+}
+
+fn write_extension(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("manifest.json"),
+        r#"{"manifest_version":3,"name":"abx probe","version":"1.0",
+            "content_scripts":[{"matches":["<all_urls>"],"js":["content.js"],"run_at":"document_start"}]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("content.js"),
+        "document.documentElement.dataset.abxExtension = 'ran';",
+    )
+    .unwrap();
+}
+
+async fn probe(executable: &str, site: &FixtureServer) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut row = |k: &str, v: String| out.push((k.to_string(), v));
+    let chrome = Chrome::launch(options(executable, None, &[]))
+        .await
+        .unwrap();
+    let conn = Connection::connect(chrome.ws_url()).await.unwrap();
+    let b = conn.browser();
+    let version = b.call("Browser.getVersion", json!({})).await.unwrap();
+    row("Browser.getVersion product", version["product"].to_string());
+    row("Browser.getVersion userAgent", version["userAgent"].to_string());
+    let page = Page::open(&conn).await;
+    page.goto(&site.url("/fixture.html")).await;
+    for (label, expr) in [
+        ("navigator.userAgent", "navigator.userAgent"),
+        (
+            "userAgentData.brands",
+            "JSON.stringify(navigator.userAgentData && navigator.userAgentData.brands.map(b => b.brand))",
+        ),
+        ("navigator.webdriver", "navigator.webdriver"),
+        ("navigator.plugins.length", "navigator.plugins.length"),
+        ("navigator.pdfViewerEnabled", "navigator.pdfViewerEnabled"),
+        ("window.chrome keys", "Object.keys(window.chrome || {}).join(',')"),
+        (
+            "inner/outer size",
+            "`${innerWidth}x${innerHeight} / ${outerWidth}x${outerHeight}`",
+        ),
+        ("screen", "`${screen.width}x${screen.height}`"),
+        ("document.hasFocus()", "document.hasFocus()"),
+        ("visibilityState", "document.visibilityState"),
+        ("Notification.permission", "Notification.permission"),
+        (
+            "WebGL renderer",
+            "(() => { const g = document.createElement('canvas').getContext('webgl'); if (!g) return 'no webgl'; const e = g.getExtension('WEBGL_debug_renderer_info'); return e ? g.getParameter(e.UNMASKED_RENDERER_WEBGL) : 'no ext'; })()",
+        ),
+        ("typeof navigator.gpu", "typeof navigator.gpu"),
+        (
+            "h264 MSE",
+            "MediaSource.isTypeSupported('video/mp4; codecs=\"avc1.42E01E\"')",
+        ),
+        (
+            "vp9 canPlayType",
+            "document.createElement('video').canPlayType('video/webm; codecs=\"vp9\"')",
+        ),
+        ("speechSynthesis voices", "speechSynthesis.getVoices().length"),
+        (
+            "service worker",
+            "navigator.serviceWorker.register('/worker.js').then(r => navigator.serviceWorker.ready).then(r => r.active ? r.active.state : 'none').catch(e => 'error ' + e.message)",
+        ),
+        (
+            "Notification.requestPermission",
+            "Notification.requestPermission()",
+        ),
+    ] {
+        row(label, js(&page, expr).await);
+    }
+    row(
+        "Page.printToPDF",
+        try_call(&page.session, "Page.printToPDF", json!({})).await,
+    );
+    row(
+        "Page.captureScreenshot",
+        try_call(&page.session, "Page.captureScreenshot", json!({})).await,
+    );
+    row(
+        "captureScreenshot beyond viewport",
+        try_call(
+            &page.session,
+            "Page.captureScreenshot",
+            json!({"captureBeyondViewport": true}),
+        )
+        .await,
+    );
+    row(
+        "Tracing.start",
+        try_call(&page.session, "Tracing.start", json!({})).await,
+    );
+    row(
+        "Tracing.end",
+        try_call(&page.session, "Tracing.end", json!({})).await,
+    );
+    // Clipboard through the async API with the permissions granted.
+    row(
+        "Browser.grantPermissions clipboard",
+        try_call(
+            &b,
+            "Browser.grantPermissions",
+            json!({"permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"], "origin": site.origin()}),
+        )
+        .await,
+    );
+    row(
+        "clipboard write+read",
+        js(
+            &page,
+            "navigator.clipboard.writeText('abx-clip').then(() => navigator.clipboard.readText())",
+        )
+        .await,
+    );
+    for (method, params) in [
+        (
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": 400, "height": 300, "deviceScaleFactor": 2, "mobile": true}),
+        ),
+        (
+            "Emulation.setUserAgentOverride",
+            json!({"userAgent": "abx-probe"}),
+        ),
+        (
+            "Emulation.setGeolocationOverride",
+            json!({"latitude": 1.0, "longitude": 2.0, "accuracy": 1}),
+        ),
+        (
+            "Emulation.setEmulatedMedia",
+            json!({"features": [{"name": "prefers-color-scheme", "value": "dark"}]}),
+        ),
+        (
+            "Emulation.setTimezoneOverride",
+            json!({"timezoneId": "Asia/Tokyo"}),
+        ),
+        ("Emulation.setLocaleOverride", json!({"locale": "de-DE"})),
+        (
+            "Emulation.setTouchEmulationEnabled",
+            json!({"enabled": true}),
+        ),
+        (
+            "Emulation.setFocusEmulationEnabled",
+            json!({"enabled": true}),
+        ),
+    ] {
+        row(method, try_call(&page.session, method, params).await);
+    }
+    row(
+        "emulation effect",
+        js(
+            &page,
+            "`${innerWidth}x${innerHeight} dpr=${devicePixelRatio} ua=${navigator.userAgent} dark=${matchMedia('(prefers-color-scheme: dark)').matches} tz=${Intl.DateTimeFormat().resolvedOptions().timeZone}`",
+        )
+        .await,
+    );
+    let _ = page
+        .session
+        .call("Emulation.clearDeviceMetricsOverride", json!({}))
+        .await;
+    // Downloads.
+    let dl_dir = tempfile::tempdir().unwrap();
+    row(
+        "Browser.setDownloadBehavior",
+        try_call(
+            &b,
+            "Browser.setDownloadBehavior",
+            json!({"behavior": "allow", "downloadPath": dl_dir.path(), "eventsEnabled": true}),
+        )
+        .await,
+    );
+    let mut dl_events = b.subscribe(EventFilter::methods(["Browser.downloadProgress"]), 64);
+    page.goto(&site.url("/download.html")).await;
+    js(&page, "document.getElementById('dl').click()").await;
+    let mut state = "no event".to_string();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while let Ok(Some(ev)) = tokio::time::timeout_at(deadline, dl_events.recv()).await {
+        let p: Value = ev.parse().unwrap_or_default();
+        state = p["state"].as_str().unwrap_or("?").to_string();
+        if state != "inProgress" {
+            break;
+        }
+    }
+    row(
+        "download (click, file on disk)",
+        format!(
+            "{state}; files: {:?}",
+            std::fs::read_dir(dl_dir.path())
+                .unwrap()
+                .filter_map(|e| e.ok().map(|e| e.file_name()))
+                .collect::<Vec<_>>()
+        ),
+    );
+    // Windows.
+    let win = try_call(
+        &b,
+        "Target.createTarget",
+        json!({"url": "about:blank", "newWindow": true}),
+    )
+    .await;
+    row("Target.createTarget newWindow", win.clone());
+    let target = b
+        .call("Target.createTarget", json!({"url": "about:blank"}))
+        .await
+        .unwrap();
+    let target_id = target["targetId"].as_str().unwrap().to_string();
+    let window = b
+        .call_within(
+            "Browser.getWindowForTarget",
+            json!({"targetId": target_id}),
+            Duration::from_secs(5),
+        )
+        .await;
+    row(
+        "Browser.getWindowForTarget",
+        match &window {
+            Ok(w) => format!("ok {w}"),
+            Err(e) => format!("ERROR {e}"),
+        },
+    );
+    if let Ok(w) = &window {
+        row(
+            "Browser.setWindowBounds",
+            try_call(
+                &b,
+                "Browser.setWindowBounds",
+                json!({"windowId": w["windowId"], "bounds": {"width": 900, "height": 700}}),
+            )
+            .await,
+        );
+        row(
+            "Browser.getWindowBounds after",
+            try_call(
+                &b,
+                "Browser.getWindowBounds",
+                json!({"windowId": w["windowId"]}),
+            )
+            .await,
+        );
+        row(
+            "setWindowBounds minimized",
+            try_call(
+                &b,
+                "Browser.setWindowBounds",
+                json!({"windowId": w["windowId"], "bounds": {"windowState": "minimized"}}),
+            )
+            .await,
+        );
+    }
+    row(
+        "Target.createBrowserContext",
+        try_call(&b, "Target.createBrowserContext", json!({})).await,
+    );
+    row(
+        "Target.activateTarget",
+        try_call(&b, "Target.activateTarget", json!({"targetId": target_id})).await,
+    );
+    row(
+        "SystemInfo.getInfo gpu",
+        match b
+            .call_within("SystemInfo.getInfo", json!({}), Duration::from_secs(5))
+            .await
+        {
+            Ok(v) => v["gpu"]["devices"][0].to_string(),
+            Err(e) => format!("ERROR {e}"),
+        },
+    );
+    row(
+        "HeadlessExperimental.enable",
+        try_call(&page.session, "HeadlessExperimental.enable", json!({})).await,
+    );
+    row(
+        "Extensions.loadUnpacked (no flag)",
+        try_call(&b, "Extensions.loadUnpacked", json!({"path": "/nonexistent"})).await,
+    );
+    let chrome_url = match page
+        .session
+        .call("Page.navigate", json!({"url": "chrome://version"}))
+        .await
+    {
+        Ok(v) => format!("errorText={}", v["errorText"]),
+        Err(e) => format!("ERROR {e}"),
+    };
+    row("navigate chrome://version", chrome_url);
+    tokio::time::sleep(Duration::from_millis(500)).await; // probe only: let the page render
+    row(
+        "chrome://version body",
+        js(&page, "document.body ? document.body.innerText.slice(0, 40) : 'none'").await,
+    );
+    // Screencast on the animated page.
+    page.goto(&site.url("/animated.html")).await;
+    row(
+        "screencast frames in 3 s",
+        screencast_frames(&page, Duration::from_secs(3))
+            .await
+            .to_string(),
+    );
+    // Processes of the group.
+    let members = abx_tests::group_members(chrome.pid());
+    let cmdlines: Vec<String> = members
+        .iter()
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/cmdline")).ok())
+        .map(|c| {
+            let mut parts = c.split('\0');
+            let exe = parts.next().unwrap_or("").rsplit('/').next().unwrap_or("").to_string();
+            let kind = c
+                .split('\0')
+                .find(|a| a.starts_with("--type="))
+                .unwrap_or("--type=browser")
+                .trim_start_matches("--type=")
+                .to_string();
+            format!("{exe}:{kind}")
+        })
+        .collect();
+    row("processes", format!("{} {:?}", members.len(), cmdlines));
+    conn.close();
+    chrome.close(None).await;
+
+    // Persistence of cookies and localStorage across a graceful close.
+    let profile = tempfile::tempdir().unwrap();
+    let chrome = Chrome::launch(options(executable, Some(profile.path().to_path_buf()), &[]))
+        .await
+        .unwrap();
+    let conn = Connection::connect(chrome.ws_url()).await.unwrap();
+    let page = Page::open(&conn).await;
+    page.goto(&site.url("/storage.html")).await;
+    js(
+        &page,
+        "document.cookie = 'persist=yes; max-age=86400; path=/'; localStorage.setItem('persist', 'yes'); 1",
+    )
+    .await;
+    conn.close();
+    let receipt = chrome.close(None).await;
+    let chrome = Chrome::launch(options(executable, Some(profile.path().to_path_buf()), &[]))
+        .await
+        .unwrap();
+    let conn = Connection::connect(chrome.ws_url()).await.unwrap();
+    let page = Page::open(&conn).await;
+    page.goto(&site.url("/storage.html")).await;
+    row(
+        "profile: cookie + localStorage after relaunch",
+        format!(
+            "graceful={} {}",
+            receipt.graceful,
+            js(&page, "document.cookie + ' / ' + localStorage.getItem('persist')").await
+        ),
+    );
+    conn.close();
+    chrome.close(None).await;
+
+    // Extensions by flag.
+    let ext = tempfile::tempdir().unwrap();
+    write_extension(ext.path());
+    let flag_load = format!("--load-extension={}", ext.path().display());
+    let flag_only = format!("--disable-extensions-except={}", ext.path().display());
+    let chrome = Chrome::launch(options(executable, None, &[&flag_load, &flag_only]))
+        .await
+        .unwrap();
+    let conn = Connection::connect(chrome.ws_url()).await.unwrap();
+    let page = Page::open(&conn).await;
+    page.goto(&site.url("/fixture.html")).await;
+    row(
+        "--load-extension content script",
+        js(&page, "document.documentElement.dataset.abxExtension || 'not run'").await,
+    );
+    conn.close();
+    chrome.close(None).await;
+
+    // WebGPU with upstream's --webgpu preset.
+    let mut webgpu = options(executable, None, &[]);
+    webgpu.args.retain(|a| a != "--disable-gpu");
+    webgpu.args.extend(
+        [
+            "--enable-unsafe-webgpu",
+            "--enable-features=NetworkService,NetworkServiceInProcess,Vulkan",
+            "--use-angle=vulkan",
+            "--use-vulkan=swiftshader",
+            "--use-webgpu-adapter=swiftshader",
+            "--disable-vulkan-surface",
+        ]
+        .map(String::from),
+    );
+    let chrome = Chrome::launch(webgpu).await.unwrap();
+    let conn = Connection::connect(chrome.ws_url()).await.unwrap();
+    let page = Page::open(&conn).await;
+    page.goto(&site.url("/fixture.html")).await;
+    row(
+        "WebGPU adapter (--webgpu preset)",
+        js(
+            &page,
+            "navigator.gpu ? navigator.gpu.requestAdapter().then(a => a ? 'adapter ' + (a.info ? a.info.vendor + '/' + a.info.architecture : '') : 'null adapter') : 'no navigator.gpu'",
+        )
+        .await,
+    );
+    conn.close();
+    chrome.close(None).await;
+
+    // Pipe transport.
+    let mut piped = options(executable, None, &[]);
+    piped.transport = Transport::Pipe;
+    let mut chrome = Chrome::launch(piped).await.unwrap();
+    let (read, write) = chrome.take_pipe().unwrap();
+    let conn = Connection::over_pipe(read, write, &abx_cdp::ConnectOptions::default());
+    row(
+        "--remote-debugging-pipe Browser.getVersion",
+        try_call(&conn.browser(), "Browser.getVersion", json!({})).await,
+    );
+    chrome.close(Some(&conn)).await;
+    out
+}
+
+/// Writes a cookie and localStorage with `first`, closes gracefully, reads them with `second`.
+async fn cross_profile(first: &str, second: &str, site: &FixtureServer) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let chrome = Chrome::launch(options(first, Some(profile.path().to_path_buf()), &[]))
+        .await
+        .unwrap();
+    let conn = Connection::connect(chrome.ws_url()).await.unwrap();
+    let page = Page::open(&conn).await;
+    page.goto(&site.url("/storage.html")).await;
+    js(
+        &page,
+        "document.cookie = 'persist=yes; max-age=86400; path=/'; localStorage.setItem('persist', 'yes'); 1",
+    )
+    .await;
+    conn.close();
+    chrome.close(None).await;
+    let chrome = Chrome::launch(options(second, Some(profile.path().to_path_buf()), &[]))
+        .await
+        .unwrap();
+    let conn = Connection::connect(chrome.ws_url()).await.unwrap();
+    let page = Page::open(&conn).await;
+    page.goto(&site.url("/storage.html")).await;
+    let seen = js(&page, "document.cookie + ' / ' + localStorage.getItem('persist')").await;
+    conn.close();
+    chrome.close(None).await;
+    seen
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore]
+async fn probe_profile_across_binaries() {
+    let site = FixtureServer::start().await.expect("fixture server");
+    println!("shell -> chromium: {}", cross_profile(SHELL, FULL, &site).await);
+    println!("chromium -> shell: {}", cross_profile(FULL, SHELL, &site).await);
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore]
+async fn probe_features() {
+    let site = FixtureServer::start().await.expect("fixture server");
+    let shell = probe(SHELL, &site).await;
+    let full = probe(FULL, &site).await;
+    println!("| probe | chromium-headless-shell | chromium --headless=new |");
+    println!("|---|---|---|");
+    for ((key, s), (_, f)) in shell.iter().zip(full.iter()) {
+        let mark = if s == f { "" } else { " **≠**" };
+        println!(
+            "| {key}{mark} | {} | {} |",
+            s.replace('|', "\\|"),
+            f.replace('|', "\\|")
+        );
+    }
+    site.shutdown().await;
+}
