@@ -121,7 +121,10 @@ async fn probe(executable: &str, site: &FixtureServer) -> Vec<(String, String)> 
     let b = conn.browser();
     let version = b.call("Browser.getVersion", json!({})).await.unwrap();
     row("Browser.getVersion product", version["product"].to_string());
-    row("Browser.getVersion userAgent", version["userAgent"].to_string());
+    row(
+        "Browser.getVersion userAgent",
+        version["userAgent"].to_string(),
+    );
     let page = Page::open(&conn).await;
     page.goto(&site.url("/fixture.html")).await;
     for (label, expr) in [
@@ -133,7 +136,10 @@ async fn probe(executable: &str, site: &FixtureServer) -> Vec<(String, String)> 
         ("navigator.webdriver", "navigator.webdriver"),
         ("navigator.plugins.length", "navigator.plugins.length"),
         ("navigator.pdfViewerEnabled", "navigator.pdfViewerEnabled"),
-        ("window.chrome keys", "Object.keys(window.chrome || {}).join(',')"),
+        (
+            "window.chrome keys",
+            "Object.keys(window.chrome || {}).join(',')",
+        ),
         (
             "inner/outer size",
             "`${innerWidth}x${innerHeight} / ${outerWidth}x${outerHeight}`",
@@ -155,7 +161,10 @@ async fn probe(executable: &str, site: &FixtureServer) -> Vec<(String, String)> 
             "vp9 canPlayType",
             "document.createElement('video').canPlayType('video/webm; codecs=\"vp9\"')",
         ),
-        ("speechSynthesis voices", "speechSynthesis.getVoices().length"),
+        (
+            "speechSynthesis voices",
+            "speechSynthesis.getVoices().length",
+        ),
         (
             "service worker",
             "navigator.serviceWorker.register('/worker.js').then(r => navigator.serviceWorker.ready).then(r => r.active ? r.active.state : 'none').catch(e => 'error ' + e.message)",
@@ -368,7 +377,12 @@ async fn probe(executable: &str, site: &FixtureServer) -> Vec<(String, String)> 
     );
     row(
         "Extensions.loadUnpacked (no flag)",
-        try_call(&b, "Extensions.loadUnpacked", json!({"path": "/nonexistent"})).await,
+        try_call(
+            &b,
+            "Extensions.loadUnpacked",
+            json!({"path": "/nonexistent"}),
+        )
+        .await,
     );
     let chrome_url = match page
         .session
@@ -382,7 +396,11 @@ async fn probe(executable: &str, site: &FixtureServer) -> Vec<(String, String)> 
     tokio::time::sleep(Duration::from_millis(500)).await; // probe only: let the page render
     row(
         "chrome://version body",
-        js(&page, "document.body ? document.body.innerText.slice(0, 40) : 'none'").await,
+        js(
+            &page,
+            "document.body ? document.body.innerText.slice(0, 40) : 'none'",
+        )
+        .await,
     );
     // Screencast on the animated page.
     page.goto(&site.url("/animated.html")).await;
@@ -399,7 +417,13 @@ async fn probe(executable: &str, site: &FixtureServer) -> Vec<(String, String)> 
         .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/cmdline")).ok())
         .map(|c| {
             let mut parts = c.split('\0');
-            let exe = parts.next().unwrap_or("").rsplit('/').next().unwrap_or("").to_string();
+            let exe = parts
+                .next()
+                .unwrap_or("")
+                .rsplit('/')
+                .next()
+                .unwrap_or("")
+                .to_string();
             let kind = c
                 .split('\0')
                 .find(|a| a.starts_with("--type="))
@@ -439,7 +463,11 @@ async fn probe(executable: &str, site: &FixtureServer) -> Vec<(String, String)> 
         format!(
             "graceful={} {}",
             receipt.graceful,
-            js(&page, "document.cookie + ' / ' + localStorage.getItem('persist')").await
+            js(
+                &page,
+                "document.cookie + ' / ' + localStorage.getItem('persist')"
+            )
+            .await
         ),
     );
     conn.close();
@@ -458,7 +486,11 @@ async fn probe(executable: &str, site: &FixtureServer) -> Vec<(String, String)> 
     page.goto(&site.url("/fixture.html")).await;
     row(
         "--load-extension content script",
-        js(&page, "document.documentElement.dataset.abxExtension || 'not run'").await,
+        js(
+            &page,
+            "document.documentElement.dataset.abxExtension || 'not run'",
+        )
+        .await,
     );
     conn.close();
     chrome.close(None).await;
@@ -528,7 +560,11 @@ async fn cross_profile(first: &str, second: &str, site: &FixtureServer) -> Strin
     let conn = Connection::connect(chrome.ws_url()).await.unwrap();
     let page = Page::open(&conn).await;
     page.goto(&site.url("/storage.html")).await;
-    let seen = js(&page, "document.cookie + ' / ' + localStorage.getItem('persist')").await;
+    let seen = js(
+        &page,
+        "document.cookie + ' / ' + localStorage.getItem('persist')",
+    )
+    .await;
     conn.close();
     chrome.close(None).await;
     seen
@@ -538,8 +574,14 @@ async fn cross_profile(first: &str, second: &str, site: &FixtureServer) -> Strin
 #[ignore]
 async fn probe_profile_across_binaries() {
     let site = FixtureServer::start().await.expect("fixture server");
-    println!("shell -> chromium: {}", cross_profile(SHELL, FULL, &site).await);
-    println!("chromium -> shell: {}", cross_profile(FULL, SHELL, &site).await);
+    println!(
+        "shell -> chromium: {}",
+        cross_profile(SHELL, FULL, &site).await
+    );
+    println!(
+        "chromium -> shell: {}",
+        cross_profile(FULL, SHELL, &site).await
+    );
     site.shutdown().await;
 }
 

@@ -67,4 +67,4 @@ pub use session::{
 pub use snapshot::{RefInfo, Snapshot, SnapshotDiff, SnapshotOptions, diff_text};
 pub use tab::{ConsoleMessage, Dialog, DialogEvent, PageError, Tab, TabOptions, TabState};
 
-pub use abx_chrome::{CloseReceipt, LaunchOptions};
+pub use abx_chrome::{BrowserBinary, BrowserKind, CloseReceipt, LaunchOptions};
