@@ -134,8 +134,8 @@ impl BrowserBinary {
 
 /// What in `options` needs full Chrome rather than the headless shell: headed mode, extensions
 /// (`--load-extension`, `--disable-extensions-except`), an explicit `--headless=new` or
-/// `--headless=chrome` in the caller's args (the shell would silently ignore it), and the
-/// caller's own [`LaunchOptions::needs_full_chrome`].
+/// `--headless=chrome` in the caller's args (the shell would silently ignore it), session restore
+/// (`--restore-last-session`), and the caller's own [`LaunchOptions::needs_full_chrome`].
 pub fn full_chrome_needs(options: &LaunchOptions) -> Vec<String> {
     let mut needs = Vec::new();
     let mut add = |need: &str| {
@@ -152,6 +152,10 @@ pub fn full_chrome_needs(options: &LaunchOptions) -> Vec<String> {
         }
         if arg == "--headless=new" || arg == "--headless=chrome" {
             add("--headless=new");
+        }
+        // The shell has no session service: it starts on about:blank whatever the profile holds.
+        if arg == "--restore-last-session" {
+            add("session restore");
         }
     }
     for need in &options.needs_full_chrome {
@@ -371,6 +375,13 @@ mod tests {
                     ..LaunchOptions::default()
                 },
                 "--headless=new",
+            ),
+            (
+                LaunchOptions {
+                    args: vec!["--restore-last-session".into()],
+                    ..LaunchOptions::default()
+                },
+                "session restore",
             ),
             (
                 LaunchOptions {
