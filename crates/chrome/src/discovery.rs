@@ -192,12 +192,14 @@ fn find_explicit(path: &Path) -> Result<PathBuf, LaunchError> {
     }
     // A bare name is looked up on PATH; a path must exist and be a file.
     if path.components().count() == 1 && !path.is_absolute() {
-        return which::which(path).map_err(|_| LaunchError::ExecutableNotFound {
-            checked: vec![path.display().to_string()],
-        });
+        return which::which(path)
+            .map(|found| skip_passthrough_wrapper(&found))
+            .map_err(|_| LaunchError::ExecutableNotFound {
+                checked: vec![path.display().to_string()],
+            });
     }
     if path.is_file() {
-        return Ok(path.to_path_buf());
+        return Ok(skip_passthrough_wrapper(path));
     }
     Err(LaunchError::ExecutableNotFound {
         checked: vec![path.display().to_string()],
@@ -208,6 +210,7 @@ fn find_full(lookup: &dyn Fn(&str) -> Option<PathBuf>) -> Result<PathBuf, Launch
     CANDIDATES
         .iter()
         .find_map(|name| lookup(name))
+        .map(|found| skip_passthrough_wrapper(&found))
         .ok_or_else(|| LaunchError::ExecutableNotFound {
             checked: CANDIDATES
                 .iter()
@@ -220,6 +223,50 @@ fn find_shell(lookup: &dyn Fn(&str) -> Option<PathBuf>) -> Option<PathBuf> {
     HEADLESS_SHELL_CANDIDATES
         .iter()
         .find_map(|name| lookup(name))
+        .map(|found| skip_passthrough_wrapper(&found))
+}
+
+/// The binary a launcher script only passes its arguments to, else `path` itself.
+///
+/// Debian's `/usr/bin/chromium-headless-shell` is `#!/bin/sh -e` plus one line,
+/// `/usr/lib/chromium/chromium-headless-shell "$@"`, without `exec`: launched as is, the pid we own
+/// would be `sh`'s, a signal to it would not reach Chrome, and every launch would pay for a
+/// shell. A script whose only command runs one absolute path with `"$@"` is skipped; anything
+/// more (environment, flags, checks — like Debian's `/usr/bin/chromium`) is kept.
+pub fn skip_passthrough_wrapper(path: &Path) -> PathBuf {
+    use std::io::Read;
+    let mut head = [0u8; 4096];
+    let read = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    let Ok(text) = std::str::from_utf8(&head[..read]) else {
+        return path.to_path_buf();
+    };
+    if !text.starts_with("#!") || read == head.len() {
+        return path.to_path_buf();
+    }
+    let commands: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    let [command] = commands.as_slice() else {
+        return path.to_path_buf();
+    };
+    let mut words = command.split_whitespace();
+    let mut target = words.next();
+    if target == Some("exec") {
+        target = words.next();
+    }
+    let rest: Vec<&str> = words.collect();
+    let passes_args = matches!(rest.as_slice(), [r#""$@""#] | [r#""${@}""#]);
+    match target.map(|t| t.trim_matches(|c| c == '"' || c == '\'')) {
+        Some(target) if passes_args && target.starts_with('/') && Path::new(target).is_file() => {
+            PathBuf::from(target)
+        }
+        _ => path.to_path_buf(),
+    }
 }
 
 /// The kind a persistent profile runs with: its record, or full Chrome for a profile Chrome has
@@ -314,7 +361,7 @@ mod tests {
         move |name| {
             names
                 .contains(&name)
-                .then(|| PathBuf::from(format!("/usr/bin/{name}")))
+                .then(|| PathBuf::from(format!("/opt/abx-test/bin/{name}")))
         }
     }
 
@@ -339,7 +386,7 @@ mod tests {
         assert_eq!(chosen.choice, Choice::HeadlessShell);
         assert_eq!(
             chosen.executable,
-            PathBuf::from("/usr/bin/chromium-headless-shell")
+            PathBuf::from("/opt/abx-test/bin/chromium-headless-shell")
         );
         let chosen = select_with(&LaunchOptions::default(), &installed(&["chromium"])).expect("c");
         assert_eq!(chosen.kind, BrowserKind::Chrome);
@@ -494,6 +541,43 @@ mod tests {
         assert_eq!(chosen.choice, Choice::ShellNotInstalled);
         assert_eq!(chosen.switched_from, Some(BrowserKind::HeadlessShell));
         assert!(chosen.warning().is_some());
+    }
+
+    #[test]
+    fn a_passthrough_launcher_script_is_skipped_and_others_are_kept() {
+        let dir = tempfile::tempdir().expect("dir");
+        let real = dir.path().join("chromium-headless-shell");
+        std::fs::write(&real, "binary").expect("real");
+        let script = |name: &str, body: String| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, body).expect("script");
+            path
+        };
+        let real_s = real.display().to_string();
+        let debian = script("debian", format!("#!/bin/sh -e\n\n{real_s} \"$@\"\n"));
+        assert_eq!(skip_passthrough_wrapper(&debian), real);
+        let exec = script(
+            "exec",
+            format!("#!/bin/sh\n# launcher\nexec \"{real_s}\" \"$@\"\n"),
+        );
+        assert_eq!(skip_passthrough_wrapper(&exec), real);
+        for (name, body) in [
+            ("flags", format!("#!/bin/sh\nexec {real_s} --flag \"$@\"\n")),
+            (
+                "env",
+                format!("#!/bin/sh\nexport A=1\nexec {real_s} \"$@\"\n"),
+            ),
+            ("no-args", format!("#!/bin/sh\nexec {real_s}\n")),
+            ("relative", "#!/bin/sh\nexec ./chrome \"$@\"\n".to_string()),
+            (
+                "missing",
+                "#!/bin/sh\nexec /nonexistent/chrome \"$@\"\n".to_string(),
+            ),
+        ] {
+            let path = script(name, body);
+            assert_eq!(skip_passthrough_wrapper(&path), path, "{name}");
+        }
+        assert_eq!(skip_passthrough_wrapper(&real), real, "a binary is itself");
     }
 
     #[test]
