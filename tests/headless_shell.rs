@@ -603,3 +603,59 @@ async fn probe_features() {
     }
     site.shutdown().await;
 }
+
+/// A confirm seen by one CDP client, which then disconnects: what does a later client see?
+async fn dialog_after_detach(executable: &str, site: &FixtureServer) -> String {
+    let chrome = Chrome::launch(options(executable, None, &[]))
+        .await
+        .unwrap();
+    let first = Connection::connect(chrome.ws_url()).await.unwrap();
+    let page = Page::open(&first).await;
+    page.goto(&site.url("/dialogs.html")).await;
+    let mut opened = page
+        .session
+        .subscribe(EventFilter::methods(["Page.javascriptDialogOpening"]), 8);
+    js(
+        &page,
+        "setTimeout(() => document.querySelector('#confirm').click(), 20); true",
+    )
+    .await;
+    let seen = tokio::time::timeout(Duration::from_secs(5), opened.recv())
+        .await
+        .is_ok();
+    let target = page.target_id.clone();
+    first.close();
+    let second = Connection::connect(chrome.ws_url()).await.unwrap();
+    let session = second.attach(&target).await.unwrap();
+    let eval = session
+        .call_within(
+            "Runtime.evaluate",
+            json!({"expression": "document.getElementById('result').textContent", "returnByValue": true}),
+            Duration::from_secs(2),
+        )
+        .await;
+    let mut late = session.subscribe(EventFilter::methods(["Page.javascriptDialogOpening"]), 8);
+    let _ = session.send("Page.enable", &json!({})).await;
+    let late_event = tokio::time::timeout(Duration::from_secs(1), late.recv())
+        .await
+        .is_ok();
+    let out = format!(
+        "first saw dialog: {seen}; later eval: {}; later Page.enable re-sends the dialog: {late_event}",
+        match eval {
+            Ok(v) => format!("answers {}", v["result"]["value"]),
+            Err(e) => format!("blocked ({e})"),
+        }
+    );
+    second.close();
+    chrome.close(None).await;
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore]
+async fn probe_dialog_after_detach() {
+    let site = FixtureServer::start().await.expect("fixture server");
+    println!("shell: {}", dialog_after_detach(SHELL, &site).await);
+    println!("full:  {}", dialog_after_detach(FULL, &site).await);
+    site.shutdown().await;
+}

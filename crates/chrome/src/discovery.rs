@@ -135,7 +135,8 @@ impl BrowserBinary {
 /// What in `options` needs full Chrome rather than the headless shell: headed mode, extensions
 /// (`--load-extension`, `--disable-extensions-except`), an explicit `--headless=new` or
 /// `--headless=chrome` in the caller's args (the shell would silently ignore it), session restore
-/// (`--restore-last-session`), and the caller's own [`LaunchOptions::needs_full_chrome`].
+/// (`--restore-last-session`), a PAC proxy script ([`LaunchOptions::proxy_pac_url`] or
+/// `--proxy-pac-url`), and the caller's own [`LaunchOptions::needs_full_chrome`].
 pub fn full_chrome_needs(options: &LaunchOptions) -> Vec<String> {
     let mut needs = Vec::new();
     let mut add = |need: &str| {
@@ -157,6 +158,13 @@ pub fn full_chrome_needs(options: &LaunchOptions) -> Vec<String> {
         if arg == "--restore-last-session" {
             add("session restore");
         }
+        if arg.starts_with("--proxy-pac-url") {
+            add("PAC proxy script");
+        }
+    }
+    // The shell ignores `--proxy-pac-url`: every request would go direct.
+    if options.proxy_pac_url.is_some() {
+        add("PAC proxy script");
     }
     for need in &options.needs_full_chrome {
         add(need);
@@ -429,6 +437,13 @@ mod tests {
                     ..LaunchOptions::default()
                 },
                 "session restore",
+            ),
+            (
+                LaunchOptions {
+                    proxy_pac_url: Some("data:,x".into()),
+                    ..LaunchOptions::default()
+                },
+                "PAC proxy script",
             ),
             (
                 LaunchOptions {

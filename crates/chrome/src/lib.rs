@@ -34,6 +34,6 @@ mod xvfb;
 pub use args::{DEFAULT_ARGS, build_args, build_args_for, split_user_args};
 pub use discovery::{
     BrowserBinary, BrowserKind, CANDIDATES, Choice, HEADLESS_SHELL_CANDIDATES, PROFILE_RECORD,
-    find_chrome, full_chrome_needs, profile_kind, select_browser,
+    find_chrome, full_chrome_needs, profile_kind, select_browser, skip_passthrough_wrapper,
 };
 pub use launch::{Chrome, CloseReceipt, LaunchError, LaunchOptions, Proxy, Transport};
