@@ -1,22 +1,360 @@
-//! The headless shell as the default headless binary (docs/adr/0006-headless-shell.md).
+//! The headless shell as the default headless binary (docs/adr/0006-headless-shell.md): which
+//! binary a session runs and says it runs, full Chrome whenever something needs it, a profile
+//! that keeps its binary, a launch hash that includes it, and what the shell does differently.
 //!
-//! `probe_features` is the measurement behind the ADR's feature table: it runs the same CDP and
-//! page probes against `chromium-headless-shell` and full `chromium --headless=new` and prints
-//! what each one does. It prints instead of asserting (Chrome's behaviour is the subject), so it
-//! is `#[ignore]`d: `cargo test -p abx-tests --test headless_shell -- --ignored --nocapture`.
-#![allow(clippy::unwrap_used)] // probes: a failed call is itself the finding
+//! `probe_*` are the measurements behind the ADR's feature table: the same CDP and page probes
+//! against `chromium-headless-shell` and full `chromium --headless=new`, printed instead of
+//! asserted (Chrome's behaviour is the subject), so they are `#[ignore]`d:
+//! `cargo test -p abx-tests --test headless_shell -- --ignored --nocapture --test-threads=1`.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use abx_cdp::{Connection, EventFilter, Session};
-use abx_chrome::{Chrome, LaunchOptions, Transport};
+use abx_chrome::{BrowserKind, Choice, Chrome, LaunchError, LaunchOptions, Transport};
 use abx_fixtures::FixtureServer;
-use abx_tests::{Page, launch_options};
+use abx_tests::cli::Cli;
+use abx_tests::{Page, launch_options, pids_alive};
 use serde_json::{Value, json};
 
 const SHELL: &str = "/usr/bin/chromium-headless-shell";
 const FULL: &str = "/usr/bin/chromium";
+
+/// The tests below are about abx's own choice: `ABX_TEST_EXECUTABLE` must not make it for them.
+fn cli() -> Cli {
+    Cli::new().without("AGENT_BROWSER_EXECUTABLE_PATH")
+}
+
+fn shell_installed() -> PathBuf {
+    let found = abx_chrome::HEADLESS_SHELL_CANDIDATES
+        .iter()
+        .find_map(|name| which(name));
+    let found = found
+        .expect("chromium-headless-shell is not installed: scripts/ensure-chromium.sh installs it");
+    abx_chrome::skip_passthrough_wrapper(&found)
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+fn browser_of(json: &Value) -> Value {
+    json["data"]["lifecycle"]["effectiveLaunch"]["browser"].clone()
+}
+
+/// The real executable of a process (`/proc/<pid>/exe`).
+fn exe_of(pid: i32) -> PathBuf {
+    std::fs::read_link(format!("/proc/{pid}/exe")).expect("exe link")
+}
+
+/// The Chrome the daemon started (its child with a debugging port).
+fn chrome_pid_of(ab: &Cli) -> i32 {
+    let daemon = ab.daemon_pid().expect("daemon pid");
+    let parent_of = |pid: i32| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let rest = &stat[stat.rfind(')')? + 2..];
+        rest.split_whitespace().nth(1)?.parse::<i32>().ok()
+    };
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| parent_of(*pid) == Some(daemon))
+        .find(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| c.contains("--remote-debugging"))
+        })
+        .expect("the daemon's Chrome")
+}
+
+#[test]
+fn a_default_headless_session_runs_the_shell_and_says_which_binary_runs() {
+    let shell = shell_installed();
+    let site = common::site();
+    let ab = cli();
+    let open = ab
+        .run(&["--json", "open", &site.url("/page1.html")])
+        .success()
+        .json();
+    let browser = browser_of(&open);
+    assert_eq!(browser["kind"], "headless-shell", "{open}");
+    assert_eq!(browser["choice"], "headless-shell", "{open}");
+    assert_eq!(browser["executablePath"], json!(shell), "{open}");
+    assert_eq!(browser["needsFullChrome"], json!([]));
+    // The process we own is the shell itself, not a launcher script around it.
+    let pid = chrome_pid_of(&ab);
+    assert_eq!(exe_of(pid), shell);
+    let ua = ab.run(&["eval", "navigator.userAgent"]).success();
+    assert!(ua.out().contains("HeadlessChrome/"), "{ua:?}");
+    // Every later answer names the same binary.
+    let title = ab.run(&["--json", "get", "title"]).success().json();
+    assert_eq!(browser_of(&title), browser);
+    assert_eq!(title["data"]["title"], "Page One");
+    ab.run(&["close"]).success();
+    assert!(pids_alive(&[pid]).is_empty(), "Chrome {pid} survived close");
+}
+
+#[test]
+fn an_explicit_executable_path_still_wins_and_runs_full_chromium_headless() {
+    let site = common::site();
+    let ab = cli().env("AGENT_BROWSER_EXECUTABLE_PATH", "chromium");
+    let open = ab
+        .run(&["--json", "open", &site.url("/page1.html")])
+        .success()
+        .json();
+    let browser = browser_of(&open);
+    assert_eq!(browser["kind"], "chrome", "{open}");
+    assert_eq!(browser["choice"], "explicit", "{open}");
+    assert_eq!(open["data"]["title"], "Page One");
+    // Full Chrome's own features are there: its PDF viewer plugin.
+    let plugins = ab.run(&["eval", "navigator.plugins.length"]).success();
+    assert_ne!(plugins.out(), "0", "{plugins:?}");
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn headed_runs_full_chrome_without_being_asked() {
+    let ab = cli().env("AGENT_BROWSER_HEADED", "1");
+    let open = ab.run(&["--json", "open", "about:blank"]).success().json();
+    let browser = browser_of(&open);
+    assert_eq!(browser["kind"], "chrome", "{open}");
+    assert_eq!(browser["choice"], "needs-full-chrome", "{open}");
+    assert_eq!(browser["needsFullChrome"], json!(["headed"]), "{open}");
+    let ua = ab.run(&["eval", "navigator.userAgent"]).success();
+    assert!(!ua.out().contains("Headless"), "{ua:?}");
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn one_session_never_runs_two_binaries_without_a_relaunch() {
+    shell_installed();
+    let site = common::site();
+    let ab = cli();
+    let first = ab
+        .run(&["--json", "open", &site.url("/page1.html")])
+        .success()
+        .json();
+    assert_eq!(browser_of(&first)["kind"], "headless-shell");
+    let hash = first["data"]["lifecycle"]["effectiveLaunch"]["launchHash"].clone();
+    // The same settings again: the same browser.
+    let same = ab
+        .run(&["--json", "--user-agent", "abx-same", "get", "url"])
+        .success()
+        .json();
+    let same_hash = same["data"]["lifecycle"]["effectiveLaunch"]["launchHash"].clone();
+    assert_ne!(same_hash, hash, "a user agent is a launch setting");
+    assert_eq!(browser_of(&same)["kind"], "headless-shell");
+    let page = site.url("/page1.html");
+    let again = ab
+        .run(&["--json", "--user-agent", "abx-same", "open", &page])
+        .success()
+        .json();
+    assert_eq!(
+        again["data"]["lifecycle"]["effectiveLaunch"]["launchHash"],
+        same_hash
+    );
+    assert_eq!(
+        ab.run(&["--user-agent", "abx-same", "get", "url"])
+            .success()
+            .out(),
+        page,
+        "not relaunched"
+    );
+    // Another binary is another launch hash and a visible relaunch.
+    let full = ab
+        .run(&[
+            "--json",
+            "--user-agent",
+            "abx-same",
+            "--executable-path",
+            "chromium",
+            "get",
+            "url",
+        ])
+        .success()
+        .json();
+    assert_eq!(full["data"]["url"], "about:blank", "relaunched: {full}");
+    assert_ne!(
+        full["data"]["lifecycle"]["effectiveLaunch"]["launchHash"],
+        same_hash
+    );
+    assert_eq!(browser_of(&full)["kind"], "chrome");
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn a_profile_keeps_the_binary_it_first_ran_with_and_switches_only_visibly() {
+    shell_installed();
+    let root = tempfile::tempdir().expect("root");
+    let profile = root.path().join("profile");
+    let profile_arg = profile.to_str().expect("utf8");
+    let record = profile.join(abx_chrome::PROFILE_RECORD);
+    let kind_recorded = || {
+        let text = std::fs::read_to_string(&record).expect("profile record");
+        serde_json::from_str::<Value>(&text).expect("json")["kind"].clone()
+    };
+    let run = |ab: &Cli, extra: &[&str]| {
+        let mut args = vec!["--json", "--profile", profile_arg];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["get", "url"]);
+        ab.run(&args).success()
+    };
+
+    // First run: a new profile headless gets the shell, and remembers it.
+    let ab = cli();
+    let first = run(&ab, &[]);
+    let first_json = first.json();
+    assert_eq!(browser_of(&first_json)["kind"], "headless-shell");
+    assert_eq!(kind_recorded(), "headless-shell");
+    // Its next command does not relaunch: the record changes the reason, not the binary.
+    let next = run(&ab, &[]).json();
+    assert_eq!(
+        next["data"]["lifecycle"]["relaunchedBrowser"], false,
+        "{next}"
+    );
+    assert_eq!(
+        next["data"]["lifecycle"]["effectiveLaunch"]["launchHash"],
+        first_json["data"]["lifecycle"]["effectiveLaunch"]["launchHash"]
+    );
+    ab.run(&["close"]).success();
+
+    // A later run (a new daemon) with the same profile: the same binary, by the record.
+    let ab = cli();
+    let second = run(&ab, &[]);
+    let browser = browser_of(&second.json());
+    assert_eq!(browser["kind"], "headless-shell");
+    assert_eq!(browser["choice"], "profile");
+    assert!(!second.stderr.contains("⚠"), "{second:?}");
+    ab.run(&["close"]).success();
+
+    // Headed needs full Chrome: the switch is made, said on stderr and in the lifecycle.
+    let ab = cli();
+    let headed = run(&ab, &["--headed"]);
+    let browser = browser_of(&headed.json());
+    assert_eq!(browser["kind"], "chrome");
+    assert_eq!(browser["switchedFrom"], "headless-shell", "{headed:?}");
+    assert!(
+        headed
+            .stderr
+            .contains("the profile ran with headless-shell")
+            && headed.stderr.contains("headed"),
+        "{headed:?}"
+    );
+    assert_eq!(kind_recorded(), "chrome");
+    ab.run(&["close"]).success();
+
+    // From then on the profile stays on full Chrome, headless too, without a warning.
+    let ab = cli();
+    let after = run(&ab, &[]);
+    let browser = browser_of(&after.json());
+    assert_eq!(browser["kind"], "chrome");
+    assert_eq!(browser["choice"], "profile");
+    assert!(browser.get("switchedFrom").is_none(), "{after:?}");
+    assert!(!after.stderr.contains("⚠"), "{after:?}");
+    ab.run(&["close"]).success();
+
+    // Only an explicit executable moves it back, visibly.
+    let ab = cli();
+    let shell = shell_installed();
+    let back = run(&ab, &["--executable-path", shell.to_str().expect("utf8")]);
+    let browser = browser_of(&back.json());
+    assert_eq!(browser["kind"], "headless-shell");
+    assert_eq!(browser["switchedFrom"], "chrome");
+    assert!(back.stderr.contains("explicitly"), "{back:?}");
+    assert_eq!(kind_recorded(), "headless-shell");
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn a_dialog_left_open_by_a_session_that_goes_away_is_dismissed_by_the_shell() {
+    shell_installed();
+    let site = common::site();
+    let anchor = cli().session("anchor");
+    anchor.run(&["open", "about:blank"]).success();
+    let cdp = anchor.run(&["get", "cdp-url"]).success().out().to_string();
+    let stage = || {
+        anchor
+            .sibling("stage")
+            .without("AGENT_BROWSER_ARGS")
+            .env("AGENT_BROWSER_CDP", &cdp)
+            .env("AGENT_BROWSER_PIN_TAB", "1")
+    };
+    let first = stage();
+    first.run(&["open", &site.url("/dialogs.html")]).success();
+    first
+        .run(&[
+            "eval",
+            "setTimeout(() => document.querySelector('#confirm').click(), 20); true",
+        ])
+        .success();
+    let mut seen = false;
+    for _ in 0..200 {
+        let status = first.run(&["--json", "dialog", "status"]).success().json();
+        if status["data"]["hasDialog"] == true {
+            seen = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(seen, "the confirm opened");
+    // The session that saw it goes away; full Chrome would keep the confirm open (ADR 0003),
+    // the shell dismisses it, and the next session finds a usable tab.
+    first.run(&["close"]).success();
+    let late = stage();
+    let status = late.run(&["--json", "dialog", "status"]).success().json();
+    assert_eq!(status["data"]["hasDialog"], false, "{status}");
+    assert_eq!(
+        late.run(&["get", "text", "#result"]).success().out(),
+        "confirm:false"
+    );
+    late.run(&["close"]).success();
+    anchor.run(&["close"]).success();
+}
+
+#[tokio::test]
+async fn the_library_reports_the_binary_and_refuses_a_shell_for_headed() {
+    let shell = shell_installed();
+    let chrome = Chrome::launch(LaunchOptions {
+        executable: None,
+        ..launch_options(None)
+    })
+    .await
+    .expect("launch");
+    assert_eq!(chrome.binary().kind, BrowserKind::HeadlessShell);
+    assert_eq!(chrome.binary().choice, Choice::HeadlessShell);
+    assert_eq!(chrome.executable(), shell);
+    assert_eq!(exe_of(chrome.pid()), shell, "we own the shell's pid");
+    assert!(chrome.close(None).await.verified);
+
+    // Headed with an explicit shell: refused before anything starts.
+    let err = Chrome::launch(LaunchOptions {
+        executable: Some(shell.clone()),
+        headless: false,
+        ..launch_options(None)
+    })
+    .await
+    .expect_err("a shell cannot run headed");
+    assert!(matches!(err, LaunchError::NeedsFullChrome { .. }), "{err}");
+    assert!(err.to_string().contains("headed"), "{err}");
+    // Extensions pick full Chrome by themselves.
+    let ext = tempfile::tempdir().expect("ext");
+    write_extension(ext.path());
+    let chrome = Chrome::launch(LaunchOptions {
+        executable: None,
+        args: vec![format!("--load-extension={}", ext.path().display())],
+        ..launch_options(None)
+    })
+    .await
+    .expect("launch with an extension");
+    assert_eq!(chrome.binary().kind, BrowserKind::Chrome);
+    assert_eq!(chrome.binary().needs_full_chrome, vec!["extensions"]);
+    assert!(chrome.close(None).await.verified);
+}
 
 fn options(executable: &str, profile: Option<PathBuf>, extra: &[&str]) -> LaunchOptions {
     let mut options = launch_options(profile);
