@@ -7,6 +7,8 @@
 //! asserted (Chrome's behaviour is the subject), so they are `#[ignore]`d:
 //! `cargo test -p abx-tests --test headless_shell -- --ignored --nocapture --test-threads=1`.
 
+#![allow(clippy::unwrap_used)] // probes: a failed call is itself the finding
+
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -927,8 +929,8 @@ async fn probe_profile_across_binaries() {
 #[ignore]
 async fn probe_features() {
     let site = FixtureServer::start().await.expect("fixture server");
-    let shell = probe(SHELL, &site).await;
-    let full = probe(FULL, &site).await;
+    let shell = Box::pin(probe(SHELL, &site)).await;
+    let full = Box::pin(probe(FULL, &site)).await;
     println!("| probe | chromium-headless-shell | chromium --headless=new |");
     println!("|---|---|---|");
     for ((key, s), (_, f)) in shell.iter().zip(full.iter()) {
