@@ -478,7 +478,7 @@ mod tests {
             "{text}"
         );
         let options = LaunchOptions {
-            executable: Some(shell.clone()),
+            executable: Some(shell),
             ..LaunchOptions::default()
         };
         let chosen = select_with(&options, &installed(BOTH)).expect("headless is fine");
