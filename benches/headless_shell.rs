@@ -10,8 +10,8 @@
 //! - screenshot: `Page.captureScreenshot` (PNG) of the fixture page;
 //! - screencast: frames per second of `Page.startScreencast` (JPEG q80, 1280×720, every frame
 //!   acked) on the animated fixture page, over 3 s;
-//! - memory: PSS and RSS of each renderer with four tabs on the fixture article, and of the
-//!   whole process group;
+//! - memory: PSS and RSS of each renderer with four tabs on the fixture article, the PSS each
+//!   tab after the first adds, and the whole process group's;
 //! - graceful close.
 //!
 //! `cargo bench -p abx-bench --bench headless_shell` (or `benches/headless_shell.sh`). Needs
@@ -44,6 +44,8 @@ struct Samples {
     fps: Vec<f64>,
     renderer_pss: Vec<f64>,
     renderer_rss: Vec<f64>,
+    renderers: Vec<f64>,
+    tab_pss: Vec<f64>,
     group_pss: Vec<f64>,
     group_rss: Vec<f64>,
     processes: Vec<f64>,
@@ -112,10 +114,32 @@ fn memory_mb(pid: i32) -> Option<(f64, f64)> {
     Some((field("Pss:")?, field("Rss:")?))
 }
 
+/// Chrome rewrites its helpers' command lines (one space-separated title, `--type` dropped by
+/// full Chrome), but a renderer's keeps `--renderer-client-id`.
 fn is_renderer(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
-        .map(|c| c.split('\0').any(|a| a == "--type=renderer"))
+        .map(|c| {
+            c.split(['\0', ' '])
+                .any(|a| a == "--type=renderer" || a.starts_with("--renderer-client-id="))
+        })
         .unwrap_or(false)
+}
+
+/// PSS of the whole group and of its renderers, in MB.
+fn group_memory(pgid: i32) -> (f64, f64, Vec<(f64, f64)>, usize) {
+    let members = abx_chrome::group::members(pgid);
+    let mut renderers = Vec::new();
+    let (mut pss, mut rss) = (0.0, 0.0);
+    for pid in &members {
+        if let Some((p, r)) = memory_mb(*pid) {
+            pss += p;
+            rss += r;
+            if is_renderer(*pid) {
+                renderers.push((p, r));
+            }
+        }
+    }
+    (pss, rss, renderers, members.len())
 }
 
 async fn round(executable: &Path, cli: &Path, site: &FixtureServer, s: &mut Samples) {
@@ -180,31 +204,23 @@ async fn round(executable: &Path, cli: &Path, site: &FixtureServer, s: &mut Samp
     let _ = page.call("Page.stopScreencast", json!({})).await;
     s.fps.push(f64::from(count) / window.as_secs_f64());
 
-    // Memory: four tabs on the article page.
+    // Memory: one tab, then four tabs, on the article page.
     navigate(&page, &site.url("/article.html")).await;
+    let (one_tab_pss, ..) = group_memory(chrome.pid());
     let mut tabs = vec![page];
     for _ in 0..3 {
         tabs.push(open_tab(&conn, &site.url("/article.html")).await);
     }
-    let members = abx_chrome::group::members(chrome.pid());
-    let mut renderers = Vec::new();
-    let (mut pss, mut rss) = (0.0, 0.0);
-    for pid in &members {
-        if let Some((p, r)) = memory_mb(*pid) {
-            pss += p;
-            rss += r;
-            if is_renderer(*pid) {
-                renderers.push((p, r));
-            }
-        }
-    }
+    let (pss, rss, renderers, processes) = group_memory(chrome.pid());
     let renderer_pss: Vec<f64> = renderers.iter().map(|m| m.0).collect();
     let renderer_rss: Vec<f64> = renderers.iter().map(|m| m.1).collect();
     s.renderer_pss.push(median(&renderer_pss));
     s.renderer_rss.push(median(&renderer_rss));
+    s.renderers.push(renderers.len() as f64);
+    s.tab_pss.push((pss - one_tab_pss) / 3.0);
     s.group_pss.push(pss);
     s.group_rss.push(rss);
-    s.processes.push(members.len() as f64);
+    s.processes.push(processes as f64);
 
     let started = Instant::now();
     let receipt = chrome.close(Some(&conn)).await;
@@ -325,7 +341,7 @@ fn main() {
     );
     println!("| measure | chromium-headless-shell | chromium --headless=new | shell / full |");
     println!("|---|---|---|---|");
-    let rows: [(&str, &Vec<f64>, &Vec<f64>, usize); 11] = [
+    let rows: &[(&str, &Vec<f64>, &Vec<f64>, usize)] = &[
         (
             "cold start: spawn → first CDP answer (ms)",
             &a.cold_start,
@@ -363,6 +379,13 @@ fn main() {
             &b.renderer_rss,
             1,
         ),
+        ("renderer processes, 4 tabs", &a.renderers, &b.renderers, 0),
+        (
+            "PSS added per tab, tabs 2–4 (MB)",
+            &a.tab_pss,
+            &b.tab_pss,
+            1,
+        ),
         (
             "whole group PSS, 4 tabs (MB)",
             &a.group_pss,
@@ -378,7 +401,7 @@ fn main() {
         ("processes, 4 tabs", &a.processes, &b.processes, 0),
         ("graceful close (ms)", &a.close, &b.close, 0),
     ];
-    for (name, x, y, digits) in rows {
+    for &(name, x, y, digits) in rows {
         println!(
             "| {name} | {} | {} | {:.2} |",
             cell(x, digits),
