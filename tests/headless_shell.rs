@@ -24,9 +24,8 @@ use serde_json::{Value, json};
 const SHELL: &str = "/usr/bin/chromium-headless-shell";
 const FULL: &str = "/usr/bin/chromium";
 
-/// The tests below are about abx's own choice: `ABX_TEST_EXECUTABLE` must not make it for them.
 fn cli() -> Cli {
-    Cli::new().without("AGENT_BROWSER_EXECUTABLE_PATH")
+    Cli::new()
 }
 
 fn shell_installed() -> PathBuf {
@@ -321,12 +320,7 @@ fn a_dialog_left_open_by_a_session_that_goes_away_is_dismissed_by_the_shell() {
 #[tokio::test]
 async fn the_library_reports_the_binary_and_refuses_a_shell_for_headed() {
     let shell = shell_installed();
-    let chrome = Chrome::launch(LaunchOptions {
-        executable: None,
-        ..launch_options(None)
-    })
-    .await
-    .expect("launch");
+    let chrome = Chrome::launch(launch_options(None)).await.expect("launch");
     assert_eq!(chrome.binary().kind, BrowserKind::HeadlessShell);
     assert_eq!(chrome.binary().choice, Choice::HeadlessShell);
     assert_eq!(chrome.executable(), shell);
@@ -347,7 +341,6 @@ async fn the_library_reports_the_binary_and_refuses_a_shell_for_headed() {
     let ext = tempfile::tempdir().expect("ext");
     write_extension(ext.path());
     let chrome = Chrome::launch(LaunchOptions {
-        executable: None,
         args: vec![format!("--load-extension={}", ext.path().display())],
         ..launch_options(None)
     })

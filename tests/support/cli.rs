@@ -12,24 +12,17 @@ pub fn binary() -> PathBuf {
     dir.join("agent-browser")
 }
 
-/// The environment every test CLI starts with: the machine's Chrome args (and
-/// `ABX_TEST_EXECUTABLE` as the executable, when set), and an idle timeout as a safety net, so a daemon whose test process died before cleaning up still ends (tests that
+/// The environment every test CLI starts with: the machine's Chrome args, and an idle timeout as
+/// a safety net, so a daemon whose test process died before cleaning up still ends (tests that
 /// check idle behaviour set their own).
 fn test_env() -> Vec<(String, String)> {
-    let mut env = vec![
+    vec![
         (
             "AGENT_BROWSER_ARGS".into(),
             super::TEST_CHROME_ARGS.join(","),
         ),
         ("AGENT_BROWSER_IDLE_TIMEOUT_MS".into(), "120000".into()),
-    ];
-    if let Some(exe) = super::test_executable() {
-        env.push((
-            "AGENT_BROWSER_EXECUTABLE_PATH".into(),
-            exe.display().to_string(),
-        ));
-    }
-    env
+    ]
 }
 
 /// What one invocation printed.

@@ -21,19 +21,10 @@ use serde_json::{Value, json};
 /// Arguments every test Chrome gets: the machine has no network.
 pub const TEST_CHROME_ARGS: &[&str] = &["--disable-quic", "--disable-gpu"];
 
-/// `ABX_TEST_EXECUTABLE`: run the suite on this Chrome instead of abx's own choice (the headless
-/// shell when installed), e.g. `ABX_TEST_EXECUTABLE=/usr/bin/chromium ./scripts/test.sh`.
-pub fn test_executable() -> Option<PathBuf> {
-    std::env::var_os("ABX_TEST_EXECUTABLE")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-}
-
 /// Launch options for a headless test Chrome.
 pub fn launch_options(profile: Option<PathBuf>) -> abx_chrome::LaunchOptions {
     abx_chrome::LaunchOptions {
         profile,
-        executable: test_executable(),
         args: TEST_CHROME_ARGS.iter().map(|s| s.to_string()).collect(),
         ..Default::default()
     }
