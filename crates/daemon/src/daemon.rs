@@ -194,7 +194,14 @@ impl Daemon {
         let warning = live
             .as_ref()
             .filter(|_| request.action != "dialog")
-            .and_then(|l| dialog_warning(&l.session));
+            .and_then(|l| dialog_warning(&l.session))
+            .or_else(|| {
+                // A launch that switched a profile's binary says so, once.
+                live.as_ref()
+                    .filter(|_| outcome.launch.launched_now)
+                    .and_then(|l| l.session.browser().binary())
+                    .and_then(abx_chrome::BrowserBinary::warning)
+            });
         match outcome.result {
             Ok(data) => {
                 let cleanup = data.get("__cleanup").cloned();
@@ -213,6 +220,9 @@ impl Daemon {
                         browser_launched: live.is_some(),
                         engine: "chrome",
                         launch_hash: live.as_ref().map(|l| l.hash),
+                        browser: live
+                            .as_ref()
+                            .and_then(|l| l.session.browser().binary().cloned()),
                     },
                     timings,
                     cleanup,

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use abx_cdp::protocol::browser_protocol::target;
 use abx_cdp::{ConnectOptions, Connection, EventFilter};
-use abx_chrome::{Chrome, CloseReceipt, LaunchOptions};
+use abx_chrome::{BrowserBinary, Chrome, CloseReceipt, LaunchOptions};
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
@@ -115,6 +115,7 @@ pub struct Browser {
     chrome: tokio::sync::Mutex<Option<Chrome>>,
     owned: bool,
     chrome_pid: Option<i32>,
+    binary: Option<BrowserBinary>,
     pub(crate) targets: Arc<TargetTracker>,
     versions: watch::Receiver<u64>,
     pump: tokio::task::JoinHandle<()>,
@@ -326,12 +327,14 @@ impl Browser {
             tracker.bump();
         });
         let chrome_pid = chrome.as_ref().map(Chrome::pid);
+        let binary = chrome.as_ref().map(|c| c.binary().clone());
         let owned = chrome.is_some();
         let browser = Browser {
             connection,
             chrome: tokio::sync::Mutex::new(chrome),
             owned,
             chrome_pid,
+            binary,
             targets,
             versions,
             pump,
@@ -370,6 +373,11 @@ impl Browser {
     /// The launched Chrome's pid (its process group), when owned.
     pub fn chrome_pid(&self) -> Option<i32> {
         self.chrome_pid
+    }
+
+    /// Which binary runs (headless shell or full Chrome) and why, when we launched it.
+    pub fn binary(&self) -> Option<&BrowserBinary> {
+        self.binary.as_ref()
     }
 
     /// Whether the connection (and, when owned, the process) is alive.

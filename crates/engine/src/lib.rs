@@ -74,4 +74,4 @@ pub use tab::{
     ConsoleMessage, Dialog, DialogEvent, PageError, PageEvent, Tab, TabOptions, TabState,
 };
 
-pub use abx_chrome::{CloseReceipt, LaunchOptions};
+pub use abx_chrome::{BrowserBinary, BrowserKind, CloseReceipt, LaunchOptions};
