@@ -1,5 +1,5 @@
 //! The headless shell against full Chromium `--headless=new`, same machine, one run
-//! (`docs/adr/0006-headless-shell.md`).
+//! (`docs/adr/0007-headless-shell.md`).
 //!
 //! Per binary, alternating A/B per round so machine load hits both alike, `ABX_BENCH_ROUNDS`
 //! rounds (default 5), medians (min–max):
@@ -68,14 +68,14 @@ fn ms(d: Duration) -> f64 {
 async fn open_tab(conn: &Connection, url: &str) -> Session {
     let created = conn
         .browser()
-        .call("Target.createTarget", json!({"url": "about:blank"}))
+        .call_json("Target.createTarget", json!({"url": "about:blank"}))
         .await
         .expect("createTarget");
     let page = conn
         .attach(created["targetId"].as_str().expect("targetId"))
         .await
         .expect("attach");
-    page.call("Page.enable", json!({}))
+    page.call_json("Page.enable", json!({}))
         .await
         .expect("Page.enable");
     navigate(&page, url).await;
@@ -85,7 +85,7 @@ async fn open_tab(conn: &Connection, url: &str) -> Session {
 async fn navigate(page: &Session, url: &str) -> Duration {
     let mut loads = page.subscribe(EventFilter::methods(["Page.loadEventFired"]), 8);
     let started = Instant::now();
-    page.call("Page.navigate", json!({"url": url}))
+    page.call_json("Page.navigate", json!({"url": url}))
         .await
         .expect("navigate");
     tokio::time::timeout(Duration::from_secs(20), loads.recv())
@@ -149,7 +149,7 @@ async fn round(executable: &Path, cli: &Path, site: &FixtureServer, s: &mut Samp
     let conn = Connection::connect(chrome.ws_url()).await.expect("connect");
     let version = conn
         .browser()
-        .call("Browser.getVersion", json!({}))
+        .call_json("Browser.getVersion", json!({}))
         .await
         .expect("getVersion");
     s.cold_start.push(ms(started.elapsed()));
@@ -171,7 +171,7 @@ async fn round(executable: &Path, cli: &Path, site: &FixtureServer, s: &mut Samp
     let mut shots = Vec::new();
     for _ in 0..10 {
         let started = Instant::now();
-        page.call("Page.captureScreenshot", json!({"format": "png"}))
+        page.call_json("Page.captureScreenshot", json!({"format": "png"}))
             .await
             .expect("screenshot");
         shots.push(ms(started.elapsed()));
@@ -180,8 +180,7 @@ async fn round(executable: &Path, cli: &Path, site: &FixtureServer, s: &mut Samp
 
     navigate(&page, &site.url("/animated.html")).await;
     let mut frames = page.subscribe(EventFilter::methods(["Page.screencastFrame"]), 256);
-    page.call(
-        "Page.startScreencast",
+    page.call_json("Page.startScreencast",
         json!({"format": "jpeg", "quality": 80, "maxWidth": 1280, "maxHeight": 720, "everyNthFrame": 1}),
     )
     .await
@@ -195,13 +194,13 @@ async fn round(executable: &Path, cli: &Path, site: &FixtureServer, s: &mut Samp
         count += 1;
         let p: Value = frame.parse().unwrap_or_default();
         let _ = page
-            .send(
+            .send_json(
                 "Page.screencastFrameAck",
                 &json!({"sessionId": p["sessionId"]}),
             )
             .await;
     }
-    let _ = page.call("Page.stopScreencast", json!({})).await;
+    let _ = page.call_json("Page.stopScreencast", json!({})).await;
     s.fps.push(f64::from(count) / window.as_secs_f64());
 
     // Memory: one tab, then four tabs, on the article page.

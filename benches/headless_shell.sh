@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The headless shell against full Chromium --headless=new (docs/adr/0006-headless-shell.md):
+# The headless shell against full Chromium --headless=new (docs/adr/0007-headless-shell.md):
 # cold start, cold `open` through the CLI, navigation, screenshot, screencast fps, memory per tab.
 #
 #   benches/headless_shell.sh [ROUNDS]     (default 5; A/B alternating, medians)

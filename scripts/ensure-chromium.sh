@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Debian's Chromium, its headless shell (abx's default for headless sessions; see
-# docs/adr/0006-headless-shell.md) and Xvfb (for headed runs) when missing. Needs root (or sudo).
+# docs/adr/0007-headless-shell.md) and Xvfb (for headed runs) when missing. Needs root (or sudo).
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || [ -n "${AGENT_BROWSER_EXECUTABLE_PATH:-}" ] || need+=(chromium)

@@ -1,4 +1,4 @@
-//! The headless shell as the default headless binary (docs/adr/0006-headless-shell.md): which
+//! The headless shell as the default headless binary (docs/adr/0007-headless-shell.md): which
 //! binary a session runs and says it runs, full Chrome whenever something needs it, a profile
 //! that keeps its binary, a launch hash that includes it, and what the shell does differently.
 //!
@@ -360,7 +360,7 @@ fn options(executable: &str, profile: Option<PathBuf>, extra: &[&str]) -> Launch
 
 async fn try_call(session: &Session, method: &str, params: Value) -> String {
     match session
-        .call_within(method, params, Duration::from_secs(10))
+        .call_json_within(method, params, Duration::from_secs(10))
         .await
     {
         Ok(reply) => {
@@ -378,8 +378,7 @@ async fn try_call(session: &Session, method: &str, params: Value) -> String {
 async fn js(page: &Page, expression: &str) -> String {
     match page
         .session
-        .call_within(
-            "Runtime.evaluate",
+        .call_json_within("Runtime.evaluate",
             json!({"expression": expression, "returnByValue": true, "awaitPromise": true, "userGesture": true}),
             Duration::from_secs(10),
         )
@@ -406,7 +405,7 @@ async fn screencast_frames(page: &Page, within: Duration) -> usize {
         .session
         .subscribe(EventFilter::methods(["Page.screencastFrame"]), 256);
     page.session
-        .call(
+        .call_json(
             "Page.startScreencast",
             json!({"format": "jpeg", "quality": 80, "maxWidth": 1280, "maxHeight": 720}),
         )
@@ -419,13 +418,16 @@ async fn screencast_frames(page: &Page, within: Duration) -> usize {
         let p: Value = frame.parse().unwrap_or_default();
         let _ = page
             .session
-            .send(
+            .send_json(
                 "Page.screencastFrameAck",
                 &json!({"sessionId": p["sessionId"]}),
             )
             .await;
     }
-    let _ = page.session.call("Page.stopScreencast", json!({})).await;
+    let _ = page
+        .session
+        .call_json("Page.stopScreencast", json!({}))
+        .await;
     count
 }
 
@@ -452,7 +454,7 @@ async fn probe(executable: &str, site: &FixtureServer) -> Vec<(String, String)> 
         .unwrap();
     let conn = Connection::connect(chrome.ws_url()).await.unwrap();
     let b = conn.browser();
-    let version = b.call("Browser.getVersion", json!({})).await.unwrap();
+    let version = b.call_json("Browser.getVersion", json!({})).await.unwrap();
     row("Browser.getVersion product", version["product"].to_string());
     row(
         "Browser.getVersion userAgent",
@@ -595,7 +597,7 @@ async fn probe(executable: &str, site: &FixtureServer) -> Vec<(String, String)> 
     );
     let _ = page
         .session
-        .call("Emulation.clearDeviceMetricsOverride", json!({}))
+        .call_json("Emulation.clearDeviceMetricsOverride", json!({}))
         .await;
     // Downloads.
     let dl_dir = tempfile::tempdir().unwrap();
@@ -639,12 +641,12 @@ async fn probe(executable: &str, site: &FixtureServer) -> Vec<(String, String)> 
     .await;
     row("Target.createTarget newWindow", win.clone());
     let target = b
-        .call("Target.createTarget", json!({"url": "about:blank"}))
+        .call_json("Target.createTarget", json!({"url": "about:blank"}))
         .await
         .unwrap();
     let target_id = target["targetId"].as_str().unwrap().to_string();
     let window = b
-        .call_within(
+        .call_json_within(
             "Browser.getWindowForTarget",
             json!({"targetId": target_id}),
             Duration::from_secs(5),
@@ -697,7 +699,7 @@ async fn probe(executable: &str, site: &FixtureServer) -> Vec<(String, String)> 
     row(
         "SystemInfo.getInfo gpu",
         match b
-            .call_within("SystemInfo.getInfo", json!({}), Duration::from_secs(5))
+            .call_json_within("SystemInfo.getInfo", json!({}), Duration::from_secs(5))
             .await
         {
             Ok(v) => v["gpu"]["devices"][0].to_string(),
@@ -719,7 +721,7 @@ async fn probe(executable: &str, site: &FixtureServer) -> Vec<(String, String)> 
     );
     let chrome_url = match page
         .session
-        .call("Page.navigate", json!({"url": "chrome://version"}))
+        .call_json("Page.navigate", json!({"url": "chrome://version"}))
         .await
     {
         Ok(v) => format!("errorText={}", v["errorText"]),
@@ -965,14 +967,13 @@ async fn dialog_after_detach(executable: &str, site: &FixtureServer) -> String {
     let second = Connection::connect(chrome.ws_url()).await.unwrap();
     let session = second.attach(&target).await.unwrap();
     let eval = session
-        .call_within(
-            "Runtime.evaluate",
+        .call_json_within("Runtime.evaluate",
             json!({"expression": "document.getElementById('result').textContent", "returnByValue": true}),
             Duration::from_secs(2),
         )
         .await;
     let mut late = session.subscribe(EventFilter::methods(["Page.javascriptDialogOpening"]), 8);
-    let _ = session.send("Page.enable", &json!({})).await;
+    let _ = session.send_json("Page.enable", &json!({})).await;
     let late_event = tokio::time::timeout(Duration::from_secs(1), late.recv())
         .await
         .is_ok();

@@ -5,7 +5,7 @@
 //! browser (see [`full_chrome_needs`]); otherwise it runs full Chrome as before. A persistent
 //! profile remembers the kind of binary it runs with ([`PROFILE_RECORD`]) so a profile's runs and
 //! commands never switch binaries on their own. Measurements and the feature comparison:
-//! `docs/adr/0006-headless-shell.md`.
+//! `docs/adr/0007-headless-shell.md`.
 
 use std::path::{Path, PathBuf};
 
