@@ -1,6 +1,8 @@
 //! Transport benchmark: CDP round trip of `Runtime.evaluate("1")` on a page session (p50/p90/p99
 //! over many calls) and Chrome launch-to-ready time (spawn → DevTools endpoint → first page
-//! session attached), over WebSocket and over `--remote-debugging-pipe`.
+//! session attached), over WebSocket and over `--remote-debugging-pipe`; and the same round trip
+//! as a typed call (`Session::call` with the generated types) against the raw JSON call,
+//! interleaved on one session so both see the same machine.
 //!
 //! `cargo bench -p abx-bench --bench cdp_roundtrip` (env `ABX_BENCH_CALLS`, `ABX_BENCH_LAUNCHES`).
 //! Prints a Markdown table; never asserts timings.
@@ -47,7 +49,7 @@ async fn connect(chrome: &mut Chrome) -> Connection {
 async fn first_page(conn: &Connection) -> abx_cdp::Session {
     let targets = conn
         .browser()
-        .call("Target.getTargets", json!({}))
+        .call_json("Target.getTargets", json!({}))
         .await
         .expect("targets");
     let target = targets["targetInfos"]
@@ -59,7 +61,7 @@ async fn first_page(conn: &Connection) -> abx_cdp::Session {
         Some(t) => t,
         None => conn
             .browser()
-            .call("Target.createTarget", json!({"url": "about:blank"}))
+            .call_json("Target.createTarget", json!({"url": "about:blank"}))
             .await
             .expect("create")["targetId"]
             .as_str()
@@ -75,14 +77,14 @@ async fn round_trips(transport: Transport, calls: usize) -> Vec<Duration> {
     let page = first_page(&conn).await;
     let params = json!({"expression": "1", "returnByValue": true});
     for _ in 0..50 {
-        page.call("Runtime.evaluate", params.clone())
+        page.call_json("Runtime.evaluate", params.clone())
             .await
             .expect("warm-up");
     }
     let mut samples = Vec::with_capacity(calls);
     for _ in 0..calls {
         let started = Instant::now();
-        page.call("Runtime.evaluate", params.clone())
+        page.call_json("Runtime.evaluate", params.clone())
             .await
             .expect("evaluate");
         samples.push(started.elapsed());
@@ -90,6 +92,45 @@ async fn round_trips(transport: Transport, calls: usize) -> Vec<Duration> {
     chrome.close(Some(&conn)).await;
     samples.sort();
     samples
+}
+
+/// Typed and raw JSON `Runtime.evaluate("1")` alternating on one WebSocket session.
+async fn typed_vs_raw(calls: usize) -> (Vec<Duration>, Vec<Duration>) {
+    use abx_cdp::protocol::js_protocol::runtime::EvaluateParams;
+    let mut chrome = Chrome::launch(options(Transport::WebSocket))
+        .await
+        .expect("launch");
+    let conn = connect(&mut chrome).await;
+    let page = first_page(&conn).await;
+    let typed = || EvaluateParams {
+        return_by_value: Some(true),
+        ..EvaluateParams::new("1")
+    };
+    let raw = json!({"expression": "1", "returnByValue": true});
+    for _ in 0..50 {
+        page.call(typed()).await.expect("warm-up");
+        page.call_json("Runtime.evaluate", raw.clone())
+            .await
+            .expect("warm-up");
+    }
+    let (mut typed_samples, mut raw_samples) = (Vec::new(), Vec::new());
+    for _ in 0..calls {
+        let started = Instant::now();
+        let reply = page.call(typed()).await.expect("evaluate");
+        std::hint::black_box(reply.result.value);
+        typed_samples.push(started.elapsed());
+        let started = Instant::now();
+        let reply = page
+            .call_json("Runtime.evaluate", raw.clone())
+            .await
+            .expect("evaluate");
+        std::hint::black_box(reply.pointer("/result/value").cloned());
+        raw_samples.push(started.elapsed());
+    }
+    chrome.close(Some(&conn)).await;
+    typed_samples.sort();
+    raw_samples.sort();
+    (typed_samples, raw_samples)
 }
 
 async fn launches(transport: Transport, count: usize) -> Vec<Duration> {
@@ -137,6 +178,18 @@ fn main() {
                 millis(percentile(&launch, 1.0)),
             );
         }
-        println!("\n{calls} round trips per transport after 50 warm-up calls; {count} launches per transport.");
+                println!("\n{calls} round trips per transport after 50 warm-up calls; {count} launches per transport.");
+        let (typed, raw) = typed_vs_raw(calls).await;
+        println!("\n| WebSocket, Runtime.evaluate(\"1\") | p50 µs | p90 µs | p99 µs |");
+        println!("|---|---|---|---|");
+        for (name, samples) in [("typed (`call(EvaluateParams)`)", &typed), ("raw JSON (`call_json`)", &raw)] {
+            println!(
+                "| {name} | {} | {} | {} |",
+                micros(percentile(samples, 0.5)),
+                micros(percentile(samples, 0.9)),
+                micros(percentile(samples, 0.99)),
+            );
+        }
+        println!("\n{calls} calls of each, alternating on one session after 50 warm-up calls of each.");
     });
 }

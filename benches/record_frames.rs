@@ -55,7 +55,7 @@ async fn record(count: usize, max_width: u32) -> Vec<Vec<u8>> {
     let conn = Connection::connect(chrome.ws_url()).await.expect("connect");
     let created = conn
         .browser()
-        .call(
+        .call_json(
             "Target.createTarget",
             json!({"url": site.url("/animated.html")}),
         )
@@ -65,11 +65,12 @@ async fn record(count: usize, max_width: u32) -> Vec<Vec<u8>> {
         .attach(created["targetId"].as_str().expect("id"))
         .await
         .expect("attach");
-    page.call("Page.enable", json!({})).await.expect("enable");
+    page.call_json("Page.enable", json!({}))
+        .await
+        .expect("enable");
     tokio::time::sleep(Duration::from_millis(500)).await;
     let mut events = page.subscribe(EventFilter::methods(["Page.screencastFrame"]), 16);
-    page.call(
-        "Page.startScreencast",
+    page.call_json("Page.startScreencast",
         json!({"format": "jpeg", "quality": 80, "maxWidth": max_width, "maxHeight": max_width * 9 / 16, "everyNthFrame": 1}),
     )
     .await
@@ -84,7 +85,7 @@ async fn record(count: usize, max_width: u32) -> Vec<Vec<u8>> {
             continue;
         };
         let _ = page
-            .send(
+            .send_json(
                 "Page.screencastFrameAck",
                 &json!({"sessionId": frame.ack_id}),
             )

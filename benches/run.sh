@@ -73,6 +73,7 @@ if [ "$QUICK" = 1 ]; then
 fi
 LOAD_START=$(load)
 bench cdp_roundtrip
+bench cdp_codec
 if [ "$QUICK" = 1 ]; then bench relay_fake --quick; else bench relay_fake; fi
 if [ "$REAL" = 1 ]; then bench relay_fanout --real; fi
 bench cli_latency
@@ -112,6 +113,17 @@ $(cat "$WORK/cdp_roundtrip.md")
 - Launch→ready: spawn → \`DevToolsActivePort\` → connected → first page session attached. Limited by
   Chrome's own start-up.
 - Decision (ADR 0001): WebSocket by default; the pipe is available for owned Chrome.
+- Typed against raw JSON (ADR 0006): the second table alternates the two on one session.
+
+## Typed CDP encode and decode (\`cargo bench -p abx-bench --bench cdp_codec\`)
+
+$(section_load cdp_codec).
+
+$(cat "$WORK/cdp_codec.md")
+
+- What a typed call (\`Session::call\` with the generated types) costs over the \`json!\`/pointer way
+  it replaced, per call, without Chrome; both share the transport. Negative: the generated structs
+  serialize and decode without building \`serde_json::Value\` maps.
 
 ## Frame relay on a fake Chrome (\`cargo bench -p abx-bench --bench relay_fake\`; CI runs it \`--quick\` in the dev profile)
 

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Installs Debian's Chromium (and Xvfb for headed runs) when missing. Needs root (or sudo).
+# Installs Debian's Chromium, its headless shell (abx's default for headless sessions; see
+# docs/adr/0007-headless-shell.md) and Xvfb (for headed runs) when missing. Needs root (or sudo).
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || [ -n "${AGENT_BROWSER_EXECUTABLE_PATH:-}" ] || need+=(chromium)
+command -v chromium-headless-shell >/dev/null 2>&1 || command -v chrome-headless-shell >/dev/null 2>&1 \
+  || [ -n "${AGENT_BROWSER_EXECUTABLE_PATH:-}" ] || need+=(chromium-headless-shell)
 command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}" >&2

@@ -307,9 +307,15 @@ fn pages_a_profile_restores_outside_the_allowlist_are_contained() {
     let root = tempfile::tempdir().expect("root");
     let profile = root.path().join("profile");
     let outside = site.url_on_host("b.localhost", "/page1.html?via=restore");
+    // Session restore is a full-Chrome feature (the headless shell saves no session), so both
+    // runs ask for it and both run full Chrome.
     let first = Cli::new()
         .session("restore-1")
-        .env("AGENT_BROWSER_PROFILE", profile.to_str().expect("utf8"));
+        .env("AGENT_BROWSER_PROFILE", profile.to_str().expect("utf8"))
+        .env(
+            "AGENT_BROWSER_ARGS",
+            "--disable-quic,--disable-gpu,--restore-last-session",
+        );
     first.run(&["open", &outside]).success();
     first.run(&["close"]).success();
     site.clear_requests();

@@ -42,14 +42,14 @@ fn spawn_blocker(s: Session, label: &'static str) {
             if url.contains("b.localhost") {
                 println!("[{label}] blocked {url}");
                 let _ = s
-                    .send(
+                    .send_json(
                         "Fetch.failRequest",
                         &json!({"requestId": id, "errorReason": "BlockedByClient"}),
                     )
                     .await;
             } else {
                 let _ = s
-                    .send("Fetch.continueRequest", &json!({"requestId": id}))
+                    .send_json("Fetch.continueRequest", &json!({"requestId": id}))
                     .await;
             }
         }
@@ -63,11 +63,11 @@ async fn probe_popups() {
     let chrome = Chrome::launch(launch_options(None)).await.expect("launch");
     let conn = Connection::connect(chrome.ws_url()).await.expect("conn");
     let b = conn.browser();
-    b.call("Target.setDiscoverTargets", json!({"discover": true}))
+    b.call_json("Target.setDiscoverTargets", json!({"discover": true}))
         .await
         .unwrap();
     let tabs = b
-        .call("Target.getTargets", json!({"filter": [{"type": "tab"}]}))
+        .call_json("Target.getTargets", json!({"filter": [{"type": "tab"}]}))
         .await
         .unwrap();
     println!("tab targets: {tabs}");
@@ -75,17 +75,17 @@ async fn probe_popups() {
     // M0: page-level auto-attach and autoAttachRelated: is the popup attached (and paused)?
     for mode in ["page-level setAutoAttach", "autoAttachRelated", "nothing"] {
         let created = b
-            .call("Target.createTarget", json!({"url":"about:blank"}))
+            .call_json("Target.createTarget", json!({"url":"about:blank"}))
             .await
             .unwrap();
         let opener = created["targetId"].as_str().unwrap().to_string();
         let os = conn.attach(&opener).await.unwrap();
         let mut on_tab = os.subscribe(EventFilter::methods(["Target.attachedToTarget"]), 64);
         let mut on_browser = b.subscribe(EventFilter::methods(["Target.attachedToTarget"]), 64);
-        os.call("Page.enable", json!({})).await.unwrap();
+        os.call_json("Page.enable", json!({})).await.unwrap();
         match mode {
             "page-level setAutoAttach" => {
-                os.call(
+                os.call_json(
                     "Target.setAutoAttach",
                     json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}),
                 )
@@ -93,7 +93,7 @@ async fn probe_popups() {
                 .unwrap();
             }
             "autoAttachRelated" => {
-                b.call(
+                b.call_json(
                     "Target.autoAttachRelated",
                     json!({"targetId": opener, "waitForDebuggerOnStart": true}),
                 )
@@ -107,7 +107,7 @@ async fn probe_popups() {
         while on_tab.try_recv().is_some() || on_browser.try_recv().is_some() {}
         site.clear_requests();
         let url = site.url_on_host("b.localhost", "/log?m0");
-        os.call(
+        os.call_json(
             "Runtime.evaluate",
             json!({"expression": format!("!!window.open('{url}')"), "userGesture": true}),
         )
@@ -125,23 +125,23 @@ async fn probe_popups() {
 
     // M1: does the opener's Fetch see the popup's navigation?
     let created = b
-        .call("Target.createTarget", json!({"url":"about:blank"}))
+        .call_json("Target.createTarget", json!({"url":"about:blank"}))
         .await
         .unwrap();
     let tid = created["targetId"].as_str().unwrap().to_string();
     let s = conn.attach(&tid).await.unwrap();
-    s.call("Page.enable", json!({})).await.unwrap();
-    s.call("Fetch.enable", json!({"patterns":[{"urlPattern":"*"}]}))
+    s.call_json("Page.enable", json!({})).await.unwrap();
+    s.call_json("Fetch.enable", json!({"patterns":[{"urlPattern":"*"}]}))
         .await
         .unwrap();
     spawn_blocker(s.clone(), "opener-fetch");
-    s.call("Page.navigate", json!({"url": site.url("/popup.html")}))
+    s.call_json("Page.navigate", json!({"url": site.url("/popup.html")}))
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_millis(500)).await;
     site.clear_requests();
     let url = site.url_on_host("b.localhost", "/log?m1");
-    s.call(
+    s.call_json(
         "Runtime.evaluate",
         json!({"expression": format!("!!window.open('{url}')"), "userGesture": true}),
     )
@@ -159,7 +159,7 @@ async fn probe_popups() {
     for i in 0..20 {
         site.clear_requests();
         let url = site.url_on_host("b.localhost", &format!("/log?m2={i}"));
-        s.call(
+        s.call_json(
             "Runtime.evaluate",
             json!({"expression": format!("!!window.open('{url}')"), "userGesture": true}),
         )
@@ -175,11 +175,13 @@ async fn probe_popups() {
             if p["targetInfo"]["openerId"] == tid.as_str() {
                 let pid = p["targetInfo"]["targetId"].as_str().unwrap().to_string();
                 let ps = conn.attach(&pid).await.unwrap();
-                ps.call("Fetch.enable", json!({"patterns":[{"urlPattern":"*"}]}))
+                ps.call_json("Fetch.enable", json!({"patterns":[{"urlPattern":"*"}]}))
                     .await
                     .unwrap();
                 spawn_blocker(ps.clone(), "popup-fetch");
-                let _ = ps.send("Runtime.runIfWaitingForDebugger", &json!({})).await;
+                let _ = ps
+                    .send_json("Runtime.runIfWaitingForDebugger", &json!({}))
+                    .await;
                 println!("   attached+fetch in {} ms", t0.elapsed().as_millis());
                 break;
             }
@@ -193,7 +195,7 @@ async fn probe_popups() {
 
     // M4: browser-level Fetch, Document requests only.
     let fb = b
-        .call(
+        .call_json(
             "Fetch.enable",
             json!({"patterns":[{"urlPattern":"*","resourceType":"Document"}]}),
         )
@@ -202,7 +204,7 @@ async fn probe_popups() {
     spawn_blocker(b.clone(), "browser-fetch");
     site.clear_requests();
     let url = site.url_on_host("b.localhost", "/log?m4");
-    s.call(
+    s.call_json(
         "Runtime.evaluate",
         json!({"expression": format!("!!window.open('{url}')"), "userGesture": true}),
     )
@@ -213,11 +215,11 @@ async fn probe_popups() {
         "== M4 browser-level Document Fetch: popup request reached server: {}",
         site.requests().iter().any(|r| r.path.contains("m4"))
     );
-    let _ = b.call("Fetch.disable", json!({})).await;
+    let _ = b.call_json("Fetch.disable", json!({})).await;
 
     // M5: browser-level auto-attach to tab targets only, paused.
     let person = b
-        .call(
+        .call_json(
             "Target.createTarget",
             json!({"url": site.url("/page1.html")}),
         )
@@ -226,7 +228,7 @@ async fn probe_popups() {
     let person_id = person["targetId"].as_str().unwrap().to_string();
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut br = b.subscribe(EventFilter::methods(["Target.attachedToTarget"]), 256);
-    let r = b.call("Target.setAutoAttach", json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true, "filter": [{"type":"tab"}]})).await;
+    let r = b.call_json("Target.setAutoAttach", json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true, "filter": [{"type":"tab"}]})).await;
     println!("browser setAutoAttach(tab) -> {r:?}");
     drain(
         &mut br,
@@ -236,7 +238,7 @@ async fn probe_popups() {
     )
     .await;
     let info = b
-        .call("Target.getTargetInfo", json!({"targetId": person_id}))
+        .call_json("Target.getTargetInfo", json!({"targetId": person_id}))
         .await
         .unwrap();
     println!("person page attached={}", info["targetInfo"]["attached"]);
@@ -244,7 +246,7 @@ async fn probe_popups() {
     let url = site.url_on_host("b.localhost", "/log?m5");
     let t0 = Instant::now();
     let opened = s
-        .call_within(
+        .call_json_within(
             "Runtime.evaluate",
             json!({"expression": format!("!!window.open('{url}')"), "userGesture": true}),
             Duration::from_secs(3),
@@ -268,7 +270,7 @@ async fn probe_popups() {
             let ts = conn.session(p["sessionId"].as_str().unwrap());
             let mut sub = ts.subscribe(EventFilter::methods(["Target.attachedToTarget"]), 16);
             let r = ts
-                .call(
+                .call_json(
                     "Target.setAutoAttach",
                     json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}),
                 )
@@ -279,13 +281,17 @@ async fn probe_popups() {
                 let pp: Value = pe.parse().unwrap();
                 println!("page under tab: {}", pp);
                 let ps = conn.session(pp["sessionId"].as_str().unwrap());
-                ps.call("Fetch.enable", json!({"patterns":[{"urlPattern":"*"}]}))
+                ps.call_json("Fetch.enable", json!({"patterns":[{"urlPattern":"*"}]}))
                     .await
                     .unwrap();
                 spawn_blocker(ps.clone(), "popup-page-fetch");
-                let _ = ps.call("Runtime.runIfWaitingForDebugger", json!({})).await;
+                let _ = ps
+                    .call_json("Runtime.runIfWaitingForDebugger", json!({}))
+                    .await;
             }
-            let r = ts.call("Runtime.runIfWaitingForDebugger", json!({})).await;
+            let r = ts
+                .call_json("Runtime.runIfWaitingForDebugger", json!({}))
+                .await;
             println!("resume tab -> {r:?}");
             tokio::time::sleep(Duration::from_millis(800)).await;
             println!(
@@ -306,18 +312,20 @@ async fn probe_costs_and_permissions() {
     let conn = Connection::connect(chrome.ws_url()).await.expect("conn");
     let b = conn.browser();
     let created = b
-        .call("Target.createTarget", json!({"url":"about:blank"}))
+        .call_json("Target.createTarget", json!({"url":"about:blank"}))
         .await
         .unwrap();
     let tid = created["targetId"].as_str().unwrap().to_string();
     let s = conn.attach(&tid).await.unwrap();
-    s.call("Page.enable", json!({})).await.unwrap();
-    s.call("Runtime.enable", json!({})).await.unwrap();
+    s.call_json("Page.enable", json!({})).await.unwrap();
+    s.call_json("Runtime.enable", json!({})).await.unwrap();
     let mut loads = s.subscribe(EventFilter::methods(["Page.loadEventFired"]), 64);
     async fn load_n(s: &Session, loads: &mut abx_cdp::Subscription, url: &str, n: u32) -> f64 {
         let t0 = Instant::now();
         for _ in 0..n {
-            s.call("Page.navigate", json!({"url": url})).await.unwrap();
+            s.call_json("Page.navigate", json!({"url": url}))
+                .await
+                .unwrap();
             tokio::time::timeout(Duration::from_secs(10), loads.recv())
                 .await
                 .unwrap()
@@ -332,7 +340,7 @@ async fn probe_costs_and_permissions() {
     for _ in 0..8 {
         let c = Connection::connect(chrome.ws_url()).await.unwrap();
         let cb = c.browser();
-        cb.call("Fetch.enable", json!({"patterns":[{"urlPattern":"*"}]}))
+        cb.call_json("Fetch.enable", json!({"patterns":[{"urlPattern":"*"}]}))
             .await
             .unwrap();
         let mut ev = cb.subscribe(EventFilter::methods(["Fetch.requestPaused"]), 1024);
@@ -341,7 +349,7 @@ async fn probe_costs_and_permissions() {
             while let Some(e) = ev.recv().await {
                 let p: Value = e.parse().unwrap_or_default();
                 let _ = cb2
-                    .send(
+                    .send_json(
                         "Fetch.continueRequest",
                         &json!({"requestId": p["requestId"]}),
                     )
@@ -352,11 +360,14 @@ async fn probe_costs_and_permissions() {
     }
     let all8 = load_n(&s, &mut loads, &page, 30).await;
     for c in &others {
-        c.browser().call("Fetch.disable", json!({})).await.unwrap();
+        c.browser()
+            .call_json("Fetch.disable", json!({}))
+            .await
+            .unwrap();
     }
     for c in &others {
         c.browser()
-            .call(
+            .call_json(
                 "Fetch.enable",
                 json!({"patterns":[{"urlPattern":"*","resourceType":"Document"}]}),
             )
@@ -365,7 +376,10 @@ async fn probe_costs_and_permissions() {
     }
     let doc8 = load_n(&s, &mut loads, &page, 30).await;
     for c in &others {
-        c.browser().call("Fetch.disable", json!({})).await.unwrap();
+        c.browser()
+            .call_json("Fetch.disable", json!({}))
+            .await
+            .unwrap();
     }
     let again = load_n(&s, &mut loads, &page, 30).await;
     println!(
@@ -373,7 +387,7 @@ async fn probe_costs_and_permissions() {
     );
 
     // WebSocket: does tab-level Fetch see the handshake?
-    s.call("Fetch.enable", json!({"patterns":[{"urlPattern":"*"}]}))
+    s.call_json("Fetch.enable", json!({"patterns":[{"urlPattern":"*"}]}))
         .await
         .unwrap();
     spawn_blocker(s.clone(), "ws-tab-fetch");
@@ -381,7 +395,7 @@ async fn probe_costs_and_permissions() {
     let ws = site
         .url_on_host("b.localhost", "/log?ws")
         .replace("http://", "ws://");
-    s.call(
+    s.call_json(
         "Runtime.evaluate",
         json!({"expression": format!("new WebSocket('{ws}'); 1")}),
     )
@@ -393,25 +407,25 @@ async fn probe_costs_and_permissions() {
         site.requests().iter().any(|r| r.path.contains("ws"))
     );
     // Guard script in about:blank iframes
-    s.call(
+    s.call_json(
         "Page.addScriptToEvaluateOnNewDocument",
         json!({"source": "window.__guarded = true;"}),
     )
     .await
     .unwrap();
-    s.call("Page.navigate", json!({"url": site.url("/page1.html")}))
+    s.call_json("Page.navigate", json!({"url": site.url("/page1.html")}))
         .await
         .unwrap();
     tokio::time::timeout(Duration::from_secs(10), loads.recv())
         .await
         .unwrap()
         .unwrap();
-    let r = s.call("Runtime.evaluate", json!({"expression": "const f = document.createElement('iframe'); document.body.appendChild(f); [window.__guarded, f.contentWindow.__guarded]", "returnByValue": true})).await.unwrap();
+    let r = s.call_json("Runtime.evaluate", json!({"expression": "const f = document.createElement('iframe'); document.body.appendChild(f); [window.__guarded, f.contentWindow.__guarded]", "returnByValue": true})).await.unwrap();
     println!(
         "== guard in top / about:blank iframe: {}",
         r["result"]["value"]
     );
-    s.call("Fetch.disable", json!({})).await.unwrap();
+    s.call_json("Fetch.disable", json!({})).await.unwrap();
 
     // Permissions: Browser.setPermission denied from two connections, one detaches.
     for (name, page) in [
@@ -427,14 +441,14 @@ async fn probe_costs_and_permissions() {
     let other = Connection::connect(chrome.ws_url()).await.unwrap();
     for name in ["geolocation", "notifications", "clipboard-read"] {
         let r1 = b
-            .call(
+            .call_json(
                 "Browser.setPermission",
                 json!({"permission": {"name": name}, "setting": "granted"}),
             )
             .await;
         let r2 = other
             .browser()
-            .call(
+            .call_json(
                 "Browser.setPermission",
                 json!({"permission": {"name": name}, "setting": "granted"}),
             )
@@ -453,7 +467,7 @@ async fn probe_costs_and_permissions() {
     );
     for name in ["geolocation", "notifications", "clipboard-read"] {
         let r1 = b
-            .call(
+            .call_json(
                 "Browser.setPermission",
                 json!({"permission": {"name": name}, "setting": "denied"}),
             )
@@ -474,18 +488,20 @@ async fn probe_costs_and_permissions() {
 }
 
 async fn perm_outcome(s: &Session, loads: &mut abx_cdp::Subscription, url: &str) -> Value {
-    s.call("Page.navigate", json!({"url": url})).await.unwrap();
+    s.call_json("Page.navigate", json!({"url": url}))
+        .await
+        .unwrap();
     tokio::time::timeout(Duration::from_secs(10), loads.recv())
         .await
         .unwrap()
         .unwrap();
-    s.call(
+    s.call_json(
         "Runtime.evaluate",
         json!({"expression": "document.getElementById('request').click()", "userGesture": true}),
     )
     .await
     .unwrap();
-    let r = s.call("Runtime.evaluate", json!({"expression": "new Promise(r => { const t = Date.now(); const f = () => { const v = document.getElementById('result').textContent; if (!v.endsWith(':pending') || Date.now() - t > 4000) r(v); else setTimeout(f, 20); }; f(); })", "awaitPromise": true, "returnByValue": true})).await.unwrap();
+    let r = s.call_json("Runtime.evaluate", json!({"expression": "new Promise(r => { const t = Date.now(); const f = () => { const v = document.getElementById('result').textContent; if (!v.endsWith(':pending') || Date.now() - t > 4000) r(v); else setTimeout(f, 20); }; f(); })", "awaitPromise": true, "returnByValue": true})).await.unwrap();
     r["result"]["value"].clone()
 }
 
@@ -501,13 +517,13 @@ async fn probe_headed_permissions() {
     let conn = Connection::connect(chrome.ws_url()).await.expect("conn");
     let b = conn.browser();
     let created = b
-        .call("Target.createTarget", json!({"url":"about:blank"}))
+        .call_json("Target.createTarget", json!({"url":"about:blank"}))
         .await
         .unwrap();
     let tid = created["targetId"].as_str().unwrap().to_string();
     let s = conn.attach(&tid).await.unwrap();
-    s.call("Page.enable", json!({})).await.unwrap();
-    s.call("Runtime.enable", json!({})).await.unwrap();
+    s.call_json("Page.enable", json!({})).await.unwrap();
+    s.call_json("Runtime.enable", json!({})).await.unwrap();
     let mut loads = s.subscribe(EventFilter::methods(["Page.loadEventFired"]), 64);
     for variant in ["plain", "origin", "context"] {
         for name in ["geolocation", "notifications", "clipboard-read"] {
@@ -517,12 +533,12 @@ async fn probe_headed_permissions() {
             }
             if variant == "context" {
                 let info = b
-                    .call("Target.getTargetInfo", json!({"targetId": tid}))
+                    .call_json("Target.getTargetInfo", json!({"targetId": tid}))
                     .await
                     .unwrap();
                 params["browserContextId"] = info["targetInfo"]["browserContextId"].clone();
             }
-            let r = b.call("Browser.setPermission", params).await;
+            let r = b.call_json("Browser.setPermission", params).await;
             println!("{variant} setPermission {name}: {r:?}");
         }
         for page in ["/geo.html", "/notify.html", "/clipboard.html"] {
@@ -531,7 +547,7 @@ async fn probe_headed_permissions() {
                 perm_outcome(&s, &mut loads, &site.url(page)).await
             );
         }
-        let q = s.call("Runtime.evaluate", json!({"expression": "navigator.permissions.query({name:'geolocation'}).then(p => p.state)", "awaitPromise": true, "returnByValue": true})).await.unwrap();
+        let q = s.call_json("Runtime.evaluate", json!({"expression": "navigator.permissions.query({name:'geolocation'}).then(p => p.state)", "awaitPromise": true, "returnByValue": true})).await.unwrap();
         println!(
             "{variant} permissions.query geolocation: {}",
             q["result"]["value"]
@@ -590,13 +606,13 @@ async fn probe_engine_permissions() {
     let r = browser
         .connection()
         .browser()
-        .call("Target.activateTarget", json!({"targetId": t}))
+        .call_json("Target.activateTarget", json!({"targetId": t}))
         .await;
     println!("activate: {r:?}");
     let r = browser
         .connection()
         .browser()
-        .call(
+        .call_json(
             "Browser.setPermission",
             json!({"permission": {"name": "geolocation"}, "setting": "denied"}),
         )
@@ -644,7 +660,7 @@ async fn probe_flag_background_tab() {
     for background in [true, false] {
         let created = conn
             .browser()
-            .call(
+            .call_json(
                 "Target.createTarget",
                 json!({"url":"about:blank", "background": background}),
             )
@@ -652,8 +668,8 @@ async fn probe_flag_background_tab() {
             .unwrap();
         let tid = created["targetId"].as_str().unwrap().to_string();
         let s = conn.attach(&tid).await.unwrap();
-        s.call("Page.enable", json!({})).await.unwrap();
-        s.call("Runtime.enable", json!({})).await.unwrap();
+        s.call_json("Page.enable", json!({})).await.unwrap();
+        s.call_json("Runtime.enable", json!({})).await.unwrap();
         let mut loads = s.subscribe(EventFilter::methods(["Page.loadEventFired"]), 64);
         for page in ["/geo.html", "/notify.html", "/clipboard.html"] {
             println!(

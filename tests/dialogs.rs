@@ -134,13 +134,15 @@ fn prompt_text_reaches_the_page_and_alerts_are_auto_accepted() {
         "✓ No dialog is currently open"
     );
 
-    // A delayed dialog raised while no command runs is reported on the next command.
+    // A delayed dialog raised while no command runs is reported on the next command. The page
+    // opens it 300 ms after the click; waiting for the daemon to have seen it (not for a guess
+    // at the page's timer) keeps this deterministic on a loaded machine.
     ab.run(&[
         "eval",
         "document.querySelector('#delayed-confirm').click(); true",
     ])
     .success();
-    std::thread::sleep(Duration::from_millis(600));
+    wait_dialog(&ab);
     let next = ab.run(&["get", "url"]).success();
     assert!(
         next.stderr.contains("confirm dialog is blocking the page"),
@@ -237,14 +239,26 @@ fn a_dialog_in_a_background_tab_does_not_block_the_active_tab() {
     let site = common::site();
     let ab = Cli::new();
     ab.run(&["open", &site.url("/dialogs.html")]).success();
-    // The confirm opens after we switched to a new tab.
+    // The confirm opens after we switched to a new tab: the first tab opens it when the second
+    // says so, and tells the second just before (same-origin tabs share a BroadcastChannel).
     ab.run(&[
         "eval",
-        "setTimeout(() => document.querySelector('#confirm').click(), 400); true",
+        "window.__abxChannel = new BroadcastChannel('abx-dialog'); \
+         window.__abxChannel.onmessage = () => { window.__abxChannel.postMessage('opening'); \
+         document.querySelector('#confirm').click(); }; true",
     ])
     .success();
     ab.run(&["tab", "new", &site.url("/page2.html")]).success();
-    std::thread::sleep(Duration::from_millis(700));
+    ab.run(&[
+        "eval",
+        "window.__abxOpening = false; window.__abxChannel = new BroadcastChannel('abx-dialog'); \
+         window.__abxChannel.onmessage = (e) => { window.__abxOpening = e.data === 'opening'; }; \
+         window.__abxChannel.postMessage('go'); true",
+    ])
+    .success();
+    // `confirm()` runs right after the message, in the same task of the first tab.
+    ab.run(&["wait", "--fn", "window.__abxOpening === true"])
+        .success();
     let text = ab.run(&["get", "text", "h1"]).success();
     assert_eq!(text.out(), "Page Two");
     assert!(!text.stderr.contains("dialog"), "{text:?}");
@@ -263,7 +277,11 @@ fn a_dialog_in_a_background_tab_does_not_block_the_active_tab() {
 #[test]
 fn a_dialog_open_before_attach_is_detected_and_dismissed_ten_times_in_a_row() {
     let site = common::site();
-    let anchor = Cli::new().session("anchor");
+    // Full Chrome keeps a dialog open when the client that saw it goes away (the case under
+    // test); the headless shell dismisses it then (tests/headless_shell.rs).
+    let anchor = Cli::new()
+        .session("anchor")
+        .env("AGENT_BROWSER_EXECUTABLE_PATH", "chromium");
     anchor.run(&["open", "about:blank"]).success();
     let cdp = anchor.run(&["get", "cdp-url"]).success().out().to_string();
     let stage = || {

@@ -290,7 +290,7 @@ fn a_crashed_renderer_fails_the_pending_command_with_target_crashed() {
             .await
             .expect("raw client");
         let session = conn.attach(&target).await.expect("attach");
-        let _ = session.send("Page.crash", &json!({})).await;
+        let _ = session.send_json("Page.crash", &json!({})).await;
         tokio::time::sleep(Duration::from_millis(200)).await;
     });
     let outcome = finish(pending);

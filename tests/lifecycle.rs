@@ -30,7 +30,7 @@ async fn launch_headless_navigate_and_read_the_title() {
         .expect("connect over http discovery");
     let targets = via_http
         .browser()
-        .call("Target.getTargets", serde_json::json!({}))
+        .call_json("Target.getTargets", serde_json::json!({}))
         .await
         .expect("targets");
     assert!(

@@ -90,7 +90,7 @@ fn permission_prompts_are_denied_in_a_stage_attached_to_a_chrome_without_the_fla
             .await;
         let _ = conn
             .browser()
-            .call("Target.closeTarget", json!({"targetId": page.target_id}))
+            .call_json("Target.closeTarget", json!({"targetId": page.target_id}))
             .await;
         outcome
     });

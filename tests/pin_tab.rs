@@ -205,7 +205,7 @@ fn an_outside_close_gives_tab_gone_and_tab_new_rebinds() {
         .to_string();
 
     let raw = RawCdp::connect(&cdp);
-    raw.call("Target.closeTarget", json!({"targetId": target}));
+    raw.call_json("Target.closeTarget", json!({"targetId": target}));
     raw.wait_for(Duration::from_secs(5), || raw.target(&target).is_none());
 
     let text = stage.run(&["get", "url"]);
@@ -310,7 +310,7 @@ fn attach_does_not_touch_dialog_blocked_or_frozen_foreign_tabs() {
         );
         let _ = dialog
             .session
-            .send(
+            .send_json(
                 "Page.navigate",
                 &json!({"url": site.url("/dialogs.html?auto=confirm")}),
             )
@@ -323,7 +323,7 @@ fn attach_does_not_touch_dialog_blocked_or_frozen_foreign_tabs() {
         frozen.goto(&site.url("/static.html")).await;
         frozen
             .session
-            .call("Page.setWebLifecycleState", json!({"state": "frozen"}))
+            .call_json("Page.setWebLifecycleState", json!({"state": "frozen"}))
             .await
             .expect("freeze");
         (dialog.session, frozen.session)
@@ -339,10 +339,11 @@ fn attach_does_not_touch_dialog_blocked_or_frozen_foreign_tabs() {
         started.elapsed()
     );
     // The confirm is still open (untouched) and can still be answered by its own client.
-    raw.block_on(dialog_session.call("Page.handleJavaScriptDialog", json!({"accept": true})))
+    raw.block_on(dialog_session.call_json("Page.handleJavaScriptDialog", json!({"accept": true})))
         .expect("the foreign dialog was still pending");
-    let _ =
-        raw.block_on(frozen_session.call("Page.setWebLifecycleState", json!({"state": "active"})));
+    let _ = raw.block_on(
+        frozen_session.call_json("Page.setWebLifecycleState", json!({"state": "active"})),
+    );
     stage.run(&["tab", "close"]).success();
     stage.run(&["close"]).success();
     anchor.run(&["close"]).success();

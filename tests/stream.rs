@@ -963,6 +963,37 @@ async fn commands_and_results_are_broadcast_with_a_correct_success() {
     run(&ab, &["close"]).await.success();
 }
 
+/// Regression: the live view rendered console messages with its own function (`hello Object`)
+/// while `console` printed the engine's rendering (`hello {a: 1}`); one rendering feeds both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_view_and_console_render_a_message_the_same() {
+    let _cpu = CPU.read().await;
+    let site = site();
+    let ab = Arc::new(Cli::new());
+    run(&ab, &["open", &site.url("/page1.html")])
+        .await
+        .success();
+    let port = stream_port(&ab);
+    let mut viewer = Viewer::connect(port, "").await;
+    viewer.next_of("tabs", SHORT).await;
+    run(
+        &ab,
+        &["eval", "console.log('hello', {a: 1}, [7], 'x', 2); true"],
+    )
+    .await
+    .success();
+    let live = viewer.next_of("console", SHORT).await;
+    assert_eq!(live["text"], "hello {a: 1} [0: 7] x 2", "{live}");
+    assert_eq!(live["level"], "log");
+    let printed = run(&ab, &["console"]).await.success();
+    assert_eq!(
+        printed.out(),
+        "[log] hello {a: 1} [0: 7] x 2",
+        "{printed:?}"
+    );
+    run(&ab, &["close"]).await.success();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stream_commands_and_the_http_api() {
     let _cpu = CPU.read().await;

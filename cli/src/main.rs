@@ -138,10 +138,14 @@ fn run_plan(
     // `close` must close even when the browser it would attach to is gone (a dead anchor): the
     // leading `launch` is then skipped, or its failure ignored, so no daemon is left behind.
     let launch = launch.filter(|_| !closing);
+    let mut launch_warning = None;
     if let Some((launch, kind)) = launch {
         match client.send_with_respawn(launch) {
             Ok(reply) => {
                 let mut reply = response(reply);
+                // e.g. a launch that switched a profile's Chrome binary (a pending dialog's
+                // warning also rides on the command's reply: printed once, below).
+                launch_warning = reply.warning.clone().filter(|_| reply.success);
                 if !reply.success {
                     // Keep the daemon's code (e.g. browser_lost) in the output.
                     if reply.error.is_none() {
@@ -165,11 +169,13 @@ fn run_plan(
             if closing && closed {
                 client.wait_closed(pid);
             }
-            rendered.append(output::render_response(
-                &response(reply),
-                action,
-                &inv.output,
-            ));
+            let reply = response(reply);
+            if let Some(warning) = launch_warning.filter(|w| reply.warning.as_ref() != Some(w)) {
+                rendered
+                    .stderr
+                    .push_str(&output::render_warning(&warning, &inv.output));
+            }
+            rendered.append(output::render_response(&reply, action, &inv.output));
         }
         Err(SendError::NoDaemon(message) | SendError::Other(message)) => {
             rendered.append(output::render_error(&message, &inv.output));

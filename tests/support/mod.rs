@@ -41,17 +41,17 @@ impl Page {
     pub async fn open(conn: &Connection) -> Page {
         let created = conn
             .browser()
-            .call("Target.createTarget", json!({"url": "about:blank"}))
+            .call_json("Target.createTarget", json!({"url": "about:blank"}))
             .await
             .expect("Target.createTarget");
         let target_id = created["targetId"].as_str().expect("targetId").to_string();
         let session = conn.attach(&target_id).await.expect("attach");
         session
-            .call("Page.enable", json!({}))
+            .call_json("Page.enable", json!({}))
             .await
             .expect("Page.enable");
         session
-            .call("Runtime.enable", json!({}))
+            .call_json("Runtime.enable", json!({}))
             .await
             .expect("Runtime.enable");
         Page { session, target_id }
@@ -64,7 +64,7 @@ impl Page {
             .subscribe(EventFilter::methods(["Page.loadEventFired"]), 8);
         let reply = self
             .session
-            .call("Page.navigate", json!({"url": url}))
+            .call_json("Page.navigate", json!({"url": url}))
             .await
             .expect("navigate");
         assert!(
@@ -81,7 +81,7 @@ impl Page {
     pub async fn eval(&self, expression: &str) -> Value {
         let reply = self
             .session
-            .call(
+            .call_json(
                 "Runtime.evaluate",
                 json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
             )
@@ -99,7 +99,7 @@ impl Page {
         loop {
             let reply = self
                 .session
-                .call(
+                .call_json(
                     "Runtime.evaluate",
                     json!({"expression": expression, "returnByValue": true}),
                 )
@@ -155,7 +155,7 @@ pub fn group_members(pgid: i32) -> Vec<i32> {
 
 /// Kills the given process group (cleanup for a test that failed half way).
 pub fn kill_group(pgid: i32) {
-    abx_chrome::group::signal(pgid, nix::sys::signal::Signal::SIGKILL);
+    let _ = abx_chrome::group::signal(pgid, nix::sys::signal::Signal::SIGKILL);
 }
 
 /// [`wait_gone`] for synchronous tests.

@@ -39,15 +39,15 @@ impl RawCdp {
     }
 
     /// A browser-level call.
-    pub fn call(&self, method: &str, params: Value) -> Value {
+    pub fn call_json(&self, method: &str, params: Value) -> Value {
         self.rt
-            .block_on(self.conn.browser().call(method, params))
+            .block_on(self.conn.browser().call_json(method, params))
             .unwrap_or_else(|e| panic!("{method}: {e}"))
     }
 
     /// `Target.getTargets` (pages only).
     pub fn pages(&self) -> Vec<Value> {
-        self.call("Target.getTargets", json!({}))["targetInfos"]
+        self.call_json("Target.getTargets", json!({}))["targetInfos"]
             .as_array()
             .cloned()
             .unwrap_or_default()
@@ -65,7 +65,7 @@ impl RawCdp {
 
     /// Opens a tab at `url` without attaching to it (a person's tab) and waits for its URL.
     pub fn open_unattached(&self, url: &str) -> String {
-        let id = self.call("Target.createTarget", json!({"url": url}))["targetId"]
+        let id = self.call_json("Target.createTarget", json!({"url": url}))["targetId"]
             .as_str()
             .expect("targetId")
             .to_string();

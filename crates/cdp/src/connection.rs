@@ -174,9 +174,11 @@ struct SessionParam<'a> {
     session_id: Option<&'a str>,
 }
 
-const CRASHED: &str = "Inspector.targetCrashed";
-const DETACHED: &str = "Target.detachedFromTarget";
-const FRAME: &str = "Page.screencastFrame";
+use chromiumoxide_cdp::cdp::browser_protocol::{inspector, page, target};
+const CRASHED: &str = inspector::EventTargetCrashed::IDENTIFIER;
+const DETACHED: &str = target::EventDetachedFromTarget::IDENTIFIER;
+/// Parsed on the reader's fast path (see the crate docs), not through the generated type.
+const FRAME: &str = page::EventScreencastFrame::IDENTIFIER;
 
 impl Shared {
     fn new() -> Arc<Self> {
@@ -416,10 +418,14 @@ impl Connection {
     }
 
     async fn connect_inner(url: &str, options: &ConnectOptions) -> Result<Connection, Error> {
+        // `ws://host:port?token=…` has no path: it is sent as `GET /?token=…`, never `GET ?token=…`.
         let ws_url = if url.starts_with("ws://") || url.starts_with("wss://") {
-            url.to_string()
+            discovery::normalize_ws_url(url)
         } else if url.starts_with("http://") || url.starts_with("https://") {
-            discovery::browser_ws_url_with(url, &options.headers, &options.extra_root_certs).await?
+            let discovered =
+                discovery::browser_ws_url_with(url, &options.headers, &options.extra_root_certs)
+                    .await?;
+            discovery::normalize_ws_url(&discovered)
         } else {
             return Err(Error::Connect {
                 url: url.to_string(),
@@ -526,21 +532,13 @@ impl Connection {
 
     /// Attaches to a target with `Target.attachToTarget { flatten: true }` and returns its session.
     pub async fn attach(&self, target_id: &str) -> Result<Session, Error> {
-        #[derive(Deserialize)]
-        struct Attached {
-            #[serde(rename = "sessionId")]
-            session_id: String,
-        }
-        let reply = self
-            .browser()
-            .call_raw(
-                "Target.attachToTarget",
-                &serde_json::json!({ "targetId": target_id, "flatten": true }),
-                None,
-            )
-            .await?;
-        let attached: Attached = reply.parse("Target.attachToTarget")?;
-        Ok(self.session(&attached.session_id))
+        use chromiumoxide_cdp::cdp::browser_protocol::target::AttachToTargetParams;
+        let attach = AttachToTargetParams {
+            flatten: Some(true),
+            ..AttachToTargetParams::new(target_id.to_string())
+        };
+        let attached = self.browser().call(attach).await?;
+        Ok(self.session(attached.session_id.as_ref()))
     }
 
     /// The WebSocket URL this connection speaks to (`pipe:` for a pipe).

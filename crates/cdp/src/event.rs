@@ -9,6 +9,7 @@ use std::ops::Range;
 use std::time::Instant;
 
 use bytes::Bytes;
+use chromiumoxide_types::MethodType;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
@@ -104,6 +105,35 @@ impl Event {
         }
     }
 
+    /// An event from one CDP message's text (`{"method", "params", "sessionId"}`), as the
+    /// reader would deliver it; `None` when the text is not an event message. For tests and
+    /// replays (a screencast frame built this way has no [`Event::screencast_frame`]).
+    pub fn from_message(text: impl Into<String>) -> Option<Event> {
+        #[derive(Deserialize)]
+        struct Message<'a> {
+            #[serde(borrow)]
+            method: &'a str,
+            #[serde(rename = "sessionId", borrow, default)]
+            session_id: Option<&'a str>,
+            #[serde(borrow, default)]
+            params: Option<&'a serde_json::value::RawValue>,
+        }
+        let buffer = Bytes::from(text.into());
+        let text = std::str::from_utf8(&buffer).ok()?;
+        let message: Message<'_> = serde_json::from_str(text).ok()?;
+        let method = offset_in(text, message.method);
+        let session_id = message.session_id.map(|s| offset_in(text, s));
+        let params = message.params.map(|p| offset_in(text, p.get()));
+        Some(Event::new(
+            buffer.clone(),
+            method,
+            session_id,
+            params,
+            None,
+            Instant::now(),
+        ))
+    }
+
     fn text(&self, range: &Range<usize>) -> &str {
         std::str::from_utf8(&self.buffer[range.clone()]).unwrap_or("")
     }
@@ -129,6 +159,18 @@ impl Event {
     /// Deserializes `params` into a typed event (e.g. a chromiumoxide_cdp `Event…` struct).
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, Error> {
         self.params().parse(self.method())
+    }
+
+    /// Whether this is the generated event type `E` (its method).
+    pub fn is<E: MethodType>(&self) -> bool {
+        self.method() == E::method_id()
+    }
+
+    /// The event decoded as the generated event type `E` (e.g.
+    /// `protocol::browser_protocol::page::EventFrameNavigated`) when its method is `E`'s;
+    /// `None` for any other event.
+    pub fn decode<E: MethodType + DeserializeOwned>(&self) -> Option<Result<E, Error>> {
+        self.is::<E>().then(|| self.parse())
     }
 
     /// The screencast frame, when this is a `Page.screencastFrame` event.
@@ -227,4 +269,28 @@ pub(crate) fn parse_frame(
 pub(crate) fn offset_in(whole: &str, part: &str) -> Range<usize> {
     let start = (part.as_ptr() as usize).saturating_sub(whole.as_ptr() as usize);
     start..start + part.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::browser_protocol::page;
+
+    #[test]
+    fn an_event_from_message_text_decodes_as_its_generated_type() {
+        let event = Event::from_message(
+            r#"{"method":"Page.frameStartedLoading","sessionId":"S1","params":{"frameId":"F"}}"#,
+        )
+        .expect("an event");
+        assert_eq!(event.method(), "Page.frameStartedLoading");
+        assert_eq!(event.session_id(), Some("S1"));
+        assert!(event.is::<page::EventFrameStartedLoading>());
+        let started = event
+            .decode::<page::EventFrameStartedLoading>()
+            .expect("its type")
+            .expect("decodes");
+        assert_eq!(started.frame_id.as_ref(), "F");
+        assert!(event.decode::<page::EventFrameStoppedLoading>().is_none());
+        assert!(Event::from_message(r#"{"id":1,"result":{}}"#).is_none());
+    }
 }

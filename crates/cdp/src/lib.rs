@@ -2,8 +2,11 @@
 //!
 //! [`Connection`] owns the socket through two tasks: a reader that routes every message and a
 //! writer fed by a bounded queue. [`Session`] is a cheap handle bound to one target's flat session
-//! id (or to the browser); `session.execute(cmd)` sends a typed chromiumoxide_cdp command and
-//! waits for its reply or its deadline, `session.call(method, json)` does the same for any method.
+//! id (or to the browser); `session.call(cmd)` sends a typed command (the generated
+//! chromiumoxide_cdp types, re-exported as [`protocol`]) and waits for its typed reply or its
+//! deadline; `session.send(&cmd)` queues one without waiting. Methods or parameters the pinned
+//! protocol revision lacks go through `session.call_json(method, json)` / `send_json`, and
+//! generated events are decoded with [`Event::decode`].
 //! Events are delivered per session on bounded channels ([`Subscription`]); the reader never
 //! waits for a slow subscriber. When the socket dies, every pending call fails with
 //! [`Error::ConnectionClosed`] at once; when a target detaches or its renderer crashes, the calls
@@ -17,10 +20,12 @@
 //! # async fn demo(url: &str) -> Result<(), abx_cdp::Error> {
 //! use abx_cdp::protocol::browser_protocol::browser::GetVersionParams;
 //! let conn = abx_cdp::Connection::connect(url).await?;
-//! let version = conn.browser().execute(GetVersionParams::default()).await?;
+//! let version = conn.browser().call(GetVersionParams::default()).await?;
 //! println!("{}", version.product);
-//! let title = conn.browser().call("Target.getTargets", serde_json::json!({})).await?;
-//! # let _ = title; Ok(()) }
+//! // A parameter newer than the pinned protocol types (Chrome 156's screencast window):
+//! let page = conn.attach("TARGET-ID").await?;
+//! page.send_json("Page.startScreencast", &serde_json::json!({"maxFramesInFlight": 6})).await?;
+//! # Ok(()) }
 //! ```
 
 mod connection;
@@ -41,4 +46,4 @@ pub use session::Session;
 /// `protocol::browser_protocol::page::NavigateParams`.
 pub use chromiumoxide_cdp::cdp as protocol;
 /// The `Command` and `Method` traits the protocol types implement.
-pub use chromiumoxide_types::{Command, Method, MethodType};
+pub use chromiumoxide_types::{Command, Method, MethodId, MethodType};

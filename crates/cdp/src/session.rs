@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use chromiumoxide_types::Command;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use crate::Error;
 use crate::connection::{Connection, EventFilter, Subscription};
@@ -41,25 +42,48 @@ impl Session {
         &self.connection
     }
 
-    /// Sends a typed command (a chromiumoxide_cdp `…Params`) and decodes its typed reply.
-    pub async fn execute<C: Command>(&self, command: C) -> Result<C::Response, Error> {
-        self.execute_within(command, self.connection.default_timeout())
+    /// Sends a typed command (a generated `…Params` from [`crate::protocol`]) and decodes its
+    /// typed reply, within the connection's default deadline. The method name and every field
+    /// come from the generated types, so a misspelt one does not compile.
+    pub async fn call<C: Command>(&self, command: C) -> Result<C::Response, Error> {
+        self.call_within(command, self.connection.default_timeout())
             .await
     }
 
-    /// [`Session::execute`] with an explicit deadline.
-    pub async fn execute_within<C: Command>(
+    /// [`Session::call`] with an explicit deadline.
+    pub async fn call_within<C: Command>(
         &self,
         command: C,
         timeout: Duration,
     ) -> Result<C::Response, Error> {
-        let method = command.identifier();
-        let reply = self.call_raw(&method, &command, Some(timeout)).await?;
-        reply.parse(&method)
+        self.call_as(&command, Some(timeout)).await
     }
 
-    /// Sends any method with JSON params and returns the reply as a `serde_json::Value`.
-    pub async fn call(
+    /// Sends a typed command and decodes the reply as `R` instead of the generated response
+    /// type: for replies whose generated type is stricter than the Chrome we drive (an enum that
+    /// gained values after the pinned protocol revision would fail the whole reply) or costly to
+    /// build when only a few fields are read (a whole accessibility tree).
+    pub async fn call_as<C: Command, R: DeserializeOwned>(
+        &self,
+        command: &C,
+        timeout: Option<Duration>,
+    ) -> Result<R, Error> {
+        let method = command.identifier();
+        self.call_raw(&method, command, timeout)
+            .await?
+            .parse(&method)
+    }
+
+    /// Queues a typed command without waiting for its reply (ordered with every other message
+    /// on the connection). Used for input, acknowledgements and releases, where order matters
+    /// and replies do not.
+    pub async fn send<C: Command>(&self, command: &C) -> Result<(), Error> {
+        self.send_json(&command.identifier(), command).await
+    }
+
+    /// Sends any method with JSON params and returns the reply as a `serde_json::Value`. Only
+    /// for methods or parameters the pinned protocol types lack; prefer [`Session::call`].
+    pub async fn call_json(
         &self,
         method: &str,
         params: serde_json::Value,
@@ -67,8 +91,8 @@ impl Session {
         self.call_raw(method, &params, None).await?.to_value(method)
     }
 
-    /// [`Session::call`] with an explicit deadline.
-    pub async fn call_within(
+    /// [`Session::call_json`] with an explicit deadline.
+    pub async fn call_json_within(
         &self,
         method: &str,
         params: serde_json::Value,
@@ -97,9 +121,13 @@ impl Session {
             .await
     }
 
-    /// Queues a method without waiting for its reply (ordered with every other message on the
-    /// connection). Used for input, where order matters and replies do not.
-    pub async fn send<P: Serialize + ?Sized>(&self, method: &str, params: &P) -> Result<(), Error> {
+    /// Queues any method with serializable params without waiting for its reply. Only for
+    /// methods or parameters the pinned protocol types lack; prefer [`Session::send`].
+    pub async fn send_json<P: Serialize + ?Sized>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<(), Error> {
         let params = serde_json::to_string(params).map_err(|e| Error::Decode {
             method: method.to_string(),
             detail: e.to_string(),

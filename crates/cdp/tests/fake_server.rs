@@ -87,12 +87,12 @@ async fn replies_are_routed_by_id_even_out_of_order() {
     let browser = conn.browser();
     let first = tokio::spawn({
         let b = browser.clone();
-        async move { b.call("Test.first", json!({"n": 1})).await }
+        async move { b.call_json("Test.first", json!({"n": 1})).await }
     });
     let req1 = chrome.next_request().await;
     let second = tokio::spawn({
         let b = browser.clone();
-        async move { b.call("Test.second", json!({"n": 2})).await }
+        async move { b.call_json("Test.second", json!({"n": 2})).await }
     });
     let req2 = chrome.next_request().await;
     assert_eq!(req1["method"], "Test.first");
@@ -113,7 +113,8 @@ async fn session_calls_carry_the_session_id_and_protocol_errors_are_typed() {
     let mut chrome = FakeChrome::start().await;
     let conn = Connection::connect(&chrome.url).await.expect("connect");
     let page = conn.session("S1");
-    let call = tokio::spawn(async move { page.call("Page.navigate", json!({"url": "x"})).await });
+    let call =
+        tokio::spawn(async move { page.call_json("Page.navigate", json!({"url": "x"})).await });
     let req = chrome.next_request().await;
     assert_eq!(req["sessionId"], "S1");
     chrome.send(json!({"id": req["id"], "sessionId": "S1", "error": {"code": -32602, "message": "Invalid parameters"}}));
@@ -180,7 +181,7 @@ async fn a_call_without_reply_fails_at_its_deadline() {
     let started = Instant::now();
     let err = conn
         .browser()
-        .call_within("Test.neverAnswered", json!({}), Duration::from_millis(150))
+        .call_json_within("Test.neverAnswered", json!({}), Duration::from_millis(150))
         .await
         .expect_err("must time out");
     let waited = started.elapsed();
@@ -194,7 +195,7 @@ async fn a_call_without_reply_fails_at_its_deadline() {
     chrome.send(json!({"id": req["id"], "result": {}}));
     let next = tokio::spawn({
         let b = conn.browser();
-        async move { b.call("Test.next", json!({})).await }
+        async move { b.call_json("Test.next", json!({})).await }
     });
     let req2 = chrome.next_request().await;
     chrome.send(json!({"id": req2["id"], "result": {"ok": true}}));
@@ -216,7 +217,7 @@ async fn socket_drop_fails_every_pending_call_within_100ms() {
         };
         calls.push(tokio::spawn(async move {
             let r = session
-                .call_within("Test.pending", json!({}), Duration::from_secs(30))
+                .call_json_within("Test.pending", json!({}), Duration::from_secs(30))
                 .await;
             (r, Instant::now())
         }));
@@ -246,7 +247,7 @@ async fn socket_drop_fails_every_pending_call_within_100ms() {
     let started = Instant::now();
     let err = conn
         .browser()
-        .call("Test.after", json!({}))
+        .call_json("Test.after", json!({}))
         .await
         .expect_err("closed");
     assert!(err.is_connection_closed());
@@ -259,7 +260,7 @@ async fn garbage_frames_are_ignored_and_the_reader_keeps_serving() {
     let conn = Connection::connect(&chrome.url).await.expect("connect");
     let call = tokio::spawn({
         let b = conn.browser();
-        async move { b.call("Test.afterGarbage", json!({})).await }
+        async move { b.call_json("Test.afterGarbage", json!({})).await }
     });
     let req = chrome.next_request().await;
     let _ = chrome.acts.send(Act::Text("not json at all".into()));
@@ -320,7 +321,7 @@ async fn detached_session_fails_its_pending_calls_and_ends_its_events() {
     let call = tokio::spawn({
         let s = conn.session("S9");
         async move {
-            s.call_within(
+            s.call_json_within(
                 "Runtime.evaluate",
                 json!({"expression": "1"}),
                 Duration::from_secs(30),
@@ -331,7 +332,7 @@ async fn detached_session_fails_its_pending_calls_and_ends_its_events() {
     let other = tokio::spawn({
         let s = conn.session("S8");
         async move {
-            s.call_within("Runtime.evaluate", json!({}), Duration::from_secs(30))
+            s.call_json_within("Runtime.evaluate", json!({}), Duration::from_secs(30))
                 .await
         }
     });
@@ -357,7 +358,7 @@ async fn crashed_target_fails_its_pending_calls() {
     let call = tokio::spawn({
         let s = conn.session("S3");
         async move {
-            s.call_within("Runtime.evaluate", json!({}), Duration::from_secs(30))
+            s.call_json_within("Runtime.evaluate", json!({}), Duration::from_secs(30))
                 .await
         }
     });
@@ -382,7 +383,7 @@ async fn a_full_subscriber_drops_events_but_never_stalls_replies() {
     }
     let call = tokio::spawn({
         let b = conn.browser();
-        async move { b.call("Test.ping", json!({})).await }
+        async move { b.call_json("Test.ping", json!({})).await }
     });
     let req = chrome.next_request().await;
     chrome.send(json!({"id": req["id"], "result": {"pong": true}}));
@@ -400,7 +401,7 @@ async fn sends_keep_their_order() {
     let conn = Connection::connect(&chrome.url).await.expect("connect");
     let page = conn.session("S1");
     for i in 0..200 {
-        page.send(
+        page.send_json(
             "Input.dispatchKeyEvent",
             &json!({"type": "char", "text": i.to_string()}),
         )
@@ -442,7 +443,7 @@ async fn typed_commands_use_chromiumoxide_types() {
     let conn = Connection::connect(&chrome.url).await.expect("connect");
     let call = tokio::spawn({
         let b = conn.browser();
-        async move { b.execute(GetVersionParams::default()).await }
+        async move { b.call(GetVersionParams::default()).await }
     });
     let req = chrome.next_request().await;
     assert_eq!(req["method"], "Browser.getVersion");

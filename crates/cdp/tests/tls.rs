@@ -100,7 +100,7 @@ async fn https_discovery_and_wss_work_with_a_trusted_root() {
     assert!(conn.url().starts_with("wss://localhost:"), "{}", conn.url());
     let version = conn
         .browser()
-        .call("Browser.getVersion", serde_json::json!({}))
+        .call_json("Browser.getVersion", serde_json::json!({}))
         .await
         .expect("a call over wss");
     assert_eq!(version["product"], "FakeChrome/1");

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::LaunchOptions;
+use crate::{BrowserKind, LaunchOptions};
 
 /// Upstream's defaults (contract §1.7), minus `--remote-debugging-port`, which the launcher adds.
 pub const DEFAULT_ARGS: &[&str] = &[
@@ -23,13 +23,26 @@ pub const DEFAULT_ARGS: &[&str] = &[
     "--use-mock-keychain",
 ];
 
-/// Builds the full argument list for one launch.
+/// Builds the full argument list for one launch of full Chrome.
 pub fn build_args(options: &LaunchOptions, user_data_dir: &Path, run_as_root: bool) -> Vec<String> {
+    build_args_for(BrowserKind::Chrome, options, user_data_dir, run_as_root)
+}
+
+/// Builds the full argument list for one launch of `kind`. The headless shell is headless by
+/// nature: it gets no `--headless=new` (which it ignores) and everything else the same.
+pub fn build_args_for(
+    kind: BrowserKind,
+    options: &LaunchOptions,
+    user_data_dir: &Path,
+    run_as_root: bool,
+) -> Vec<String> {
     let mut args: Vec<String> = vec!["--remote-debugging-port=0".to_string()];
     args.extend(DEFAULT_ARGS.iter().map(|s| s.to_string()));
     let user_sets = |prefix: &str| options.args.iter().any(|a| a.starts_with(prefix));
     if options.headless {
-        args.push("--headless=new".into());
+        if kind == BrowserKind::Chrome {
+            args.push("--headless=new".into());
+        }
         if options.hide_scrollbars {
             args.push("--hide-scrollbars".into());
         }
@@ -141,6 +154,24 @@ mod tests {
         assert!(args.contains(&"--user-data-dir=/tmp/p".to_string()));
         assert!(args.contains(&"--remote-debugging-port=0".to_string()));
         assert!(!args.contains(&"--no-sandbox".to_string()));
+    }
+
+    #[test]
+    fn the_headless_shell_gets_no_headless_new_and_the_same_rest() {
+        let options = LaunchOptions::default();
+        let full = build_args(&options, Path::new("/tmp/p"), false);
+        let shell = build_args_for(
+            BrowserKind::HeadlessShell,
+            &options,
+            Path::new("/tmp/p"),
+            false,
+        );
+        assert!(
+            !shell.iter().any(|a| a.starts_with("--headless")),
+            "{shell:?}"
+        );
+        let without: Vec<&String> = full.iter().filter(|a| *a != "--headless=new").collect();
+        assert_eq!(without, shell.iter().collect::<Vec<_>>());
     }
 
     #[test]

@@ -22,7 +22,8 @@ const SCRIPT: &str = r#"
 read line
 if [ "$line" = disarm ]; then exit 0; fi
 pgid="$1"; xvfb="$2"; shift 2
-kill -KILL -"$pgid" 2>/dev/null
+# 0 and 1 would be our own group and init's (a pid that could not be read): never signal those.
+[ "$pgid" -gt 1 ] 2>/dev/null && kill -KILL -"$pgid" 2>/dev/null
 [ "$xvfb" != 0 ] && kill -KILL "$xvfb" 2>/dev/null
 # SIGKILL is final once kill returns: the processes never run user code again, so the profile can
 # go now (waiting for the group to vanish would wait on zombies that init has not reaped yet). A
@@ -84,5 +85,29 @@ impl OrphanGuard {
             let _ = stdin.flush().await;
         }
         let _ = tokio::time::timeout(std::time::Duration::from_secs(1), self.child.wait()).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: a guard for pgid 0 (a Chrome whose pid could not be read) ran
+    /// `kill -KILL -0`, which signals the guard's own process group: it killed itself and left
+    /// the temp profile behind. It must skip the kill and still clean up.
+    #[tokio::test]
+    async fn a_guard_for_pgid_0_signals_nobody_and_still_removes_its_paths() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let profile = dir.path().join("profile");
+        std::fs::create_dir(&profile).expect("profile dir");
+        let mut guard = OrphanGuard::spawn(0, None, std::slice::from_ref(&profile)).expect("spawn");
+        // Closing the pipe is what the owner's death does.
+        drop(guard.stdin.take());
+        let status = tokio::time::timeout(std::time::Duration::from_secs(5), guard.child.wait())
+            .await
+            .expect("the guard finished")
+            .expect("wait");
+        assert!(status.success(), "the guard was killed: {status:?}");
+        assert!(!profile.exists(), "the guard left {}", profile.display());
     }
 }

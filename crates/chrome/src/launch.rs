@@ -13,6 +13,7 @@ use tokio::io::AsyncBufReadExt;
 use tokio::process::Command;
 use tokio::sync::watch;
 
+use crate::discovery::BrowserBinary;
 use crate::guard::OrphanGuard;
 use crate::xvfb::Xvfb;
 use crate::{args, discovery, group};
@@ -40,10 +41,15 @@ pub enum Transport {
 /// How to launch Chrome. Built by the daemon from env/config; nothing here reads the environment.
 #[derive(Clone, Debug)]
 pub struct LaunchOptions {
-    /// Chrome executable; `None` searches `PATH` (see [`crate::find_chrome`]).
+    /// Chrome executable; `None` chooses one on `PATH`: the headless shell for a headless launch
+    /// that needs nothing only full Chrome has, else full Chrome (see [`crate::select_browser`]).
     pub executable: Option<PathBuf>,
-    /// `--headless=new` when true (the default).
+    /// Headless (the default): the headless shell, or full Chrome with `--headless=new`.
     pub headless: bool,
+    /// Features this launch uses that only full Chrome has (e.g. `webgpu` for a caller that
+    /// wants the full browser's WebGPU path), beyond those [`crate::full_chrome_needs`] sees in
+    /// the options themselves. Any entry keeps the headless shell out.
+    pub needs_full_chrome: Vec<String>,
     /// Extra arguments appended after the defaults.
     pub args: Vec<String>,
     /// Persistent user-data-dir; `None` uses a throw-away temp profile removed on close.
@@ -87,6 +93,7 @@ impl Default for LaunchOptions {
         Self {
             executable: None,
             headless: true,
+            needs_full_chrome: Vec::new(),
             args: Vec::new(),
             profile: None,
             no_xvfb: false,
@@ -122,6 +129,18 @@ pub enum LaunchError {
     ExecutableNotFound {
         /// What was checked.
         checked: Vec<String>,
+    },
+    /// The explicit executable is a headless shell, and the launch needs full Chrome.
+    #[error(
+        "{executable} is a headless shell, which cannot provide: {}. Use full Chrome \
+         (unset AGENT_BROWSER_EXECUTABLE_PATH, or point it at chromium)",
+        needs.join(", ")
+    )]
+    NeedsFullChrome {
+        /// The executable.
+        executable: String,
+        /// What needs full Chrome.
+        needs: Vec<String>,
     },
     /// The process could not be started.
     #[error("cannot start {executable}: {reason}")]
@@ -214,7 +233,7 @@ pub struct Chrome {
     xvfb: Option<Xvfb>,
     guard: Option<OrphanGuard>,
     stderr: Arc<Mutex<VecDeque<String>>>,
-    executable: PathBuf,
+    binary: BrowserBinary,
     headless: bool,
     pipe: Option<(
         tokio::net::unix::pipe::Receiver,
@@ -228,6 +247,7 @@ impl std::fmt::Debug for Chrome {
             .field("pid", &self.pid)
             .field("ws_url", &self.ws_url)
             .field("headless", &self.headless)
+            .field("kind", &self.binary.kind)
             .finish_non_exhaustive()
     }
 }
@@ -241,7 +261,11 @@ fn is_root() -> bool {
 impl Chrome {
     /// Launches Chrome and waits until its DevTools endpoint is ready.
     pub async fn launch(options: LaunchOptions) -> Result<Chrome, LaunchError> {
-        let executable = discovery::find_chrome(options.executable.as_deref())?;
+        let binary = discovery::select_browser(&options)?;
+        if let Some(warning) = binary.warning() {
+            tracing::warn!("{warning}");
+        }
+        let executable = binary.executable.clone();
         let profile = match &options.profile {
             Some(path) => {
                 std::fs::create_dir_all(path).map_err(|e| LaunchError::Profile {
@@ -275,7 +299,8 @@ impl Chrome {
             let (w, h) = options.window_size.unwrap_or((1280, 720));
             xvfb = Some(Xvfb::start(w, h).await?);
         }
-        let mut chrome_args = args::build_args(&options, profile.path(), is_root());
+        let mut chrome_args =
+            args::build_args_for(binary.kind, &options, profile.path(), is_root());
         let mut command = Command::new(&executable);
         let mut our_pipe_ends = None;
         if options.transport == Transport::Pipe {
@@ -380,7 +405,7 @@ impl Chrome {
             xvfb,
             guard,
             stderr,
-            executable,
+            binary,
             headless: options.headless,
             pipe,
         };
@@ -393,18 +418,33 @@ impl Chrome {
                 });
             }
             chrome.ws_url = "pipe:".into();
+            chrome.record_profile_kind();
             return Ok(chrome);
         }
         match chrome.wait_ready(&port_file, options.launch_timeout).await {
             Ok((port, path)) => {
                 chrome.port = port;
                 chrome.ws_url = format!("ws://127.0.0.1:{port}{path}");
+                chrome.record_profile_kind();
                 Ok(chrome)
             }
             Err(err) => {
                 chrome.kill().await;
                 Err(err)
             }
+        }
+    }
+
+    /// Remembers in a persistent profile which kind of binary it runs with, so the next launch
+    /// with it chooses the same one (see [`crate::profile_kind`]).
+    fn record_profile_kind(&self) {
+        if let Some(Profile::Persistent(path)) = &self.profile
+            && let Err(err) = discovery::record_profile_kind(path, &self.binary)
+        {
+            tracing::warn!(
+                "cannot record the browser kind in {}: {err}",
+                path.display()
+            );
         }
     }
 
@@ -489,7 +529,12 @@ impl Chrome {
 
     /// The executable that was launched.
     pub fn executable(&self) -> &Path {
-        &self.executable
+        &self.binary.executable
+    }
+
+    /// Which binary runs (headless shell or full Chrome) and why.
+    pub fn binary(&self) -> &BrowserBinary {
+        &self.binary
     }
 
     /// Whether Chrome runs headless.
@@ -584,8 +629,10 @@ impl Chrome {
     pub async fn kill(mut self) -> CloseReceipt {
         let started = Instant::now();
         let mut receipt = CloseReceipt::default();
-        if group::signal(self.pid, Signal::SIGKILL) {
-            receipt.signals.push("SIGKILL".into());
+        match group::signal(self.pid, Signal::SIGKILL) {
+            Ok(()) => receipt.signals.push("SIGKILL".into()),
+            Err(err @ group::SignalError::UnsafeGroup { .. }) => tracing::warn!(%err),
+            Err(_) => {}
         }
         group::wait_empty(self.pid, Duration::from_secs(2)).await;
         let mut exited = self.exited.clone();
@@ -630,7 +677,7 @@ impl Drop for Chrome {
         // Not closed explicitly (error path or panic): kill the group now. The guard, dropped
         // with us undisarmed, also fires and removes the temp profile.
         if self.guard.is_some() || self.profile.is_some() {
-            group::signal(self.pid, Signal::SIGKILL);
+            let _ = group::signal(self.pid, Signal::SIGKILL);
         }
     }
 }
@@ -658,13 +705,10 @@ fn pipe_pair() -> std::io::Result<(PipeEnds, Vec<command_fds::FdMapping>)> {
 
 async fn browser_close(conn: &Connection) -> bool {
     // Chrome may drop the socket before answering; both mean the close was accepted.
+    use abx_cdp::protocol::browser_protocol::browser::CloseParams;
     match conn
         .browser()
-        .call_within(
-            "Browser.close",
-            serde_json::json!({}),
-            Duration::from_secs(3),
-        )
+        .call_within(CloseParams::default(), Duration::from_secs(3))
         .await
     {
         Ok(_) => true,

@@ -1,8 +1,11 @@
 //! Chrome as a process we own.
 //!
 //! [`Chrome::launch`] finds the executable (`AGENT_BROWSER_EXECUTABLE_PATH` as
-//! [`LaunchOptions::executable`], else `which` for chromium, chromium-browser, google-chrome,
-//! google-chrome-stable, chrome), builds upstream agent-browser's argument set plus the caller's,
+//! [`LaunchOptions::executable`]; else, for a headless launch that needs nothing only full Chrome
+//! has, `chromium-headless-shell` or `chrome-headless-shell` on `PATH`; else chromium,
+//! chromium-browser, google-chrome, google-chrome-stable, chrome — see [`select_browser`]; a
+//! persistent profile keeps the kind it first ran with), builds upstream agent-browser's argument
+//! set plus the caller's,
 //! uses a persistent profile or a throw-away temp profile, starts a private Xvfb for headed Chrome
 //! without a display, puts Chrome in its own process group, and reads the DevTools address from
 //! `DevToolsActivePort` (no stderr scraping). An orphan guard (see [`guard`]) takes Chrome, Xvfb
@@ -28,6 +31,9 @@ pub mod guard;
 mod launch;
 mod xvfb;
 
-pub use args::{DEFAULT_ARGS, build_args, split_user_args};
-pub use discovery::{CANDIDATES, find_chrome};
+pub use args::{DEFAULT_ARGS, build_args, build_args_for, split_user_args};
+pub use discovery::{
+    BrowserBinary, BrowserKind, CANDIDATES, Choice, HEADLESS_SHELL_CANDIDATES, PROFILE_RECORD,
+    find_chrome, full_chrome_needs, profile_kind, select_browser, skip_passthrough_wrapper,
+};
 pub use launch::{Chrome, CloseReceipt, LaunchError, LaunchOptions, Proxy, Transport};

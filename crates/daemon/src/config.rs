@@ -353,8 +353,16 @@ impl LaunchSpec {
     }
 
     /// A stable hash of the launch-affecting settings (upstream's `launchHash`). Settings that
-    /// do not need a relaunch (pin-tab binding) are left out.
+    /// do not need a relaunch (pin-tab binding) are left out. A local launch also hashes the
+    /// binary it resolves to (headless shell or full Chrome, see `abx_chrome::select_browser`),
+    /// so two commands on one session never run different binaries without a relaunch.
     pub fn hash(&self) -> u64 {
+        let binary = match self.source {
+            BrowserSource::Local => abx_chrome::select_browser(&self.launch_options(None))
+                .ok()
+                .map(|b| b.executable),
+            _ => None,
+        };
         let source = match &self.source {
             BrowserSource::Local => "local".to_string(),
             BrowserSource::Cdp(target) => format!("cdp:{target}"),
@@ -376,6 +384,7 @@ impl LaunchSpec {
             self.no_xvfb,
             self.allow_file_access,
             self.hide_scrollbars,
+            binary,
         ])
         .to_string();
         fnv1a(canonical.as_bytes())

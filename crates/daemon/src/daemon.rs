@@ -200,7 +200,14 @@ impl Daemon {
         let warning = live
             .as_ref()
             .filter(|_| !reports_dialog)
-            .and_then(|l| dialog_warning(&l.session));
+            .and_then(|l| dialog_warning(&l.session))
+            .or_else(|| {
+                // A launch that switched a profile's binary says so, once.
+                live.as_ref()
+                    .filter(|_| outcome.launch.launched_now)
+                    .and_then(|l| l.session.browser().binary())
+                    .and_then(abx_chrome::BrowserBinary::warning)
+            });
         match outcome.result {
             Ok(data) => {
                 let cleanup = data.get("__cleanup").cloned();
@@ -219,6 +226,9 @@ impl Daemon {
                         browser_launched: live.is_some(),
                         engine: "chrome",
                         launch_hash: live.as_ref().map(|l| l.hash),
+                        browser: live
+                            .as_ref()
+                            .and_then(|l| l.session.browser().binary().cloned()),
                     },
                     timings,
                     cleanup,
@@ -352,14 +362,16 @@ impl Daemon {
             note.launched_now = true;
             return Ok(reconnected);
         }
-        // A browser we were attached to is gone: never fall back to launching one (#1421).
-        if !explicit
-            && let Some(live) = &previous
+        // A browser we were attached to is gone: never fall back to launching one (#1421), and
+        // never re-attach to the same endpoint unchecked (a browser service would hand out a new,
+        // blank browser there; `reconnect` above only takes the same browser back).
+        if let Some(live) = &previous
             && live.spec.is_attach()
+            && (!explicit || (live.hash == hash && !live.session.browser().is_alive()))
         {
             return Err(Failure::coded(
                 format!(
-                    "browser_lost: the attached browser at {} is gone; reconnect with `agent-browser connect <port|url>` or close this session",
+                    "browser_lost: the attached browser at {} is gone; close this session (`agent-browser close`) and start again, or connect to another browser with `agent-browser connect <port|url>`",
                     live.session.browser().cdp_url()
                 ),
                 "browser_lost",
@@ -446,7 +458,12 @@ impl Daemon {
                     connect_timeout: None,
                     ..AttachOptions::default()
                 };
-                Browser::attach(endpoint, options).await.ok()?
+                // Only the same browser: a service may hand out a new, blank one (browser_lost).
+                live.session
+                    .browser()
+                    .reattach(endpoint, options)
+                    .await
+                    .ok()?
             }
             BrowserSource::Local => {
                 let chrome = live.session.browser().take_live_chrome().await?;

@@ -145,6 +145,10 @@ pub struct EffectiveLaunch {
     pub engine: &'static str,
     /// The launch hash, when a browser is running.
     pub launch_hash: Option<u64>,
+    /// Beyond upstream: the Chrome binary we launched (headless shell or full Chrome), why, and
+    /// whether it switched a profile's binary. Absent for attached browsers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub browser: Option<abx_chrome::BrowserBinary>,
 }
 
 /// A success line.

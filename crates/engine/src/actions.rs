@@ -9,11 +9,13 @@
 
 use std::time::{Duration, Instant};
 
+use abx_cdp::protocol::browser_protocol::{dom, input as cdp};
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::error::{EngineError, Result};
-use crate::input::{self, Stroke};
+use crate::input::{self, InputEvent, Stroke};
+use crate::js::PageFn;
 use crate::locate::{Checks, Handle, Point};
 use crate::session::Session;
 use crate::tab::Tab;
@@ -207,98 +209,73 @@ pub struct Inserted {
 /// Clears an input, textarea or contenteditable (value setter plus an `input` event, so
 /// frameworks see it) and leaves it focused. Returns `insert` when text may now be inserted,
 /// `done` when the value was set directly (date/color/range inputs), or an error text.
-const CLEAR_FN: &str = r#"function(value, setDirect) {
-  const el = this;
-  const tag = el.localName;
-  const direct = ['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range'];
-  el.focus();
-  if (tag === 'input' || tag === 'textarea') {
-    const proto = tag === 'input' ? HTMLInputElement.prototype : HTMLTextAreaElement.prototype;
-    const set = Object.getOwnPropertyDescriptor(proto, 'value').set;
-    if (setDirect && tag === 'input' && direct.includes(el.type)) {
-      set.call(el, value);
-      el.dispatchEvent(new Event('input', {bubbles: true}));
-      el.dispatchEvent(new Event('change', {bubbles: true}));
-      return 'done';
-    }
-    if (el.value !== '') {
-      set.call(el, '');
-      el.dispatchEvent(new Event('input', {bubbles: true}));
-    }
-    return 'insert';
-  }
-  if (el.isContentEditable) {
-    const doc = el.ownerDocument;
-    const range = doc.createRange();
-    range.selectNodeContents(el);
-    const sel = doc.getSelection();
-    sel.removeAllRanges();
-    sel.addRange(range);
-    if (el.textContent !== '') doc.execCommand('delete');
-    return 'insert';
-  }
-  return 'Element is not an <input>, <textarea> or [contenteditable] element';
-}"#;
+const CLEAR_FN: PageFn = PageFn::new(include_str!("actions/clear.js"));
 
 /// Selects options by value or visible label.
-const SELECT_FN: &str = r#"function(values) {
-  const el = this;
-  if (el.localName !== 'select') return {error: 'Element is not a <select> element'};
-  const options = Array.from(el.options);
-  const wanted = (o) => values.includes(o.value) || values.includes(o.textContent.trim()) || values.includes(o.label);
-  const matches = options.filter(wanted);
-  if (matches.length === 0) {
-    const available = options.map((o) => o.value + ' ("' + o.textContent.trim() + '")').join(', ');
-    return {error: 'No option matched ' + JSON.stringify(values) + '. Available options: ' + available};
-  }
-  const chosen = el.multiple ? matches : [matches[0]];
-  for (const o of options) o.selected = chosen.includes(o);
-  el.dispatchEvent(new Event('input', {bubbles: true}));
-  el.dispatchEvent(new Event('change', {bubbles: true}));
-  return {selected: chosen.map((o) => o.value)};
-}"#;
+const SELECT_FN: PageFn = PageFn::new(include_str!("actions/select.js"));
 
 /// The checked state of a checkbox, radio or ARIA checkable; `null` when it has none.
-pub(crate) const CHECKED_FN: &str = r#"function() {
-  const el = this;
-  if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio')) return el.checked;
-  const aria = el.getAttribute && el.getAttribute('aria-checked');
-  if (aria === 'true' || aria === 'mixed') return true;
-  if (aria === 'false') return false;
-  const inner = el.querySelector && el.querySelector('input[type=checkbox], input[type=radio]');
-  if (inner) return inner.checked;
-  return null;
-}"#;
+pub(crate) const CHECKED_FN: PageFn = PageFn::new(include_str!("actions/checked.js"));
 
 /// Whether an element is rendered (for choosing between a real click and a script click).
-const RENDERED_FN: &str = r#"function() {
-  const s = getComputedStyle(this);
-  const r = this.getBoundingClientRect();
-  return s.visibility === 'visible' && r.width > 0 && r.height > 0;
-}"#;
+const RENDERED_FN: PageFn = PageFn::new(include_str!("actions/rendered.js"));
+
+/// The `href` of the link the element is in (`null` outside a link).
+const LINK_HREF_FN: PageFn = PageFn::new(include_str!("actions/link_href.js"));
+/// Focuses the element.
+const FOCUS_FN: PageFn = PageFn::new(include_str!("actions/focus.js"));
+/// Whether the element is a radio button.
+const IS_RADIO_FN: PageFn = PageFn::new(include_str!("actions/is_radio.js"));
+/// `HTMLElement.click()`: a click without pointer events, for controls the page hides.
+const SCRIPT_CLICK_FN: PageFn = PageFn::new(include_str!("actions/script_click.js"));
+/// Scrolls the element by (dx, dy).
+const SCROLL_ELEMENT_FN: PageFn = PageFn::new(include_str!("actions/scroll_element.js"));
+/// Scrolls the window by (dx, dy).
+const SCROLL_PAGE_FN: PageFn = PageFn::new(include_str!("actions/scroll_page.js"));
+/// Scrolls the element to the middle of the viewport.
+const SCROLL_INTO_VIEW_FN: PageFn = PageFn::new(include_str!("actions/scroll_into_view.js"));
+/// Whether the element is (in) an HTML5 `draggable` element.
+const IS_DRAGGABLE_FN: PageFn = PageFn::new(include_str!("actions/is_draggable.js"));
+/// `[type, multiple]` of an `<input>`, `null` for other elements.
+const FILE_INPUT_FN: PageFn = PageFn::new(include_str!("actions/file_input.js"));
 
 /// How often a click the guard blocked is retried before giving up.
 const MAX_CLICK_ATTEMPTS: u32 = 5;
 
+use cdp::DispatchMouseEventType as Mouse;
+use cdp::MouseButton;
+
 fn mouse(
-    kind: &str,
+    kind: cdp::DispatchMouseEventType,
     point: Point,
-    button: &str,
+    button: MouseButton,
     buttons: i64,
     count: i64,
-) -> (&'static str, Value) {
-    (
-        "Input.dispatchMouseEvent",
-        json!({"type": kind, "x": point.x, "y": point.y, "button": button,
-                                        "buttons": buttons, "clickCount": count}),
-    )
+) -> InputEvent {
+    input::mouse_event(kind, point.x, point.y, button, buttons, count)
 }
 
-fn click_events(point: Point, button: &str, bit: i64, count: i64) -> Vec<(&'static str, Value)> {
-    let mut events = vec![mouse("mouseMoved", point, "none", 0, 0)];
+/// `mouse` with the held keyboard modifiers.
+fn mouse_with(
+    kind: cdp::DispatchMouseEventType,
+    point: Point,
+    button: MouseButton,
+    buttons: i64,
+    count: i64,
+    modifiers: i64,
+) -> InputEvent {
+    let mut event = mouse(kind, point, button, buttons, count);
+    if let InputEvent::Mouse(params) = &mut event {
+        params.modifiers = Some(modifiers);
+    }
+    event
+}
+
+fn click_events(point: Point, button: MouseButton, bit: i64, count: i64) -> Vec<InputEvent> {
+    let mut events = vec![mouse(Mouse::MouseMoved, point, MouseButton::None, 0, 0)];
     for n in 1..=count {
-        events.push(mouse("mousePressed", point, button, bit, n));
-        events.push(mouse("mouseReleased", point, button, 0, n));
+        events.push(mouse(Mouse::MousePressed, point, button.clone(), bit, n));
+        events.push(mouse(Mouse::MouseReleased, point, button.clone(), 0, n));
     }
     events
 }
@@ -442,7 +419,7 @@ impl Session {
                 tab,
                 &session,
                 "click",
-                &click_events(point, button, bit, count),
+                &click_events(point, button.clone(), bit, count),
                 deadline,
             )
             .await?;
@@ -483,10 +460,7 @@ impl Session {
         timeout: Duration,
     ) -> Result<Clicked> {
         let href = tab
-            .guarded(
-                "click",
-                handle.call("function() { const a = this.closest('a[href], area[href]'); return a ? a.href : null; }", &[], timeout),
-            )
+            .guarded("click", handle.call(LINK_HREF_FN, &[], timeout))
             .await?;
         let Some(url) = href.as_str().filter(|u| !u.is_empty()).map(str::to_string) else {
             return Err(EngineError::NotALink {
@@ -544,7 +518,7 @@ impl Session {
             Some("done") => Ok(()),
             Some("insert") => {
                 if !value.is_empty() {
-                    tab.call("fill", "Input.insertText", json!({"text": value}), timeout)
+                    tab.request("fill", cdp::InsertTextParams::new(value), timeout)
                         .await?;
                 }
                 Ok(())
@@ -609,11 +583,8 @@ impl Session {
                     ));
                 }
             } else {
-                tab.guarded(
-                    "type",
-                    handle.call("function() { this.focus(); }", &[], timeout),
-                )
-                .await?;
+                tab.guarded("type", handle.call(FOCUS_FN, &[], timeout))
+                    .await?;
             }
             self.type_into_focus(&tab, text, delay, deadline).await
         }
@@ -632,14 +603,8 @@ impl Session {
     ) -> Result<Typed> {
         let held = self.refs.with_tab(tab.target_id(), |t| t.modifiers);
         let session = tab.cdp().clone();
-        let to_events = |strokes: Vec<Stroke>| -> Vec<(&'static str, Value)> {
-            strokes
-                .into_iter()
-                .map(|s| match s {
-                    Stroke::Key(params) => ("Input.dispatchKeyEvent", params),
-                    Stroke::Insert(text) => ("Input.insertText", json!({"text": text})),
-                })
-                .collect()
+        let to_events = |strokes: Vec<Stroke>| -> Vec<InputEvent> {
+            strokes.into_iter().map(Stroke::into_event).collect()
         };
         let delay = delay.filter(|d| !d.is_zero());
         let mut dialog = false;
@@ -684,9 +649,9 @@ impl Session {
         let (tab, deadline, _) = self.begin(timeout).await?;
         let chord = input::parse_chord(key)?;
         let held = self.refs.with_tab(tab.target_id(), |t| t.modifiers);
-        let events: Vec<(&str, Value)> = input::press_events(&chord, held)
+        let events: Vec<InputEvent> = input::press_events(&chord, held)
             .into_iter()
-            .map(|e| ("Input.dispatchKeyEvent", e))
+            .map(InputEvent::Key)
             .collect();
         let dialog = input::dispatch(&tab, tab.cdp(), "press", &events, deadline).await?;
         Ok(Pressed {
@@ -709,7 +674,7 @@ impl Session {
             &tab,
             tab.cdp(),
             "key down",
-            &[("Input.dispatchKeyEvent", event)],
+            &[InputEvent::Key(event)],
             deadline,
         )
         .await?;
@@ -732,7 +697,7 @@ impl Session {
             &tab,
             tab.cdp(),
             "key up",
-            &[("Input.dispatchKeyEvent", event)],
+            &[InputEvent::Key(event)],
             deadline,
         )
         .await?;
@@ -769,13 +734,8 @@ impl Session {
         timeout: Option<Duration>,
     ) -> Result<Inserted> {
         let (tab, _, timeout) = self.begin(timeout).await?;
-        tab.call(
-            "keyboard",
-            "Input.insertText",
-            json!({"text": text}),
-            timeout,
-        )
-        .await?;
+        tab.request("keyboard", cdp::InsertTextParams::new(text), timeout)
+            .await?;
         Ok(Inserted { inserted: true })
     }
 
@@ -807,7 +767,7 @@ impl Session {
             tab,
             &session,
             "hover",
-            &[mouse("mouseMoved", point, "none", 0, 0)],
+            &[mouse(Mouse::MouseMoved, point, MouseButton::None, 0, 0)],
             deadline,
         )
         .await?;
@@ -820,10 +780,7 @@ impl Session {
         let (tab, _, timeout) = self.begin(timeout).await?;
         let handle = self.locate_on(&tab, "focus", selector, timeout).await?;
         let outcome = tab
-            .guarded(
-                "focus",
-                handle.call("function() { this.focus(); }", &[], timeout),
-            )
+            .guarded("focus", handle.call(FOCUS_FN, &[], timeout))
             .await;
         handle.release().await;
         outcome.map(|_| Focused {
@@ -923,12 +880,7 @@ impl Session {
         if now.as_bool() == Some(want) {
             return Ok(());
         }
-        if !want
-            && handle
-                .call("function() { return this.type === 'radio'; }", &[], timeout)
-                .await?
-                == Value::Bool(true)
-        {
+        if !want && handle.call(IS_RADIO_FN, &[], timeout).await? == Value::Bool(true) {
             return Err(EngineError::Invalid(
                 "Cannot uncheck a radio button; check another one in its group".into(),
             ));
@@ -946,11 +898,8 @@ impl Session {
             }
         }
         if state(handle).await?.as_bool() != Some(want) {
-            tab.guarded(
-                command,
-                handle.call("function() { this.click(); }", &[], timeout),
-            )
-            .await?;
+            tab.guarded(command, handle.call(SCRIPT_CLICK_FN, &[], timeout))
+                .await?;
         }
         if state(handle).await?.as_bool() != Some(want) {
             return Err(EngineError::Invalid(format!(
@@ -988,26 +937,16 @@ impl Session {
                 let outcome = tab
                     .guarded(
                         "scroll",
-                        handle.call(
-                            "function(dx, dy) { this.scrollBy(dx, dy); }",
-                            &[json!(dx), json!(dy)],
-                            timeout,
-                        ),
+                        handle.call(SCROLL_ELEMENT_FN, &[json!(dx), json!(dy)], timeout),
                     )
                     .await;
                 handle.release().await;
                 outcome?;
             }
             None => {
-                let reply = tab
-                    .call(
-                        "scroll",
-                        "Runtime.evaluate",
-                        json!({"expression": format!("window.scrollBy({dx}, {dy})"), "returnByValue": true}),
-                        timeout,
-                    )
-                    .await?;
-                crate::session::evaluated(&reply)?;
+                let scroll = crate::js::evaluate(SCROLL_PAGE_FN.call(&[json!(dx), json!(dy)]));
+                let reply = tab.request("scroll", scroll, timeout).await?;
+                crate::js::value_of(reply.result, reply.exception_details.as_ref())?;
             }
         }
         Ok(Scrolled { scrolled: true })
@@ -1026,11 +965,7 @@ impl Session {
         let outcome = tab
             .guarded(
                 "scroll into view",
-                handle.call(
-                    "function() { this.scrollIntoView({block: 'center', inline: 'center'}); }",
-                    &[],
-                    timeout,
-                ),
+                handle.call(SCROLL_INTO_VIEW_FN, &[], timeout),
             )
             .await;
         handle.release().await;
@@ -1090,29 +1025,18 @@ impl Session {
             )
             .await?;
         let draggable = tab
-            .guarded(
-                "drag",
-                from.call(
-                    "function() { return !!this.closest('[draggable=true]'); }",
-                    &[],
-                    timeout,
-                ),
-            )
+            .guarded("drag", from.call(IS_DRAGGABLE_FN, &[], timeout))
             .await?
             == Value::Bool(true);
         let session = tab.cdp().clone();
         let mut intercepted = None;
         if draggable {
-            intercepted = Some(
-                session.subscribe(abx_cdp::EventFilter::methods(["Input.dragIntercepted"]), 4),
-            );
-            tab.call(
-                "drag",
-                "Input.setInterceptDrags",
-                json!({"enabled": true}),
-                timeout,
-            )
-            .await?;
+            intercepted = Some(session.subscribe(
+                abx_cdp::EventFilter::methods([cdp::EventDragIntercepted::IDENTIFIER]),
+                4,
+            ));
+            tab.request("drag", cdp::SetInterceptDragsParams::new(true), timeout)
+                .await?;
         }
         let outcome = async {
             input::dispatch(
@@ -1120,8 +1044,8 @@ impl Session {
                 &session,
                 "drag",
                 &[
-                    mouse("mouseMoved", start, "none", 0, 0),
-                    mouse("mousePressed", start, "left", 1, 1),
+                    mouse(Mouse::MouseMoved, start, MouseButton::None, 0, 0),
+                    mouse(Mouse::MousePressed, start, MouseButton::Left, 1, 1),
                 ],
                 deadline,
             )
@@ -1147,7 +1071,7 @@ impl Session {
                     tab,
                     &session,
                     "drag",
-                    &[mouse("mouseMoved", p, "left", 1, 0)],
+                    &[mouse(Mouse::MouseMoved, p, MouseButton::Left, 1, 0)],
                     deadline,
                 )
                 .await?;
@@ -1160,31 +1084,29 @@ impl Session {
                     } else {
                         Duration::from_millis(20)
                     };
-                    if let Ok(Some(event)) = tokio::time::timeout(wait, events.recv()).await {
-                        let params: Value = event.parse().unwrap_or(Value::Null);
-                        drag_data = params.get("data").cloned();
+                    if let Ok(Some(event)) = tokio::time::timeout(wait, events.recv()).await
+                        && let Some(Ok(intercepted)) = event.decode::<cdp::EventDragIntercepted>()
+                    {
+                        drag_data = Some(intercepted.data);
                     }
                 }
             }
             if let Some(data) = drag_data {
-                for kind in ["dragEnter", "dragOver", "drop"] {
-                    let params =
-                        json!({"type": kind, "x": end.x, "y": end.y, "data": data, "modifiers": 0});
-                    input::dispatch(
-                        tab,
-                        &session,
-                        "drag",
-                        &[("Input.dispatchDragEvent", params)],
-                        deadline,
-                    )
-                    .await?;
+                use cdp::DispatchDragEventType::{DragEnter, DragOver, Drop};
+                for kind in [DragEnter, DragOver, Drop] {
+                    let event = cdp::DispatchDragEventParams {
+                        modifiers: Some(0),
+                        ..cdp::DispatchDragEventParams::new(kind, end.x, end.y, data.clone())
+                    };
+                    input::dispatch(tab, &session, "drag", &[InputEvent::Drag(event)], deadline)
+                        .await?;
                 }
             }
             input::dispatch(
                 tab,
                 &session,
                 "drag",
-                &[mouse("mouseReleased", end, "left", 0, 1)],
+                &[mouse(Mouse::MouseReleased, end, MouseButton::Left, 0, 1)],
                 deadline,
             )
             .await?;
@@ -1194,7 +1116,7 @@ impl Session {
         .await;
         if draggable {
             let _ = session
-                .send("Input.setInterceptDrags", &json!({"enabled": false}))
+                .send(&cdp::SetInterceptDragsParams::new(false))
                 .await;
         }
         outcome
@@ -1217,10 +1139,12 @@ impl Session {
         let handle = self.locate_on(&tab, "upload", selector, timeout).await?;
         let outcome = async {
             let kind = tab
-                .guarded("upload", handle.call("function() { return this.localName === 'input' ? [this.type, this.multiple] : null; }", &[], timeout))
+                .guarded("upload", handle.call(FILE_INPUT_FN, &[], timeout))
                 .await?;
             if kind.get(0).and_then(Value::as_str) != Some("file") {
-                return Err(EngineError::Invalid(format!("Element '{selector}' is not an <input type=file>")));
+                return Err(EngineError::Invalid(format!(
+                    "Element '{selector}' is not an <input type=file>"
+                )));
             }
             if paths.len() > 1 && kind.get(1).and_then(Value::as_bool) != Some(true) {
                 return Err(EngineError::Invalid(format!(
@@ -1228,12 +1152,22 @@ impl Session {
                     paths.len()
                 )));
             }
-            let params = json!({"files": paths, "objectId": handle.object_id});
+            let params = dom::SetFileInputFilesParams {
+                object_id: Some(handle.object_id.clone().into()),
+                ..dom::SetFileInputFilesParams::new(paths.clone())
+            };
             tab.guarded("upload", async {
-                handle.session.call_within("DOM.setFileInputFiles", params, timeout).await.map_err(|e| handle.vanished(e))
+                handle
+                    .session
+                    .call_within(params, timeout)
+                    .await
+                    .map_err(|e| handle.vanished(e))
             })
             .await?;
-            Ok(Uploaded { uploaded: paths.len(), selector: selector.to_string() })
+            Ok(Uploaded {
+                uploaded: paths.len(),
+                selector: selector.to_string(),
+            })
         }
         .await;
         handle.release().await;
@@ -1252,16 +1186,22 @@ impl Session {
             .refs
             .with_tab(tab.target_id(), |t| (t.mouse.buttons, t.modifiers));
         let button = if buttons & 1 != 0 {
-            "left"
+            MouseButton::Left
         } else if buttons & 2 != 0 {
-            "right"
+            MouseButton::Right
         } else if buttons & 4 != 0 {
-            "middle"
+            MouseButton::Middle
         } else {
-            "none"
+            MouseButton::None
         };
-        let mut event = mouse("mouseMoved", Point { x, y }, button, buttons, 0);
-        event.1["modifiers"] = json!(modifiers);
+        let event = mouse_with(
+            Mouse::MouseMoved,
+            Point { x, y },
+            button,
+            buttons,
+            0,
+            modifiers,
+        );
         input::dispatch(&tab, tab.cdp(), "mouse", &[event], deadline).await?;
         self.note_mouse(&tab, None, Point { x, y }, buttons);
         Ok(MouseMoved { moved: true })
@@ -1286,8 +1226,7 @@ impl Session {
                 t.modifiers,
             )
         });
-        let mut event = mouse("mousePressed", at, name, buttons, 1);
-        event.1["modifiers"] = json!(modifiers);
+        let event = mouse_with(Mouse::MousePressed, at, name, buttons, 1, modifiers);
         let dialog = input::dispatch(&tab, tab.cdp(), "mouse", &[event], deadline).await?;
         Ok(MouseDown {
             pressed: true,
@@ -1314,8 +1253,7 @@ impl Session {
                 t.modifiers,
             )
         });
-        let mut event = mouse("mouseReleased", at, name, buttons, 1);
-        event.1["modifiers"] = json!(modifiers);
+        let event = mouse_with(Mouse::MouseReleased, at, name, buttons, 1, modifiers);
         let dialog = input::dispatch(&tab, tab.cdp(), "mouse", &[event], deadline).await?;
         Ok(MouseUp {
             released: true,
@@ -1340,11 +1278,16 @@ impl Session {
                 t.modifiers,
             )
         });
-        let event = (
-            "Input.dispatchMouseEvent",
-            json!({"type": "mouseWheel", "x": at.x, "y": at.y, "deltaX": delta_x,
-                                                        "deltaY": delta_y, "modifiers": modifiers}),
-        );
+        let event = InputEvent::Mouse(cdp::DispatchMouseEventParams {
+            delta_x: Some(delta_x),
+            delta_y: Some(delta_y),
+            modifiers: Some(modifiers),
+            ..cdp::DispatchMouseEventParams::new(
+                cdp::DispatchMouseEventType::MouseWheel,
+                at.x,
+                at.y,
+            )
+        });
         input::dispatch(&tab, tab.cdp(), "mouse", &[event], deadline).await?;
         Ok(Wheeled {
             scrolled: true,

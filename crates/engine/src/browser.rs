@@ -3,14 +3,19 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use abx_cdp::protocol::browser_protocol::target;
 use abx_cdp::{ConnectOptions, Connection, EventFilter};
-use abx_chrome::{Chrome, CloseReceipt, LaunchOptions};
+use abx_chrome::{BrowserBinary, Chrome, CloseReceipt, LaunchOptions};
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
 use crate::error::{EngineError, Result};
 
 /// What Chrome reports about a target (`Target.TargetInfo`), as far as we use it.
+///
+/// Read leniently on purpose (not the generated `Target.TargetInfo`, which requires fields such
+/// as `canAccessOpener`): target lists and target events must decode from whatever browser or
+/// CDP service a session attaches to, or the session cannot even start.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct TargetInfo {
@@ -110,6 +115,7 @@ pub struct Browser {
     chrome: tokio::sync::Mutex<Option<Chrome>>,
     owned: bool,
     chrome_pid: Option<i32>,
+    binary: Option<BrowserBinary>,
     pub(crate) targets: Arc<TargetTracker>,
     versions: watch::Receiver<u64>,
     pump: tokio::task::JoinHandle<()>,
@@ -147,6 +153,35 @@ pub fn endpoint_url(endpoint: &str) -> Result<String> {
     Err(EngineError::Invalid(format!(
         "Invalid CDP value: '{endpoint}' is not a valid port number or URL"
     )))
+}
+
+/// `Target.getTargets`, each target info decoded on its own (one that does not decode is
+/// skipped, not the whole list).
+async fn list_targets(browser: &abx_cdp::Session, timeout: Duration) -> Result<Vec<TargetInfo>> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Listed {
+        target_infos: Vec<serde_json::Value>,
+    }
+    let listed: Listed = browser
+        .call_as(&target::GetTargetsParams::default(), Some(timeout))
+        .await?;
+    Ok(listed
+        .target_infos
+        .into_iter()
+        .filter_map(|info| serde_json::from_value(info).ok())
+        .collect())
+}
+
+/// Brings `target_id` to the front of its window (`Target.activateTarget`). The one
+/// implementation of tab activation ([`Browser::activate_target`], [`crate::Tab::activate`]).
+pub(crate) async fn activate_target(connection: &Connection, target_id: &str) -> Result<()> {
+    let activate = target::ActivateTargetParams::new(target_id.to_string());
+    connection
+        .browser()
+        .call_within(activate, Duration::from_secs(2))
+        .await?;
+    Ok(())
 }
 
 impl Browser {
@@ -226,6 +261,31 @@ impl Browser {
         Self::start(connection, None).await
     }
 
+    /// Attaches again after this browser's connection dropped, and only to the *same* browser:
+    /// an endpoint that now serves another one (a browser service that launches a fresh browser
+    /// per connection once the old one ended) is refused with [`EngineError::BrowserLost`]
+    /// instead of handing back a blank browser. "Same" means at least one target this browser
+    /// knew still exists there (target ids are unique per browser process).
+    pub async fn reattach(&self, endpoint: &str, options: AttachOptions) -> Result<Browser> {
+        let fresh = Self::attach(endpoint, options).await?;
+        let known = self.targets();
+        let same = fresh
+            .targets()
+            .iter()
+            .any(|t| known.iter().any(|k| k.target_id == t.target_id));
+        if same {
+            return Ok(fresh);
+        }
+        fresh.close().await;
+        Err(EngineError::BrowserLost {
+            reason: format!(
+                "{endpoint} now serves another browser (none of the {} known targets exist there): \
+                 the browser this session used has ended",
+                known.len()
+            ),
+        })
+    }
+
     async fn start(connection: Connection, chrome: Option<Chrome>) -> Result<Browser> {
         let targets = Arc::new(TargetTracker::default());
         let (tx, versions) = watch::channel(0u64);
@@ -234,10 +294,10 @@ impl Browser {
         }
         let mut events = connection.browser().subscribe(
             EventFilter::methods([
-                "Target.targetCreated",
-                "Target.targetInfoChanged",
-                "Target.targetDestroyed",
-                "Target.targetCrashed",
+                target::EventTargetCreated::IDENTIFIER,
+                target::EventTargetInfoChanged::IDENTIFIER,
+                target::EventTargetDestroyed::IDENTIFIER,
+                target::EventTargetCrashed::IDENTIFIER,
             ]),
             4096,
         );
@@ -248,19 +308,15 @@ impl Browser {
             struct InfoEvent {
                 target_info: TargetInfo,
             }
-            #[derive(Deserialize)]
-            #[serde(rename_all = "camelCase")]
-            struct IdEvent {
-                target_id: String,
-            }
             while let Some(event) = events.recv().await {
                 match event.method() {
-                    "Target.targetDestroyed" => {
-                        if let Ok(e) = event.parse::<IdEvent>() {
-                            tracker.remove(&e.target_id);
+                    target::EventTargetDestroyed::IDENTIFIER => {
+                        if let Some(Ok(e)) = event.decode::<target::EventTargetDestroyed>() {
+                            tracker.remove(e.target_id.as_ref());
                         }
                     }
-                    "Target.targetCrashed" => tracker.bump(),
+                    target::EventTargetCrashed::IDENTIFIER => tracker.bump(),
+                    // Created and info changed: our lenient target info (see `TargetInfo`).
                     _ => {
                         if let Ok(e) = event.parse::<InfoEvent>() {
                             tracker.upsert(e.target_info);
@@ -271,12 +327,14 @@ impl Browser {
             tracker.bump();
         });
         let chrome_pid = chrome.as_ref().map(Chrome::pid);
+        let binary = chrome.as_ref().map(|c| c.binary().clone());
         let owned = chrome.is_some();
         let browser = Browser {
             connection,
             chrome: tokio::sync::Mutex::new(chrome),
             owned,
             chrome_pid,
+            binary,
             targets,
             versions,
             pump,
@@ -285,24 +343,14 @@ impl Browser {
         // Both in one round trip: discovery events start flowing, and the list seeds the table.
         let (discover, listed) = tokio::join!(
             browser_session.call_within(
-                "Target.setDiscoverTargets",
-                serde_json::json!({"discover": true}),
+                target::SetDiscoverTargetsParams::new(true),
                 Duration::from_secs(10)
             ),
-            browser_session.call_within(
-                "Target.getTargets",
-                serde_json::json!({}),
-                Duration::from_secs(10)
-            )
+            list_targets(&browser_session, Duration::from_secs(10))
         );
         discover?;
-        let listed = listed?;
-        if let Some(infos) = listed.get("targetInfos").and_then(|v| v.as_array()) {
-            for info in infos {
-                if let Ok(info) = serde_json::from_value::<TargetInfo>(info.clone()) {
-                    browser.targets.upsert(info);
-                }
-            }
+        for info in listed? {
+            browser.targets.upsert(info);
         }
         Ok(browser)
     }
@@ -327,6 +375,11 @@ impl Browser {
         self.chrome_pid
     }
 
+    /// Which binary runs (headless shell or full Chrome) and why, when we launched it.
+    pub fn binary(&self) -> Option<&BrowserBinary> {
+        self.binary.as_ref()
+    }
+
     /// Whether the connection (and, when owned, the process) is alive.
     pub fn is_alive(&self) -> bool {
         !self.connection.is_closed()
@@ -344,21 +397,9 @@ impl Browser {
 
     /// Re-reads every target from Chrome (titles are not always pushed as events).
     pub async fn refresh_targets(&self) -> Result<()> {
-        let listed = self
-            .connection
-            .browser()
-            .call_within(
-                "Target.getTargets",
-                serde_json::json!({}),
-                Duration::from_secs(5),
-            )
-            .await?;
-        if let Some(infos) = listed.get("targetInfos").and_then(|v| v.as_array()) {
-            for info in infos {
-                if let Ok(info) = serde_json::from_value::<TargetInfo>(info.clone()) {
-                    self.targets.upsert(info);
-                }
-            }
+        let listed = list_targets(&self.connection.browser(), Duration::from_secs(5)).await?;
+        for info in listed {
+            self.targets.upsert(info);
         }
         Ok(())
     }
@@ -370,20 +411,17 @@ impl Browser {
 
     /// Creates a new tab at `url` (without activating or attaching it) and returns its target id.
     pub async fn create_tab(&self, url: &str, new_window: bool) -> Result<String> {
-        let reply = self
+        let create = target::CreateTargetParams {
+            new_window: Some(new_window),
+            background: Some(true),
+            ..target::CreateTargetParams::new(url)
+        };
+        let created = self
             .connection
             .browser()
-            .call_within(
-                "Target.createTarget",
-                serde_json::json!({"url": url, "newWindow": new_window, "background": true}),
-                Duration::from_secs(10),
-            )
+            .call_within(create, Duration::from_secs(10))
             .await?;
-        let id = reply
-            .get("targetId")
-            .and_then(|v| v.as_str())
-            .ok_or_else(|| EngineError::Invalid("Target.createTarget returned no targetId".into()))?
-            .to_string();
+        let id: String = created.target_id.into();
         // Make sure the tracker knows it before callers look it up.
         let mut changes = self.target_changes();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
@@ -393,13 +431,18 @@ impl Browser {
         Ok(id)
     }
 
+    /// Brings a tab to the front of its window: Chrome renders (and screencasts) only the
+    /// visible tab of a window.
+    pub async fn activate_target(&self, target_id: &str) -> Result<()> {
+        activate_target(&self.connection, target_id).await
+    }
+
     /// Closes a target.
     pub async fn close_target(&self, target_id: &str) -> Result<()> {
         self.connection
             .browser()
             .call_within(
-                "Target.closeTarget",
-                serde_json::json!({"targetId": target_id}),
+                target::CloseTargetParams::new(target_id.to_string()),
                 Duration::from_secs(5),
             )
             .await?;

@@ -4,12 +4,15 @@
 
 use std::time::Duration;
 
+use abx_cdp::protocol::browser_protocol::{dom, page};
+use abx_cdp::protocol::js_protocol::runtime;
 use base64::Engine as _;
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::element::BoundingBox;
 use crate::error::{EngineError, Result};
+use crate::js::PageFn;
 use crate::refs::FrameKey;
 use crate::session::{ScreenshotOptions, Session};
 use crate::snapshot::SnapshotOptions;
@@ -65,56 +68,20 @@ impl Default for PdfOptions {
 
 /// Scrolls the element into view and returns its box in document coordinates (what
 /// `Page.captureScreenshot`'s `clip` takes with `captureBeyondViewport`).
-const CLIP_FN: &str = r#"function() {
-  const el = this.nodeType === 1 ? this : this.parentElement;
-  const view = el.ownerDocument.defaultView;
-  const r0 = el.getBoundingClientRect();
-  if (r0.top < 0 || r0.left < 0 || r0.bottom > view.innerHeight || r0.right > view.innerWidth) {
-    el.scrollIntoView({block: 'center', inline: 'center'});
-  }
-  const r = el.getBoundingClientRect();
-  return {x: r.x + view.scrollX, y: r.y + view.scrollY, width: r.width, height: r.height};
-}"#;
+const CLIP_FN: PageFn = PageFn::new(include_str!("capture/clip.js"));
 
 /// Draws the labels. Arguments: the label list `[[number, x, y, w, h], …]` in viewport
 /// coordinates. Returns the boxes in document coordinates.
-const OVERLAY_FN: &str = r#"function(labels) {
-  const old = document.getElementById('__abx_annotations');
-  if (old) old.remove();
-  const root = document.createElement('div');
-  root.id = '__abx_annotations';
-  root.setAttribute('aria-hidden', 'true');
-  root.style.cssText = 'position:absolute;left:0;top:0;width:0;height:0;z-index:2147483647;pointer-events:none;';
-  const sx = window.scrollX, sy = window.scrollY;
-  for (const [n, x, y, w, h] of labels) {
-    const frame = document.createElement('div');
-    frame.style.cssText = 'position:absolute;box-sizing:border-box;border:2px solid #e11d48;border-radius:2px;' +
-      'left:' + (x + sx) + 'px;top:' + (y + sy) + 'px;width:' + w + 'px;height:' + h + 'px;';
-    const tag = document.createElement('div');
-    tag.textContent = '[' + n + ']';
-    tag.style.cssText = 'position:absolute;left:-2px;top:-16px;background:#e11d48;color:#fff;font:bold 11px/14px ' +
-      'monospace;padding:0 3px;border-radius:2px;white-space:nowrap;';
-    frame.appendChild(tag);
-    root.appendChild(frame);
-  }
-  document.documentElement.appendChild(root);
-  return labels.map(([n, x, y, w, h]) => [n, x + sx, y + sy, w, h]);
-}"#;
+const OVERLAY_FN: PageFn = PageFn::new(include_str!("capture/overlay.js"));
 
-const REMOVE_OVERLAY: &str =
-    "(() => { const o = document.getElementById('__abx_annotations'); if (o) o.remove(); })()";
+/// Removes the labels again.
+const REMOVE_OVERLAY_FN: PageFn = PageFn::new(include_str!("capture/remove_overlay.js"));
+
+/// The window's scroll offset `[x, y]`.
+const SCROLL_OFFSET_FN: PageFn = PageFn::new(include_str!("capture/scroll_offset.js"));
 
 /// Measures every argument element's viewport box: `[[x, y, w, h] | null, …]`.
-const BOXES_FN: &str = r#"function(...els) {
-  return els.map((el) => {
-    if (!el || !el.isConnected) return null;
-    const e = el.nodeType === 1 ? el : el.parentElement;
-    const r = e.getBoundingClientRect();
-    const s = getComputedStyle(e);
-    if (r.width <= 0 || r.height <= 0 || s.visibility !== 'visible') return null;
-    return [r.x, r.y, r.width, r.height];
-  });
-}"#;
+const BOXES_FN: PageFn = PageFn::new(include_str!("capture/boxes.js"));
 
 impl Session {
     /// The clip of an element screenshot (CSS selector or ref), in document coordinates.
@@ -135,10 +102,11 @@ impl Session {
                         handle.selector
                     )));
                 }
-                let scroll = tab.call("screenshot", "Runtime.evaluate",
-                    json!({"expression": "[window.scrollX, window.scrollY]", "returnByValue": true}), timeout).await?;
-                b.x += scroll.pointer("/result/value/0").and_then(Value::as_f64).unwrap_or(0.0);
-                b.y += scroll.pointer("/result/value/1").and_then(Value::as_f64).unwrap_or(0.0);
+                let offset = crate::js::evaluate(SCROLL_OFFSET_FN.call(&[]));
+                let scroll = tab.request("screenshot", offset, timeout).await?.result.value;
+                let at = |i: usize| scroll.as_ref().and_then(|v| v.get(i)).and_then(Value::as_f64);
+                b.x += at(0).unwrap_or(0.0);
+                b.y += at(1).unwrap_or(0.0);
                 return Ok(b);
             }
             let value = tab.guarded("screenshot", handle.call(CLIP_FN, &[], timeout)).await?;
@@ -175,11 +143,12 @@ impl Session {
         let resolved = tab
             .guarded("screenshot", async {
                 Ok(futures_util::future::join_all(refs.iter().map(|r| {
-                    session.call_within(
-                        "DOM.resolveNode",
-                        json!({"backendNodeId": r.backend_node_id, "objectGroup": group}),
-                        limit,
-                    )
+                    let resolve = dom::ResolveNodeParams {
+                        backend_node_id: Some(dom::BackendNodeId::new(r.backend_node_id)),
+                        object_group: Some(group.clone()),
+                        ..Default::default()
+                    };
+                    session.call_within(resolve, limit)
                 }))
                 .await)
             })
@@ -187,32 +156,29 @@ impl Session {
         let mut args = Vec::new();
         let mut kept = Vec::new();
         for (entry, reply) in refs.iter().zip(resolved) {
-            if let Some(id) = reply.ok().and_then(|r| {
-                r.pointer("/object/objectId")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-            }) {
-                args.push(json!({"objectId": id}));
+            if let Some(id) = reply.ok().and_then(|r| r.object.object_id) {
+                args.push(id);
                 kept.push(entry);
             }
         }
         let mut annotations = Vec::new();
         let mut labels = Vec::new();
         if !args.is_empty() {
-            let target = args[0].clone();
-            let reply = tab
-                .call(
-                    "screenshot",
-                    "Runtime.callFunctionOn",
-                    json!({"objectId": target["objectId"], "functionDeclaration": BOXES_FN, "arguments": args, "returnByValue": true}),
-                    limit,
-                )
-                .await?;
-            let boxes = reply
-                .pointer("/result/value")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
+            let measure = runtime::CallFunctionOnParams {
+                object_id: Some(args[0].clone()),
+                arguments: Some(
+                    args.iter()
+                        .map(|id| crate::js::by_object(id.as_ref()))
+                        .collect(),
+                ),
+                return_by_value: Some(true),
+                ..runtime::CallFunctionOnParams::new(BOXES_FN.source())
+            };
+            let reply = tab.request("screenshot", measure, limit).await?;
+            let boxes = match reply.result.value {
+                Some(Value::Array(boxes)) => boxes,
+                _ => Vec::new(),
+            };
             for (entry, b) in kept.iter().zip(boxes) {
                 let Some(b) = b.as_array().filter(|b| b.len() == 4) else {
                     continue;
@@ -235,17 +201,11 @@ impl Session {
             }
         }
         let _ = session
-            .send("Runtime.releaseObjectGroup", &json!({"objectGroup": group}))
+            .send(&runtime::ReleaseObjectGroupParams::new(group))
             .await;
-        let drawn = tab
-            .call(
-                "screenshot",
-                "Runtime.evaluate",
-                json!({"expression": format!("({OVERLAY_FN})({})", Value::Array(labels)), "returnByValue": true}),
-                limit,
-            )
-            .await?;
-        if let Some(placed) = drawn.pointer("/result/value").and_then(Value::as_array) {
+        let draw = crate::js::evaluate(OVERLAY_FN.call(&[Value::Array(labels)]));
+        let drawn = tab.request("screenshot", draw, limit).await?.result.value;
+        if let Some(placed) = drawn.as_ref().and_then(Value::as_array) {
             for (annotation, p) in annotations.iter_mut().zip(placed) {
                 annotation.bounds.x = p
                     .get(1)
@@ -262,8 +222,7 @@ impl Session {
         let _ = tab
             .cdp()
             .call_within(
-                "Runtime.evaluate",
-                json!({"expression": REMOVE_OVERLAY}),
+                runtime::EvaluateParams::new(REMOVE_OVERLAY_FN.call(&[])),
                 limit,
             )
             .await;
@@ -276,21 +235,23 @@ impl Session {
     /// `pdf`: prints the active tab to PDF and returns the bytes.
     pub async fn pdf(&self, options: &PdfOptions, timeout: Option<Duration>) -> Result<Vec<u8>> {
         let (tab, _, timeout) = self.begin(timeout).await?;
-        let params = json!({"landscape": options.landscape, "printBackground": options.print_background,
-                            "scale": options.scale, "transferMode": "ReturnAsBase64"});
-        let reply = tab
-            .guarded("pdf", async {
-                Ok(tab
-                    .cdp()
-                    .call_raw("Page.printToPDF", &params, Some(timeout))
-                    .await?)
-            })
-            .await?;
+        let print = page::PrintToPdfParams {
+            landscape: Some(options.landscape),
+            print_background: Some(options.print_background),
+            scale: Some(options.scale),
+            transfer_mode: Some(page::PrintToPdfTransferMode::ReturnAsBase64),
+            ..Default::default()
+        };
+        // Own reply type: the document's base64 text is read once, straight into its string.
         #[derive(serde::Deserialize)]
         struct Printed {
             data: String,
         }
-        let printed: Printed = reply.parse("Page.printToPDF")?;
+        let printed: Printed = tab
+            .guarded("pdf", async {
+                Ok(tab.cdp().call_as(&print, Some(timeout)).await?)
+            })
+            .await?;
         base64::engine::general_purpose::STANDARD
             .decode(printed.data.as_bytes())
             .map_err(|e| EngineError::Invalid(format!("PDF data is not base64: {e}")))

@@ -307,10 +307,8 @@ impl crate::session::Session {
         let mut openers = vec![opener.to_string()];
         while let Some(current) = openers.pop() {
             let popups: Vec<String> = self
-                .browser()
-                .targets()
+                .popups_of(&current)
                 .into_iter()
-                .filter(|t| t.is_tab() && t.opener_id.as_deref() == Some(current.as_str()))
                 .map(|t| t.target_id)
                 .collect();
             for popup in popups {

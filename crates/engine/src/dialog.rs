@@ -10,8 +10,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use abx_cdp::protocol::browser_protocol::{browser as cdp_browser, target};
 use serde::Serialize;
-use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
 use crate::error::{EngineError, Result};
@@ -92,32 +92,22 @@ impl Session {
 
         // Recipe 1: minimize and restore the tab's window (5–13 ms on Chromium 156).
         self.detach_tab(&target).await;
-        let _ = browser
-            .call_within("Target.activateTarget", json!({"targetId": target}), short)
-            .await;
-        if let Ok(window) = browser
-            .call_within(
-                "Browser.getWindowForTarget",
-                json!({"targetId": target}),
-                short,
-            )
-            .await
-            && let Some(window_id) = window.get("windowId").and_then(Value::as_i64)
-        {
-            let _ = browser
-                .call_within(
-                    "Browser.setWindowBounds",
-                    json!({"windowId": window_id, "bounds": {"windowState": "minimized"}}),
-                    short,
-                )
-                .await;
-            let _ = browser
-                .call_within(
-                    "Browser.setWindowBounds",
-                    json!({"windowId": window_id, "bounds": {"windowState": "normal"}}),
-                    short,
-                )
-                .await;
+        let _ = self.browser().activate_target(&target).await;
+        let window = cdp_browser::GetWindowForTargetParams {
+            target_id: Some(target.clone().into()),
+        };
+        if let Ok(window) = browser.call_within(window, short).await {
+            for state in [
+                cdp_browser::WindowState::Minimized,
+                cdp_browser::WindowState::Normal,
+            ] {
+                let bounds = cdp_browser::Bounds {
+                    window_state: Some(state),
+                    ..Default::default()
+                };
+                let set = cdp_browser::SetWindowBoundsParams::new(window.window_id, bounds);
+                let _ = browser.call_within(set, short).await;
+            }
         }
         if self.rebind_clear(&target).await? {
             return Ok(());
@@ -125,32 +115,22 @@ impl Session {
 
         // Recipe 2: activate another (throwaway) tab, then come back.
         self.detach_tab(&target).await;
-        let _ = browser
-            .call_within("Target.activateTarget", json!({"targetId": target}), short)
-            .await;
+        let _ = self.browser().activate_target(&target).await;
+        let create = target::CreateTargetParams {
+            background: Some(false),
+            ..target::CreateTargetParams::new("about:blank")
+        };
         let throwaway = browser
-            .call_within(
-                "Target.createTarget",
-                json!({"url": "about:blank", "background": false}),
-                short,
-            )
+            .call_within(create, short)
             .await
             .ok()
-            .and_then(|r| {
-                r.get("targetId")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-            });
+            .map(|created| String::from(created.target_id));
         if let Some(other) = &throwaway {
-            let _ = browser
-                .call_within("Target.activateTarget", json!({"targetId": other}), short)
-                .await;
+            let _ = self.browser().activate_target(other).await;
             tokio::time::sleep(Duration::from_millis(50)).await;
+            let _ = self.browser().activate_target(&target).await;
             let _ = browser
-                .call_within("Target.activateTarget", json!({"targetId": target}), short)
-                .await;
-            let _ = browser
-                .call_within("Target.closeTarget", json!({"targetId": other}), short)
+                .call_within(target::CloseTargetParams::new(other.clone()), short)
                 .await;
         }
         if self.rebind_clear(&target).await? {

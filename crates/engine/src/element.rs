@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::error::{EngineError, Result};
+use crate::js::PageFn;
 use crate::tab::Tab;
 
 /// A selector the page can evaluate.
@@ -40,7 +41,11 @@ pub fn ref_name(text: &str) -> Option<&str> {
     (!digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit())).then_some(name)
 }
 
-/// A JS expression evaluating to the first matching element or `null`.
+/// Every node an XPath expression selects, in document order.
+const XPATH_ALL_FN: PageFn = PageFn::new(include_str!("element/xpath_all.js"));
+
+/// A JS expression evaluating to the first matching element or `null` (one DOM call with the
+/// selector as a JSON literal, so an invalid selector's error names that call).
 pub fn finder_js(selector: &str) -> Result<String> {
     if ref_name(selector).is_some() {
         return Err(EngineError::Invalid(format!(
@@ -68,11 +73,7 @@ pub fn finder_all_js(selector: &str) -> Result<String> {
             "Array.from(document.querySelectorAll({}))",
             serde_json::to_string(&css).unwrap_or_default()
         ),
-        Selector::XPath(expr) => format!(
-            "(() => {{ const r = document.evaluate({}, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null); \
-             const out = []; for (let i = 0; i < r.snapshotLength; i++) out.push(r.snapshotItem(i)); return out; }})()",
-            serde_json::to_string(&expr).unwrap_or_default()
-        ),
+        Selector::XPath(expr) => XPATH_ALL_FN.call(&[json!(expr)]),
     })
 }
 
@@ -92,15 +93,9 @@ pub struct BoundingBox {
 /// How many elements match.
 pub async fn count(tab: &Tab, selector: &str, timeout: Duration) -> Result<u64> {
     let all = finder_all_js(selector)?;
-    let reply = tab
-        .call(
-            "count",
-            "Runtime.evaluate",
-            json!({"expression": format!("{all}.length"), "returnByValue": true}),
-            timeout,
-        )
-        .await?;
-    let value = crate::session::evaluated(&reply)?.value;
+    let count = crate::js::evaluate(format!("{all}.length"));
+    let reply = tab.request("count", count, timeout).await?;
+    let value = crate::js::value_of(reply.result, reply.exception_details.as_ref())?;
     Ok(value.as_u64().unwrap_or(0))
 }
 

@@ -8,10 +8,13 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use abx_cdp::Command;
+use abx_cdp::protocol::browser_protocol::{emulation, network};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::error::{EngineError, Result};
+use crate::js::PageFn;
 use crate::session::Session;
 
 /// A built-in device profile (upstream's table).
@@ -175,10 +178,13 @@ pub enum StorageRead {
 
 const SHORT: Duration = Duration::from_secs(10);
 
+/// `localStorage` / `sessionStorage`: `get` one key, `all` keys, `set`, `clear`.
+const STORAGE_FN: PageFn = PageFn::new(include_str!("emulation/storage.js"));
+
 impl Session {
-    async fn page_call(&self, command: &str, method: &str, params: Value) -> Result<Value> {
+    async fn page_call<C: Command>(&self, command: &str, cdp_command: C) -> Result<C::Response> {
         let tab = self.active_tab().await?;
-        tab.call(command, method, params, SHORT).await
+        tab.request(command, cdp_command, SHORT).await
     }
 
     /// `set viewport <w> <h> [scale]`.
@@ -196,8 +202,7 @@ impl Session {
         let scale = scale.unwrap_or(1.0);
         self.page_call(
             "set viewport",
-            "Emulation.setDeviceMetricsOverride",
-            json!({"width": width, "height": height, "deviceScaleFactor": scale, "mobile": false}),
+            emulation::SetDeviceMetricsOverrideParams::new(width, height, scale, false),
         )
         .await?;
         Ok(Viewport {
@@ -220,22 +225,19 @@ impl Session {
         };
         self.page_call(
             "set device",
-            "Emulation.setDeviceMetricsOverride",
-            json!({"width": d.width, "height": d.height, "deviceScaleFactor": d.scale, "mobile": true}),
+            emulation::SetDeviceMetricsOverrideParams::new(d.width, d.height, d.scale, true),
         )
         .await?;
         self.page_call(
             "set device",
-            "Emulation.setUserAgentOverride",
-            json!({"userAgent": d.user_agent}),
+            emulation::SetUserAgentOverrideParams::new(d.user_agent),
         )
         .await?;
-        self.page_call(
-            "set device",
-            "Emulation.setTouchEmulationEnabled",
-            json!({"enabled": true, "maxTouchPoints": 5}),
-        )
-        .await?;
+        let touch = emulation::SetTouchEmulationEnabledParams {
+            max_touch_points: Some(5),
+            ..emulation::SetTouchEmulationEnabledParams::new(true)
+        };
+        self.page_call("set device", touch).await?;
         Ok(Viewport {
             device: Some(d.name.into()),
             width: d.width,
@@ -252,25 +254,25 @@ impl Session {
                 "Latitude must be within ±90 and longitude within ±180".into(),
             ));
         }
-        self.page_call(
-            "set geolocation",
-            "Emulation.setGeolocationOverride",
-            json!({"latitude": latitude, "longitude": longitude, "accuracy": 1}),
-        )
-        .await?;
+        let geolocation = emulation::SetGeolocationOverrideParams {
+            latitude: Some(latitude),
+            longitude: Some(longitude),
+            accuracy: Some(1.0),
+            ..Default::default()
+        };
+        self.page_call("set geolocation", geolocation).await?;
         Ok(())
     }
 
     /// `set offline [on|off]`: emulates a lost (or restored) network.
     pub async fn set_offline(&self, offline: bool) -> Result<()> {
-        self.page_call("set offline", "Network.enable", json!({}))
+        self.page_call("set offline", network::EnableParams::default())
             .await?;
-        self.page_call(
-            "set offline",
-            "Network.emulateNetworkConditions",
-            json!({"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}),
-        )
-        .await?;
+        // Deprecated in the protocol for `emulateNetworkConditionsByRule` +
+        // `overrideNetworkState`, still served by Chrome 156; moving is a change of its own.
+        #[allow(deprecated)]
+        let conditions = network::EmulateNetworkConditionsParams::new(offline, 0.0, -1.0, -1.0);
+        self.page_call("set offline", conditions).await?;
         Ok(())
     }
 
@@ -291,12 +293,11 @@ impl Session {
                 )
             })
             .collect();
-        self.page_call("set headers", "Network.enable", json!({}))
+        self.page_call("set headers", network::EnableParams::default())
             .await?;
         self.page_call(
             "set headers",
-            "Network.setExtraHTTPHeaders",
-            json!({"headers": headers}),
+            network::SetExtraHttpHeadersParams::new(network::Headers::new(json!(headers))),
         )
         .await?;
         Ok(headers)
@@ -311,30 +312,38 @@ impl Session {
     ) -> Result<()> {
         let mut features = Vec::new();
         if let Some(scheme) = color_scheme {
-            features.push(json!({"name": "prefers-color-scheme", "value": scheme}));
+            features.push(emulation::MediaFeature::new("prefers-color-scheme", scheme));
         }
         if let Some(motion) = reduced_motion {
-            features.push(json!({"name": "prefers-reduced-motion", "value": motion}));
+            features.push(emulation::MediaFeature::new(
+                "prefers-reduced-motion",
+                motion,
+            ));
         }
-        self.page_call(
-            "set media",
-            "Emulation.setEmulatedMedia",
-            json!({"features": features}),
-        )
-        .await?;
+        let media = emulation::SetEmulatedMediaParams {
+            features: Some(features),
+            ..Default::default()
+        };
+        self.page_call("set media", media).await?;
         Ok(())
     }
 
     /// `cookies get`: the cookies the active page can see.
     pub async fn cookies(&self) -> Result<Vec<Value>> {
-        let reply = self
-            .page_call("get cookies", "Network.getCookies", json!({}))
+        // Own reply type: the cookies go to the caller as Chrome sent them (the generated
+        // `Cookie` would drop fields newer than the pinned protocol and reorder the rest).
+        #[derive(serde::Deserialize)]
+        struct Cookies {
+            cookies: Vec<Value>,
+        }
+        let tab = self.active_tab().await?;
+        let get = network::GetCookiesParams::default();
+        let reply: Cookies = tab
+            .guarded("get cookies", async {
+                Ok(tab.cdp().call_as(&get, Some(SHORT)).await?)
+            })
             .await?;
-        Ok(reply
-            .get("cookies")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default())
+        Ok(reply.cookies)
     }
 
     /// `cookies set`: each cookie (a CDP `CookieParam` object) without `url` or `domain` is set
@@ -358,10 +367,15 @@ impl Session {
             }
             prepared.push(cookie);
         }
-        self.page_call(
+        // Raw JSON: the caller's cookie objects go to Chrome as given, and Chrome's own
+        // validation errors reach the caller (the generated `CookieParam` would refuse or drop
+        // fields before Chrome sees them).
+        let tab = self.active_tab().await?;
+        tab.call(
             "set cookies",
             "Network.setCookies",
             json!({"cookies": prepared}),
+            SHORT,
         )
         .await?;
         Ok(())
@@ -370,23 +384,21 @@ impl Session {
     /// `cookies clear`: deletes the cookies the active page can see (not the whole browser's).
     pub async fn clear_cookies(&self) -> Result<()> {
         for cookie in self.cookies().await? {
-            let name = cookie.get("name").cloned().unwrap_or(Value::Null);
-            let domain = cookie.get("domain").cloned().unwrap_or(Value::Null);
-            let path = cookie.get("path").cloned().unwrap_or(Value::Null);
-            self.page_call(
-                "clear cookies",
-                "Network.deleteCookies",
-                json!({"name": name, "domain": domain, "path": path}),
-            )
-            .await?;
+            let text = |key: &str| cookie.get(key).and_then(Value::as_str).map(str::to_string);
+            let delete = network::DeleteCookiesParams {
+                domain: text("domain"),
+                path: text("path"),
+                ..network::DeleteCookiesParams::new(text("name").unwrap_or_default())
+            };
+            self.page_call("clear cookies", delete).await?;
         }
         Ok(())
     }
 
-    fn storage_object(kind: &str) -> Result<&'static str> {
+    fn storage_area(kind: &str) -> Result<&'static str> {
         match kind {
-            "local" => Ok("localStorage"),
-            "session" => Ok("sessionStorage"),
+            "local" => Ok("local"),
+            "session" => Ok("session"),
             other => Err(EngineError::Invalid(format!(
                 "Unknown storage type: {other}. Use local or session"
             ))),
@@ -396,17 +408,15 @@ impl Session {
     /// `storage local|session [key]`: one item's value (`None` when the key is not set), or
     /// every item.
     pub async fn storage_get(&self, kind: &str, key: Option<&str>) -> Result<StorageRead> {
-        let object = Self::storage_object(kind)?;
+        let area = Self::storage_area(kind)?;
         match key {
             Some(key) => {
-                let script = format!("{object}.getItem({})", json!(key));
+                let script = STORAGE_FN.call(&[json!(area), json!("get"), json!(key)]);
                 let value = self.evaluate(&script, Some(SHORT)).await?.value;
                 Ok(StorageRead::Item(value.as_str().map(str::to_string)))
             }
             None => {
-                let script = format!(
-                    "Object.fromEntries(Object.keys({object}).map(k => [k, {object}.getItem(k)]))"
-                );
+                let script = STORAGE_FN.call(&[json!(area), json!("all")]);
                 let value = self.evaluate(&script, Some(SHORT)).await?.value;
                 let items = value
                     .as_object()
@@ -423,17 +433,17 @@ impl Session {
 
     /// `storage local|session set <k> <v>`.
     pub async fn storage_set(&self, kind: &str, key: &str, value: &str) -> Result<()> {
-        let object = Self::storage_object(kind)?;
-        let script = format!("{object}.setItem({}, {}); true", json!(key), json!(value));
+        let area = Self::storage_area(kind)?;
+        let script = STORAGE_FN.call(&[json!(area), json!("set"), json!(key), json!(value)]);
         self.evaluate(&script, Some(SHORT)).await?;
         Ok(())
     }
 
     /// `storage local|session clear`.
     pub async fn storage_clear(&self, kind: &str) -> Result<()> {
-        let object = Self::storage_object(kind)?;
-        self.evaluate(&format!("{object}.clear(); true"), Some(SHORT))
-            .await?;
+        let area = Self::storage_area(kind)?;
+        let script = STORAGE_FN.call(&[json!(area), json!("clear")]);
+        self.evaluate(&script, Some(SHORT)).await?;
         Ok(())
     }
 }

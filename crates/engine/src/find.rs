@@ -10,12 +10,15 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use abx_cdp::protocol::browser_protocol::{accessibility, dom};
+use abx_cdp::protocol::js_protocol::runtime;
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::actions::{CHECKED_FN, Checked, Clicked, Filled, Hovered};
 use crate::element::{BoundingBox, finder_all_js, ref_name};
 use crate::error::{EngineError, Result};
+use crate::js::PageFn;
 use crate::locate::Handle;
 use crate::session::Session;
 use crate::snapshot::tree::{RawTree, Tree};
@@ -183,70 +186,41 @@ pub struct IsChecked {
 
 /// Finds elements by text-ish attributes in the page. `this` is unused; arguments are the kind,
 /// the text and `exact`. Returns the element or null.
-const FIND_FN: &str = r#"function(kind, text, exact) {
-  const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
-  const want = exact ? norm(text) : norm(text).toLowerCase();
-  const match = (s) => { const t = norm(s); return exact ? t === want : t.toLowerCase().includes(want); };
-  const visible = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
-  const first = (list) => list.find(visible) || list[0] || null;
-  const all = (sel) => Array.from(document.querySelectorAll(sel));
-  if (kind === 'text') {
-    const skip = {script: 1, style: 1, noscript: 1, template: 1, head: 1, title: 1};
-    const hits = [];
-    for (const el of all('body, body *')) {
-      if (skip[el.localName] || !match(el.textContent)) continue;
-      if (Array.from(el.children).some((c) => !skip[c.localName] && match(c.textContent))) continue;
-      hits.push(el);
-    }
-    return first(hits);
-  }
-  if (kind === 'label') {
-    const hits = [];
-    for (const label of all('label')) if (match(label.textContent) && label.control) hits.push(label.control);
-    for (const el of all('[aria-label]')) if (match(el.getAttribute('aria-label'))) hits.push(el);
-    for (const el of all('[aria-labelledby]')) {
-      const ids = el.getAttribute('aria-labelledby').split(/\s+/);
-      const t = ids.map((id) => { const n = document.getElementById(id); return n ? n.textContent : ''; }).join(' ');
-      if (match(t)) hits.push(el);
-    }
-    return first(hits);
-  }
-  if (kind === 'testid') return first(all('[data-testid]').filter((el) => el.getAttribute('data-testid') === text));
-  const attr = {placeholder: 'placeholder', alt: 'alt', title: 'title'}[kind];
-  return first(all('[' + attr + ']').filter((el) => match(el.getAttribute(attr))));
-}"#;
+const FIND_FN: PageFn = PageFn::new(include_str!("find/find.js"));
 
 /// Elements considered visible by `is visible`.
-const VISIBLE_FN: &str = r#"function() {
-  const el = this.nodeType === 1 ? this : this.parentElement;
-  if (!el) return false;
-  const s = getComputedStyle(el);
-  const r = el.getBoundingClientRect();
-  return s.visibility === 'visible' && r.width > 0 && r.height > 0;
-}"#;
+const VISIBLE_FN: PageFn = PageFn::new(include_str!("find/visible.js"));
 
-const ENABLED_FN: &str = "function() { return !(this.matches(':disabled') || this.closest('[aria-disabled=\"true\"]')); }";
+/// Not `:disabled` and not inside `aria-disabled=true`.
+const ENABLED_FN: PageFn = PageFn::new(include_str!("find/enabled.js"));
+/// The rendered text (`innerText`, else `textContent`).
+const TEXT_FN: PageFn = PageFn::new(include_str!("find/text.js"));
+/// `innerHTML`.
+const INNER_HTML_FN: PageFn = PageFn::new(include_str!("find/inner_html.js"));
+/// An input's `value`.
+const VALUE_FN: PageFn = PageFn::new(include_str!("find/value.js"));
+/// One attribute's value (`null` when absent).
+const ATTRIBUTE_FN: PageFn = PageFn::new(include_str!("find/attribute.js"));
+/// The `i`-th element of a list (negative from the end), or `null`.
+const NTH_FN: PageFn = PageFn::new(include_str!("find/nth.js"));
 
 /// The computed styles `get styles` reports.
-const STYLES_FN: &str = r#"function() {
-  const s = getComputedStyle(this);
-  const keys = ['display', 'visibility', 'opacity', 'color', 'background-color', 'font-size', 'font-family',
-    'font-weight', 'width', 'height', 'position', 'z-index', 'cursor', 'pointer-events', 'overflow'];
-  const out = {};
-  for (const k of keys) out[k] = s.getPropertyValue(k);
-  return out;
-}"#;
+const STYLES_FN: PageFn = PageFn::new(include_str!("find/styles.js"));
 
 /// The box in viewport coordinates of the element's own document.
-const BOX_FN: &str = r#"function() {
-  const el = this.nodeType === 1 ? this : this.parentElement;
-  const r = el.getBoundingClientRect();
-  return {x: r.x, y: r.y, width: r.width, height: r.height};
-}"#;
+const BOX_FN: PageFn = PageFn::new(include_str!("find/box.js"));
+
+/// Evaluates `expression` (one of our element finders) into a remote object of `group`.
+fn element_in_group(expression: String, group: &str) -> runtime::EvaluateParams {
+    runtime::EvaluateParams {
+        object_group: Some(group.to_string()),
+        ..runtime::EvaluateParams::new(expression)
+    }
+}
 
 impl Session {
     fn origin_of(&self, tab: &Tab) -> String {
-        let url = tab.state().url;
+        let url = tab.read(|st| st.url.clone());
         if url.is_empty() {
             self.browser()
                 .target(tab.target_id())
@@ -262,7 +236,7 @@ impl Session {
         &self,
         command: &str,
         selector: &str,
-        function: &str,
+        function: PageFn,
         args: &[Value],
         timeout: Option<Duration>,
     ) -> Result<(Value, String)> {
@@ -329,14 +303,7 @@ impl Session {
                 }
                 FindAction::Text => {
                     let text = tab
-                        .guarded(
-                            "find",
-                            handle.call(
-                                "function() { return this.innerText ?? this.textContent ?? ''; }",
-                                &[],
-                                timeout,
-                            ),
-                        )
+                        .guarded("find", handle.call(TEXT_FN, &[], timeout))
                         .await?;
                     Found::Text(TextOf {
                         text: text.as_str().unwrap_or_default().to_string(),
@@ -393,27 +360,22 @@ impl Session {
     async fn handle_from(
         &self,
         tab: &Tab,
-        reply: Value,
+        reply: runtime::EvaluateReturns,
         selector: String,
         group: String,
     ) -> Result<Handle> {
-        if let Some(details) = reply.get("exceptionDetails") {
-            return Err(EngineError::Evaluation(crate::snapshot::exception_text(
-                details,
-            )));
+        if let Some(details) = &reply.exception_details {
+            return Err(EngineError::Evaluation(crate::js::exception_text(details)));
         }
-        let object_id = reply
-            .pointer("/result/objectId")
-            .and_then(Value::as_str)
-            .filter(|_| reply.pointer("/result/subtype").and_then(Value::as_str) == Some("node"))
-            .ok_or_else(|| EngineError::NotFound {
+        let object_id =
+            crate::locate::element_object(&reply.result).ok_or_else(|| EngineError::NotFound {
                 selector: selector.clone(),
             })?;
         Ok(Handle {
             session: tab.cdp().clone(),
             oopif: false,
             subframe: false,
-            object_id: object_id.to_string(),
+            object_id,
             group,
             selector,
             from_ref: false,
@@ -429,19 +391,11 @@ impl Session {
         locator: &Locator,
         timeout: Duration,
     ) -> Result<Handle> {
-        let expression = format!(
-            "({FIND_FN})({}, {}, {exact})",
-            serde_json::to_string(kind).unwrap_or_default(),
-            serde_json::to_string(text).unwrap_or_default()
-        );
+        let expression = FIND_FN.call(&[json!(kind), json!(text), json!(exact)]);
         let group = crate::locate::new_group();
         let reply = tab
             .cdp()
-            .call_within(
-                "Runtime.evaluate",
-                json!({"expression": expression, "objectGroup": group}),
-                timeout,
-            )
+            .call_within(element_in_group(expression, &group), timeout)
             .await?;
         self.handle_from(tab, reply, locator.describe(), group)
             .await
@@ -455,22 +409,16 @@ impl Session {
         timeout: Duration,
     ) -> Result<Handle> {
         let all = finder_all_js(selector)?;
-        let expression = format!(
-            "(() => {{ const all = {all}; const i = {index}; return all[i < 0 ? all.length + i : i] ?? null; }})()"
-        );
+        let expression = NTH_FN.call_exprs(&[&all, &index.to_string()]);
         let group = crate::locate::new_group();
         let reply = tab
             .cdp()
-            .call_within(
-                "Runtime.evaluate",
-                json!({"expression": expression, "objectGroup": group}),
-                timeout,
-            )
+            .call_within(element_in_group(expression, &group), timeout)
             .await?;
-        if let Some(details) = reply.get("exceptionDetails") {
+        if let Some(details) = &reply.exception_details {
             return Err(EngineError::Invalid(format!(
                 "Invalid selector '{selector}': {}",
-                crate::snapshot::exception_text(details)
+                crate::js::exception_text(details)
             )));
         }
         self.handle_from(tab, reply, selector.to_string(), group)
@@ -485,11 +433,14 @@ impl Session {
         exact: bool,
         timeout: Duration,
     ) -> Result<Handle> {
+        // Own reply type: a whole AX tree, of which the tree builder reads a few fields.
         let raw: RawTree = tab
             .cdp()
-            .call_raw("Accessibility.getFullAXTree", &json!({}), Some(timeout))
-            .await?
-            .parse("Accessibility.getFullAXTree")?;
+            .call_as(
+                &accessibility::GetFullAxTreeParams::default(),
+                Some(timeout),
+            )
+            .await?;
         let tree = Tree::build(raw.nodes);
         let with_role: Vec<&crate::snapshot::tree::Node> = tree
             .nodes
@@ -535,19 +486,17 @@ impl Session {
         };
         let backend = found.backend.unwrap_or_default();
         let group = crate::locate::new_group();
-        let resolved = tab
-            .cdp()
-            .call_within(
-                "DOM.resolveNode",
-                json!({"backendNodeId": backend, "objectGroup": group}),
-                timeout,
-            )
-            .await?;
+        let resolve = dom::ResolveNodeParams {
+            backend_node_id: Some(dom::BackendNodeId::new(backend)),
+            object_group: Some(group.clone()),
+            ..Default::default()
+        };
+        let resolved = tab.cdp().call_within(resolve, timeout).await?;
         let object_id = resolved
-            .pointer("/object/objectId")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
+            .object
+            .object_id
+            .map(String::from)
+            .unwrap_or_default();
         Ok(Handle {
             session: tab.cdp().clone(),
             oopif: false,
@@ -594,7 +543,7 @@ impl Session {
 
     /// `get text <selector>`.
     pub async fn get_text(&self, selector: &str, timeout: Option<Duration>) -> Result<TextOf> {
-        let function = "function() { return this.innerText ?? this.textContent ?? ''; }";
+        let function = TEXT_FN;
         let (value, origin) = self
             .read_element("get text", selector, function, &[], timeout)
             .await?;
@@ -606,7 +555,7 @@ impl Session {
 
     /// `get html <selector>`.
     pub async fn get_html(&self, selector: &str, timeout: Option<Duration>) -> Result<HtmlOf> {
-        let function = "function() { return this.innerHTML ?? ''; }";
+        let function = INNER_HTML_FN;
         let (value, _) = self
             .read_element("get html", selector, function, &[], timeout)
             .await?;
@@ -617,7 +566,7 @@ impl Session {
 
     /// `get value <selector>`.
     pub async fn get_value(&self, selector: &str, timeout: Option<Duration>) -> Result<ValueOf> {
-        let function = "function() { return this.value ?? ''; }";
+        let function = VALUE_FN;
         let (value, _) = self
             .read_element("get value", selector, function, &[], timeout)
             .await?;
@@ -636,7 +585,7 @@ impl Session {
         name: &str,
         timeout: Option<Duration>,
     ) -> Result<AttributeOf> {
-        let function = "function(n) { return this.getAttribute(n); }";
+        let function = ATTRIBUTE_FN;
         let (value, origin) = self
             .read_element("get attribute", selector, function, &[json!(name)], timeout)
             .await?;

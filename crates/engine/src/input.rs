@@ -12,10 +12,121 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 use abx_cdp::Session as CdpSession;
-use serde_json::{Value, json};
+use abx_cdp::protocol::browser_protocol::input as cdp;
+use serde_json::Value;
 
 use crate::error::{EngineError, Result};
 use crate::tab::Tab;
+
+/// One input event for a tab, as CDP takes it (`Input.dispatchMouseEvent` and friends).
+///
+/// ```
+/// use abx_engine::InputEvent;
+/// use abx_cdp::protocol::browser_protocol::input::{DispatchMouseEventParams, DispatchMouseEventType};
+/// let moved = InputEvent::Mouse(DispatchMouseEventParams::new(DispatchMouseEventType::MouseMoved, 10.0, 20.0));
+/// assert_eq!(moved.method(), "Input.dispatchMouseEvent");
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum InputEvent {
+    /// `Input.dispatchMouseEvent`.
+    Mouse(cdp::DispatchMouseEventParams),
+    /// `Input.dispatchKeyEvent`.
+    Key(cdp::DispatchKeyEventParams),
+    /// `Input.dispatchTouchEvent`.
+    Touch(cdp::DispatchTouchEventParams),
+    /// `Input.insertText`.
+    InsertText(cdp::InsertTextParams),
+    /// `Input.dispatchDragEvent`.
+    Drag(cdp::DispatchDragEventParams),
+}
+
+impl InputEvent {
+    /// The CDP method.
+    pub fn method(&self) -> &'static str {
+        match self {
+            InputEvent::Mouse(_) => cdp::DispatchMouseEventParams::IDENTIFIER,
+            InputEvent::Key(_) => cdp::DispatchKeyEventParams::IDENTIFIER,
+            InputEvent::Touch(_) => cdp::DispatchTouchEventParams::IDENTIFIER,
+            InputEvent::InsertText(_) => cdp::InsertTextParams::IDENTIFIER,
+            InputEvent::Drag(_) => cdp::DispatchDragEventParams::IDENTIFIER,
+        }
+    }
+
+    /// Decodes an input call given as method and JSON params (the untyped
+    /// [`Tab::dispatch_inputs`]); an unknown method or a malformed event is an error.
+    pub fn from_json(method: &str, params: &Value) -> Result<InputEvent> {
+        fn decode<T: serde::de::DeserializeOwned>(method: &str, params: &Value) -> Result<T> {
+            T::deserialize(params)
+                .map_err(|e| EngineError::Invalid(format!("invalid {method} event: {e}")))
+        }
+        Ok(match method {
+            cdp::DispatchMouseEventParams::IDENTIFIER => InputEvent::Mouse(decode(method, params)?),
+            cdp::DispatchKeyEventParams::IDENTIFIER => InputEvent::Key(decode(method, params)?),
+            cdp::DispatchTouchEventParams::IDENTIFIER => InputEvent::Touch(decode(method, params)?),
+            cdp::InsertTextParams::IDENTIFIER => InputEvent::InsertText(decode(method, params)?),
+            cdp::DispatchDragEventParams::IDENTIFIER => InputEvent::Drag(decode(method, params)?),
+            other => {
+                return Err(EngineError::Invalid(format!(
+                    "{other} is not an input method (Input.dispatchMouseEvent, \
+                     Input.dispatchKeyEvent, Input.dispatchTouchEvent, Input.insertText, \
+                     Input.dispatchDragEvent)"
+                )));
+            }
+        })
+    }
+
+    /// Queues the event on `session` without waiting for Chrome's reply.
+    pub(crate) async fn send(
+        &self,
+        session: &CdpSession,
+    ) -> std::result::Result<(), abx_cdp::Error> {
+        match self {
+            InputEvent::Mouse(p) => session.send(p).await,
+            InputEvent::Key(p) => session.send(p).await,
+            InputEvent::Touch(p) => session.send(p).await,
+            InputEvent::InsertText(p) => session.send(p).await,
+            InputEvent::Drag(p) => session.send(p).await,
+        }
+    }
+
+    /// Sends the event on `session` and waits for Chrome to have handled it.
+    pub(crate) async fn call(
+        &self,
+        session: &CdpSession,
+        timeout: Duration,
+    ) -> std::result::Result<(), abx_cdp::Error> {
+        match self {
+            InputEvent::Mouse(p) => session.call_within(p.clone(), timeout).await.map(drop),
+            InputEvent::Key(p) => session.call_within(p.clone(), timeout).await.map(drop),
+            InputEvent::Touch(p) => session.call_within(p.clone(), timeout).await.map(drop),
+            InputEvent::InsertText(p) => session.call_within(p.clone(), timeout).await.map(drop),
+            InputEvent::Drag(p) => session.call_within(p.clone(), timeout).await.map(drop),
+        }
+    }
+}
+
+/// A mouse event at `point` (`buttons`: the bit mask held, `count`: the click count).
+pub(crate) fn mouse_event(
+    kind: cdp::DispatchMouseEventType,
+    x: f64,
+    y: f64,
+    button: cdp::MouseButton,
+    buttons: i64,
+    count: i64,
+) -> InputEvent {
+    InputEvent::Mouse(cdp::DispatchMouseEventParams {
+        button: Some(button),
+        buttons: Some(buttons),
+        click_count: Some(count),
+        ..cdp::DispatchMouseEventParams::new(kind, x, y)
+    })
+}
+
+/// `Input.insertText`.
+pub(crate) fn insert_text(text: &str) -> InputEvent {
+    InputEvent::InsertText(cdp::InsertTextParams::new(text))
+}
 
 /// CDP modifier bits.
 pub(crate) const ALT: i64 = 1;
@@ -255,31 +366,32 @@ pub(crate) fn parse_chord(text: &str) -> Result<Chord> {
 }
 
 /// `Input.dispatchKeyEvent` params.
-pub(crate) fn key_event(kind: &str, key: &Key, modifiers: i64) -> Value {
+pub(crate) fn key_event(kind: &str, key: &Key, modifiers: i64) -> cdp::DispatchKeyEventParams {
     // Command chords (Control/Meta) and Alt combinations type no text.
     let text = key
         .text
         .as_deref()
         .filter(|_| kind == "keyDown" && modifiers & (CONTROL | META | ALT) == 0);
-    let kind = if kind == "keyDown" && text.is_none() {
-        "rawKeyDown"
-    } else {
-        kind
+    let kind = match kind {
+        "keyDown" if text.is_none() => cdp::DispatchKeyEventType::RawKeyDown,
+        "keyDown" => cdp::DispatchKeyEventType::KeyDown,
+        _ => cdp::DispatchKeyEventType::KeyUp,
     };
-    let mut params = json!({"type": kind, "key": key.key, "code": key.code, "windowsVirtualKeyCode": key.key_code,
-                            "nativeVirtualKeyCode": key.key_code, "modifiers": modifiers});
-    if let Some(text) = text {
-        params["text"] = json!(text);
-        params["unmodifiedText"] = json!(text);
+    cdp::DispatchKeyEventParams {
+        key: Some(key.key.clone()),
+        code: Some(key.code.to_string()),
+        windows_virtual_key_code: Some(key.key_code),
+        native_virtual_key_code: Some(key.key_code),
+        modifiers: Some(modifiers),
+        text: text.map(str::to_string),
+        unmodified_text: text.map(str::to_string),
+        location: (key.location != 0).then_some(key.location),
+        ..cdp::DispatchKeyEventParams::new(kind)
     }
-    if key.location != 0 {
-        params["location"] = json!(key.location);
-    }
-    params
 }
 
 /// The key events of a press of `chord`, with `held` modifiers already down.
-pub(crate) fn press_events(chord: &Chord, held: i64) -> Vec<Value> {
+pub(crate) fn press_events(chord: &Chord, held: i64) -> Vec<cdp::DispatchKeyEventParams> {
     let mut events = Vec::new();
     let mut modifiers = held;
     for m in &chord.modifiers {
@@ -295,13 +407,24 @@ pub(crate) fn press_events(chord: &Chord, held: i64) -> Vec<Value> {
     events
 }
 
-/// One step of typing a string.
+/// One step of typing a string (built and consumed within one call, so not boxed).
 #[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Stroke {
     /// A key event.
-    Key(Value),
+    Key(cdp::DispatchKeyEventParams),
     /// `Input.insertText` for a character without a key.
     Insert(String),
+}
+
+impl Stroke {
+    /// The input event of this stroke.
+    pub(crate) fn into_event(self) -> InputEvent {
+        match self {
+            Stroke::Key(params) => InputEvent::Key(params),
+            Stroke::Insert(text) => insert_text(&text),
+        }
+    }
 }
 
 /// The events that type `c` with `held` modifiers down.
@@ -318,14 +441,14 @@ pub(crate) fn char_strokes(c: char, held: i64) -> Vec<Stroke> {
     }
 }
 
-/// CDP's name and bit for a mouse button.
-pub(crate) fn button(name: &str) -> Result<(&'static str, i64)> {
+/// CDP's button and bit for a mouse button name.
+pub(crate) fn button(name: &str) -> Result<(cdp::MouseButton, i64)> {
     match name.to_ascii_lowercase().as_str() {
-        "" | "left" => Ok(("left", 1)),
-        "right" => Ok(("right", 2)),
-        "middle" => Ok(("middle", 4)),
-        "back" => Ok(("back", 8)),
-        "forward" => Ok(("forward", 16)),
+        "" | "left" => Ok((cdp::MouseButton::Left, 1)),
+        "right" => Ok((cdp::MouseButton::Right, 2)),
+        "middle" => Ok((cdp::MouseButton::Middle, 4)),
+        "back" => Ok((cdp::MouseButton::Back, 8)),
+        "forward" => Ok((cdp::MouseButton::Forward, 16)),
         other => Err(EngineError::Invalid(format!(
             "Invalid mouse button: {other}. Use left, right or middle"
         ))),
@@ -339,21 +462,20 @@ pub(crate) async fn dispatch(
     tab: &Tab,
     session: &CdpSession,
     command: &str,
-    events: &[(&str, Value)],
+    events: &[InputEvent],
     deadline: Instant,
 ) -> Result<bool> {
-    let Some(((last_method, last_params), rest)) = events.split_last() else {
+    let Some((last, rest)) = events.split_last() else {
         return Ok(false);
     };
     tab.check_usable(command)?;
-    for (method, params) in rest {
-        session.send(method, params).await?;
+    for event in rest {
+        event.send(session).await?;
     }
     let timeout = deadline
         .saturating_duration_since(Instant::now())
         .max(Duration::from_millis(100));
-    let last = session.call_within(last_method, last_params.clone(), timeout);
-    watch_dialog(tab, command, last).await
+    watch_dialog(tab, command, last.call(session, timeout)).await
 }
 
 /// Awaits `work` on the tab; a dialog opening first ends the wait with `Ok(true)`; the tab
@@ -363,7 +485,7 @@ pub(crate) async fn watch_dialog<T>(
     command: &str,
     work: impl Future<Output = std::result::Result<T, abx_cdp::Error>>,
 ) -> Result<bool> {
-    let mut changes = tab.changes();
+    let mut changes = tab.watch_state();
     tokio::pin!(work);
     loop {
         // Work first, as in `Tab::guarded`; a dialog that opened meanwhile still counts.
@@ -382,11 +504,14 @@ pub(crate) async fn watch_dialog<T>(
                 if changed.is_err() {
                     return Err(EngineError::TabGone { target_id: tab.target_id().to_string(), last_url: None });
                 }
-                if tab.dialog().is_some() {
+                let (dialog, gone) = {
+                    let st = changes.borrow_and_update();
+                    (st.dialog.is_some(), st.detached || st.crashed)
+                };
+                if dialog {
                     return Ok(true);
                 }
-                let st = tab.state();
-                if st.detached || st.crashed {
+                if gone {
                     return Err(tab.translate(EngineError::Cancelled(command.to_string()), command));
                 }
             }
@@ -406,8 +531,8 @@ mod tests {
             ("Enter", 13, Some("\r"))
         );
         let event = key_event("keyDown", &enter, 0);
-        assert_eq!(event["type"], "keyDown");
-        assert_eq!(event["text"], "\r");
+        assert_eq!(event.r#type, cdp::DispatchKeyEventType::KeyDown);
+        assert_eq!(event.text.as_deref(), Some("\r"));
         let a = named_key("a").expect("a");
         assert_eq!((a.code, a.key_code), ("KeyA", 65));
         assert_eq!(named_key("escape").expect("case-insensitive").key, "Escape");
@@ -420,16 +545,16 @@ mod tests {
         let chord = parse_chord("Control+a").expect("chord");
         let events = press_events(&chord, 0);
         assert_eq!(events.len(), 4);
-        assert_eq!(events[0]["key"], "Control");
-        assert_eq!(events[0]["modifiers"], CONTROL);
-        assert_eq!(events[1]["type"], "rawKeyDown");
-        assert!(events[1].get("text").is_none());
-        assert_eq!(events[3]["type"], "keyUp");
-        assert_eq!(events[3]["modifiers"], 0);
+        assert_eq!(events[0].key.as_deref(), Some("Control"));
+        assert_eq!(events[0].modifiers, Some(CONTROL));
+        assert_eq!(events[1].r#type, cdp::DispatchKeyEventType::RawKeyDown);
+        assert!(events[1].text.is_none());
+        assert_eq!(events[3].r#type, cdp::DispatchKeyEventType::KeyUp);
+        assert_eq!(events[3].modifiers, Some(0));
 
         let shift_tab = press_events(&parse_chord("Shift+Tab").expect("chord"), 0);
-        assert_eq!(shift_tab[1]["key"], "Tab");
-        assert_eq!(shift_tab[1]["modifiers"], SHIFT);
+        assert_eq!(shift_tab[1].key.as_deref(), Some("Tab"));
+        assert_eq!(shift_tab[1].modifiers, Some(SHIFT));
 
         let upper = parse_chord("Shift+a").expect("chord");
         assert_eq!(upper.key.text.as_deref(), Some("A"));
@@ -442,13 +567,48 @@ mod tests {
         let strokes = char_strokes('A', 0);
         match &strokes[0] {
             Stroke::Key(e) => {
-                assert_eq!(e["modifiers"], SHIFT);
-                assert_eq!(e["text"], "A");
+                assert_eq!(e.modifiers, Some(SHIFT));
+                assert_eq!(e.text.as_deref(), Some("A"));
             }
             other => panic!("expected a key, got {other:?}"),
         }
         assert_eq!(char_strokes('é', 0), vec![Stroke::Insert("é".into())]);
         let bang = char_key('!').expect("!");
         assert_eq!((bang.0.code, bang.1), ("Digit1", true));
+    }
+
+    /// The typed events serialize to what Chrome took as JSON before: same fields, no nulls.
+    #[test]
+    fn key_events_serialize_like_the_json_they_replace() {
+        let enter = named_key("Enter").expect("Enter");
+        let json = serde_json::to_value(key_event("keyDown", &enter, 0)).expect("json");
+        assert_eq!(
+            json,
+            serde_json::json!({"type": "keyDown", "key": "Enter", "code": "Enter",
+                "windowsVirtualKeyCode": 13, "nativeVirtualKeyCode": 13, "modifiers": 0,
+                "text": "\r", "unmodifiedText": "\r"})
+        );
+        let shift = named_key("Shift").expect("Shift");
+        let json = serde_json::to_value(key_event("keyUp", &shift, 0)).expect("json");
+        assert_eq!(json["location"], 1);
+        assert!(json.get("text").is_none());
+    }
+
+    #[test]
+    fn untyped_input_is_decoded_or_refused() {
+        let moved = InputEvent::from_json(
+            "Input.dispatchMouseEvent",
+            &serde_json::json!({"type": "mouseMoved", "x": 1, "y": 2}),
+        )
+        .expect("a mouse event");
+        assert_eq!(moved.method(), "Input.dispatchMouseEvent");
+        assert!(
+            InputEvent::from_json(
+                "Input.dispatchMouseEvent",
+                &serde_json::json!({"type": "wobble"})
+            )
+            .is_err()
+        );
+        assert!(InputEvent::from_json("Page.navigate", &serde_json::json!({})).is_err());
     }
 }

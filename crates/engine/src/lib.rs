@@ -34,11 +34,15 @@ mod dialog;
 pub mod element;
 pub mod emulation;
 mod error;
+#[cfg(test)]
+mod fake_chrome;
 mod find;
 pub mod glob;
 mod input;
+mod js;
 mod locate;
 pub mod policy;
+mod popup;
 pub mod refs;
 mod reopen;
 mod session;
@@ -59,12 +63,15 @@ pub use find::{
     AttributeOf, CountOf, FindAction, Found, HtmlOf, IsChecked, IsEnabled, IsVisible, Locator,
     StylesOf, TextOf, ValueOf,
 };
-pub use policy::{DomainFilter, Policy, ProxyAuth};
+pub use input::InputEvent;
+pub use policy::{DomainFilter, GuardFailure, Policy, ProxyAuth};
 pub use session::{
     Evaluated, Navigated, NavigationMarker, ScreenshotOptions, Session, SessionOptions, TabListing,
     WaitUntil,
 };
 pub use snapshot::{RefInfo, Snapshot, SnapshotDiff, SnapshotOptions, diff_text};
-pub use tab::{ConsoleMessage, Dialog, DialogEvent, PageError, Tab, TabOptions, TabState};
+pub use tab::{
+    ConsoleMessage, Dialog, DialogEvent, PageError, PageEvent, Tab, TabOptions, TabState,
+};
 
-pub use abx_chrome::{CloseReceipt, LaunchOptions};
+pub use abx_chrome::{BrowserBinary, BrowserKind, CloseReceipt, LaunchOptions};

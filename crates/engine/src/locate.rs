@@ -16,11 +16,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use abx_cdp::Session as CdpSession;
+use abx_cdp::protocol::browser_protocol::dom;
+use abx_cdp::protocol::js_protocol::runtime;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::element::{finder_js, ref_name};
 use crate::error::{EngineError, Result};
+use crate::js::PageFn;
 use crate::refs::{FrameKey, Lookup};
 use crate::session::Session;
 use crate::tab::Tab;
@@ -34,6 +37,10 @@ pub(crate) fn new_group() -> String {
 
 /// The marker [`Handle::call`] returns for an element that left its document.
 const DETACHED: &str = "__abxDetached";
+
+/// Runs a function on an element only while it is in its document ([`DETACHED`] otherwise);
+/// [`Handle::call`] puts the function in at `__ABX_FUNCTION__`.
+const IF_CONNECTED_FN: PageFn = PageFn::new(include_str!("locate/if_connected.js"));
 
 /// A resolved element: a remote object in its document, and how to reach it.
 #[derive(Clone, Debug)]
@@ -59,31 +66,26 @@ impl Handle {
     /// The element's first content quad (`DOM.getContentQuads`: four corners, in the
     /// coordinates of the page the session shows), or `None` when it has no box.
     pub(crate) async fn content_quad(&self, timeout: Duration) -> Result<Option<[f64; 8]>> {
+        let quads = dom::GetContentQuadsParams {
+            object_id: Some(self.object_id.clone().into()),
+            ..Default::default()
+        };
         let quads = self
             .session
-            .call_within(
-                "DOM.getContentQuads",
-                json!({"objectId": self.object_id}),
-                timeout,
-            )
+            .call_within(quads, timeout)
             .await
             .map_err(|err| self.vanished(err))?;
-        let quad: Vec<f64> = quads
-            .pointer("/quads/0")
-            .and_then(Value::as_array)
-            .map(|q| q.iter().filter_map(Value::as_f64).collect())
-            .unwrap_or_default();
-        Ok(quad.get(..8).and_then(|q| q.try_into().ok()))
+        let first = quads.quads.first().map(|q| q.inner().as_slice());
+        Ok(first
+            .and_then(|q| q.get(..8))
+            .and_then(|q| q.try_into().ok()))
     }
 
     /// Releases the handle's remote objects (fire-and-forget; ordered before later commands).
     pub(crate) async fn release(&self) {
         let _ = self
             .session
-            .send(
-                "Runtime.releaseObjectGroup",
-                &json!({"objectGroup": self.group}),
-            )
+            .send(&runtime::ReleaseObjectGroupParams::new(self.group.clone()))
             .await;
     }
 
@@ -91,34 +93,23 @@ impl Handle {
     /// no longer in its document fails: a ref as stale, a selector as not found.
     pub(crate) async fn call(
         &self,
-        function: &str,
+        function: PageFn,
         args: &[Value],
         timeout: Duration,
     ) -> Result<Value> {
-        let arguments: Vec<Value> = args.iter().map(|v| json!({"value": v})).collect();
-        let wrapped = format!(
-            "async function(...args) {{ if (!this.isConnected) return {{{DETACHED}: true}}; \
-             return await ({function}).apply(this, args); }}"
-        );
+        let call = runtime::CallFunctionOnParams {
+            object_id: Some(self.object_id.clone().into()),
+            arguments: Some(args.iter().map(crate::js::by_value).collect()),
+            return_by_value: Some(true),
+            await_promise: Some(true),
+            ..runtime::CallFunctionOnParams::new(IF_CONNECTED_FN.wrap(function))
+        };
         let reply = self
             .session
-            .call_within(
-                "Runtime.callFunctionOn",
-                json!({"objectId": self.object_id, "functionDeclaration": wrapped, "arguments": arguments,
-                       "returnByValue": true, "awaitPromise": true}),
-                timeout,
-            )
+            .call_within(call, timeout)
             .await
             .map_err(|err| self.vanished(err))?;
-        if let Some(details) = reply.get("exceptionDetails") {
-            return Err(EngineError::Evaluation(crate::snapshot::exception_text(
-                details,
-            )));
-        }
-        let value = reply
-            .pointer("/result/value")
-            .cloned()
-            .unwrap_or(Value::Null);
+        let value = crate::js::value_of(reply.result, reply.exception_details.as_ref())?;
         if value.get(DETACHED).is_some() {
             return Err(if self.from_ref {
                 stale(&self.selector, "the element is no longer in the page")
@@ -147,6 +138,16 @@ impl Handle {
             other => other.into(),
         }
     }
+}
+
+/// The object id of an evaluation result that is a DOM node (`None` for `null` and non-nodes).
+pub(crate) fn element_object(result: &runtime::RemoteObject) -> Option<String> {
+    let node = result.subtype == Some(runtime::RemoteObjectSubtype::Node);
+    result
+        .object_id
+        .as_ref()
+        .filter(|_| node)
+        .map(|id| id.as_ref().to_string())
 }
 
 fn stale(selector: &str, reason: &str) -> EngineError {
@@ -214,16 +215,7 @@ impl Checks {
 
 /// Reads and disarms the click guard of the element's window (`this` is the element, which the
 /// click may have removed from the document).
-const GUARD_VERDICT_FN: &str = r#"function() {
-  const doc = this.ownerDocument || this;
-  const view = doc.defaultView;
-  const key = Symbol.for('abx.clickGuard');
-  const guard = view && view[key];
-  if (!guard) return null;
-  guard.disarm();
-  delete view[key];
-  return guard.miss;
-}"#;
+const GUARD_VERDICT_FN: PageFn = PageFn::new(include_str!("locate/guard_verdict.js"));
 
 /// A click the guard blocked because its events landed outside the element.
 #[derive(Clone, Debug)]
@@ -251,130 +243,7 @@ enum Readiness {
 
 /// Waits (in the page, up to `slice` ms per call) for the element to pass the checks, scrolls
 /// it into view and hit-tests the click point. `this` is the element.
-const ACTIONABLE_FN: &str = r#"async function(opts) {
-  // The click guard: between this hit test and the mouse events a script may move the element
-  // (a banner appears, a button unhides). The guard sees the pointer events the click causes in
-  // this window first; if the press or release lands outside the element it blocks that event
-  // and the rest of the click, and records where it landed, so the click can be retried instead
-  // of acting on another element. It disarms itself right after the last release (the click
-  // and dblclick events come in the same task) or after two seconds if no click arrives.
-  const armGuard = (target, view, presses, describe) => {
-    const key = Symbol.for('abx.clickGuard');
-    if (view[key]) view[key].disarm();
-    const judged = ['pointerdown', 'mousedown', 'pointerup', 'mouseup'];
-    const types = judged.concat(['click', 'dblclick', 'auxclick', 'contextmenu']);
-    const guard = {miss: null, armed: true, releases: 0};
-    const reaches = (path) => path.includes(target) ||
-      path.some((n) => n.localName === 'label' && n.control === target);
-    const listener = (e) => {
-      if (!e.isTrusted || !guard.armed) return;
-      const path = e.composedPath();
-      if (!guard.miss && judged.includes(e.type) && !reaches(path)) guard.miss = describe(path[0]);
-      if (guard.miss) { e.preventDefault(); e.stopImmediatePropagation(); }
-      if (e.type === 'mouseup' && ++guard.releases >= presses) setTimeout(guard.disarm, 0);
-    };
-    guard.disarm = () => {
-      if (!guard.armed) return;
-      guard.armed = false;
-      clearTimeout(guard.timer);
-      for (const t of types) view.removeEventListener(t, listener, true);
-    };
-    for (const t of types) view.addEventListener(t, listener, true);
-    guard.timer = setTimeout(guard.disarm, 2000);
-    view[key] = guard;
-  };
-  const el = this;
-  const started = Date.now();
-  const frame = () => new Promise((resolve) => {
-    let done = false;
-    const finish = () => { if (!done) { done = true; resolve(); } };
-    requestAnimationFrame(finish);
-    setTimeout(finish, 50);
-  });
-  const describe = (n) => {
-    if (!n || n.nodeType !== 1) return String((n && n.nodeName) || 'unknown').toLowerCase();
-    let s = n.localName;
-    if (n.id) s += '#' + n.id;
-    else if (n.classList && n.classList.length) s += '.' + Array.from(n.classList).slice(0, 2).join('.');
-    return s;
-  };
-  while (true) {
-    if (!el.isConnected) return {state: 'detached'};
-    const target = el.nodeType === 1 ? el : el.parentElement;
-    if (!target) return {state: 'detached'};
-    if (opts.option && target.localName === 'option') {
-      const select = target.closest('select');
-      if (select && !select.disabled && !target.disabled) {
-        if (!select.multiple) for (const o of select.options) o.selected = false;
-        target.selected = true;
-        select.dispatchEvent(new Event('input', {bubbles: true}));
-        select.dispatchEvent(new Event('change', {bubbles: true}));
-        return {state: 'selected'};
-      }
-    }
-    const doc = target.ownerDocument;
-    const view = doc.defaultView;
-    const style = view.getComputedStyle(target);
-    let rect = target.getBoundingClientRect();
-    let reason = '';
-    if (opts.visible && (style.visibility !== 'visible' || rect.width <= 0 || rect.height <= 0)) {
-      reason = 'not visible';
-    } else if (opts.enabled && (target.matches(':disabled') || target.closest('[aria-disabled="true"]'))) {
-      reason = 'disabled';
-    } else if (opts.editable) {
-      const tag = target.localName;
-      const textual = tag === 'textarea' || target.isContentEditable ||
-        (tag === 'input' && !['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file', 'hidden'].includes(target.type));
-      if (!textual && tag !== 'select') return {state: 'waiting', reason: 'not an <input>, <textarea> or [contenteditable] element'};
-      if (target.readOnly) reason = 'read-only';
-    }
-    if (!reason) {
-      if (opts.scroll) {
-        const vw = view.innerWidth, vh = view.innerHeight;
-        if (rect.top < 0 || rect.left < 0 || rect.bottom > vh || rect.right > vw) {
-          if (target.scrollIntoViewIfNeeded) target.scrollIntoViewIfNeeded(true);
-          else target.scrollIntoView({block: 'center', inline: 'center'});
-          rect = target.getBoundingClientRect();
-        }
-      }
-      // Stable: same box on two consecutive frames. Only worth a frame's wait while something
-      // animates; a page with no running animation cannot move the element between frames
-      // except from script, which the hit test below still catches.
-      if (opts.stable && doc.getAnimations && doc.getAnimations().some((a) => a.playState === 'running')) {
-        await frame();
-        const again = target.getBoundingClientRect();
-        if (again.x !== rect.x || again.y !== rect.y || again.width !== rect.width || again.height !== rect.height) {
-          reason = 'not stable';
-        }
-        rect = again;
-      }
-    }
-    if (!reason) {
-      const vw = view.innerWidth, vh = view.innerHeight;
-      const left = Math.max(rect.left, 0), right = Math.min(rect.right, vw);
-      const top = Math.max(rect.top, 0), bottom = Math.min(rect.bottom, vh);
-      const x = right > left ? (left + right) / 2 : rect.left + rect.width / 2;
-      const y = bottom > top ? (top + bottom) / 2 : rect.top + rect.height / 2;
-      if (opts.hit) {
-        let hit = doc.elementFromPoint(x, y);
-        while (hit && hit.shadowRoot) {
-          const inner = hit.shadowRoot.elementFromPoint(x, y);
-          if (!inner || inner === hit) break;
-          hit = inner;
-        }
-        let ok = !hit;
-        for (let n = hit; n && !ok; n = n.parentNode || n.host) if (n === target) ok = true;
-        const label = hit && hit.closest && hit.closest('label');
-        if (!ok && label && label.control === target) ok = true;
-        if (!ok) return {state: 'covered', cover: describe(hit), x, y};
-      }
-      if (opts.guard > 0) armGuard(target, view, opts.guard, describe);
-      return {state: 'ready', x, y};
-    }
-    if (Date.now() - started >= opts.slice) return {state: 'waiting', reason};
-    await frame();
-  }
-}"#;
+const ACTIONABLE_FN: PageFn = PageFn::new(include_str!("locate/actionable.js"));
 
 impl Session {
     /// Resolves `selector` on the active tab to an element handle.
@@ -388,33 +257,26 @@ impl Session {
         if let Some(name) = ref_name(selector) {
             return self.locate_ref(tab, selector, name, group, timeout).await;
         }
-        let finder = finder_js(selector)?;
-        let reply = tab
-            .cdp()
-            .call_within(
-                "Runtime.evaluate",
-                json!({"expression": finder, "returnByValue": false, "objectGroup": group}),
-                timeout,
-            )
-            .await?;
-        if let Some(details) = reply.get("exceptionDetails") {
+        let find = runtime::EvaluateParams {
+            return_by_value: Some(false),
+            object_group: Some(group.clone()),
+            ..runtime::EvaluateParams::new(finder_js(selector)?)
+        };
+        let reply = tab.cdp().call_within(find, timeout).await?;
+        if let Some(details) = &reply.exception_details {
             return Err(EngineError::Invalid(format!(
                 "Invalid selector '{selector}': {}",
-                crate::snapshot::exception_text(details)
+                crate::js::exception_text(details)
             )));
         }
-        let object_id = reply
-            .pointer("/result/objectId")
-            .and_then(Value::as_str)
-            .filter(|_| reply.pointer("/result/subtype").and_then(Value::as_str) == Some("node"))
-            .ok_or_else(|| EngineError::NotFound {
-                selector: selector.to_string(),
-            })?;
+        let object_id = element_object(&reply.result).ok_or_else(|| EngineError::NotFound {
+            selector: selector.to_string(),
+        })?;
         Ok(Handle {
             session: tab.cdp().clone(),
             oopif: false,
             subframe: false,
-            object_id: object_id.to_string(),
+            object_id,
             group,
             selector: selector.to_string(),
             from_ref: false,
@@ -441,8 +303,8 @@ impl Session {
             Lookup::Unknown => return Err(EngineError::UnknownRef(name.to_string())),
         };
         if let Some(page) = &entry.page {
-            let st = tab.state();
-            if st.loader_id != page.loader || st.documents != page.epoch {
+            let moved = tab.read(|st| st.loader_id != page.loader || st.documents != page.epoch);
+            if moved {
                 return Err(stale(selector, "the page navigated since the snapshot"));
             }
         }
@@ -451,18 +313,14 @@ impl Session {
             Some(id) => self.browser().connection().session(id),
             None => tab.cdp().clone(),
         };
-        let resolved = session
-            .call_within(
-                "DOM.resolveNode",
-                json!({"backendNodeId": entry.backend_node_id, "objectGroup": group}),
-                timeout,
-            )
-            .await;
+        let resolve = dom::ResolveNodeParams {
+            backend_node_id: Some(dom::BackendNodeId::new(entry.backend_node_id)),
+            object_group: Some(group.clone()),
+            ..Default::default()
+        };
+        let resolved = session.call_within(resolve, timeout).await;
         let object_id = match resolved {
-            Ok(reply) => reply
-                .pointer("/object/objectId")
-                .and_then(Value::as_str)
-                .map(str::to_string),
+            Ok(reply) => reply.object.object_id.map(String::from),
             Err(abx_cdp::Error::Protocol { .. }) | Err(abx_cdp::Error::SessionDetached { .. }) => {
                 None
             }
@@ -603,26 +461,19 @@ impl Session {
     /// answer; all of these mean the click was not blocked, so it counts as delivered.
     pub(crate) async fn click_verdict(&self, tab: &Tab, handle: &Handle) -> Option<ClickMiss> {
         let reply = tab
-            .guarded(
-                "click",
-                async {
-                    Ok(handle
-                        .session
-                        .call_within(
-                            "Runtime.callFunctionOn",
-                            json!({"objectId": handle.object_id, "functionDeclaration": GUARD_VERDICT_FN,
-                                   "returnByValue": true}),
-                            Duration::from_secs(2),
-                        )
-                        .await?)
-                },
-            )
+            .guarded("click", async {
+                let verdict = crate::js::call_on(&handle.object_id, GUARD_VERDICT_FN, &[]);
+                Ok(handle
+                    .session
+                    .call_within(verdict, Duration::from_secs(2))
+                    .await?)
+            })
             .await
             .ok()?;
         if !handle.oopif && !handle.subframe {
             tab.note_sync();
         }
-        let landed = reply.pointer("/result/value").and_then(Value::as_str)?;
+        let landed = reply.result.value.as_ref().and_then(Value::as_str)?;
         Some(ClickMiss {
             landed: landed.to_string(),
         })
@@ -639,5 +490,23 @@ impl Session {
         let x = (quad[0] + quad[2] + quad[4] + quad[6]) / 4.0;
         let y = (quad[1] + quad[3] + quad[5] + quad[7]) / 4.0;
         Ok(Point { x, y })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_connected_wrapper_answers_the_marker_the_handle_checks() {
+        let wrapped = IF_CONNECTED_FN.wrap(PageFn::new("(function() { return 1; })\n"));
+        assert!(
+            wrapped.contains(&format!("{{{DETACHED}: true}}")),
+            "{wrapped}"
+        );
+        assert!(
+            wrapped.contains("return await ((function() { return 1; })).apply(this, args);"),
+            "{wrapped}"
+        );
     }
 }

@@ -35,11 +35,14 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use abx_cdp::protocol::browser_protocol::{browser as cdp_browser, fetch, network, page, target};
+use abx_cdp::protocol::js_protocol::runtime;
 use abx_cdp::{Connection, Event, EventFilter, Session as CdpSession};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::error::{EngineError, Result};
+use crate::js::PageFn;
 
 /// Upstream's domain allowlist: `example.com` matches exactly, `*.example.com` matches the apex
 /// and every subdomain; patterns are lower-cased.
@@ -185,7 +188,23 @@ const PAUSED_EVENTS: usize = 65_536;
 pub(crate) struct Enforcement {
     family: Mutex<Family>,
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    failures: Mutex<Vec<GuardFailure>>,
 }
+
+/// A target of the session the allowlist could not guard (its interception or guard script did
+/// not install). It was left paused, never resumed, so none of its requests went out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GuardFailure {
+    /// The target id.
+    pub target_id: String,
+    /// Its CDP type (`iframe`, `worker`, `service_worker`, ...).
+    pub kind: String,
+    /// What failed.
+    pub reason: String,
+}
+
+/// How many guard failures a session keeps (the oldest go first).
+const MAX_FAILURES: usize = 100;
 
 #[derive(Default)]
 struct Family {
@@ -193,7 +212,7 @@ struct Family {
     members: HashSet<String>,
     /// Popups whose own interception is being installed, with the browser-level requests held
     /// until it is.
-    pending: HashMap<String, Vec<Value>>,
+    pending: HashMap<String, Vec<Paused>>,
 }
 
 impl Drop for Enforcement {
@@ -218,6 +237,30 @@ impl Enforcement {
     /// Whether `target_id` is one of this session's targets.
     pub(crate) fn is_member(&self, target_id: &str) -> bool {
         self.family().members.contains(target_id)
+    }
+
+    fn report(&self, failure: GuardFailure) {
+        let mut failures = self.failures.lock().unwrap_or_else(|p| p.into_inner());
+        if failures.len() >= MAX_FAILURES {
+            failures.remove(0);
+        }
+        failures.push(failure);
+    }
+
+    fn failures(&self) -> Vec<GuardFailure> {
+        self.failures
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+}
+
+impl crate::session::Session {
+    /// Targets of this session (frames, workers) the allowlist could not guard, oldest first.
+    /// Each was kept paused instead of being let run unguarded; a page with one may miss that
+    /// frame's content or that worker's work.
+    pub fn guard_failures(&self) -> Vec<GuardFailure> {
+        self.enforcement.failures()
     }
 }
 
@@ -295,35 +338,15 @@ async fn deny_prompts_in_page(session: &CdpSession) -> Result<()> {
 /// any later command of ours (e.g. `Page.navigate`), and Chrome hands it to the new document's
 /// agent before that document runs.
 async fn add_document_script(session: &CdpSession, source: &str) -> Result<()> {
-    session
-        .send(
-            "Page.addScriptToEvaluateOnNewDocument",
-            &json!({"source": source, "runImmediately": true}),
-        )
-        .await?;
+    let script = page::AddScriptToEvaluateOnNewDocumentParams {
+        run_immediately: Some(true),
+        ..page::AddScriptToEvaluateOnNewDocumentParams::new(source)
+    };
+    session.send(&script).await?;
     Ok(())
 }
 
-const NO_PROMPT_JS: &str = r#"(() => {
-  const g = globalThis;
-  if (g.__abxNoPrompts || !g.navigator || !g.navigator.geolocation) return;
-  Object.defineProperty(g, '__abxNoPrompts', { value: true });
-  const geolocation = g.navigator.geolocation;
-  const denied = () => {
-    const proto = g.GeolocationPositionError ? g.GeolocationPositionError.prototype : Object.prototype;
-    return Object.create(proto, {
-      code: { value: 1 },
-      message: { value: 'User denied Geolocation' },
-    });
-  };
-  const refuse = (error) => { if (typeof error === 'function') setTimeout(() => error(denied()), 0); };
-  Object.defineProperty(geolocation, 'getCurrentPosition', {
-    value: function getCurrentPosition(success, error) { refuse(error); },
-  });
-  Object.defineProperty(geolocation, 'watchPosition', {
-    value: function watchPosition(success, error) { refuse(error); return 0; },
-  });
-})();"#;
+const NO_PROMPT_JS: &str = include_str!("policy/no_prompt.js");
 
 async fn deny_permissions(connection: &Connection, policy: &Policy) {
     if !policy.deny_permissions {
@@ -334,8 +357,11 @@ async fn deny_permissions(connection: &Connection, policy: &Policy) {
     // pay one round trip per permission.
     let browser = connection.browser();
     for name in DENIED_PERMISSIONS {
-        let params = json!({"permission": {"name": name}, "setting": "denied"});
-        if let Err(err) = browser.send("Browser.setPermission", &params).await {
+        let deny = cdp_browser::SetPermissionParams::new(
+            cdp_browser::PermissionDescriptor::new(*name),
+            cdp_browser::PermissionSetting::Denied,
+        );
+        if let Err(err) = browser.send(&deny).await {
             tracing::debug!(%err, permission = name, "cannot deny permission");
         }
     }
@@ -390,9 +416,9 @@ async fn install(
 ) -> Result<()> {
     let events = session.subscribe(
         EventFilter::methods([
-            "Fetch.requestPaused",
-            "Fetch.authRequired",
-            "Target.attachedToTarget",
+            fetch::EventRequestPaused::IDENTIFIER,
+            fetch::EventAuthRequired::IDENTIFIER,
+            target::EventAttachedToTarget::IDENTIFIER,
         ]),
         PAUSED_EVENTS,
     );
@@ -403,12 +429,8 @@ async fn install(
         policy.clone(),
         Arc::downgrade(enforcement),
     )));
-    let fetch = json!({
-        "patterns": [{"urlPattern": "*"}],
-        "handleAuthRequests": policy.proxy_auth.is_some(),
-    });
     let enabled = session
-        .call_within("Fetch.enable", fetch, SETUP_DEADLINE)
+        .call_within(intercept_all(policy), SETUP_DEADLINE)
         .await;
     match enabled {
         Ok(_) => {}
@@ -429,25 +451,29 @@ async fn install(
             TargetKind::Worker => {
                 // A paused worker has not run its script yet: the guard goes first.
                 let evaluated = session
-                    .call_within(
-                        "Runtime.evaluate",
-                        json!({"expression": script}),
-                        SETUP_DEADLINE,
-                    )
+                    .call_within(runtime::EvaluateParams::new(script), SETUP_DEADLINE)
                     .await;
+                // A worker that would run without its guard is not resumed (fail closed).
                 match evaluated {
-                    Ok(reply) if reply.get("exceptionDetails").is_some() => {
-                        tracing::debug!(%reply, "the worker guard threw");
+                    Ok(runtime::EvaluateReturns {
+                        exception_details: Some(details),
+                        ..
+                    }) => {
+                        return Err(EngineError::Evaluation(format!(
+                            "the worker guard script threw: {}",
+                            crate::js::exception_text(&details)
+                        )));
                     }
                     Ok(_) => {}
-                    Err(err) => tracing::debug!(%err, "cannot guard a worker"),
+                    Err(err) => return Err(err.into()),
                 }
             }
         }
-        let attach = json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true});
-        let attached = session
-            .call_within("Target.setAutoAttach", attach, SETUP_DEADLINE)
-            .await;
+        let attach = target::SetAutoAttachParams {
+            flatten: Some(true),
+            ..target::SetAutoAttachParams::new(true, true)
+        };
+        let attached = session.call_within(attach, SETUP_DEADLINE).await;
         if let Err(err) = attached
             && kind != TargetKind::Worker
         {
@@ -457,6 +483,9 @@ async fn install(
     Ok(())
 }
 
+/// `Fetch.requestPaused`, read leniently: every request of the browser passes through here, and
+/// only three fields are read (the generated event decodes the whole `Network.Request`, whose
+/// enums grow with Chrome; a request whose event failed to decode would stay paused).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Paused {
@@ -471,6 +500,7 @@ struct PausedRequest {
     url: String,
 }
 
+/// `Fetch.authRequired`, read leniently like [`Paused`].
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct AuthRequired {
@@ -504,9 +534,11 @@ async fn answer(
     let mut auth_tries: HashMap<String, u8> = HashMap::new();
     while let Some(event) = events.recv().await {
         match event.method() {
-            "Fetch.requestPaused" => decide(&session, &policy, &event, true).await,
-            "Fetch.authRequired" => answer_auth(&session, &policy, &event, &mut auth_tries).await,
-            "Target.attachedToTarget" => {
+            fetch::EventRequestPaused::IDENTIFIER => decide(&session, &policy, &event, true).await,
+            fetch::EventAuthRequired::IDENTIFIER => {
+                answer_auth(&session, &policy, &event, &mut auth_tries).await
+            }
+            target::EventAttachedToTarget::IDENTIFIER => {
                 let Ok(child) = event.parse::<Attached>() else {
                     continue;
                 };
@@ -535,6 +567,11 @@ async fn answer(
 
 /// A child target auto-attached paused (frame, worker): same interception, then resume. Boxed:
 /// `install` → `answer` → `adopt_child` → `install` is recursive.
+///
+/// Fails closed: a child whose interception or guard script could not be installed is never
+/// resumed. It stays paused before its first request (a frame shows nothing, a worker never
+/// runs), and the failure is recorded ([`Session::guard_failures`](crate::Session::guard_failures))
+/// and logged. Resuming it would let it talk to any host.
 fn adopt_child(
     connection: Connection,
     child: Attached,
@@ -543,14 +580,24 @@ fn adopt_child(
 ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
     Box::pin(async move {
         let session = connection.session(&child.session_id);
-        if let Some(kind) = TargetKind::of(&child.target_info.kind)
-            && let Err(err) = install(&connection, &session, kind, &policy, &enforcement).await
-        {
-            tracing::debug!(%err, kind = %child.target_info.kind, "cannot guard a child target");
+        let guarded = match TargetKind::of(&child.target_info.kind) {
+            Some(kind) => install(&connection, &session, kind, &policy, &enforcement).await,
+            // A kind with no layer of ours (e.g. a worklet): its requests are its page's.
+            None => Ok(()),
+        };
+        if let Err(err) = guarded {
+            tracing::warn!(%err, kind = %child.target_info.kind,
+                "cannot guard a child target; it stays paused");
+            enforcement.report(GuardFailure {
+                target_id: child.target_info.target_id.clone(),
+                kind: child.target_info.kind.clone(),
+                reason: err.to_string(),
+            });
+            return;
         }
         if child.waiting_for_debugger {
             let _ = session
-                .send("Runtime.runIfWaitingForDebugger", &json!({}))
+                .send(&runtime::RunIfWaitingForDebuggerParams::default())
                 .await;
         }
     })
@@ -566,24 +613,40 @@ async fn decide(session: &CdpSession, policy: &Policy, event: &Event, enforce: b
             .allowed_domains
             .as_ref()
             .is_none_or(|filter| filter.allows_request(&paused.request.url));
-    if allowed {
-        let _ = session
-            .send(
-                "Fetch.continueRequest",
-                &json!({"requestId": paused.request_id}),
-            )
-            .await;
-    } else {
+    if !allowed {
         tracing::debug!(
             host = host_of(&paused.request.url).unwrap_or_default(),
             "blocked a request outside the allowlist"
         );
-        let _ = session
-            .send(
-                "Fetch.failRequest",
-                &json!({"requestId": paused.request_id, "errorReason": "BlockedByClient"}),
-            )
-            .await;
+    }
+    release(session, paused.request_id, allowed).await;
+}
+
+/// Lets a paused request go on, or fails it as blocked by the client.
+async fn release(session: &CdpSession, request_id: String, allowed: bool) {
+    let request_id = fetch::RequestId::from(request_id);
+    let _ = if allowed {
+        session
+            .send(&fetch::ContinueRequestParams::new(request_id))
+            .await
+    } else {
+        session
+            .send(&fetch::FailRequestParams::new(
+                request_id,
+                network::ErrorReason::BlockedByClient,
+            ))
+            .await
+    };
+}
+
+/// `Fetch.enable` for every request, answering proxy challenges too when there are credentials.
+fn intercept_all(policy: &Policy) -> fetch::EnableParams {
+    fetch::EnableParams {
+        patterns: Some(vec![fetch::RequestPattern {
+            url_pattern: Some("*".into()),
+            ..Default::default()
+        }]),
+        handle_auth_requests: Some(policy.proxy_auth.is_some()),
     }
 }
 
@@ -598,24 +661,30 @@ async fn answer_auth(
     };
     let count = tries.entry(auth.request_id.clone()).or_insert(0);
     *count += 1;
+    use fetch::AuthChallengeResponseResponse as Answer;
+    let answer = |response: Answer| fetch::AuthChallengeResponse {
+        response,
+        username: None,
+        password: None,
+    };
     let response = match (&policy.proxy_auth, auth.auth_challenge.source.as_deref()) {
         // Wrong credentials would loop: the second challenge of a request is cancelled.
-        (Some(_), Some("Proxy")) if *count > 1 => json!({"response": "CancelAuth"}),
-        (Some(creds), Some("Proxy")) => json!({
-            "response": "ProvideCredentials",
-            "username": creds.username,
-            "password": creds.password,
-        }),
-        _ => json!({"response": "Default"}),
+        (Some(_), Some("Proxy")) if *count > 1 => answer(Answer::CancelAuth),
+        (Some(creds), Some("Proxy")) => fetch::AuthChallengeResponse {
+            username: Some(creds.username.clone()),
+            password: Some(creds.password.clone()),
+            ..answer(Answer::ProvideCredentials)
+        },
+        _ => answer(Answer::Default),
     };
     if tries.len() > 4096 {
         tries.clear();
     }
     let _ = session
-        .send(
-            "Fetch.continueWithAuth",
-            &json!({"requestId": auth.request_id, "authChallengeResponse": response}),
-        )
+        .send(&fetch::ContinueWithAuthParams::new(
+            auth.request_id,
+            response,
+        ))
         .await;
 }
 
@@ -634,10 +703,10 @@ async fn watch_browser(
     // One subscription, so a popup's `targetCreated` is seen before its first request.
     let events = browser.subscribe(
         EventFilter::methods([
-            "Target.targetCreated",
-            "Target.targetInfoChanged",
-            "Fetch.requestPaused",
-            "Fetch.authRequired",
+            target::EventTargetCreated::IDENTIFIER,
+            target::EventTargetInfoChanged::IDENTIFIER,
+            fetch::EventRequestPaused::IDENTIFIER,
+            fetch::EventAuthRequired::IDENTIFIER,
         ]),
         PAUSED_EVENTS,
     );
@@ -649,14 +718,7 @@ async fn watch_browser(
         Arc::downgrade(enforcement),
     )));
     browser
-        .call_within(
-            "Fetch.enable",
-            json!({
-                "patterns": [{"urlPattern": "*"}],
-                "handleAuthRequests": policy.proxy_auth.is_some(),
-            }),
-            SETUP_DEADLINE,
-        )
+        .call_within(intercept_all(policy), SETUP_DEADLINE)
         .await?;
     Ok(())
 }
@@ -681,14 +743,16 @@ async fn popup_pump(
             return;
         };
         match event.method() {
-            "Fetch.authRequired" => answer_auth(&browser, &policy, &event, &mut auth_tries).await,
-            "Target.targetInfoChanged" => {
+            fetch::EventAuthRequired::IDENTIFIER => {
+                answer_auth(&browser, &policy, &event, &mut auth_tries).await
+            }
+            target::EventTargetInfoChanged::IDENTIFIER => {
                 if let Ok(changed) = event.parse::<Created>() {
                     contain_stray_tab(&browser, owned, &policy, &enforcement, &changed.target_info)
                         .await;
                 }
             }
-            "Target.targetCreated" if policy.allowed_domains.is_some() => {
+            target::EventTargetCreated::IDENTIFIER if policy.allowed_domains.is_some() => {
                 let Ok(created) = event.parse::<Created>() else {
                     continue;
                 };
@@ -716,20 +780,18 @@ async fn popup_pump(
                     adopt_popup(&connection, &info.target_id, &policy, &enforcement).await;
                 }));
             }
-            "Fetch.requestPaused" => {
+            fetch::EventRequestPaused::IDENTIFIER => {
                 let Ok(paused) = event.parse::<Paused>() else {
                     continue;
                 };
-                let frame = paused.frame_id.unwrap_or_default();
+                let frame = paused.frame_id.clone().unwrap_or_default();
                 let held = {
                     let mut family = enforcement.family();
                     if !family.members.contains(&frame) {
                         None
                     } else if let Some(queue) = family.pending.get_mut(&frame) {
                         // Its own interception is not in place yet: hold the request.
-                        if let Ok(params) = event.parse::<Value>() {
-                            queue.push(params);
-                        }
+                        queue.push(paused);
                         Some(true)
                     } else {
                         Some(false)
@@ -779,7 +841,7 @@ async fn contain_stray_tab(
     }
     tracing::debug!("closing a tab outside the allowlist in the session's own browser");
     let _ = browser
-        .send("Target.closeTarget", &json!({"targetId": info.target_id}))
+        .send(&target::CloseTargetParams::new(info.target_id.clone()))
         .await;
 }
 
@@ -802,7 +864,7 @@ async fn adopt_popup(
                 tracing::debug!(%err, "cannot guard a popup; its requests stay checked at the browser level");
             }
             let _ = session
-                .send("Runtime.runIfWaitingForDebugger", &json!({}))
+                .send(&runtime::RunIfWaitingForDebuggerParams::default())
                 .await;
         }
         Err(err) => tracing::debug!(%err, "cannot attach to a popup"),
@@ -813,69 +875,23 @@ async fn adopt_popup(
         .remove(target_id)
         .unwrap_or_default();
     let browser = connection.browser();
-    for params in held {
-        let request_id = params.get("requestId").cloned().unwrap_or(Value::Null);
-        let url = params
-            .pointer("/request/url")
-            .and_then(Value::as_str)
-            .unwrap_or("");
+    for paused in held {
         let allowed = policy
             .allowed_domains
             .as_ref()
-            .is_none_or(|filter| filter.allows_request(url));
-        let (method, params) = if allowed {
-            ("Fetch.continueRequest", json!({"requestId": request_id}))
-        } else {
-            (
-                "Fetch.failRequest",
-                json!({"requestId": request_id, "errorReason": "BlockedByClient"}),
-            )
-        };
-        let _ = browser.send(method, &params).await;
+            .is_none_or(|filter| filter.allows_request(&paused.request.url));
+        release(&browser, paused.request_id, allowed).await;
     }
 }
 
 /// The in-page guard: `WebSocket` checks its URL, `RTCPeerConnection` throws. Runs in windows
 /// (every frame, before page scripts) and in workers (before their script).
 pub fn guard_script(filter: &DomainFilter) -> String {
-    let patterns = serde_json::to_string(filter.patterns()).unwrap_or_else(|_| "[]".into());
-    GUARD_JS.replace("__PATTERNS__", &patterns)
+    GUARD_FN.call(&[json!(filter.patterns())])
 }
 
-const GUARD_JS: &str = r#"(() => {
-  const g = globalThis;
-  if (g.__abxGuarded) return;
-  Object.defineProperty(g, '__abxGuarded', { value: true });
-  const patterns = __PATTERNS__;
-  const allowed = (raw) => {
-    let u;
-    try { u = new URL(String(raw), g.location ? g.location.href : undefined); } catch (e) { return false; }
-    if (!['ws:', 'wss:', 'http:', 'https:'].includes(u.protocol)) return true;
-    const host = u.hostname.toLowerCase().replace(/\.$/, '');
-    return patterns.some((p) => p.startsWith('*.') ? (host === p.slice(2) || host.endsWith(p.slice(1))) : host === p);
-  };
-  const refuse = (what) => {
-    throw new DOMException(what + ' is blocked: the host is not in the allowed domains list', 'SecurityError');
-  };
-  const NativeWebSocket = g.WebSocket;
-  if (typeof NativeWebSocket === 'function') {
-    const WebSocket = function WebSocket(url, protocols) {
-      if (!allowed(url)) refuse('WebSocket');
-      return protocols === undefined ? new NativeWebSocket(url) : new NativeWebSocket(url, protocols);
-    };
-    WebSocket.prototype = NativeWebSocket.prototype;
-    for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) {
-      Object.defineProperty(WebSocket, k, { value: NativeWebSocket[k] });
-    }
-    Object.defineProperty(g, 'WebSocket', { value: WebSocket, writable: false, configurable: false });
-  }
-  for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection']) {
-    if (name in g) {
-      const Blocked = function RTCPeerConnection() { refuse('WebRTC'); };
-      Object.defineProperty(g, name, { value: Blocked, writable: false, configurable: false });
-    }
-  }
-})();"#;
+/// The guard, a function of the allowlist's patterns.
+const GUARD_FN: PageFn = PageFn::new(include_str!("policy/guard.js"));
 
 #[cfg(test)]
 mod tests {
@@ -926,5 +942,86 @@ mod tests {
         assert_eq!(host_of("http://[::1]:80/"), Some("[::1]".into()));
         assert_eq!(host_of("https://x.y"), Some("x.y".into()));
         assert_eq!(host_of("mailto:a@b"), None);
+    }
+}
+
+#[cfg(test)]
+mod adopt_tests {
+    use super::*;
+    use crate::fake_chrome::FakeChrome;
+
+    fn paused_frame() -> Attached {
+        serde_json::from_value(json!({
+            "sessionId": "child",
+            "targetInfo": {"targetId": "F1", "type": "iframe", "url": ""},
+            "waitingForDebugger": true,
+        }))
+        .expect("attached event")
+    }
+
+    fn fenced() -> Arc<Policy> {
+        Arc::new(Policy {
+            allowed_domains: DomainFilter::new(["a.localhost"]),
+            ..Policy::default()
+        })
+    }
+
+    /// Adopts the paused frame against a fake Chrome whose child session fails `fail_method`,
+    /// and returns the methods the child session received and the recorded failures.
+    async fn adopt_with_failing(fail_method: &'static str) -> (Vec<String>, Vec<GuardFailure>) {
+        let (connection, chrome) = FakeChrome::start(move |request| {
+            let on_child = request["sessionId"] == "child";
+            if on_child && request["method"] == fail_method {
+                Some(Err(format!("'{fail_method}' wasn't found")))
+            } else {
+                Some(Ok(json!({})))
+            }
+        });
+        let enforcement = Arc::new(Enforcement::default());
+        adopt_child(
+            connection.clone(),
+            paused_frame(),
+            fenced(),
+            enforcement.clone(),
+        )
+        .await;
+        // One round trip: whatever adopt_child queued was written before this call.
+        connection
+            .browser()
+            .call_json("Browser.getVersion", json!({}))
+            .await
+            .expect("round trip");
+        (chrome.methods_on(Some("child")), enforcement.failures())
+    }
+
+    #[tokio::test]
+    async fn a_guarded_child_frame_is_resumed() {
+        let (methods, failures) = adopt_with_failing("Nothing.fails").await;
+        assert!(
+            methods
+                .iter()
+                .any(|m| m == "Runtime.runIfWaitingForDebugger"),
+            "{methods:?}"
+        );
+        assert!(failures.is_empty(), "{failures:?}");
+    }
+
+    /// Regression: the allowlist resumed a child frame whose interception failed to install, so
+    /// it loaded from any host. It must stay paused and the failure must be reported.
+    #[tokio::test]
+    async fn a_child_frame_whose_guard_fails_to_install_stays_paused_and_is_reported() {
+        for failing in ["Fetch.enable", "Target.setAutoAttach"] {
+            let (methods, failures) = adopt_with_failing(failing).await;
+            assert!(
+                !methods
+                    .iter()
+                    .any(|m| m == "Runtime.runIfWaitingForDebugger"),
+                "{failing}: resumed although unguarded: {methods:?}"
+            );
+            assert_eq!(failures.len(), 1, "{failing}: {failures:?}");
+            assert_eq!(failures[0].target_id, "F1");
+            assert_eq!(failures[0].kind, "iframe");
+            assert!(failures[0].reason.contains(failing), "{failures:?}");
+        }
     }
 }

@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::error::{EngineError, Result};
 use crate::session::{Session, TabListing};
@@ -40,7 +40,7 @@ impl Session {
             .ok_or_else(|| EngineError::Invalid("No active tab to reopen".into()))?;
         let url = self
             .attached_tab(&old)
-            .map(|tab| tab.state().url)
+            .map(|tab| tab.read(|st| st.url.clone()))
             .filter(|url| !url.is_empty())
             .or_else(|| self.browser().target(&old).map(|t| t.url))
             .filter(|url| !url.is_empty())
@@ -76,19 +76,13 @@ async fn wait_loaded(tab: &crate::tab::Tab, url: &str) {
     let deadline = Instant::now() + LOAD_WAIT;
     let blank = url == "about:blank";
     while Instant::now() < deadline {
-        if tab.dialog().is_some() || tab.state().detached {
+        if tab.read(|st| st.dialog.is_some() || st.detached) {
             return;
         }
-        let reply = tab
-            .cdp()
-            .call_within(
-                "Runtime.evaluate",
-                json!({"expression": "[document.readyState, location.href]", "returnByValue": true}),
-                Duration::from_secs(1),
-            )
-            .await;
+        let probe = crate::js::evaluate("[document.readyState, location.href]");
+        let reply = tab.cdp().call_within(probe, Duration::from_secs(1)).await;
         if let Ok(reply) = reply
-            && let Some(state) = reply.pointer("/result/value").and_then(Value::as_array)
+            && let Some(state) = reply.result.value.as_ref().and_then(Value::as_array)
         {
             let complete = state.first().and_then(Value::as_str) == Some("complete");
             let navigated = blank || state.get(1).and_then(Value::as_str) != Some("about:blank");

@@ -5,12 +5,15 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use abx_cdp::protocol::browser_protocol::{page, target};
+use abx_cdp::protocol::js_protocol::runtime;
 use base64::Engine as _;
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::browser::{Browser, TargetInfo};
 use crate::error::{EngineError, Result};
+use crate::js::PageFn;
 use crate::tab::{Tab, TabOptions, TabState};
 
 /// When a navigation counts as done.
@@ -371,19 +374,8 @@ impl Session {
     /// afresh. Used to step aside so Chrome's own dialog manager can act on the tab.
     pub(crate) async fn detach_tab(&self, target_id: &str) {
         let tab = self.table().attached.remove(target_id);
-        if let Some(tab) = tab
-            && let Some(session_id) = tab.cdp().id()
-        {
-            let _ = self
-                .browser
-                .connection()
-                .browser()
-                .call_within(
-                    "Target.detachFromTarget",
-                    json!({"sessionId": session_id}),
-                    Duration::from_secs(2),
-                )
-                .await;
+        if let Some(tab) = tab {
+            let _ = tab.detach().await;
         }
     }
 
@@ -650,19 +642,15 @@ impl Session {
         ))
         .await?;
         let reply = tab
-            .call("navigate", "Page.navigate", json!({"url": url}), timeout)
+            .request("navigate", page::NavigateParams::new(url), timeout)
             .await?;
-        if let Some(error) = reply
-            .get("errorText")
-            .and_then(Value::as_str)
-            .filter(|e| !e.is_empty())
-        {
-            return Err(EngineError::Navigation(error.to_string()));
+        if let Some(error) = reply.error_text.filter(|e| !e.is_empty()) {
+            return Err(EngineError::Navigation(error));
         }
-        if let Some(loader) = reply.get("loaderId").and_then(Value::as_str)
+        if let Some(loader) = reply.loader_id
             && let Some(name) = wait.lifecycle_name()
         {
-            let loader = loader.to_string();
+            let loader: String = loader.into();
             tab.wait_state("navigation", deadline, false, |st| {
                 st.has_lifecycle(&loader, name)
             })
@@ -681,36 +669,23 @@ impl Session {
         let command = if delta < 0 { "back" } else { "forward" };
         let tab = self.active_tab().await?;
         let history = tab
-            .call(command, "Page.getNavigationHistory", json!({}), timeout)
+            .request(
+                command,
+                page::GetNavigationHistoryParams::default(),
+                timeout,
+            )
             .await?;
-        let current = history
-            .get("currentIndex")
-            .and_then(Value::as_i64)
-            .unwrap_or(0);
-        let entries = history
-            .get("entries")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let index = current + delta;
-        if index < 0 || index as usize >= entries.len() {
+        let index = history.current_index + delta;
+        let Some(entry) = usize::try_from(index)
+            .ok()
+            .and_then(|i| history.entries.get(i))
+        else {
             return Ok(self.url_of(&tab));
-        }
-        let entry = &entries[index as usize];
-        let entry_id = entry.get("id").and_then(Value::as_i64).unwrap_or(0);
-        let entry_url = entry
-            .get("url")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
+        };
+        let entry_url = entry.url.clone();
         let before = tab.state();
-        tab.call(
-            command,
-            "Page.navigateToHistoryEntry",
-            json!({"entryId": entry_id}),
-            timeout,
-        )
-        .await?;
+        let go = page::NavigateToHistoryEntryParams::new(entry.id);
+        tab.request(command, go, timeout).await?;
         tab.wait_state(command, deadline, false, |st| {
             history_settled(&before, st, &entry_url)
         })
@@ -725,7 +700,7 @@ impl Session {
         let deadline = deadline_after(timeout);
         let tab = self.active_tab().await?;
         let before = tab.state();
-        tab.call("reload", "Page.reload", json!({}), timeout)
+        tab.request("reload", page::ReloadParams::default(), timeout)
             .await?;
         tab.wait_state("reload", deadline, false, |st| {
             st.loader_id != before.loader_id && st.has_lifecycle(&st.loader_id, "load")
@@ -753,30 +728,33 @@ impl Session {
             && let Ok(reply) = tab
                 .cdp()
                 .call_within(
-                    "Runtime.evaluate",
-                    json!({"expression": "document.title", "returnByValue": true}),
+                    crate::js::evaluate("document.title"),
                     Duration::from_secs(2),
                 )
                 .await
-            && let Some(title) = reply.pointer("/result/value").and_then(Value::as_str)
+            && let Some(title) = reply.result.value.as_ref().and_then(Value::as_str)
         {
             return title.to_string();
         }
         // Target.getTargetInfo is answered by the browser process, fresh (the discovery cache
         // can lag behind title changes).
+        // Our lenient target info (see `TargetInfo`), from the typed command.
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Info {
+            target_info: TargetInfo,
+        }
+        let info = target::GetTargetInfoParams {
+            target_id: Some(tab.target_id().to_string().into()),
+        };
         if let Ok(info) = self
             .browser
             .connection()
             .browser()
-            .call_within(
-                "Target.getTargetInfo",
-                json!({"targetId": tab.target_id()}),
-                Duration::from_secs(2),
-            )
+            .call_as::<_, Info>(&info, Some(Duration::from_secs(2)))
             .await
-            && let Some(title) = info.pointer("/targetInfo/title").and_then(Value::as_str)
         {
-            return title.to_string();
+            return info.target_info.title;
         }
         self.browser
             .target(tab.target_id())
@@ -812,8 +790,7 @@ impl Session {
             let _ = tab
                 .cdp()
                 .call_within(
-                    "Runtime.evaluate",
-                    json!({"expression": "0"}),
+                    runtime::EvaluateParams::new("0"),
                     Duration::from_millis(500),
                 )
                 .await;
@@ -865,13 +842,18 @@ impl Session {
     pub async fn evaluate(&self, script: &str, timeout: Option<Duration>) -> Result<Evaluated> {
         let timeout = timeout.unwrap_or(self.options.default_timeout);
         let tab = self.active_tab().await?;
-        let reply = tab
-            .call(
-                "eval",
-                "Runtime.evaluate",
-                json!({"expression": script, "returnByValue": true, "awaitPromise": true, "userGesture": true}),
-                timeout,
-            )
+        let eval = runtime::EvaluateParams {
+            return_by_value: Some(true),
+            await_promise: Some(true),
+            user_gesture: Some(true),
+            ..runtime::EvaluateParams::new(script)
+        };
+        // Own reply type: the page's code can produce any value, and the generated
+        // `RemoteObject` fails on subtypes newer than the pinned protocol (`deferredmodule`).
+        let reply: Value = tab
+            .guarded("eval", async {
+                Ok(tab.cdp().call_as(&eval, Some(timeout)).await?)
+            })
             .await?;
         evaluated(&reply)
     }
@@ -886,12 +868,6 @@ impl Session {
         let timeout = timeout.unwrap_or(self.options.default_timeout);
         let deadline = deadline_after(timeout);
         let tab = self.active_tab().await?;
-        let script = format!(
-            "(async () => {{ const __end = Date.now() + __REMAIN__; \
-               while (true) {{ let v; try {{ v = await ({expression}); }} catch (e) {{ v = undefined; }} \
-                 if (v) return v; if (Date.now() > __end) return undefined; \
-                 await new Promise(r => setTimeout(r, 50)); }} }})()"
-        );
         loop {
             let remaining = deadline.saturating_duration_since(Instant::now());
             if remaining.is_zero() {
@@ -899,14 +875,20 @@ impl Session {
             }
             // Each in-page poll runs at most 1 s so navigations and deadlines are noticed.
             let slice = remaining.min(Duration::from_secs(1));
-            let expr = script.replace("__REMAIN__", &slice.as_millis().to_string());
-            let reply = tab
-                .call(
-                    what,
-                    "Runtime.evaluate",
-                    json!({"expression": expr, "returnByValue": true, "awaitPromise": true}),
-                    slice + Duration::from_secs(2),
-                )
+            let expr = POLL_FN.call_with_code(&[json!(slice.as_millis() as u64)], expression);
+            let poll = runtime::EvaluateParams {
+                return_by_value: Some(true),
+                await_promise: Some(true),
+                ..runtime::EvaluateParams::new(expr)
+            };
+            // Own reply type, as for `evaluate`: the caller's predicate may return anything.
+            let reply: Result<Value> = tab
+                .guarded(what, async {
+                    Ok(tab
+                        .cdp()
+                        .call_as(&poll, Some(slice + Duration::from_secs(2)))
+                        .await?)
+                })
                 .await;
             match reply {
                 Ok(reply) => {
@@ -939,21 +921,16 @@ impl Session {
         timeout: Option<Duration>,
     ) -> Result<()> {
         let finder = crate::element::finder_js(selector)?;
-        let predicate = match state {
-            "attached" => format!("!!({finder})"),
-            "detached" => format!("!({finder})"),
-            "hidden" => {
-                format!("(() => {{ const e = {finder}; return !e || !{VISIBLE_JS}(e); }})()")
-            }
-            "visible" | "" => {
-                format!("(() => {{ const e = {finder}; return !!e && {VISIBLE_JS}(e); }})()")
-            }
+        let state = match state {
+            "attached" | "detached" | "hidden" => state,
+            "visible" | "" => "visible",
             other => {
                 return Err(EngineError::Invalid(format!(
                     "Invalid state: {other}. Use visible, hidden, attached or detached"
                 )));
             }
         };
+        let predicate = ELEMENT_STATE_FN.call_exprs(&[&finder, &json!(state).to_string()]);
         self.wait_for_function(&predicate, timeout, "wait")
             .await
             .map(|_| ())
@@ -961,8 +938,7 @@ impl Session {
 
     /// `wait --text <t>`.
     pub async fn wait_text(&self, text: &str, timeout: Option<Duration>) -> Result<()> {
-        let needle = serde_json::to_string(text).unwrap_or_default();
-        let predicate = format!("document.body && document.body.innerText.includes({needle})");
+        let predicate = HAS_TEXT_FN.call(&[json!(text)]);
         self.wait_for_function(&predicate, timeout, "wait")
             .await
             .map(|_| ())
@@ -1014,42 +990,69 @@ impl Session {
                 "Invalid screenshot format: {format}. Use png or jpeg"
             )));
         }
-        let mut params = json!({"format": format});
+        let mut capture = page::CaptureScreenshotParams {
+            format: Some(if format == "jpeg" {
+                page::CaptureScreenshotFormat::Jpeg
+            } else {
+                page::CaptureScreenshotFormat::Png
+            }),
+            ..Default::default()
+        };
         if format == "jpeg" {
-            params["quality"] = json!(options.quality.unwrap_or(80).min(100));
+            capture.quality = Some(i64::from(options.quality.unwrap_or(80).min(100)));
         }
         if let Some(selector) = &options.selector {
             // CSS, XPath or a snapshot ref; the clip is in document coordinates.
             let b = self.element_clip(&tab, selector, timeout).await?;
-            params["clip"] = json!({"x": b.x, "y": b.y, "width": b.width.max(1.0), "height": b.height.max(1.0), "scale": 1});
-            params["captureBeyondViewport"] = json!(true);
+            capture.clip = Some(page::Viewport {
+                x: b.x,
+                y: b.y,
+                width: b.width.max(1.0),
+                height: b.height.max(1.0),
+                scale: 1.0,
+            });
+            capture.capture_beyond_viewport = Some(true);
         } else if options.full_page {
-            let metrics = tab
-                .call("screenshot", "Page.getLayoutMetrics", json!({}), timeout)
+            // Own reply type: only the content size is read, with the pre-`css*` name as the
+            // fallback older Chromes answer with.
+            #[derive(serde::Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct Metrics {
+                css_content_size: Option<Size>,
+                content_size: Option<Size>,
+            }
+            #[derive(serde::Deserialize)]
+            struct Size {
+                width: f64,
+                height: f64,
+            }
+            let metrics = page::GetLayoutMetricsParams::default();
+            let metrics: Metrics = tab
+                .guarded("screenshot", async {
+                    Ok(tab.cdp().call_as(&metrics, Some(timeout)).await?)
+                })
                 .await?;
-            let size = metrics
-                .get("cssContentSize")
-                .or_else(|| metrics.get("contentSize"))
-                .cloned()
-                .unwrap_or(Value::Null);
-            let width = size.get("width").and_then(Value::as_f64).unwrap_or(1280.0);
-            let height = size.get("height").and_then(Value::as_f64).unwrap_or(720.0);
-            params["clip"] = json!({"x": 0, "y": 0, "width": width, "height": height, "scale": 1});
-            params["captureBeyondViewport"] = json!(true);
+            let size = metrics.css_content_size.or(metrics.content_size);
+            let (width, height) = size.map_or((1280.0, 720.0), |s| (s.width, s.height));
+            capture.clip = Some(page::Viewport {
+                x: 0.0,
+                y: 0.0,
+                width,
+                height,
+                scale: 1.0,
+            });
+            capture.capture_beyond_viewport = Some(true);
         }
-        let reply = tab
-            .guarded("screenshot", async {
-                Ok(tab
-                    .cdp()
-                    .call_raw("Page.captureScreenshot", &params, Some(timeout))
-                    .await?)
-            })
-            .await?;
+        // Own reply type: the image's base64 text is read once, straight into its string.
         #[derive(serde::Deserialize)]
         struct Shot {
             data: String,
         }
-        let shot: Shot = reply.parse("Page.captureScreenshot")?;
+        let shot: Shot = tab
+            .guarded("screenshot", async {
+                Ok(tab.cdp().call_as(&capture, Some(timeout)).await?)
+            })
+            .await?;
         base64::engine::general_purpose::STANDARD
             .decode(shot.data.as_bytes())
             .map_err(|e| EngineError::Invalid(format!("screenshot data is not base64: {e}")))
@@ -1061,18 +1064,7 @@ impl Session {
         let tabs: Vec<Arc<Tab>> = self.table().attached.drain().map(|(_, t)| t).collect();
         if !self.browser.is_owned() {
             for tab in &tabs {
-                if let Some(session_id) = tab.cdp().id() {
-                    let _ = self
-                        .browser
-                        .connection()
-                        .browser()
-                        .call_within(
-                            "Target.detachFromTarget",
-                            json!({"sessionId": session_id}),
-                            Duration::from_secs(2),
-                        )
-                        .await;
-                }
+                let _ = tab.detach().await;
             }
         }
         drop(tabs);
@@ -1082,8 +1074,12 @@ impl Session {
     }
 }
 
-const VISIBLE_JS: &str = "((e) => { const s = getComputedStyle(e); const r = e.getBoundingClientRect(); \
-    return s.visibility !== 'hidden' && s.display !== 'none' && r.width > 0 && r.height > 0; })";
+/// Polls `predicate` (an async function) until it is truthy or `remain` ms have passed.
+const POLL_FN: PageFn = PageFn::new(include_str!("session/poll.js"));
+/// Whether an element (or `null`) is `attached`, `detached`, `visible` or `hidden`.
+const ELEMENT_STATE_FN: PageFn = PageFn::new(include_str!("session/element_state.js"));
+/// Whether the page's text contains `needle`.
+const HAS_TEXT_FN: PageFn = PageFn::new(include_str!("session/has_text.js"));
 
 fn history_settled(before: &TabState, now: &TabState, entry_url: &str) -> bool {
     let same_url =

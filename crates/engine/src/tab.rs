@@ -1,21 +1,29 @@
 //! One attached page target: its flat CDP session, an event pump, and the state the pump keeps
 //! (URL, loader and lifecycle, dialog, console, errors, crash/detach).
 //!
-//! Commands never wait on events directly: they read [`TabState`] and wait for its version to
-//! change, so a dialog opening, the tab closing or the renderer crashing wakes every waiter at
-//! once and turns into a typed error instead of a hang.
+//! The pump decodes each CDP event of the tab's session into a [`TabEvent`](reduce::TabEvent),
+//! applies the pure reducer ([`reduce`]) to the state, and runs the effects it returns (accept
+//! an auto-accepted dialog, tell dialog and page listeners). Commands never wait on events
+//! directly: they wait on the state, kept in a `watch` channel, and test their condition on a
+//! borrow of it (no copy per event), so a dialog opening, the tab closing or the renderer
+//! crashing wakes every waiter at once and turns into a typed error instead of a hang.
+
+mod reduce;
 
 use std::collections::VecDeque;
 use std::future::Future;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use abx_cdp::{Connection, Event, EventFilter, Session as CdpSession};
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use abx_cdp::protocol::browser_protocol::{input, page, target};
+use abx_cdp::protocol::js_protocol::runtime;
+use abx_cdp::{Command, Connection, EventFilter, Session as CdpSession};
+use serde::Serialize;
+use serde_json::Value;
 use tokio::sync::{broadcast, watch};
 
 use crate::error::{EngineError, Result};
+use reduce::{Effect, TabEvent};
 
 /// A JavaScript dialog the tab is showing.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -57,12 +65,14 @@ pub enum DialogEvent {
 }
 
 /// A console message (`Runtime.consoleAPICalled`).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ConsoleMessage {
     /// `log`, `warning`, `error`, ...
     #[serde(rename = "type")]
     pub kind: String,
-    /// The arguments rendered as text, space separated.
+    /// The arguments rendered as text, space separated: strings as they are, other primitives
+    /// as JSON, objects and arrays by their preview (`{a: 1}`, `[0: 7]`), else their description.
+    /// The one rendering of console messages (`console`, the live view and the library).
     pub text: String,
     /// The raw `RemoteObject` arguments.
     pub args: Vec<Value>,
@@ -71,7 +81,7 @@ pub struct ConsoleMessage {
 }
 
 /// An uncaught page error (`Runtime.exceptionThrown`).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct PageError {
     /// The error text (e.g. `Uncaught Error: boom`).
     pub text: String,
@@ -125,36 +135,78 @@ impl TabState {
     }
 }
 
-const MAX_LOG: usize = 1000;
+/// What happened in a tab's page, for live views: main-frame navigations, console messages and
+/// uncaught errors, in the order the tab's event pump saw them ([`Tab::page_events`]).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum PageEvent {
+    /// The main frame committed a document (`Page.frameNavigated`).
+    Navigated {
+        /// Its URL (with the fragment).
+        url: String,
+    },
+    /// A console message, rendered (see [`ConsoleMessage::text`]).
+    Console(ConsoleMessage),
+    /// An uncaught error.
+    Error(PageError),
+}
+
+/// How many page events a slow listener may fall behind before it loses the oldest.
+const PAGE_EVENTS: usize = 1024;
 
 pub(crate) struct TabCell {
-    state: Mutex<TabState>,
+    target_id: String,
+    auto_dialog: bool,
+    state: watch::Sender<TabState>,
+    /// Bumped with every state change, for [`Tab::changes`].
     version: watch::Sender<u64>,
     dialogs: broadcast::Sender<DialogEvent>,
+    page: broadcast::Sender<PageEvent>,
 }
 
 impl TabCell {
-    fn lock(&self) -> MutexGuard<'_, TabState> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn update(&self, change: impl FnOnce(&mut TabState)) {
-        change(&mut self.lock());
-        self.version.send_modify(|v| *v += 1);
-    }
-
-    /// Clears the pending dialog and emits one `Closed` event — once, whoever (our answer or
-    /// Chrome's `javascriptDialogClosed` event) gets here first.
-    fn close_dialog(&self, accepted: bool, user_input: &str, by: &str) {
-        let had = self.lock().dialog.take().is_some();
-        self.version.send_modify(|v| *v += 1);
-        if had {
-            let _ = self.dialogs.send(DialogEvent::Closed {
-                accepted,
-                user_input: user_input.to_string(),
-                by: by.to_string(),
-            });
+    /// Reduces `event` into the state, wakes waiters if it changed, and returns the effects.
+    fn apply(&self, event: TabEvent) -> Vec<Effect> {
+        let ctx = reduce::Context {
+            target_id: &self.target_id,
+            auto_dialog: self.auto_dialog,
+            now_ms: now_ms(),
+        };
+        let mut effects = Vec::new();
+        let changed = self.state.send_if_modified(|state| {
+            let reduced = reduce::reduce(state, event, &ctx);
+            effects = reduced.effects;
+            reduced.changed
+        });
+        if changed {
+            self.version.send_modify(|v| *v = v.wrapping_add(1));
         }
+        effects
+    }
+
+    /// Runs effects: the broadcasts here, a dialog answer on `cdp`.
+    async fn run(&self, cdp: &CdpSession, effects: Vec<Effect>) {
+        for effect in effects {
+            match effect {
+                Effect::AcceptDialog => {
+                    let _ = cdp
+                        .send(&page::HandleJavaScriptDialogParams::new(true))
+                        .await;
+                }
+                Effect::Dialog(event) => {
+                    let _ = self.dialogs.send(event);
+                }
+                Effect::Page(event) => {
+                    let _ = self.page.send(event);
+                }
+            }
+        }
+    }
+
+    /// [`TabCell::apply`] then [`TabCell::run`], for changes a command notes.
+    async fn note(&self, cdp: &CdpSession, event: TabEvent) {
+        let effects = self.apply(event);
+        self.run(cdp, effects).await;
     }
 }
 
@@ -208,6 +260,24 @@ const FRESH_DEADLINE: Duration = Duration::from_secs(5);
 /// within this; one stuck in a dialog does not.
 const CONFIRM_DEADLINE: Duration = Duration::from_millis(1000);
 
+/// `location.href`, by value.
+fn href() -> runtime::EvaluateParams {
+    runtime::EvaluateParams {
+        return_by_value: Some(true),
+        ..runtime::EvaluateParams::new("location.href")
+    }
+}
+
+/// The string value of an evaluation, if it produced one.
+fn string_value(reply: &runtime::EvaluateReturns) -> Option<String> {
+    reply
+        .result
+        .value
+        .as_ref()
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
 impl Tab {
     /// Attaches to `target_id`, starts the event pump and enables what the engine needs.
     pub async fn attach(
@@ -227,20 +297,15 @@ impl Tab {
             })?;
         let fresh = options.fresh;
         let events = cdp.subscribe(EventFilter::All, 8192);
-        let (version, _) = watch::channel(0);
-        let (dialogs, _) = broadcast::channel(64);
         let cell = Arc::new(TabCell {
-            state: Mutex::new(TabState::default()),
-            version,
-            dialogs,
+            target_id: target_id.to_string(),
+            auto_dialog: options.auto_dialog,
+            state: watch::Sender::new(TabState::default()),
+            version: watch::Sender::new(0),
+            dialogs: broadcast::channel(64).0,
+            page: broadcast::channel(PAGE_EVENTS).0,
         });
-        let pump = tokio::spawn(pump(
-            events,
-            cell.clone(),
-            cdp.clone(),
-            options,
-            target_id.to_string(),
-        ));
+        let pump = tokio::spawn(pump(events, cell.clone(), cdp.clone()));
         let tab = Arc::new(Tab {
             target_id: target_id.to_string(),
             cdp,
@@ -252,38 +317,37 @@ impl Tab {
         Ok(tab)
     }
 
+    async fn note(&self, event: TabEvent) {
+        self.cell.note(&self.cdp, event).await;
+    }
+
     async fn enable(&self, fresh: bool) {
         // Sent in order without waiting on each; then one bounded wait on the last. A page that
         // shows a dialog from before our attach blocks these: we keep going and report it.
         let s = &self.cdp;
-        let _ = s.send("Page.enable", &json!({})).await;
+        let _ = s.send(&page::EnableParams::default()).await;
         let _ = s
-            .send("Page.setLifecycleEventsEnabled", &json!({"enabled": true}))
+            .send(&page::SetLifecycleEventsEnabledParams::new(true))
             .await;
-        let _ = s.send("Runtime.enable", &json!({})).await;
-        let _ = s.send("Runtime.runIfWaitingForDebugger", &json!({})).await;
+        let _ = s.send(&runtime::EnableParams::default()).await;
+        let _ = s
+            .send(&runtime::RunIfWaitingForDebuggerParams::default())
+            .await;
         // A healthy page answers in 1-2 ms. A renderer that does not answer within the probe
         // deadline is either busy or stuck in a dialog that opened before we attached.
-        let probe = s
-            .call_within(
-                "Runtime.evaluate",
-                json!({"expression": "location.href", "returnByValue": true}),
-                if fresh {
-                    FRESH_DEADLINE
-                } else {
-                    PROBE_DEADLINE
-                },
-            )
-            .await;
-        match probe {
+        let deadline = if fresh {
+            FRESH_DEADLINE
+        } else {
+            PROBE_DEADLINE
+        };
+        match s.call_within(href(), deadline).await {
             Ok(reply) => {
-                if let Some(url) = reply.pointer("/result/value").and_then(Value::as_str) {
-                    let url = url.to_string();
-                    self.cell.update(|st| {
-                        if st.url.is_empty() {
-                            st.url = url;
-                        }
-                    });
+                if let Some(url) = string_value(&reply) {
+                    self.note(TabEvent::UrlProbed {
+                        url,
+                        only_if_unknown: true,
+                    })
+                    .await;
                 }
             }
             Err(err) if err.is_timeout() && !fresh => {
@@ -297,28 +361,18 @@ impl Tab {
         // The main frame's id equals the target id; its current loader comes from the frame tree,
         // which is browser-side and does not block on a dialog.
         if let Ok(tree) = s
-            .call_within("Page.getFrameTree", json!({}), Duration::from_millis(500))
+            .call_within(
+                page::GetFrameTreeParams::default(),
+                Duration::from_millis(500),
+            )
             .await
-            && let Some(frame) = tree.pointer("/frameTree/frame")
         {
-            let loader = frame
-                .get("loaderId")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            let url = frame
-                .get("url")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            self.cell.update(|st| {
-                if st.loader_id.is_empty() {
-                    st.loader_id = loader;
-                }
-                if !url.is_empty() {
-                    st.url = url;
-                }
-            });
+            let frame = tree.frame_tree.frame;
+            self.note(TabEvent::FrameTreeRead {
+                loader_id: frame.loader_id.into(),
+                url: frame.url,
+            })
+            .await;
         }
     }
 
@@ -327,43 +381,33 @@ impl Tab {
     /// Only dismissal is possible for such a dialog (Chrome gives the answer callback only to the
     /// session that had Page enabled when it opened).
     async fn probe_blocked(&self) {
-        let ack = self
-            .cdp
-            .call_within(
-                "Input.dispatchMouseEvent",
-                json!({"type": "mouseMoved", "x": 0, "y": 0}),
-                PROBE_DEADLINE,
-            )
-            .await;
-        if ack.is_err() {
+        let moved = input::DispatchMouseEventParams::new(
+            input::DispatchMouseEventType::MouseMoved,
+            0.0,
+            0.0,
+        );
+        if self.cdp.call_within(moved, PROBE_DEADLINE).await.is_err() {
             return; // a busy renderer, not a dialog
         }
-        let again = self
-            .cdp
-            .call_within(
-                "Runtime.evaluate",
-                json!({"expression": "location.href", "returnByValue": true}),
-                CONFIRM_DEADLINE,
-            )
-            .await;
-        if let Ok(reply) = again {
-            if let Some(url) = reply.pointer("/result/value").and_then(Value::as_str) {
-                let url = url.to_string();
-                self.cell.update(|st| st.url = url);
+        if let Ok(reply) = self.cdp.call_within(href(), CONFIRM_DEADLINE).await {
+            if let Some(url) = string_value(&reply) {
+                self.note(TabEvent::UrlProbed {
+                    url,
+                    only_if_unknown: false,
+                })
+                .await;
             }
             return; // just slow
         }
-        {
-            tracing::debug!(target = %self.target_id, "a dialog was open before we attached");
-            self.set_unanswerable_dialog(Some(Dialog {
-                kind: "unknown".into(),
-                message: String::new(),
-                default_prompt: None,
-                url: String::new(),
-                answerable: false,
-                opened_at_ms: now_ms(),
-            }));
-        }
+        tracing::debug!(target = %self.target_id, "a dialog was open before we attached");
+        self.set_unanswerable_dialog(Some(Dialog {
+            kind: "unknown".into(),
+            message: String::new(),
+            default_prompt: None,
+            url: String::new(),
+            answerable: false,
+            opened_at_ms: now_ms(),
+        }));
     }
 
     /// Records that a call to the main frame's renderer completed after input was handled: a
@@ -389,33 +433,59 @@ impl Tab {
         &self.cdp
     }
 
-    /// A copy of the current state.
+    /// A copy of the current state (its console and error buffers included; [`Tab::read`]
+    /// reads a field without copying the rest).
     pub fn state(&self) -> TabState {
-        self.cell.lock().clone()
+        self.cell.state.borrow().clone()
+    }
+
+    /// Reads the current state in place: `tab.read(|st| st.url.clone())`. Keep `read` short
+    /// (the event pump waits for it) and do not read the tab again inside it.
+    pub fn read<T>(&self, read: impl FnOnce(&TabState) -> T) -> T {
+        read(&self.cell.state.borrow())
+    }
+
+    /// A receiver of the state: `changed().await` wakes on every change, `borrow()` reads it in
+    /// place.
+    pub fn watch_state(&self) -> watch::Receiver<TabState> {
+        self.cell.state.subscribe()
     }
 
     /// The pending dialog, if any.
     pub fn dialog(&self) -> Option<Dialog> {
-        self.cell.lock().dialog.clone()
+        self.read(|st| st.dialog.clone())
     }
 
     /// Records a dialog found by probing (opened before we attached).
     pub fn set_unanswerable_dialog(&self, dialog: Option<Dialog>) {
-        let opened = dialog.clone();
-        self.cell.update(|st| st.dialog = dialog);
-        if let Some(dialog) = opened {
-            let _ = self.cell.dialogs.send(DialogEvent::Opened { dialog });
+        // Broadcasts only: no effect of this change needs the session.
+        let effects = self.cell.apply(TabEvent::DialogProbed(dialog));
+        for effect in effects {
+            if let Effect::Dialog(event) = effect {
+                let _ = self.cell.dialogs.send(event);
+            }
         }
     }
 
     /// Marks the pending dialog closed by us (the `Page.javascriptDialogClosed` event follows).
-    pub(crate) fn note_dialog_closed(&self, accepted: bool, user_input: &str, by: &str) {
-        self.cell.close_dialog(accepted, user_input, by);
+    pub(crate) async fn note_dialog_closed(&self, accepted: bool, user_input: &str, by: &str) {
+        self.note(TabEvent::Answered {
+            accepted,
+            user_input: user_input.to_string(),
+            by: by.to_string(),
+        })
+        .await;
     }
 
     /// Dialog events of this tab.
     pub fn dialog_events(&self) -> broadcast::Receiver<DialogEvent> {
         self.cell.dialogs.subscribe()
+    }
+
+    /// Page events of this tab from now on: main-frame navigations, console messages, uncaught
+    /// errors. A listener more than 1024 events behind loses the oldest (`Lagged`).
+    pub fn page_events(&self) -> broadcast::Receiver<PageEvent> {
+        self.cell.page.subscribe()
     }
 
     /// A receiver that changes whenever the state changes.
@@ -425,28 +495,35 @@ impl Tab {
 
     /// Console messages; `clear` empties the buffer after reading.
     pub fn console(&self, clear: bool) -> Vec<ConsoleMessage> {
-        let mut st = self.cell.lock();
-        let out = st.console.iter().cloned().collect();
-        if clear {
-            st.console.clear();
-        }
+        let mut out = Vec::new();
+        // Reading (and clearing) a log wakes no waiter: no condition depends on it.
+        self.cell.state.send_if_modified(|st| {
+            out = st.console.iter().cloned().collect();
+            if clear {
+                st.console.clear();
+            }
+            false
+        });
         out
     }
 
     /// Page errors; `clear` empties the buffer after reading.
     pub fn errors(&self, clear: bool) -> Vec<PageError> {
-        let mut st = self.cell.lock();
-        let out = st.errors.iter().cloned().collect();
-        if clear {
-            st.errors.clear();
-        }
+        let mut out = Vec::new();
+        self.cell.state.send_if_modified(|st| {
+            out = st.errors.iter().cloned().collect();
+            if clear {
+                st.errors.clear();
+            }
+            false
+        });
         out
     }
 
     /// Fails when the tab cannot take page commands: gone, crashed, or blocked by a dialog.
     pub fn check_usable(&self, command: &str) -> Result<()> {
-        let st = self.cell.lock();
-        self.state_error(&st, command).map_or(Ok(()), Err)
+        self.read(|st| self.state_error(st, command))
+            .map_or(Ok(()), Err)
     }
 
     fn state_error(&self, st: &TabState, command: &str) -> Option<EngineError> {
@@ -486,7 +563,7 @@ impl Tab {
         work: impl Future<Output = Result<T>>,
     ) -> Result<T> {
         self.check_usable(command)?;
-        let mut changes = self.changes();
+        let mut changes = self.watch_state();
         tokio::pin!(work);
         loop {
             // Work first: its reply was read off the socket before any event that came after it,
@@ -502,8 +579,8 @@ impl Tab {
                     if changed.is_err() {
                         return Err(EngineError::TabGone { target_id: self.target_id.clone(), last_url: None });
                     }
-                    let st = self.cell.lock().clone();
-                    if let Some(err) = self.state_error(&st, command) {
+                    let failed = self.state_error(&changes.borrow_and_update(), command);
+                    if let Some(err) = failed {
                         return Err(err);
                     }
                 }
@@ -516,20 +593,21 @@ impl Tab {
         match err {
             EngineError::Cdp(abx_cdp::Error::SessionDetached { .. }) => EngineError::TabGone {
                 target_id: self.target_id.clone(),
-                last_url: Some(self.cell.lock().url.clone()).filter(|u| !u.is_empty()),
+                last_url: self.read(|st| Some(st.url.clone()).filter(|u| !u.is_empty())),
             },
             EngineError::Cdp(abx_cdp::Error::TargetCrashed { .. }) => EngineError::TargetCrashed {
                 target_id: self.target_id.clone(),
             },
-            other => {
-                let st = self.cell.lock().clone();
-                self.state_error(&st, command).unwrap_or(other)
-            }
+            other => self
+                .read(|st| self.state_error(st, command))
+                .unwrap_or(other),
         }
     }
 
     /// Waits until `ready` holds on the state, failing at `deadline` or when the tab becomes
-    /// unusable (`allow_dialog` lets waiters that expect a dialog keep going).
+    /// unusable (`allow_dialog` lets waiters that expect a dialog keep going). `ready` is tested
+    /// on the state in place after every change (so it must not read the tab itself); the state
+    /// is copied once, for the result.
     pub async fn wait_state(
         &self,
         what: &str,
@@ -537,12 +615,12 @@ impl Tab {
         allow_dialog: bool,
         mut ready: impl FnMut(&TabState) -> bool,
     ) -> Result<TabState> {
-        let mut changes = self.changes();
+        let mut changes = self.watch_state();
         loop {
             {
-                let st = self.cell.lock().clone();
+                let st = changes.borrow_and_update();
                 if ready(&st) {
-                    return Ok(st);
+                    return Ok(st.clone());
                 }
                 if let Some(err) = self.state_error(&st, what) {
                     let dialog_only = matches!(err, EngineError::DialogBlocking { .. });
@@ -576,12 +654,37 @@ impl Tab {
     /// once Chrome has handled the last one, or as soon as one of them opened a dialog (then
     /// `Ok(true)`; the page waits for an answer). For callers that need to know the input
     /// landed before they read the page; a live view's stream of viewer input does not wait.
+    ///
+    /// Untyped form of [`Tab::deliver_inputs`]: each `(method, params)` must be an input method
+    /// ([`InputEvent::from_json`](crate::InputEvent::from_json)); anything else is refused
+    /// before any event is sent.
     pub async fn dispatch_inputs(
         &self,
         events: &[(&str, serde_json::Value)],
         timeout: Duration,
     ) -> Result<bool> {
+        let events = events
+            .iter()
+            .map(|(method, params)| crate::InputEvent::from_json(method, params))
+            .collect::<Result<Vec<_>>>()?;
+        self.deliver_inputs(&events, timeout).await
+    }
+
+    /// Sends input events in order and returns once Chrome has handled the last one, or as
+    /// soon as one of them opened a dialog (then `Ok(true)`).
+    pub async fn deliver_inputs(
+        &self,
+        events: &[crate::InputEvent],
+        timeout: Duration,
+    ) -> Result<bool> {
         crate::input::dispatch(self, &self.cdp, "input", events, Instant::now() + timeout).await
+    }
+
+    /// Queues one input event without waiting for Chrome's reply; events sent through one
+    /// caller reach the page in call order (a live view's stream of viewer input).
+    pub async fn send_input(&self, event: &crate::InputEvent) -> Result<()> {
+        event.send(&self.cdp).await?;
+        Ok(())
     }
 
     /// Answers the pending dialog through the session that saw it open.
@@ -599,28 +702,22 @@ impl Tab {
                 crate::Unanswerable::OpenedBeforeAttach,
             ));
         }
-        let mut params = json!({"accept": accept});
-        if let Some(text) = prompt_text {
-            params["promptText"] = json!(text);
-        }
-        self.cell.update(|st| st.closing_by = Some(by.to_string()));
-        let answered = self
-            .cdp
-            .call_within(
-                "Page.handleJavaScriptDialog",
-                params,
-                Duration::from_secs(5),
-            )
-            .await;
-        if let Err(err) = answered {
-            self.cell.update(|st| st.closing_by = None);
+        let answer = page::HandleJavaScriptDialogParams {
+            prompt_text: prompt_text.map(str::to_string),
+            ..page::HandleJavaScriptDialogParams::new(accept)
+        };
+        self.note(TabEvent::AnswerSent { by: by.to_string() }).await;
+        if let Err(err) = self.cdp.call_within(answer, Duration::from_secs(5)).await {
+            self.note(TabEvent::AnswerFailed).await;
             return Err(err.into());
         }
-        self.note_dialog_closed(accept, prompt_text.unwrap_or(""), by);
+        self.note_dialog_closed(accept, prompt_text.unwrap_or(""), by)
+            .await;
         Ok(())
     }
 
-    /// Sends a CDP call on the tab's session, guarded like [`Tab::guarded`].
+    /// Sends a CDP call on the tab's session, guarded like [`Tab::guarded`]. Raw JSON: prefer
+    /// [`Tab::request`], whose method and fields are checked at compile time.
     pub async fn call(
         &self,
         command: &str,
@@ -629,318 +726,58 @@ impl Tab {
         timeout: Duration,
     ) -> Result<Value> {
         self.guarded(command, async {
-            Ok(self.cdp.call_within(method, params, timeout).await?)
+            Ok(self.cdp.call_json_within(method, params, timeout).await?)
         })
         .await
     }
-}
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct FrameNavigated {
-    frame: FrameInfo,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct FrameInfo {
-    #[serde(default)]
-    parent_id: Option<String>,
-    #[serde(default)]
-    url: String,
-    #[serde(default)]
-    url_fragment: Option<String>,
-    #[serde(default)]
-    loader_id: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Lifecycle {
-    frame_id: String,
-    loader_id: String,
-    name: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct WithinDocument {
-    frame_id: String,
-    url: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct DialogOpening {
-    url: String,
-    message: String,
-    #[serde(rename = "type")]
-    kind: String,
-    #[serde(default)]
-    default_prompt: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct DialogClosed {
-    result: bool,
-    #[serde(default)]
-    user_input: String,
-}
-
-/// Renders console arguments the way DevTools does for primitives and short previews.
-fn render_args(args: &[Value]) -> String {
-    args.iter()
-        .map(|arg| {
-            if let Some(value) = arg.get("value") {
-                match value {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                }
-            } else if let Some(unser) = arg.get("unserializableValue").and_then(Value::as_str) {
-                unser.to_string()
-            } else if let Some(preview) = arg.get("preview") {
-                render_preview(preview)
-            } else {
-                arg.get("description")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string()
-            }
+    /// Sends a typed CDP command on the tab's session, guarded like [`Tab::guarded`] (a dialog,
+    /// a closed tab or a crash ends it with that error), and returns its typed reply.
+    pub async fn request<C: Command>(
+        &self,
+        command: &str,
+        cdp_command: C,
+        timeout: Duration,
+    ) -> Result<C::Response> {
+        self.guarded(command, async {
+            Ok(self.cdp.call_within(cdp_command, timeout).await?)
         })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+        .await
+    }
 
-fn render_preview(preview: &Value) -> String {
-    let props = preview
-        .get("properties")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let inner = props
-        .iter()
-        .map(|p| {
-            let name = p.get("name").and_then(Value::as_str).unwrap_or("");
-            let value = p.get("value").and_then(Value::as_str).unwrap_or("");
-            format!("{name}: {value}")
-        })
-        .collect::<Vec<_>>()
-        .join(", ");
-    if preview.get("subtype").and_then(Value::as_str) == Some("array") {
-        format!("[{inner}]")
-    } else {
-        format!("{{{inner}}}")
+    /// Brings the tab to the front of its window (`Target.activateTarget`): Chrome renders, and
+    /// screencasts, only the visible tab of a window.
+    pub async fn activate(&self) -> Result<()> {
+        crate::browser::activate_target(self.cdp.connection(), &self.target_id).await
+    }
+
+    /// Ends this attachment (`Target.detachFromTarget`); the tab stays open and its event pump
+    /// ends. Another attachment of the tab (the session's own, a live view's) is not affected.
+    pub async fn detach(&self) -> Result<()> {
+        let Some(session_id) = self.cdp.id() else {
+            return Ok(());
+        };
+        let detach = target::DetachFromTargetParams {
+            session_id: Some(session_id.to_string().into()),
+        };
+        self.cdp
+            .connection()
+            .browser()
+            .call_within(detach, Duration::from_secs(2))
+            .await?;
+        Ok(())
     }
 }
 
-async fn pump(
-    mut events: abx_cdp::Subscription,
-    cell: Arc<TabCell>,
-    cdp: CdpSession,
-    options: TabOptions,
-    target_id: String,
-) {
+async fn pump(mut events: abx_cdp::Subscription, cell: Arc<TabCell>, cdp: CdpSession) {
+    // Methods whose params failed to decode (each is logged once).
+    let mut failed = Vec::new();
     while let Some(event) = events.recv().await {
-        handle(&event, &cell, &cdp, &options, &target_id).await;
+        if let Some(event) = TabEvent::from_cdp(&event, &mut failed) {
+            let effects = cell.apply(event);
+            cell.run(&cdp, effects).await;
+        }
     }
     // The session ended: detached (tab closed) or the connection died.
-    cell.update(|st| st.detached = true);
-}
-
-async fn handle(
-    event: &Event,
-    cell: &TabCell,
-    cdp: &CdpSession,
-    options: &TabOptions,
-    target_id: &str,
-) {
-    match event.method() {
-        "Page.frameRequestedNavigation" => {
-            #[derive(Deserialize)]
-            #[serde(rename_all = "camelCase")]
-            struct Requested {
-                frame_id: String,
-                #[serde(default)]
-                disposition: String,
-            }
-            // Requested before the renderer acks the input that caused it: the earliest sign
-            // that an action navigates (a new-tab disposition does not move this tab).
-            if let Ok(req) = event.parse::<Requested>()
-                && req.frame_id == target_id
-                && (req.disposition.is_empty() || req.disposition == "currentTab")
-            {
-                tracing::debug!("navigation requested");
-                cell.update(|st| {
-                    st.loading = true;
-                    st.loads_started += 1;
-                });
-            }
-        }
-        "Page.frameStartedLoading" | "Page.frameStoppedLoading" => {
-            #[derive(Deserialize)]
-            #[serde(rename_all = "camelCase")]
-            struct FrameId {
-                frame_id: String,
-            }
-            if let Ok(frame) = event.parse::<FrameId>()
-                && frame.frame_id == target_id
-            {
-                let started = event.method() == "Page.frameStartedLoading";
-                tracing::debug!(started, "main frame loading");
-                cell.update(|st| {
-                    // A start right after a request is the same navigation: count it once.
-                    if started && !st.loading {
-                        st.loads_started += 1;
-                    }
-                    st.loading = started;
-                });
-            }
-        }
-        "Page.frameNavigated" => {
-            if let Ok(nav) = event.parse::<FrameNavigated>()
-                && nav.frame.parent_id.is_none()
-            {
-                let url = match nav.frame.url_fragment {
-                    Some(fragment) => format!("{}{}", nav.frame.url, fragment),
-                    None => nav.frame.url,
-                };
-                cell.update(|st| {
-                    st.url = url;
-                    if st.loader_id != nav.frame.loader_id {
-                        st.documents += 1;
-                    }
-                    st.loader_id = nav.frame.loader_id;
-                });
-            }
-        }
-        "Page.navigatedWithinDocument" => {
-            // The main frame's id is the target id; child frames are ignored.
-            if let Ok(nav) = event.parse::<WithinDocument>()
-                && nav.frame_id == target_id
-            {
-                cell.update(|st| st.url = nav.url);
-            }
-        }
-        "Page.lifecycleEvent" => {
-            if let Ok(lc) = event.parse::<Lifecycle>()
-                && lc.frame_id == target_id
-            {
-                cell.update(|st| {
-                    st.lifecycle.push_back((lc.loader_id, lc.name));
-                    while st.lifecycle.len() > 200 {
-                        st.lifecycle.pop_front();
-                    }
-                });
-            }
-        }
-        "Page.javascriptDialogOpening" => {
-            if let Ok(d) = event.parse::<DialogOpening>() {
-                let auto = options.auto_dialog && (d.kind == "alert" || d.kind == "beforeunload");
-                if auto {
-                    tracing::debug!(kind = %d.kind, "[auto-dismiss] accepting dialog");
-                    let _ = cdp
-                        .send("Page.handleJavaScriptDialog", &json!({"accept": true}))
-                        .await;
-                    let _ = cell.dialogs.send(DialogEvent::Closed {
-                        accepted: true,
-                        user_input: String::new(),
-                        by: "auto".into(),
-                    });
-                    return;
-                }
-                let dialog = Dialog {
-                    kind: d.kind,
-                    message: d.message,
-                    default_prompt: d.default_prompt,
-                    url: d.url,
-                    answerable: true,
-                    opened_at_ms: now_ms(),
-                };
-                cell.update(|st| st.dialog = Some(dialog.clone()));
-                let _ = cell.dialogs.send(DialogEvent::Opened { dialog });
-            }
-        }
-        "Page.javascriptDialogClosed" => {
-            let closed = event.parse::<DialogClosed>().ok();
-            let by = cell
-                .lock()
-                .closing_by
-                .take()
-                .unwrap_or_else(|| "page".into());
-            let (accepted, input) = closed
-                .map(|c| (c.result, c.user_input))
-                .unwrap_or((false, String::new()));
-            cell.close_dialog(accepted, &input, &by);
-        }
-        "Runtime.consoleAPICalled" => {
-            let params: Value = event.parse().unwrap_or(Value::Null);
-            let args = params
-                .get("args")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            let kind = params
-                .get("type")
-                .and_then(Value::as_str)
-                .unwrap_or("log")
-                .to_string();
-            let message = ConsoleMessage {
-                kind,
-                text: render_args(&args),
-                args,
-                timestamp: now_ms(),
-            };
-            cell.update(|st| {
-                st.console.push_back(message);
-                while st.console.len() > MAX_LOG {
-                    st.console.pop_front();
-                }
-            });
-        }
-        "Runtime.exceptionThrown" => {
-            let params: Value = event.parse().unwrap_or(Value::Null);
-            let details = params
-                .get("exceptionDetails")
-                .cloned()
-                .unwrap_or(Value::Null);
-            let description = details
-                .pointer("/exception/description")
-                .and_then(Value::as_str)
-                .or_else(|| details.get("text").and_then(Value::as_str))
-                .unwrap_or("")
-                .to_string();
-            let error = PageError {
-                text: description.clone(),
-                message: description,
-                line: details
-                    .get("lineNumber")
-                    .and_then(Value::as_i64)
-                    .unwrap_or(0),
-                column: details
-                    .get("columnNumber")
-                    .and_then(Value::as_i64)
-                    .unwrap_or(0),
-                url: details
-                    .get("url")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string(),
-                timestamp: now_ms(),
-            };
-            cell.update(|st| {
-                st.errors.push_back(error);
-                while st.errors.len() > MAX_LOG {
-                    st.errors.pop_front();
-                }
-            });
-        }
-        "Inspector.targetCrashed" => cell.update(|st| st.crashed = true),
-        "Inspector.detached" => cell.update(|st| st.detached = true),
-        "Network.requestWillBeSent" => cell.update(|st| st.inflight += 1),
-        "Network.loadingFinished" | "Network.loadingFailed" => {
-            cell.update(|st| st.inflight = (st.inflight - 1).max(0))
-        }
-        _ => {}
-    }
+    cell.note(&cdp, TabEvent::Detached).await;
 }

@@ -5,7 +5,11 @@
 //! positions from the decoded image size (see [`crate::FrameMetadata::image_size`]), never from
 //! the viewport size alone (seed 000, invariant 33).
 
-use serde::Serialize;
+use std::str::FromStr;
+
+use abx_cdp::protocol::browser_protocol::input as cdp;
+use abx_engine::{EngineError, InputEvent};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// One input event for the streamed tab.
@@ -31,24 +35,67 @@ pub enum Input {
     Touch(TouchInput),
 }
 
+/// A protocol enum from the viewer's text; an unknown name is refused before anything is sent.
+fn parse<T: FromStr>(what: &str, name: &str) -> Result<T, EngineError> {
+    T::from_str(name).map_err(|_| EngineError::Invalid(format!("unknown {what}: {name:?}")))
+}
+
 impl Input {
-    /// The CDP method and params for this event.
-    pub(crate) fn to_cdp(&self) -> (&'static str, Value) {
-        // Serializing these plain structs cannot fail; Null would make Chrome reject the call.
-        match self {
-            Input::Mouse(m) => (
-                "Input.dispatchMouseEvent",
-                serde_json::to_value(m).unwrap_or(Value::Null),
-            ),
-            Input::Keyboard(k) => (
-                "Input.dispatchKeyEvent",
-                serde_json::to_value(k.normalized()).unwrap_or(Value::Null),
-            ),
-            Input::Touch(t) => (
-                "Input.dispatchTouchEvent",
-                serde_json::to_value(t).unwrap_or(Value::Null),
-            ),
-        }
+    /// The engine's typed input event for this one (every field the stream protocol carries is
+    /// sent, as before). An unknown event type or button is an error.
+    ///
+    /// ```
+    /// use abx_relay::{Input, MouseInput};
+    /// let click = Input::Mouse(MouseInput::left("mousePressed", 1.0, 2.0)).to_event().unwrap();
+    /// assert_eq!(click.method(), "Input.dispatchMouseEvent");
+    /// assert!(Input::Mouse(MouseInput { event_type: "wobble".into(), ..Default::default() }).to_event().is_err());
+    /// ```
+    pub fn to_event(&self) -> Result<InputEvent, EngineError> {
+        Ok(match self {
+            Input::Mouse(m) => InputEvent::Mouse(cdp::DispatchMouseEventParams {
+                button: Some(parse("mouse button", &m.button)?),
+                click_count: Some(m.click_count),
+                delta_x: Some(m.delta_x),
+                delta_y: Some(m.delta_y),
+                modifiers: Some(m.modifiers),
+                ..cdp::DispatchMouseEventParams::new(
+                    parse::<cdp::DispatchMouseEventType>("mouse event type", &m.event_type)?,
+                    m.x,
+                    m.y,
+                )
+            }),
+            Input::Keyboard(k) => {
+                let k = k.normalized();
+                InputEvent::Key(cdp::DispatchKeyEventParams {
+                    key: Some(k.key),
+                    code: Some(k.code),
+                    text: k.text,
+                    windows_virtual_key_code: Some(k.windows_virtual_key_code),
+                    modifiers: Some(k.modifiers),
+                    ..cdp::DispatchKeyEventParams::new(parse::<cdp::DispatchKeyEventType>(
+                        "key event type",
+                        &k.event_type,
+                    )?)
+                })
+            }
+            Input::Touch(t) => {
+                let points = t
+                    .touch_points
+                    .iter()
+                    .map(|p| {
+                        cdp::TouchPoint::deserialize(p)
+                            .map_err(|e| EngineError::Invalid(format!("invalid touch point: {e}")))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                InputEvent::Touch(cdp::DispatchTouchEventParams {
+                    modifiers: Some(t.modifiers),
+                    ..cdp::DispatchTouchEventParams::new(
+                        parse::<cdp::DispatchTouchEventType>("touch event type", &t.event_type)?,
+                        points,
+                    )
+                })
+            }
+        })
     }
 }
 
@@ -294,6 +341,60 @@ impl Default for TouchInput {
 mod tests {
     use super::*;
 
+    /// The CDP method and params an input becomes.
+    fn cdp(input: Input) -> (&'static str, Value) {
+        let event = input.to_event().expect("a valid input");
+        let params = match &event {
+            InputEvent::Mouse(p) => serde_json::to_value(p),
+            InputEvent::Key(p) => serde_json::to_value(p),
+            InputEvent::Touch(p) => serde_json::to_value(p),
+            other => panic!("unexpected {other:?}"),
+        };
+        (event.method(), params.expect("json"))
+    }
+
+    /// The typed events carry what the JSON they replaced carried (the stream protocol's fields).
+    #[test]
+    fn viewer_input_becomes_the_same_cdp_call_as_before() {
+        let mouse = Input::Mouse(MouseInput::left("mousePressed", 1.5, 2.0))
+            .to_event()
+            .expect("mouse");
+        let InputEvent::Mouse(params) = mouse else {
+            panic!("not a mouse event")
+        };
+        assert_eq!(
+            serde_json::to_value(params).expect("json"),
+            serde_json::json!({"type": "mousePressed", "x": 1.5, "y": 2.0, "button": "left",
+                "clickCount": 1, "deltaX": 0.0, "deltaY": 0.0, "modifiers": 0})
+        );
+        let key = Input::Keyboard(KeyInput {
+            key: "Enter".into(),
+            ..KeyInput::default()
+        })
+        .to_event()
+        .expect("key");
+        let InputEvent::Key(params) = key else {
+            panic!("not a key event")
+        };
+        assert_eq!(
+            serde_json::to_value(params).expect("json"),
+            serde_json::json!({"type": "keyDown", "key": "Enter", "code": "", "text": "\r",
+                "windowsVirtualKeyCode": 13, "modifiers": 0})
+        );
+        let touch = Input::Touch(TouchInput {
+            touch_points: vec![serde_json::json!({"x": 3, "y": 4})],
+            ..TouchInput::default()
+        })
+        .to_event()
+        .expect("touch");
+        assert_eq!(touch.method(), "Input.dispatchTouchEvent");
+        let bad = Input::Touch(TouchInput {
+            touch_points: vec![serde_json::json!({"x": "left"})],
+            ..TouchInput::default()
+        });
+        assert!(bad.to_event().is_err());
+    }
+
     #[test]
     fn non_printable_keys_get_their_legacy_code_and_enter_its_return() {
         let backspace = KeyInput {
@@ -350,11 +451,10 @@ mod tests {
 
     #[test]
     fn text_is_omitted_not_null() {
-        let (method, params) = Input::Keyboard(KeyInput {
+        let (method, params) = cdp(Input::Keyboard(KeyInput {
             key: "Shift".into(),
             ..KeyInput::default()
-        })
-        .to_cdp();
+        }));
         assert_eq!(method, "Input.dispatchKeyEvent");
         assert!(params.get("text").is_none(), "{params}");
         assert_eq!(params["type"], "keyDown");
@@ -374,7 +474,7 @@ mod tests {
 
     #[test]
     fn mouse_params_use_cdp_names() {
-        let (method, params) = Input::Mouse(MouseInput::left("mousePressed", 10.5, 20.0)).to_cdp();
+        let (method, params) = cdp(Input::Mouse(MouseInput::left("mousePressed", 10.5, 20.0)));
         assert_eq!(method, "Input.dispatchMouseEvent");
         assert_eq!(params["type"], "mousePressed");
         assert_eq!(params["clickCount"], 1);

@@ -14,10 +14,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use abx_cdp::{Event, EventFilter};
-use abx_engine::{Dialog, DialogEvent, Session, Tab, TabListing, TabOptions};
-use serde::Deserialize;
-use serde_json::{Value, json};
+use abx_cdp::protocol::browser_protocol::page;
+use abx_cdp::{Command, EventFilter, Method, MethodId};
+use abx_engine::{Dialog, DialogEvent, PageEvent, Session, Tab, TabListing};
+use serde::Serialize;
 use tokio::sync::{Notify, broadcast, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -76,23 +76,43 @@ impl Default for RelayOptions {
 
 impl RelayOptions {
     /// `Page.startScreencast` parameters.
-    pub(crate) fn screencast_params(&self) -> Value {
-        let mut params = json!({
-            "format": "jpeg",
-            "quality": self.quality.min(100),
-            "everyNthFrame": 1,
-        });
-        if let Some(width) = self.max_width {
-            params["maxWidth"] = json!(width);
+    pub(crate) fn screencast_params(&self) -> StartScreencast {
+        StartScreencast {
+            format: page::StartScreencastFormat::Jpeg,
+            quality: self.quality.min(100).into(),
+            every_nth_frame: 1,
+            max_width: self.max_width.map(i64::from),
+            max_height: self.max_height.map(i64::from),
+            max_frames_in_flight: self.max_frames_in_flight.map(|w| i64::from(w.max(1))),
         }
-        if let Some(height) = self.max_height {
-            params["maxHeight"] = json!(height);
-        }
-        if let Some(window) = self.max_frames_in_flight {
-            params["maxFramesInFlight"] = json!(window.max(1));
-        }
-        params
     }
+}
+
+/// `Page.startScreencast` with Chrome 156's `maxFramesInFlight`, which the pinned protocol types
+/// (`page::StartScreencastParams`) lack: our own command, under the generated method name.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct StartScreencast {
+    format: page::StartScreencastFormat,
+    quality: i64,
+    every_nth_frame: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_width: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_height: Option<i64>,
+    /// How many frames Chrome sends before it waits for an acknowledgement (Chrome's default 3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_frames_in_flight: Option<i64>,
+}
+
+impl Method for StartScreencast {
+    fn identifier(&self) -> MethodId {
+        page::StartScreencastParams::IDENTIFIER.into()
+    }
+}
+
+impl Command for StartScreencast {
+    type Response = page::StartScreencastReturns;
 }
 
 struct Popup {
@@ -207,14 +227,14 @@ impl Shared {
                 state.session.clone(),
             )
         };
-        if let Some(tab) = cast.filter(|t| !t.state().detached) {
+        if let Some(tab) = cast.filter(|t| !t.read(|st| st.detached)) {
             return Ok(tab);
         }
         let session = session.ok_or(RelayError::NoBrowser)?;
         session
             .active_target()
             .and_then(|id| session.attached_tab(&id))
-            .filter(|t| !t.state().detached)
+            .filter(|t| !t.read(|st| st.detached))
             .ok_or(RelayError::NoTab)
     }
 
@@ -475,8 +495,7 @@ impl Relay {
     /// ```
     pub async fn send_input(&self, input: &Input) -> Result<(), RelayError> {
         let tab = self.shared().input_tab()?;
-        let (method, params) = input.to_cdp();
-        tab.cdp().send(method, &params).await?;
+        tab.send_input(&input.to_event()?).await?;
         Ok(())
     }
 
@@ -494,8 +513,11 @@ impl Relay {
     /// ```
     pub async fn deliver_inputs(&self, inputs: &[Input]) -> Result<bool, RelayError> {
         let tab = self.shared().input_tab()?;
-        let events: Vec<(&str, Value)> = inputs.iter().map(Input::to_cdp).collect();
-        Ok(tab.dispatch_inputs(&events, INPUT_DELIVERY_TIMEOUT).await?)
+        let events = inputs
+            .iter()
+            .map(Input::to_event)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(tab.deliver_inputs(&events, INPUT_DELIVERY_TIMEOUT).await?)
     }
 
     /// Answers the dialog pending on the streamed tab (`by` = `viewer` in the dialog events).
@@ -691,7 +713,7 @@ fn desired(shared: &Shared) -> Option<(Arc<Tab>, bool)> {
     }
     let active = session.active_target();
     let popup_valid = state.popup.as_ref().is_some_and(|p| {
-        !p.tab.state().detached
+        !p.tab.read(|st| st.detached)
             && session.browser().target(p.tab.target_id()).is_some()
             && active.as_deref() == Some(p.opener.as_str())
     });
@@ -703,7 +725,7 @@ fn desired(shared: &Shared) -> Option<(Arc<Tab>, bool)> {
     }
     let tab = active
         .and_then(|id| session.attached_tab(&id))
-        .filter(|t| !t.state().detached)?;
+        .filter(|t| !t.read(|st| st.detached))?;
     Some((tab, false))
 }
 
@@ -868,18 +890,12 @@ async fn adopt_popup(
     running: &Cast,
     known: &HashSet<String>,
 ) {
-    let popup = session.browser().targets().into_iter().find(|t| {
-        t.is_tab()
-            && t.opener_id.as_deref() == Some(&*running.target_id)
-            && !known.contains(&t.target_id)
-    });
+    let popup = session
+        .popups_of(&running.target_id)
+        .into_iter()
+        .find(|t| !known.contains(&t.target_id));
     let Some(popup) = popup else { return };
-    // Not `fresh`: a popup may have raised a dialog before we got to it.
-    let options = TabOptions {
-        auto_dialog: session.options().auto_dialog,
-        fresh: false,
-    };
-    match Tab::attach(session.browser().connection(), &popup.target_id, options).await {
+    match session.attach_popup(&popup.target_id).await {
         Ok(tab) => {
             // The root opener: the session's tab (a popup's own popup replaces the first one).
             let opener = session
@@ -897,18 +913,11 @@ async fn adopt_popup(
 /// Detaches our session from a popup we no longer stream (an attached DevTools session changes
 /// how Chrome treats a tab, e.g. for dialogs; we leave none behind).
 fn release_popup(tab: Arc<Tab>) {
-    if tab.state().detached {
+    if tab.read(|st| st.detached) {
         return;
     }
-    let Some(session_id) = tab.cdp().id().map(str::to_string) else {
-        return;
-    };
-    let browser = tab.cdp().connection().browser();
     tokio::spawn(async move {
-        let _ = browser
-            .send("Target.detachFromTarget", &json!({"sessionId": session_id}))
-            .await;
-        drop(tab);
+        let _ = tab.detach().await;
     });
 }
 
@@ -942,28 +951,6 @@ fn start_cast(shared: &Arc<Shared>, tab: Arc<Tab>, target_id: Arc<str>) -> Cast 
     }
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Navigated {
-    frame: NavigatedFrame,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct NavigatedFrame {
-    #[serde(default)]
-    parent_id: Option<String>,
-    #[serde(default)]
-    url: String,
-    #[serde(default)]
-    url_fragment: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct Visibility {
-    visible: bool,
-}
-
 /// Frames are acknowledged on this subscription; its capacity only matters if this process is
 /// starved, and a dropped frame is still acknowledged (see `run_cast`).
 const FRAME_QUEUE: usize = 64;
@@ -977,7 +964,7 @@ const POPUP_URL_PATIENCE: Duration = Duration::from_secs(1);
 /// told where it goes rather than an empty or `about:blank` URL.
 async fn retarget_url(tab: &Tab, session: Option<&Session>, is_popup: bool) -> String {
     let real = |url: &str| !url.is_empty() && url != "about:blank";
-    let url = tab.state().url;
+    let url = tab.read(|st| st.url.clone());
     if real(&url) {
         return url;
     }
@@ -1011,20 +998,22 @@ async fn run_cast(
     stop: CancellationToken,
     want_frame: Arc<Notify>,
 ) {
+    // The screencast itself runs on the tab's CDP session: frames take the transport's zero-copy
+    // fast path (`Event::screencast_frame`, the data a slice of the received buffer).
     let cdp = tab.cdp().clone();
-    let mut frames = cdp.subscribe(EventFilter::methods(["Page.screencastFrame"]), FRAME_QUEUE);
-    let mut page = cdp.subscribe(
-        EventFilter::methods([
-            "Page.frameNavigated",
-            "Page.screencastVisibilityChanged",
-            "Runtime.consoleAPICalled",
-            "Runtime.exceptionThrown",
-        ]),
-        1024,
+    let mut frames = cdp.subscribe(
+        EventFilter::methods([page::EventScreencastFrame::IDENTIFIER]),
+        FRAME_QUEUE,
     );
+    let mut visibility = cdp.subscribe(
+        EventFilter::methods([page::EventScreencastVisibilityChanged::IDENTIFIER]),
+        16,
+    );
+    // Navigations, console messages and page errors: the tab's own (one decoding, one rendering).
+    let mut page_events = tab.page_events();
     let mut dialogs = tab.dialog_events();
     let params = shared.options.screencast_params();
-    if let Err(err) = cdp.send("Page.startScreencast", &params).await {
+    if let Err(err) = cdp.send(&params).await {
         tracing::debug!(%err, "cannot start the screencast");
         return;
     }
@@ -1046,21 +1035,21 @@ async fn run_cast(
         tokio::select! {
             biased;
             _ = stop.cancelled() => {
-                let _ = cdp.send("Page.stopScreencast", &json!({})).await;
+                let _ = cdp.send(&page::StopScreencastParams::default()).await;
                 return;
             }
             event = frames.recv() => {
                 let Some(event) = event else { return };
                 let Some(frame) = event.screencast_frame() else { continue };
                 // Acknowledge first, always: Chrome stops encoding when its window is full.
-                let ack = json!({"sessionId": frame.ack_id});
-                let _ = cdp.send("Page.screencastFrameAck", &ack).await;
+                let ack = page::ScreencastFrameAckParams::new(frame.ack_id);
+                let _ = cdp.send(&ack).await;
                 // A frame dropped because this queue was full was never acknowledged; Chrome
                 // counts acks per screencast (the id is the screencast's, not the frame's), so
                 // one more ack per dropped frame keeps its window from shrinking for good.
                 let dropped = frames.dropped();
                 while dropped_seen < dropped {
-                    let _ = cdp.send("Page.screencastFrameAck", &ack).await;
+                    let _ = cdp.send(&ack).await;
                     dropped_seen += 1;
                 }
                 nudge_at = None;
@@ -1072,20 +1061,24 @@ async fn run_cast(
                     shared.publish_frame(generation, built);
                 }
             }
-            event = page.recv() => {
+            event = visibility.recv() => {
                 let Some(event) = event else { return };
-                if event.method() == "Page.screencastVisibilityChanged" {
-                    let now_visible = event.parse::<Visibility>().map(|v| v.visible).unwrap_or(true);
-                    visible = Some(now_visible);
-                    shared.update_status(|s| s.visible = now_visible);
-                    if !now_visible && shared.options.activate_hidden_tab && !activated {
-                        activated = true;
-                        activate(&tab).await;
-                    }
-                } else {
-                    page_event(&shared, &event);
+                let now_visible = match event.decode::<page::EventScreencastVisibilityChanged>() {
+                    Some(Ok(changed)) => changed.visible,
+                    _ => true,
+                };
+                visible = Some(now_visible);
+                shared.update_status(|s| s.visible = now_visible);
+                if !now_visible && shared.options.activate_hidden_tab && !activated {
+                    activated = true;
+                    activate(&tab).await;
                 }
             }
+            event = page_events.recv() => match event {
+                Ok(event) => page_event(&shared, event),
+                Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => return,
+            },
             dialog = dialogs.recv() => match dialog {
                 Ok(DialogEvent::Opened { dialog }) => shared.emit(LiveEvent::Dialog { dialog }),
                 Ok(DialogEvent::Closed { accepted, user_input, by }) => {
@@ -1123,8 +1116,8 @@ async fn run_cast(
                     // thing that makes Chrome capture the current image again (measured on
                     // Chromium 156: evaluate, rAF, a background override, a mouse move or an
                     // extra ack produce no frame). It touches neither the page nor its state.
-                    let _ = cdp.send("Page.stopScreencast", &json!({})).await;
-                    let _ = cdp.send("Page.startScreencast", &params).await;
+                    let _ = cdp.send(&page::StopScreencastParams::default()).await;
+                    let _ = cdp.send(&params).await;
                 }
             }
         }
@@ -1134,88 +1127,29 @@ async fn run_cast(
 /// Brings a background tab to the front so Chrome renders it (one-shot per cast).
 async fn activate(tab: &Tab) {
     tracing::debug!(target = %tab.target_id(), "streamed tab is hidden; activating it once");
-    let browser = tab.cdp().connection().browser();
-    let _ = browser
-        .send(
-            "Target.activateTarget",
-            &json!({"targetId": tab.target_id()}),
-        )
-        .await;
-}
-
-fn page_event(shared: &Shared, event: &Event) {
-    match event.method() {
-        "Page.frameNavigated" => {
-            if let Ok(nav) = event.parse::<Navigated>()
-                && nav.frame.parent_id.is_none()
-            {
-                let url = match nav.frame.url_fragment {
-                    Some(fragment) => format!("{}{fragment}", nav.frame.url),
-                    None => nav.frame.url,
-                };
-                shared.emit(LiveEvent::Url {
-                    url,
-                    timestamp: now_ms(),
-                });
-            }
-        }
-        "Runtime.consoleAPICalled" => {
-            let params: Value = event.parse().unwrap_or(Value::Null);
-            let args = params
-                .get("args")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            shared.emit(LiveEvent::Console {
-                level: params
-                    .get("type")
-                    .and_then(Value::as_str)
-                    .unwrap_or("log")
-                    .to_string(),
-                text: console_text(&args),
-                args,
-                timestamp: now_ms(),
-            });
-        }
-        "Runtime.exceptionThrown" => {
-            let params: Value = event.parse().unwrap_or(Value::Null);
-            let details = params.get("exceptionDetails").unwrap_or(&Value::Null);
-            let text = details
-                .pointer("/exception/description")
-                .and_then(Value::as_str)
-                .or_else(|| details.get("text").and_then(Value::as_str))
-                .unwrap_or("")
-                .to_string();
-            shared.emit(LiveEvent::PageError {
-                text,
-                line: details
-                    .get("lineNumber")
-                    .and_then(Value::as_i64)
-                    .unwrap_or(0),
-                column: details
-                    .get("columnNumber")
-                    .and_then(Value::as_i64)
-                    .unwrap_or(0),
-                timestamp: now_ms(),
-            });
-        }
-        _ => {}
+    if let Err(err) = tab.activate().await {
+        tracing::debug!(%err, "cannot activate the streamed tab");
     }
 }
 
-/// Console arguments as text: primitives by value, objects by description.
-fn console_text(args: &[Value]) -> String {
-    args.iter()
-        .map(|arg| match arg.get("value") {
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => other.to_string(),
-            None => arg
-                .get("unserializableValue")
-                .or_else(|| arg.get("description"))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+fn page_event(shared: &Shared, event: PageEvent) {
+    match event {
+        PageEvent::Navigated { url } => shared.emit(LiveEvent::Url {
+            url,
+            timestamp: now_ms(),
+        }),
+        PageEvent::Console(message) => shared.emit(LiveEvent::Console {
+            level: message.kind,
+            text: message.text,
+            args: message.args,
+            timestamp: message.timestamp,
+        }),
+        PageEvent::Error(error) => shared.emit(LiveEvent::PageError {
+            text: error.text,
+            line: error.line,
+            column: error.column,
+            timestamp: error.timestamp,
+        }),
+        _ => {}
+    }
 }

@@ -12,9 +12,9 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use abx_cdp::protocol::browser_protocol::target;
 use abx_cdp::{EventFilter, Session as CdpSession, Subscription};
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::error::Result;
 use crate::session::Session;
@@ -41,6 +41,8 @@ impl std::fmt::Debug for FrameSessions {
     }
 }
 
+/// `Target.attachedToTarget`, read with our own target info (target infos are read leniently
+/// everywhere, see `browser::TargetInfo`).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Attached {
@@ -56,12 +58,6 @@ struct AttachedTarget {
     kind: String,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Detached {
-    session_id: String,
-}
-
 impl FrameSessions {
     fn drain(&mut self) {
         let Some(events) = self.events.as_mut() else {
@@ -69,7 +65,7 @@ impl FrameSessions {
         };
         while let Some(event) = events.try_recv() {
             match event.method() {
-                "Target.attachedToTarget" => {
+                target::EventAttachedToTarget::IDENTIFIER => {
                     if let Ok(attached) = event.parse::<Attached>()
                         && attached.target_info.kind == "iframe"
                     {
@@ -78,10 +74,10 @@ impl FrameSessions {
                             .insert(attached.target_info.target_id, attached.session_id);
                     }
                 }
-                "Target.detachedFromTarget" => {
-                    if let Ok(detached) = event.parse::<Detached>() {
-                        self.children
-                            .retain(|_, session| *session != detached.session_id);
+                target::EventDetachedFromTarget::IDENTIFIER => {
+                    if let Some(Ok(detached)) = event.decode::<target::EventDetachedFromTarget>() {
+                        let gone: String = detached.session_id.into();
+                        self.children.retain(|_, session| *session != gone);
                     }
                 }
                 _ => {}
@@ -101,13 +97,22 @@ impl Session {
             return Ok(());
         }
         let events = tab.cdp().subscribe(
-            EventFilter::methods(["Target.attachedToTarget", "Target.detachedFromTarget"]),
+            EventFilter::methods([
+                target::EventAttachedToTarget::IDENTIFIER,
+                target::EventDetachedFromTarget::IDENTIFIER,
+            ]),
             EVENT_CAPACITY,
         );
-        let params = json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true,
-                            "filter": [{"type": "iframe", "exclude": false}]});
-        tab.call("snapshot", "Target.setAutoAttach", params, timeout)
-            .await?;
+        let iframes = target::FilterEntry {
+            r#type: Some("iframe".into()),
+            exclude: Some(false),
+        };
+        let auto_attach = target::SetAutoAttachParams {
+            flatten: Some(true),
+            filter: Some(target::TargetFilter::new(vec![iframes])),
+            ..target::SetAutoAttachParams::new(true, false)
+        };
+        tab.request("snapshot", auto_attach, timeout).await?;
         self.refs.with_tab(tab.target_id(), |t| {
             t.frames = FrameSessions {
                 enabled_on: Some(tab_session),

@@ -27,13 +27,16 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use abx_cdp::Session as CdpSession;
+use abx_cdp::protocol::browser_protocol::{accessibility, dom, page};
+use abx_cdp::protocol::js_protocol::runtime;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::error::{EngineError, Result};
 use crate::refs::{DocumentId, FrameKey, RefRequest};
 use crate::session::Session;
 use crate::tab::Tab;
+use scan::Cleanup;
 use tree::{CursorInfo, RawTree, Render, Tree};
 
 /// How to snapshot (the `snapshot` command's flags).
@@ -130,19 +133,12 @@ struct ChildFrame {
     candidates: Vec<usize>,
 }
 
-fn loaders(tree: &Value, out: &mut HashMap<String, String>) {
-    if let (Some(id), Some(loader)) = (
-        tree.pointer("/frame/id").and_then(Value::as_str),
-        tree.pointer("/frame/loaderId").and_then(Value::as_str),
-    ) {
-        out.insert(id.to_string(), loader.to_string());
-    }
-    for child in tree
-        .get("childFrames")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+fn loaders(tree: &page::FrameTree, out: &mut HashMap<String, String>) {
+    out.insert(
+        tree.frame.id.as_ref().to_string(),
+        tree.frame.loader_id.as_ref().to_string(),
+    );
+    for child in tree.child_frames.iter().flatten() {
         loaders(child, out);
     }
 }
@@ -166,104 +162,91 @@ fn collect_backend_ids(node: &Value, ids: &mut HashSet<i64>) {
     }
 }
 
-/// The text of a JS exception from a `Runtime.evaluate` reply.
-pub(crate) fn exception_text(details: &Value) -> String {
-    details
-        .pointer("/exception/description")
-        .and_then(Value::as_str)
-        .or_else(|| details.get("text").and_then(Value::as_str))
-        .unwrap_or("unknown error")
-        .to_string()
-}
-
 /// Reads one frame document: AX tree, cursor scan, frame tree, all sent at once.
 async fn capture(session: &CdpSession, scope: &Scope, timeout: Duration) -> Result<Capture> {
-    let (scan_call, cleanup, ax_params, document_object) = match scope {
-        Scope::Top => (
-            (
-                "Runtime.evaluate",
-                json!({"expression": format!("({}).call(document)", scan::SCAN_FN), "returnByValue": true}),
-            ),
-            (
-                "Runtime.evaluate",
-                json!({"expression": format!("({}).call(document)", scan::CLEANUP_FN), "returnByValue": true}),
-            ),
-            json!({}),
-            None,
-        ),
+    let (ax_params, cleanup) = match scope {
+        Scope::Top => (accessibility::GetFullAxTreeParams::default(), Cleanup::Top),
         Scope::Child {
             frame_id,
             document_backend,
         } => {
-            let resolved = session
-                .call_within(
-                    "DOM.resolveNode",
-                    json!({"backendNodeId": document_backend}),
-                    timeout,
-                )
-                .await?;
-            let object = resolved
-                .pointer("/object/objectId")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            (
-                (
-                    "Runtime.callFunctionOn",
-                    json!({"objectId": object, "functionDeclaration": scan::SCAN_FN, "returnByValue": true}),
-                ),
-                (
-                    "Runtime.callFunctionOn",
-                    json!({"objectId": object, "functionDeclaration": scan::CLEANUP_FN, "returnByValue": true}),
-                ),
-                json!({"frameId": frame_id}),
-                Some(object),
-            )
+            let resolve = dom::ResolveNodeParams {
+                backend_node_id: Some(dom::BackendNodeId::new(*document_backend)),
+                ..Default::default()
+            };
+            let resolved = session.call_within(resolve, timeout).await?;
+            let document = resolved
+                .object
+                .object_id
+                .map(String::from)
+                .unwrap_or_default();
+            let ax = accessibility::GetFullAxTreeParams {
+                frame_id: Some(frame_id.clone().into()),
+                ..Default::default()
+            };
+            (ax, Cleanup::Frame { document })
         }
     };
-    let scan_reply = session.call_within(scan_call.0, scan_call.1, timeout);
-    let document = session.call_within("DOM.getDocument", json!({"depth": 0}), timeout);
-    let ax = session.call_raw("Accessibility.getFullAXTree", &ax_params, Some(timeout));
-    let frame_tree = session.call_within("Page.getFrameTree", json!({}), timeout);
+    // The scan's value, or `None` when it threw.
+    let scan_reply = async {
+        let (result, exception) = match &cleanup {
+            Cleanup::Top => {
+                let scan = crate::js::evaluate(scan::SCAN_FN.call_on("document", &[]));
+                let reply = session.call_within(scan, timeout).await?;
+                (reply.result, reply.exception_details)
+            }
+            Cleanup::Frame { document } => {
+                let scan = crate::js::call_on(document, scan::SCAN_FN, &[]);
+                let reply = session.call_within(scan, timeout).await?;
+                (reply.result, reply.exception_details)
+            }
+        };
+        Ok::<_, abx_cdp::Error>(exception.is_none().then_some(result.value).flatten())
+    };
+    let document = session.call_within(
+        dom::GetDocumentParams {
+            depth: Some(0),
+            ..Default::default()
+        },
+        timeout,
+    );
+    // Own reply type: a whole AX tree, of which the tree builder reads a few fields.
+    let ax = session.call_as::<_, RawTree>(&ax_params, Some(timeout));
+    let frame_tree = session.call_within(page::GetFrameTreeParams::default(), timeout);
     let (scan_reply, document, ax, frame_tree) =
         futures_util::join!(scan_reply, document, ax, frame_tree);
 
-    let raw: RawTree = ax?.parse("Accessibility.getFullAXTree")?;
-    let tree = Tree::build(raw.nodes);
+    let tree = Tree::build(ax?.nodes);
     let mut child_loaders = HashMap::new();
-    if let Ok(frame_tree) = &frame_tree
-        && let Some(root) = frame_tree.get("frameTree")
-    {
-        loaders(root, &mut child_loaders);
+    if let Ok(frame_tree) = &frame_tree {
+        loaders(&frame_tree.frame_tree, &mut child_loaders);
     }
     let loader = match scope {
         Scope::Top => frame_tree
             .as_ref()
-            .ok()
-            .and_then(|t| t.pointer("/frameTree/frame/loaderId"))
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
+            .map(|t| t.frame_tree.frame.loader_id.as_ref().to_string())
+            .unwrap_or_default(),
         Scope::Child { frame_id, .. } => child_loaders.get(frame_id).cloned().unwrap_or_default(),
     };
 
     // The scan is best effort, like upstream: a page whose script cannot run still snapshots.
     let found = match &scan_reply {
-        Ok(reply) if reply.get("exceptionDetails").is_none() => {
-            scan::decode(reply.pointer("/result/value").unwrap_or(&Value::Null))
-        }
+        Ok(Some(value)) => scan::decode(value),
         _ => Vec::new(),
     };
     let cursor = if found.is_empty() {
         HashMap::new()
     } else {
-        let root = match (&document, &document_object) {
-            (Ok(doc), None) => doc.pointer("/root/nodeId").and_then(Value::as_i64),
-            (Ok(_), Some(object)) => session
-                .call_within("DOM.requestNode", json!({"objectId": object}), timeout)
-                .await
-                .ok()
-                .and_then(|r| r.get("nodeId").and_then(Value::as_i64)),
+        let root = match (&document, &cleanup) {
+            (Ok(doc), Cleanup::Top) => Some(*doc.root.node_id.inner()),
+            (Ok(_), Cleanup::Frame { document }) => {
+                let request = dom::RequestNodeParams::new(document.clone());
+                session
+                    .call_within(request, timeout)
+                    .await
+                    .ok()
+                    .map(|r| *r.node_id.inner())
+            }
             (Err(_), _) => None,
         };
         match root {
@@ -271,7 +254,7 @@ async fn capture(session: &CdpSession, scope: &Scope, timeout: Duration) -> Resu
                 .await
                 .unwrap_or_default(),
             None => {
-                let _ = session.send(cleanup.0, &cleanup.1).await;
+                cleanup.send(session).await;
                 HashMap::new()
             }
         }
@@ -294,43 +277,33 @@ async fn selector_subtree(
         "document.querySelector({})",
         serde_json::to_string(selector).unwrap_or_default()
     );
-    let reply = session
-        .call_within(
-            "Runtime.evaluate",
-            json!({"expression": expression, "returnByValue": false}),
-            timeout,
-        )
-        .await?;
-    if let Some(details) = reply.get("exceptionDetails") {
+    let find = runtime::EvaluateParams {
+        return_by_value: Some(false),
+        ..runtime::EvaluateParams::new(expression)
+    };
+    let reply = session.call_within(find, timeout).await?;
+    if let Some(details) = &reply.exception_details {
         return Err(EngineError::Invalid(format!(
             "Invalid selector '{selector}': {}",
-            exception_text(details)
+            crate::js::exception_text(details)
         )));
     }
     let no_match =
         || EngineError::Invalid(format!("Selector '{selector}' did not match any element"));
-    if reply.pointer("/result/subtype").and_then(Value::as_str) != Some("node") {
-        return Err(no_match());
-    }
-    let object = reply
-        .pointer("/result/objectId")
-        .and_then(Value::as_str)
-        .ok_or_else(no_match)?
-        .to_string();
+    let object = crate::locate::element_object(&reply.result).ok_or_else(no_match)?;
+    let describe = dom::DescribeNodeParams {
+        object_id: Some(object.clone().into()),
+        depth: Some(-1),
+        ..Default::default()
+    };
     let described = session
-        .call_within(
-            "DOM.describeNode",
-            json!({"objectId": object, "depth": -1}),
-            timeout,
-        )
+        .call_as::<_, scan::Described>(&describe, Some(timeout))
         .await;
     let _ = session
-        .send("Runtime.releaseObject", &json!({"objectId": object}))
+        .send(&runtime::ReleaseObjectParams::new(object))
         .await;
     let mut ids = HashSet::new();
-    if let Some(node) = described?.get("node") {
-        collect_backend_ids(node, &mut ids);
-    }
+    collect_backend_ids(&described?.node, &mut ids);
     if ids.is_empty() {
         return Err(no_match());
     }
@@ -431,7 +404,7 @@ impl Session {
 
         // Tie the refs to the document the pump reports; give it a moment to catch up with a
         // navigation that committed just before the snapshot.
-        if tab.state().loader_id != main.loader && !main.loader.is_empty() {
+        if tab.read(|st| st.loader_id != main.loader) && !main.loader.is_empty() {
             let loader = main.loader.clone();
             let _ = tab
                 .wait_state("snapshot", Instant::now() + DOCUMENT_SETTLE, true, |st| {
@@ -439,7 +412,7 @@ impl Session {
                 })
                 .await;
         }
-        let epoch = tab.state().documents;
+        let epoch = tab.read(|st| st.documents);
         let main_document = DocumentId {
             frame: FrameKey::MAIN,
             loader: main.loader.clone(),
@@ -530,7 +503,7 @@ impl Session {
             output = tree::compact(&output, options.interactive);
         }
         let origin = {
-            let url = tab.state().url;
+            let url = tab.read(|st| st.url.clone());
             if url.is_empty() {
                 self.browser()
                     .target(tab.target_id())
@@ -567,17 +540,22 @@ impl Session {
         }
         let session = tab.cdp();
         let described = futures_util::future::join_all(iframes.iter().map(|(_, backend)| {
-            session.call_within(
-                "DOM.describeNode",
-                json!({"backendNodeId": backend, "depth": 1}),
-                timeout,
-            )
+            let describe = dom::DescribeNodeParams {
+                backend_node_id: Some(dom::BackendNodeId::new(*backend)),
+                depth: Some(1),
+                ..Default::default()
+            };
+            async move {
+                session
+                    .call_as::<_, scan::Described>(&describe, Some(timeout))
+                    .await
+            }
         }))
         .await;
         let mut out = Vec::new();
         for ((idx, _), reply) in iframes.iter().zip(described) {
             let Ok(reply) = reply else { continue };
-            let node = reply.get("node").cloned().unwrap_or(Value::Null);
+            let node = reply.node;
             let frame_id = node
                 .pointer("/contentDocument/frameId")
                 .or_else(|| node.get("frameId"))

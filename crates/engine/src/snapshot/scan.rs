@@ -12,11 +12,13 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use abx_cdp::Session as CdpSession;
+use abx_cdp::protocol::browser_protocol::dom;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::tree::CursorInfo;
 use crate::error::{EngineError, Result};
+use crate::js::PageFn;
 
 /// The attribute the scan tags elements with.
 pub(crate) const TAG: &str = "data-__ab-ci";
@@ -25,62 +27,46 @@ pub(crate) const TAG: &str = "data-__ab-ci";
 /// child frame through the frame's document object). Returns one small array per match:
 /// `[flags, text, hiddenInputType, hiddenInputChecked]`, flags bit 1 pointer, 2 onclick,
 /// 4 tabindex, 8 contenteditable.
-pub(crate) const SCAN_FN: &str = r#"function() {
-  const doc = this && this.nodeType === 9 ? this : document;
-  const out = [];
-  const body = doc.body;
-  if (!body) return out;
-  const view = doc.defaultView || window;
-  const tags = {a:1, button:1, input:1, select:1, textarea:1, details:1, summary:1};
-  const roles = {button:1, link:1, textbox:1, checkbox:1, radio:1, combobox:1, listbox:1, menuitem:1,
-    menuitemcheckbox:1, menuitemradio:1, option:1, searchbox:1, slider:1, spinbutton:1, switch:1, tab:1, treeitem:1};
-  const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
-  const all = body.querySelectorAll('*');
-  for (let i = 0; i < all.length; i++) {
-    const el = all[i];
-    if (tags[el.localName]) continue;
-    const role = (el.getAttribute('role') || '').trim().toLowerCase().split(/\s+/)[0];
-    if (roles[role]) continue;
-    const onclick = el.hasAttribute('onclick') || el.onclick != null;
-    const ti = el.getAttribute('tabindex');
-    const tabindex = ti !== null && ti !== '-1';
-    const ce = el.getAttribute('contenteditable');
-    const editable = ce === '' || ce === 'true' || ce === 'plaintext-only';
-    const style = view.getComputedStyle(el);
-    const pointer = style.cursor === 'pointer';
-    if (!pointer && !onclick && !tabindex && !editable) continue;
-    if (style.display === 'none' || style.visibility === 'hidden') continue;
-    if (el.closest('[hidden], [aria-hidden="true"]')) continue;
-    // cursor:pointer alone that is only inherited from the parent is not a control of its own.
-    if (pointer && !onclick && !tabindex && !editable) {
-      const parent = el.parentElement;
-      if (parent && view.getComputedStyle(parent).cursor === 'pointer') continue;
-    }
-    const rect = el.getBoundingClientRect();
-    if (rect.width === 0 || rect.height === 0) continue;
-    let hiddenType = null, hiddenChecked = null;
-    const input = el.querySelector('input[type="radio"], input[type="checkbox"]');
-    if (input) {
-      const s = view.getComputedStyle(input);
-      if (s.display === 'none' || s.visibility === 'hidden' || input.hidden) {
-        hiddenType = input.type;
-        hiddenChecked = input.indeterminate ? 'mixed' : String(input.checked);
-      }
-    }
-    const text = norm(el.getAttribute('aria-label') || el.getAttribute('title') || el.textContent).slice(0, 100);
-    el.setAttribute('data-__ab-ci', String(out.length));
-    out.push([(pointer ? 1 : 0) | (onclick ? 2 : 0) | (tabindex ? 4 : 0) | (editable ? 8 : 0), text, hiddenType, hiddenChecked]);
-  }
-  return out;
-}"#;
+pub(crate) const SCAN_FN: PageFn = PageFn::new(include_str!("scan.js"));
 
 /// Removes the tags again.
-pub(crate) const CLEANUP_FN: &str = r#"function() {
-  const doc = this && this.nodeType === 9 ? this : document;
-  const tagged = doc.querySelectorAll('[data-__ab-ci]');
-  for (let i = 0; i < tagged.length; i++) tagged[i].removeAttribute('data-__ab-ci');
-  return tagged.length;
-}"#;
+pub(crate) const CLEANUP_FN: PageFn = PageFn::new(include_str!("scan_cleanup.js"));
+
+/// Where the scan ran, so its tags come off in the same document.
+pub(crate) enum Cleanup {
+    /// The session's top document.
+    Top,
+    /// A same-process child frame's document, through its remote object.
+    Frame {
+        /// The document's object id.
+        document: String,
+    },
+}
+
+impl Cleanup {
+    /// Queues the tag removal (fire-and-forget, ordered before later commands).
+    pub(crate) async fn send(&self, session: &CdpSession) {
+        let _ = match self {
+            Cleanup::Top => {
+                session
+                    .send(&crate::js::evaluate(CLEANUP_FN.call_on("document", &[])))
+                    .await
+            }
+            Cleanup::Frame { document } => {
+                session
+                    .send(&crate::js::call_on(document, CLEANUP_FN, &[]))
+                    .await
+            }
+        };
+    }
+}
+
+/// `DOM.describeNode`'s reply, read leniently: the generated `DOM.Node` fails on pseudo-element
+/// types newer than the pinned protocol (Chrome 156 added five), and only two fields are read.
+#[derive(Deserialize)]
+pub(crate) struct Described {
+    pub(crate) node: Value,
+}
 
 /// One scan result as the script returns it.
 #[derive(Deserialize)]
@@ -142,33 +128,32 @@ pub(crate) async fn resolve(
     session: &CdpSession,
     root: i64,
     found: Vec<CursorInfo>,
-    cleanup: (&str, Value),
+    cleanup: Cleanup,
     timeout: Duration,
 ) -> Result<HashMap<i64, CursorInfo>> {
     if found.is_empty() {
         return Ok(HashMap::new());
     }
-    let reply = session
-        .call_within(
-            "DOM.querySelectorAll",
-            json!({"nodeId": root, "selector": format!("[{TAG}]")}),
-            timeout,
-        )
-        .await;
-    let node_ids: Vec<i64> = match &reply {
-        Ok(reply) => reply
-            .get("nodeIds")
-            .and_then(Value::as_array)
-            .map(|ids| ids.iter().filter_map(Value::as_i64).collect())
-            .unwrap_or_default(),
+    let tagged = dom::QuerySelectorAllParams::new(dom::NodeId::new(root), format!("[{TAG}]"));
+    let reply = session.call_within(tagged, timeout).await;
+    let node_ids: Vec<dom::NodeId> = match &reply {
+        Ok(reply) => reply.node_ids.clone(),
         Err(_) => Vec::new(),
     };
     // The descriptions carry the tag's value, so the tags come off only after them.
-    let describes = node_ids
-        .iter()
-        .map(|&id| session.call_within("DOM.describeNode", json!({"nodeId": id}), timeout));
+    let describes = node_ids.into_iter().map(|id| {
+        let describe = dom::DescribeNodeParams {
+            node_id: Some(id),
+            ..Default::default()
+        };
+        async move {
+            session
+                .call_as::<_, Described>(&describe, Some(timeout))
+                .await
+        }
+    });
     let described = futures_util::future::join_all(describes).await;
-    let _ = session.send(cleanup.0, &cleanup.1).await;
+    cleanup.send(session).await;
     reply?;
     let mut map = HashMap::with_capacity(found.len());
     // Pair by the tag's value (the result index) rather than by position, so a page that also
@@ -180,9 +165,7 @@ pub(crate) async fn resolve(
             Err(abx_cdp::Error::Protocol { .. }) => continue,
             Err(other) => return Err(EngineError::from(other)),
         };
-        let Some(node) = reply.get("node") else {
-            continue;
-        };
+        let node = &reply.node;
         let Some(backend) = node.get("backendNodeId").and_then(Value::as_i64) else {
             continue;
         };

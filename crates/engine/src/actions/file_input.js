@@ -1,0 +1,1 @@
+(function() { return this.localName === 'input' ? [this.type, this.multiple] : null; })

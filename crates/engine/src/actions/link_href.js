@@ -1,0 +1,1 @@
+(function() { const a = this.closest('a[href], area[href]'); return a ? a.href : null; })

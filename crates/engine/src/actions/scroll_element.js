@@ -1,0 +1,1 @@
+(function(dx, dy) { this.scrollBy(dx, dy); })

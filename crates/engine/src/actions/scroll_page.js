@@ -1,0 +1,1 @@
+(function(dx, dy) { window.scrollBy(dx, dy); })

@@ -1,0 +1,1 @@
+(function() { return [window.scrollX, window.scrollY]; })

@@ -1,0 +1,1 @@
+(function(n) { return this.getAttribute(n); })

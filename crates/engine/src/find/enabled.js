@@ -1,0 +1,1 @@
+(function() { return !(this.matches(':disabled') || this.closest('[aria-disabled="true"]')); })

@@ -1,0 +1,1 @@
+(function(all, i) { return all[i < 0 ? all.length + i : i] ?? null; })

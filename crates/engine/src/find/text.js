@@ -1,0 +1,1 @@
+(function() { return this.innerText ?? this.textContent ?? ''; })

@@ -1,0 +1,1 @@
+(function(needle) { return !!document.body && document.body.innerText.includes(needle); })

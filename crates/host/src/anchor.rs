@@ -1,0 +1,590 @@
+//! Anchors: one browser per (run, profile) that owns the profile for the whole run (seed §4
+//! step 3). Callers in one process are deduplicated, processes are serialized by a `flock` on
+//! `anchor.lock`, the record (`anchor.json`, 0600, atomic) holds the CDP address, and a stored
+//! anchor is probed over CDP before use. A dead anchor is replaced and every stage env of the
+//! run that pointed at it gets the new address (limitation 10).
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use abx_cdp::protocol::browser_protocol::browser::{CloseParams, GetVersionParams};
+use abx_cdp::{ConnectOptions, Connection};
+use abx_engine::{AttachOptions, Browser};
+use nix::fcntl::{Flock, FlockArg};
+use serde::{Deserialize, Serialize};
+
+use crate::display::{DisplayChoice, DisplayProbe, Screen};
+use crate::env::{self, BrowserEnv, LaunchSettings, SessionPlace, var};
+use crate::error::{HostError, Result};
+use crate::fsutil::{now_ms, private_dir, read_json, remove_file, write_json};
+use crate::names::{ProfileKey, RunId, Scope};
+use crate::owner::{OwnerKind, OwnerRecord};
+use crate::profile::ProfileHandle;
+use crate::runner::{BrowserRunner, run_ok};
+use crate::stage::StageRecord;
+
+/// What a [`StageAddressResolver`] learns about a remote browser the Host just connected to.
+#[derive(Clone, Debug)]
+pub struct RemoteBrowser {
+    /// The WebSocket URL the Host's connection speaks to (after discovery).
+    pub connected_url: String,
+    /// The target ids of that browser (its tabs), to recognise it in a service's listing.
+    pub target_ids: Vec<String>,
+}
+
+/// Finds the address other clients (the stages) use to reach the *same* remote browser.
+pub type StageAddressResolver = Arc<
+    dyn Fn(RemoteBrowser) -> crate::runner::BoxFuture<'static, std::result::Result<String, String>>
+        + Send
+        + Sync,
+>;
+
+/// A browser service instead of a local Chrome (seed §8: the seam a fleet uses).
+#[derive(Clone)]
+pub struct RemoteEndpoint {
+    /// `ws(s)://…` or `http(s)://…`, e.g. `wss://browsers.example/chromium?token=…`.
+    pub url: String,
+    /// Headers for discovery and the handshake (e.g. `Authorization`); stages send them too.
+    pub headers: Vec<(String, String)>,
+    /// How stages reach the browser the Host's connection opened. `None`: the URL that
+    /// connection speaks to (right for a remote Chrome, whose discovered URL names its browser).
+    /// A service that launches a browser per connection to its launch URL needs a resolver
+    /// (e.g. its session listing: see `docs/host.md`).
+    pub stage_address: Option<StageAddressResolver>,
+}
+
+impl std::fmt::Debug for RemoteEndpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteEndpoint")
+            .field("url", &redact(&self.url))
+            .field(
+                "headers",
+                &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            )
+            .field("stage_address", &self.stage_address.is_some())
+            .finish()
+    }
+}
+
+/// Where anchors come from.
+#[derive(Clone, Debug, Default)]
+pub enum BrowserSource {
+    /// An `agent-browser` session with the profile folder, owning a local Chrome.
+    #[default]
+    Local,
+    /// A remote CDP endpoint; the Host keeps one connection per anchor open for the run.
+    Remote(RemoteEndpoint),
+}
+
+/// `anchor.json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnchorRecord {
+    /// The run.
+    pub run: RunId,
+    /// The profile.
+    pub profile: ProfileKey,
+    /// The address stages attach to.
+    pub cdp: String,
+    /// Headers stages send with it (remote).
+    #[serde(default)]
+    pub cdp_headers: Vec<(String, String)>,
+    /// The anchor session's env (local anchors).
+    #[serde(default)]
+    pub env: Option<BrowserEnv>,
+    /// The remote endpoint it came from (remote anchors).
+    #[serde(default)]
+    pub remote: Option<String>,
+    /// Headed or headless, and why.
+    pub display: DisplayChoice,
+    /// When it started (ms since the epoch).
+    pub started_ms: u64,
+    /// How often it was replaced after dying.
+    pub restarts: u32,
+}
+
+/// The anchor a stage attaches to.
+#[derive(Clone, Debug)]
+pub struct AnchorState {
+    /// Its record.
+    pub record: AnchorRecord,
+    /// It was started (or restarted) by this call.
+    pub started: bool,
+    /// A previous anchor of this run and profile had died and was replaced.
+    pub restarted: bool,
+}
+
+pub(crate) struct AnchorSettings {
+    pub home: PathBuf,
+    pub socket_root: PathBuf,
+    pub prefix: String,
+    pub config_file: PathBuf,
+    pub launch: LaunchSettings,
+    pub display: DisplayProbe,
+    pub source: BrowserSource,
+    pub command_timeout: Duration,
+    pub lock_wait: Duration,
+    pub close_attempts: u32,
+}
+
+pub(crate) struct Anchors {
+    pub settings: AnchorSettings,
+    runner: Arc<dyn BrowserRunner>,
+    inflight: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    keepers: Mutex<HashMap<String, Arc<Browser>>>,
+}
+
+pub(crate) fn run_dir(home: &Path, run: &RunId) -> PathBuf {
+    home.join("runs").join(run.as_str())
+}
+
+pub(crate) fn anchor_dir(home: &Path, run: &RunId, key: &ProfileKey) -> PathBuf {
+    run_dir(home, run)
+        .join("browser")
+        .join(key.scope.as_str())
+        .join(key.name.as_str())
+}
+
+fn identity(run: &RunId, key: &ProfileKey) -> String {
+    format!("{run}/{key}")
+}
+
+/// Strips the query (tokens) from an address for messages.
+pub(crate) fn redact(url: &str) -> String {
+    url.split('?').next().unwrap_or(url).to_string()
+}
+
+/// Whether a CDP address answers `Browser.getVersion`.
+pub(crate) async fn probe(cdp: &str, headers: &[(String, String)]) -> bool {
+    let options = ConnectOptions {
+        headers: headers.to_vec(),
+        connect_timeout: Duration::from_secs(3),
+        ..ConnectOptions::default()
+    };
+    let Ok(connection) = Connection::connect_with(cdp, options).await else {
+        return false;
+    };
+    let alive = connection
+        .browser()
+        .call_within(GetVersionParams::default(), Duration::from_secs(3))
+        .await
+        .is_ok();
+    connection.close();
+    alive
+}
+
+/// Ends a browser over CDP with `Browser.close` (graceful: cookies flushed).
+pub(crate) async fn close_over_cdp(cdp: &str, headers: &[(String, String)]) -> bool {
+    let options = ConnectOptions {
+        headers: headers.to_vec(),
+        connect_timeout: Duration::from_secs(3),
+        ..ConnectOptions::default()
+    };
+    let Ok(connection) = Connection::connect_with(cdp, options).await else {
+        return false;
+    };
+    let _ = connection
+        .browser()
+        .call_within(CloseParams::default(), Duration::from_secs(5))
+        .await;
+    let closed = tokio::time::timeout(Duration::from_secs(10), connection.closed())
+        .await
+        .is_ok();
+    connection.close();
+    closed
+}
+
+impl Anchors {
+    pub(crate) fn new(settings: AnchorSettings, runner: Arc<dyn BrowserRunner>) -> Self {
+        Self {
+            settings,
+            runner,
+            inflight: Mutex::new(HashMap::new()),
+            keepers: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn record_path(&self, run: &RunId, key: &ProfileKey) -> PathBuf {
+        anchor_dir(&self.settings.home, run, key).join("anchor.json")
+    }
+
+    /// The stored anchor of `run` on `key`.
+    pub(crate) fn record(&self, run: &RunId, key: &ProfileKey) -> Result<Option<AnchorRecord>> {
+        read_json(&self.record_path(run, key))
+    }
+
+    /// Every stored anchor of `run`.
+    pub(crate) fn records_of(&self, run: &RunId) -> Vec<AnchorRecord> {
+        let base = run_dir(&self.settings.home, run).join("browser");
+        let mut out = Vec::new();
+        for scope in fs::read_dir(&base).into_iter().flatten().flatten() {
+            for profile in fs::read_dir(scope.path()).into_iter().flatten().flatten() {
+                if let Ok(Some(record)) =
+                    read_json::<AnchorRecord>(&profile.path().join("anchor.json"))
+                {
+                    out.push(record);
+                }
+            }
+        }
+        out
+    }
+
+    fn keeper(&self, id: &str) -> Option<Arc<Browser>> {
+        self.keepers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .cloned()
+    }
+
+    /// The anchor of `run` on `handle`'s profile, started or replaced as needed. `display` is
+    /// what the calling stage needs; a headless anchor is replaced when a window is needed.
+    pub(crate) async fn ensure(
+        &self,
+        scope: &Scope,
+        run: &RunId,
+        handle: &ProfileHandle,
+        display: &DisplayChoice,
+    ) -> Result<AnchorState> {
+        let key = handle.key().clone();
+        let id = identity(run, &key);
+        let gate = {
+            let mut inflight = self.inflight.lock().unwrap_or_else(|p| p.into_inner());
+            inflight.entry(id.clone()).or_default().clone()
+        };
+        // One caller per anchor in this process; the others wait and reuse its result.
+        let _one = gate.lock().await;
+        let dir = anchor_dir(&self.settings.home, run, &key);
+        private_dir(&dir)?;
+        let _cross = self.lock(&dir.join("anchor.lock")).await?;
+        let previous = self.record(run, &key)?;
+        if let Some(record) = &previous {
+            let alive = match self.keeper(&id) {
+                Some(keeper) => keeper.is_alive() && probe(&record.cdp, &record.cdp_headers).await,
+                None => probe(&record.cdp, &record.cdp_headers).await,
+            };
+            let needs_window = display.headed && !record.display.headed;
+            if alive && !needs_window {
+                return Ok(AnchorState {
+                    record: record.clone(),
+                    started: false,
+                    restarted: false,
+                });
+            }
+            if alive {
+                tracing::info!(run = %run, profile = %key, "replacing a headless anchor with a headed one");
+                self.close_record(record).await;
+            } else {
+                tracing::warn!(run = %run, profile = %key, "the anchor died; starting a new one");
+                self.forget_dead(record).await;
+            }
+        }
+        let mut record = match &self.settings.source {
+            BrowserSource::Local => self.start_local(scope, run, handle, display).await?,
+            BrowserSource::Remote(endpoint) => {
+                self.start_remote(scope, run, &key, endpoint, display)
+                    .await?
+            }
+        };
+        let restarted = previous.is_some();
+        if let Some(old) = &previous {
+            record.restarts = old.restarts + 1;
+        }
+        write_json(&self.record_path(run, &key), &record)?;
+        if let Some(old) = &previous
+            && old.cdp != record.cdp
+        {
+            self.repoint_stages(run, &key, &old.cdp, &record).await?;
+        }
+        Ok(AnchorState {
+            record,
+            started: true,
+            restarted,
+        })
+    }
+
+    /// Waits for the cross-process anchor lock (a dead holder's lock is freed by the kernel).
+    async fn lock(&self, path: &Path) -> Result<Flock<fs::File>> {
+        let started = Instant::now();
+        loop {
+            let file = fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(path)
+                .map_err(|e| HostError::io("cannot open anchor lock", path, e))?;
+            match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+                Ok(lock) => return Ok(lock),
+                Err((_, nix::errno::Errno::EWOULDBLOCK)) => {}
+                Err((_, errno)) => return Err(HostError::io("cannot lock", path, errno.into())),
+            }
+            if started.elapsed() > self.settings.lock_wait {
+                return Err(HostError::AnchorLockTimedOut {
+                    path: path.to_path_buf(),
+                    waited: started.elapsed(),
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn start_local(
+        &self,
+        scope: &Scope,
+        run: &RunId,
+        handle: &ProfileHandle,
+        display: &DisplayChoice,
+    ) -> Result<AnchorRecord> {
+        let key = handle.key();
+        let fail = |reason: String| HostError::Anchor {
+            run: run.to_string(),
+            profile: key.to_string(),
+            reason,
+        };
+        let profile_dir = handle.user_data_dir().ok_or_else(|| {
+            fail("a local anchor needs a profile folder; this profile store keeps none".into())
+        })?;
+        let place =
+            SessionPlace::anchor(&self.settings.socket_root, &self.settings.prefix, run, key)?;
+        private_dir(&self.settings.socket_root)?;
+        private_dir(&place.socket_dir)?;
+        let mut anchor_env = BrowserEnv::new();
+        env::common(&mut anchor_env, &place, &self.settings.config_file);
+        env::launching(&mut anchor_env, &self.settings.launch, display.headed);
+        anchor_env.set(var::PROFILE, profile_dir.to_string_lossy());
+        if display.headed && matches!(self.settings.display.screen(), Screen::Window { .. }) {
+            for (name, value) in self.settings.display.window_vars() {
+                anchor_env.set(&name, value);
+            }
+        }
+        // The owner record first: a Host that dies right now still leaves a sweepable trace.
+        OwnerRecord {
+            kind: OwnerKind::Anchor,
+            scope: scope.clone(),
+            run: run.clone(),
+            stage: None,
+            profile: Some(key.clone()),
+            env: Some(anchor_env.clone()),
+            cdp: None,
+            cdp_headers: Vec::new(),
+        }
+        .write(&place.socket_dir)?;
+        let timeout = self.settings.command_timeout;
+        if let Err(err) = run_ok(
+            &*self.runner,
+            &anchor_env,
+            &["open", "about:blank"],
+            timeout,
+        )
+        .await
+        {
+            let _ = self.runner.run(&anchor_env, &["close"], timeout).await;
+            return Err(fail(err.to_string()));
+        }
+        let cdp = run_ok(&*self.runner, &anchor_env, &["get", "cdp-url"], timeout)
+            .await
+            .map_err(|e| fail(format!("could not read the shared browser address: {e}")))?;
+        let mode = display.to_string();
+        tracing::info!(run = %run, profile = %key, %mode, "anchor started");
+        Ok(AnchorRecord {
+            run: run.clone(),
+            profile: key.clone(),
+            cdp,
+            cdp_headers: Vec::new(),
+            env: Some(anchor_env),
+            remote: None,
+            display: display.clone(),
+            started_ms: now_ms(),
+            restarts: 0,
+        })
+    }
+
+    async fn start_remote(
+        &self,
+        scope: &Scope,
+        run: &RunId,
+        key: &ProfileKey,
+        endpoint: &RemoteEndpoint,
+        display: &DisplayChoice,
+    ) -> Result<AnchorRecord> {
+        let remote_error = |source| HostError::Remote {
+            endpoint: redact(&endpoint.url),
+            source,
+        };
+        let options = AttachOptions {
+            headers: endpoint.headers.clone(),
+            connect_timeout: Some(Duration::from_secs(15)),
+            ..AttachOptions::default()
+        };
+        let keeper = Browser::attach(&endpoint.url, options)
+            .await
+            .map_err(remote_error)?;
+        let cdp = match &endpoint.stage_address {
+            None => keeper.cdp_url().to_string(),
+            Some(resolve) => {
+                let browser = RemoteBrowser {
+                    connected_url: keeper.cdp_url().to_string(),
+                    target_ids: keeper.targets().into_iter().map(|t| t.target_id).collect(),
+                };
+                match resolve(browser).await {
+                    Ok(address) => address,
+                    Err(reason) => {
+                        keeper.close().await;
+                        return Err(HostError::Anchor {
+                            run: run.to_string(),
+                            profile: key.to_string(),
+                            reason: format!("cannot find the remote browser's address: {reason}"),
+                        });
+                    }
+                }
+            }
+        };
+        let place =
+            SessionPlace::anchor(&self.settings.socket_root, &self.settings.prefix, run, key)?;
+        private_dir(&place.socket_dir)?;
+        OwnerRecord {
+            kind: OwnerKind::RemoteAnchor,
+            scope: scope.clone(),
+            run: run.clone(),
+            stage: None,
+            profile: Some(key.clone()),
+            env: None,
+            cdp: Some(cdp.clone()),
+            cdp_headers: endpoint.headers.clone(),
+        }
+        .write(&place.socket_dir)?;
+        self.keepers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(identity(run, key), Arc::new(keeper));
+        tracing::info!(run = %run, profile = %key, endpoint = %redact(&endpoint.url), "remote anchor connected");
+        Ok(AnchorRecord {
+            run: run.clone(),
+            profile: key.clone(),
+            cdp,
+            cdp_headers: endpoint.headers.clone(),
+            env: None,
+            remote: Some(redact(&endpoint.url)),
+            display: display.clone(),
+            started_ms: now_ms(),
+            restarts: 0,
+        })
+    }
+
+    /// A dead anchor's leftovers: its daemon is asked to close (it still cleans its files).
+    async fn forget_dead(&self, record: &AnchorRecord) {
+        if let Some(env) = &record.env {
+            let _ = self
+                .runner
+                .run(env, &["close"], self.settings.command_timeout)
+                .await;
+        }
+        let id = identity(&record.run, &record.profile);
+        let keeper = self
+            .keepers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id);
+        if let Some(keeper) = keeper {
+            keeper.close().await;
+        }
+    }
+
+    /// Points every stage env of `run` that used `old_cdp` at the new anchor; each old stage
+    /// session is closed first (its browser is gone; a close never re-attaches).
+    async fn repoint_stages(
+        &self,
+        run: &RunId,
+        key: &ProfileKey,
+        old_cdp: &str,
+        record: &AnchorRecord,
+    ) -> Result<()> {
+        let stages = run_dir(&self.settings.home, run).join("stages");
+        for entry in fs::read_dir(&stages).into_iter().flatten().flatten() {
+            let path = entry.path().join(crate::stage::ENV_FILE);
+            let Ok(Some(mut stage)) = read_json::<StageRecord>(&path) else {
+                continue;
+            };
+            if stage.profile.as_ref() != Some(key) || stage.env.cdp() != Some(old_cdp) {
+                continue;
+            }
+            let _ = self
+                .runner
+                .run(&stage.env, &["close"], self.settings.command_timeout)
+                .await;
+            stage.env.set(var::CDP, record.cdp.clone());
+            write_json(&path, &stage)?;
+            tracing::info!(run = %run, stage = %entry.file_name().to_string_lossy(), "stage env points at the new anchor");
+        }
+        Ok(())
+    }
+
+    /// Closes an anchor gracefully: `agent-browser close` for a local one (retried; then
+    /// `Browser.close` over CDP if the daemon cannot do it), `Browser.close` for a remote one.
+    /// Never a signal. Returns whether it is verified gone.
+    pub(crate) async fn close_record(&self, record: &AnchorRecord) -> bool {
+        let id = identity(&record.run, &record.profile);
+        let keeper = self
+            .keepers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id);
+        let gone = match &record.env {
+            Some(env) => {
+                let mut gone = crate::stage::close_session(
+                    &*self.runner,
+                    env,
+                    self.settings.close_attempts,
+                    self.settings.command_timeout,
+                )
+                .await;
+                if !gone && close_over_cdp(&record.cdp, &[]).await {
+                    gone = crate::stage::close_session(
+                        &*self.runner,
+                        env,
+                        1,
+                        self.settings.command_timeout,
+                    )
+                    .await;
+                }
+                if gone && let Some(dir) = env.socket_dir() {
+                    crate::stage::remove_session_dir(dir);
+                }
+                gone
+            }
+            None => {
+                let closed = match &keeper {
+                    Some(keeper) => {
+                        let _ = keeper
+                            .connection()
+                            .browser()
+                            .call_within(CloseParams::default(), Duration::from_secs(5))
+                            .await;
+                        tokio::time::timeout(Duration::from_secs(10), keeper.connection().closed())
+                            .await
+                            .is_ok()
+                    }
+                    None => close_over_cdp(&record.cdp, &record.cdp_headers).await,
+                };
+                if let Ok(place) = SessionPlace::anchor(
+                    &self.settings.socket_root,
+                    &self.settings.prefix,
+                    &record.run,
+                    &record.profile,
+                ) {
+                    crate::stage::remove_session_dir(&place.socket_dir);
+                }
+                closed || !probe(&record.cdp, &record.cdp_headers).await
+            }
+        };
+        if let Some(keeper) = keeper {
+            keeper.close().await;
+        }
+        if gone {
+            let _ = remove_file(&self.record_path(&record.run, &record.profile));
+        }
+        gone
+    }
+}

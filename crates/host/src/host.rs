@@ -1,0 +1,852 @@
+//! [`Host`]: the one object a pipeline Host holds. It ties the profile store, the lease, the
+//! anchors, stage envs and teardown, the sweep and the live views together.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
+
+use crate::anchor::{AnchorSettings, Anchors, BrowserSource, run_dir};
+use crate::display::{DisplayChoice, DisplayProbe, choose_display};
+use crate::env::{self, BrowserEnv, LaunchSettings, SessionPlace, var};
+use crate::error::{HostError, Result};
+use crate::fsutil::{private_dir, read_json, remove_file, write_json, write_private};
+use crate::lease::{
+    AcquireOptions, Acquired, FileLease, LeaseHolder, ProfileLease, RunLiveness, RunState, acquire,
+};
+use crate::live::{
+    Credential, Grant, LiveViewError, LiveViewSettings, LiveViews, StreamAddress, ViewMode, Viewer,
+};
+use crate::login::{LoginCheck, LoginResult, run_check};
+use crate::names::{ProfileKey, RunId, Scope, StageId, random_token};
+use crate::owner::{OWNER_FILE, OwnerKind, OwnerRecord};
+use crate::profile::{FileProfileStore, ProfileStore};
+use crate::runner::{BrowserRunner, CliRunner, run_ok};
+use crate::stage::{
+    CLOSED_FILE, ENV_FILE, LOGIN_CHECK_FILE, StageBrowser, StageRecord, StageSpec, StageTeardown,
+    close_session, remove_session_dir,
+};
+
+/// How the Host kit is set up.
+#[derive(Clone, Debug)]
+pub struct HostConfig {
+    /// The kit's own folder: profiles, leases, run records (mode 0700).
+    pub home: PathBuf,
+    /// Root of the per-session socket dirs; keep it short (103-byte socket paths).
+    pub socket_root: PathBuf,
+    /// Session names start with this.
+    pub session_prefix: String,
+    /// Chrome arguments and binary for browsers the Host launches.
+    pub launch: LaunchSettings,
+    /// The display probe.
+    pub display: DisplayProbe,
+    /// The Host offers a live view, so a person can log in without a screen.
+    pub live_view_handoff: bool,
+    /// Live view lifetimes and the controller limit.
+    pub live_view: LiveViewSettings,
+    /// Waiting for a profile held by another run.
+    pub lease_wait: AcquireOptions,
+    /// Local anchors, or a remote browser service.
+    pub browsers: BrowserSource,
+    /// Deadline of one `agent-browser` command.
+    pub command_timeout: Duration,
+    /// `close` attempts before a teardown reports the session as not gone.
+    pub close_attempts: u32,
+    /// Waiting for another process that is starting the same anchor.
+    pub anchor_lock_wait: Duration,
+}
+
+impl HostConfig {
+    /// Defaults under `home`; sockets under `/tmp/abxh-<uid>`.
+    pub fn new(home: impl Into<PathBuf>) -> Self {
+        let uid = nix::unistd::getuid().as_raw();
+        Self {
+            home: home.into(),
+            socket_root: PathBuf::from(format!("/tmp/abxh-{uid}")),
+            session_prefix: "abx".into(),
+            launch: LaunchSettings::default(),
+            display: DisplayProbe::from_env(),
+            live_view_handoff: false,
+            live_view: LiveViewSettings::default(),
+            lease_wait: AcquireOptions::default(),
+            browsers: BrowserSource::Local,
+            command_timeout: Duration::from_secs(60),
+            close_attempts: 3,
+            anchor_lock_wait: Duration::from_secs(120),
+        }
+    }
+}
+
+/// A run: its id and its owner's scope (from the Host's authenticated user, never from YAML).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RunRef {
+    /// The owner scope.
+    pub scope: Scope,
+    /// The run id.
+    pub id: RunId,
+}
+
+impl RunRef {
+    /// Validates both.
+    pub fn parse(scope: &str, id: &str) -> Result<RunRef> {
+        Ok(RunRef {
+            scope: Scope::new(scope)?,
+            id: RunId::new(id)?,
+        })
+    }
+}
+
+/// Things a Host shows its users.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum HostEvent {
+    /// A stage waits for a profile another run holds.
+    WaitingForProfile {
+        /// The waiting run.
+        run: RunId,
+        /// The waiting stage.
+        stage: StageId,
+        /// The profile.
+        profile: ProfileKey,
+        /// Who holds it.
+        holder: LeaseHolder,
+    },
+    /// An anchor started (`restarted`: it replaced a dead one).
+    AnchorStarted {
+        /// The run.
+        run: RunId,
+        /// The profile.
+        profile: ProfileKey,
+        /// Headed or headless, and why.
+        display: DisplayChoice,
+        /// A dead anchor was replaced.
+        restarted: bool,
+    },
+}
+
+/// How a run teardown went.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunTeardown {
+    /// Each stage's teardown.
+    pub stages: Vec<(StageId, StageTeardown)>,
+    /// Anchors closed and verified gone.
+    pub anchors_closed: usize,
+    /// Anchors that did not close (the sweep retries).
+    pub anchors_left: usize,
+    /// Leases released.
+    pub leases_released: usize,
+}
+
+impl RunTeardown {
+    /// Everything of the run is gone.
+    pub fn complete(&self) -> bool {
+        self.anchors_left == 0 && self.stages.iter().all(|(_, t)| t.gone)
+    }
+}
+
+/// What a sweep did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SweepReport {
+    /// Stage sessions of ended runs closed.
+    pub stages_closed: usize,
+    /// Anchors of ended runs closed.
+    pub anchors_closed: usize,
+    /// Sessions that would not close (tried again next sweep).
+    pub left: usize,
+    /// Socket dirs of live, waiting or unknown runs left alone.
+    pub skipped_live: usize,
+    /// Empty socket dirs removed.
+    pub empty_dirs_removed: usize,
+    /// Leases of ended runs reclaimed.
+    pub leases_reclaimed: usize,
+}
+
+/// The Host kit. See the crate docs for the lifecycle.
+pub struct Host {
+    config: HostConfig,
+    profiles: Arc<dyn ProfileStore>,
+    leases: Arc<dyn ProfileLease>,
+    liveness: Arc<dyn RunLiveness>,
+    runner: Arc<dyn BrowserRunner>,
+    anchors: Anchors,
+    live: LiveViews,
+    runs: Mutex<BTreeMap<RunId, Scope>>,
+    events: broadcast::Sender<HostEvent>,
+}
+
+impl std::fmt::Debug for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host")
+            .field("home", &self.config.home)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Host {
+    /// A Host with its own store, lease, liveness and runner.
+    pub fn new(
+        config: HostConfig,
+        profiles: Arc<dyn ProfileStore>,
+        leases: Arc<dyn ProfileLease>,
+        liveness: Arc<dyn RunLiveness>,
+        runner: Arc<dyn BrowserRunner>,
+    ) -> Result<Host> {
+        private_dir(&config.home)?;
+        let config_file = config.home.join("agent-browser.empty.json");
+        write_private(&config_file, b"{}\n")?;
+        let anchors = Anchors::new(
+            AnchorSettings {
+                home: config.home.clone(),
+                socket_root: config.socket_root.clone(),
+                prefix: config.session_prefix.clone(),
+                config_file,
+                launch: config.launch.clone(),
+                display: config.display.clone(),
+                source: config.browsers.clone(),
+                command_timeout: config.command_timeout,
+                lock_wait: config.anchor_lock_wait,
+                close_attempts: config.close_attempts,
+            },
+            runner.clone(),
+        );
+        let (events, _) = broadcast::channel(256);
+        Ok(Host {
+            live: LiveViews::new(config.live_view.clone()),
+            config,
+            profiles,
+            leases,
+            liveness,
+            runner,
+            anchors,
+            runs: Mutex::new(BTreeMap::new()),
+            events,
+        })
+    }
+
+    /// The local setup: folder profiles under `<home>/profiles`, file leases under
+    /// `<home>/locks`, and the `agent-browser` binary at `agent_browser`.
+    pub fn local(
+        config: HostConfig,
+        liveness: Arc<dyn RunLiveness>,
+        agent_browser: impl Into<PathBuf>,
+    ) -> Result<Host> {
+        let profiles = Arc::new(FileProfileStore::new(config.home.join("profiles")));
+        let leases = Arc::new(FileLease::new(config.home.join("locks")));
+        Host::new(
+            config,
+            profiles,
+            leases,
+            liveness,
+            Arc::new(CliRunner::new(agent_browser)),
+        )
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &HostConfig {
+        &self.config
+    }
+
+    /// The profile store.
+    pub fn profiles(&self) -> &dyn ProfileStore {
+        &*self.profiles
+    }
+
+    /// The lease store.
+    pub fn leases(&self) -> &dyn ProfileLease {
+        &*self.leases
+    }
+
+    /// The live views.
+    pub fn live_views(&self) -> &LiveViews {
+        &self.live
+    }
+
+    /// Events from now on.
+    pub fn events(&self) -> broadcast::Receiver<HostEvent> {
+        self.events.subscribe()
+    }
+
+    /// `<home>/runs/<run>/stages/<stage>`.
+    pub fn stage_dir(&self, run: &RunId, stage: &StageId) -> PathBuf {
+        run_dir(&self.config.home, run)
+            .join("stages")
+            .join(stage.as_str())
+    }
+
+    /// The stage's persisted env.
+    pub fn stage_env(&self, run: &RunId, stage: &StageId) -> Result<Option<BrowserEnv>> {
+        Ok(read_json::<StageRecord>(&self.stage_dir(run, stage).join(ENV_FILE))?.map(|r| r.env))
+    }
+
+    /// The stage's persisted login check result.
+    pub fn stage_login(&self, run: &RunId, stage: &StageId) -> Result<Option<LoginResult>> {
+        read_json(&self.stage_dir(run, stage).join(LOGIN_CHECK_FILE))
+    }
+
+    fn remember_run(&self, run: &RunRef) -> Result<()> {
+        self.runs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(run.id.clone(), run.scope.clone());
+        let path = run_dir(&self.config.home, &run.id).join("run.json");
+        if !path.exists() {
+            write_json(&path, run)?;
+        }
+        Ok(())
+    }
+
+    /// Gets a stage's browser ready before its agent starts (seed §4 step 2): the lease (join
+    /// or queue), the anchor, the env (built once, then read back), the owner record, then the
+    /// human login page or the login check.
+    pub async fn prepare_stage(
+        &self,
+        run: &RunRef,
+        stage: &StageId,
+        spec: &StageSpec,
+    ) -> Result<StageBrowser> {
+        // Boxed: the preparation is large and callers hold several of these futures at once.
+        Box::pin(self.prepare(run, stage, spec, false)).await
+    }
+
+    /// The same for a stage resumed after a gate: the lease is joined, or queued for like a
+    /// fresh start when another run took it (limitation 7); the persisted env is reused; no page
+    /// is opened and no check is run (seed invariant 19).
+    pub async fn resume_stage(
+        &self,
+        run: &RunRef,
+        stage: &StageId,
+        spec: &StageSpec,
+    ) -> Result<StageBrowser> {
+        Box::pin(self.prepare(run, stage, spec, true)).await
+    }
+
+    async fn prepare(
+        &self,
+        run: &RunRef,
+        stage: &StageId,
+        spec: &StageSpec,
+        resuming: bool,
+    ) -> Result<StageBrowser> {
+        self.remember_run(run)?;
+        let screen = self.config.display.screen();
+        let mut display = choose_display(
+            &screen,
+            spec.headed,
+            spec.human_login.is_some(),
+            self.config.live_view_handoff,
+        )?;
+        let stage_dir = self.stage_dir(&run.id, stage);
+        private_dir(&stage_dir)?;
+        let env_path = stage_dir.join(ENV_FILE);
+        let mut anchor_started = false;
+        let mut anchor_restarted = false;
+        let mut anchor = None;
+        let key = match &spec.profile {
+            Some(name) => {
+                let key = ProfileKey {
+                    scope: run.scope.clone(),
+                    name: name.clone(),
+                };
+                let holder = LeaseHolder::new(&run.id, Some(stage));
+                let acquired = acquire(
+                    &*self.leases,
+                    &key,
+                    &holder,
+                    &*self.liveness,
+                    &self.config.lease_wait,
+                    |other| {
+                        let _ = self.events.send(HostEvent::WaitingForProfile {
+                            run: run.id.clone(),
+                            stage: stage.clone(),
+                            profile: key.clone(),
+                            holder: other.clone(),
+                        });
+                    },
+                )
+                .await?;
+                if acquired == Acquired::Taken {
+                    tracing::info!(run = %run.id, profile = %key, "profile leased");
+                }
+                let handle = self.profiles.open(&key)?;
+                let state =
+                    Box::pin(self.anchors.ensure(&run.scope, &run.id, &handle, &display)).await?;
+                anchor_started = state.started;
+                anchor_restarted = state.restarted;
+                if state.started {
+                    let _ = self.events.send(HostEvent::AnchorStarted {
+                        run: run.id.clone(),
+                        profile: key.clone(),
+                        display: state.record.display.clone(),
+                        restarted: state.restarted,
+                    });
+                }
+                // The stage runs in the anchor's mode; when that is the mode it asked for,
+                // its own reason is the more telling one.
+                if state.record.display.headed != display.headed {
+                    display = state.record.display.clone();
+                }
+                anchor = Some(state.record);
+                Some(key)
+            }
+            None => None,
+        };
+        let record = match read_json::<StageRecord>(&env_path)? {
+            Some(mut record) => {
+                // Byte-identical: only the anchor address may change, after the old session
+                // (attached to a browser that is gone) was closed.
+                if let Some(anchor) = &anchor
+                    && record.env.cdp() != Some(anchor.cdp.as_str())
+                {
+                    let _ = self
+                        .runner
+                        .run(&record.env, &["close"], self.config.command_timeout)
+                        .await;
+                    record.env.set(var::CDP, anchor.cdp.clone());
+                    write_json(&env_path, &record)?;
+                }
+                record
+            }
+            None => {
+                let record = self.build_stage_env(
+                    &run.id,
+                    stage,
+                    spec,
+                    key.as_ref(),
+                    anchor.as_ref(),
+                    &display,
+                )?;
+                write_json(&env_path, &record)?;
+                tracing::info!(run = %run.id, stage = %stage, "stage env persisted");
+                record
+            }
+        };
+        remove_file(&stage_dir.join(CLOSED_FILE))?;
+        if let Some(dir) = record.env.socket_dir() {
+            private_dir(&self.config.socket_root)?;
+            private_dir(dir)?;
+            OwnerRecord {
+                kind: OwnerKind::Stage,
+                scope: run.scope.clone(),
+                run: run.id.clone(),
+                stage: Some(stage.clone()),
+                profile: key.clone(),
+                env: Some(record.env.clone()),
+                cdp: None,
+                cdp_headers: Vec::new(),
+            }
+            .write(dir)?;
+        }
+        let mut login = None;
+        if !resuming {
+            if let Some(url) = &spec.human_login {
+                run_ok(
+                    &*self.runner,
+                    &record.env,
+                    &["open", url],
+                    self.config.command_timeout,
+                )
+                .await?;
+            } else if let Some(check) = &spec.login_check {
+                login = Some(self.check_login(&run.id, stage, &record.env, check).await?);
+            }
+        } else {
+            login = self.stage_login(&run.id, stage)?;
+        }
+        Ok(StageBrowser {
+            env: record.env,
+            display,
+            login,
+            anchor_started,
+            anchor_restarted,
+        })
+    }
+
+    fn build_stage_env(
+        &self,
+        run: &RunId,
+        stage: &StageId,
+        spec: &StageSpec,
+        key: Option<&ProfileKey>,
+        anchor: Option<&crate::anchor::AnchorRecord>,
+        display: &DisplayChoice,
+    ) -> Result<StageRecord> {
+        let place = SessionPlace::stage(
+            &self.config.socket_root,
+            &self.config.session_prefix,
+            run,
+            stage,
+            key,
+        )?;
+        let mut stage_env = BrowserEnv::new();
+        env::common(&mut stage_env, &place, &self.anchors.settings.config_file);
+        stage_env.set(var::STREAM_TOKEN, random_token());
+        match anchor {
+            Some(anchor) => {
+                stage_env.set(var::CDP, anchor.cdp.clone());
+                stage_env.set(var::PIN_TAB, "1");
+                if !anchor.cdp_headers.is_empty() {
+                    let headers: serde_json::Map<String, serde_json::Value> = anchor
+                        .cdp_headers
+                        .iter()
+                        .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+                        .collect();
+                    stage_env.set(
+                        var::CDP_HEADERS,
+                        serde_json::Value::Object(headers).to_string(),
+                    );
+                }
+            }
+            None => {
+                env::launching(&mut stage_env, &self.config.launch, display.headed);
+                if display.headed
+                    && matches!(
+                        self.config.display.screen(),
+                        crate::display::Screen::Window { .. }
+                    )
+                {
+                    for (name, value) in self.config.display.window_vars() {
+                        stage_env.set(&name, value);
+                    }
+                }
+            }
+        }
+        let domains: Vec<&str> = spec
+            .allowed_domains
+            .iter()
+            .map(|d| d.trim())
+            .filter(|d| !d.is_empty())
+            .collect();
+        if !domains.is_empty() {
+            stage_env.set(var::ALLOWED_DOMAINS, domains.join(","));
+        }
+        Ok(StageRecord {
+            profile: key.cloned(),
+            env: stage_env,
+        })
+    }
+
+    async fn check_login(
+        &self,
+        run: &RunId,
+        stage: &StageId,
+        env: &BrowserEnv,
+        check: &LoginCheck,
+    ) -> Result<LoginResult> {
+        let result = run_check(&*self.runner, env, check).await?;
+        write_json(&self.stage_dir(run, stage).join(LOGIN_CHECK_FILE), &result)?;
+        tracing::info!(run = %run, stage = %stage, state = ?result.state, "login check");
+        Ok(result)
+    }
+
+    /// Runs a login check in a prepared stage's session (e.g. after a person logged in) and
+    /// persists the result.
+    pub async fn login_check(
+        &self,
+        run: &RunRef,
+        stage: &StageId,
+        check: &LoginCheck,
+    ) -> Result<LoginResult> {
+        let env = self
+            .stage_env(&run.id, stage)?
+            .ok_or_else(|| HostError::NoStageEnv {
+                run: run.id.to_string(),
+                stage: stage.to_string(),
+            })?;
+        self.check_login(&run.id, stage, &env, check).await
+    }
+
+    /// Ends a stage's browser (seed §4 step 6): its live view first, then its tab (attached
+    /// stages), then its session, verified gone, then the `browser-closed.json` marker. A
+    /// close that fails is retried; a session that still does not end is reported and left
+    /// for the next teardown or the sweep. The anchor stays.
+    pub async fn end_stage(&self, run: &RunId, stage: &StageId) -> Result<StageTeardown> {
+        Box::pin(self.end_stage_inner(run, stage)).await
+    }
+
+    async fn end_stage_inner(&self, run: &RunId, stage: &StageId) -> Result<StageTeardown> {
+        self.live.close_stage(run, stage).await;
+        let dir = self.stage_dir(run, stage);
+        let Some(record) = read_json::<StageRecord>(&dir.join(ENV_FILE))? else {
+            return Ok(StageTeardown {
+                gone: true,
+                attempts: 0,
+                already: true,
+            });
+        };
+        if dir.join(CLOSED_FILE).exists() {
+            return Ok(StageTeardown {
+                gone: true,
+                attempts: 0,
+                already: true,
+            });
+        }
+        let timeout = self.config.command_timeout;
+        let daemon_up = record.env.session_file("sock").is_some_and(|s| s.exists());
+        if record.env.cdp().is_some() && daemon_up {
+            let closed = self
+                .runner
+                .run(&record.env, &["tab", "close"], timeout)
+                .await;
+            if closed.code != 0 {
+                tracing::debug!(stage = %stage, "tab close failed (anchor gone or tab already closed)");
+            }
+        }
+        let attempts = self.config.close_attempts.max(1);
+        let gone = close_session(&*self.runner, &record.env, attempts, timeout).await;
+        if !gone {
+            tracing::warn!(run = %run, stage = %stage, "stage session did not close; the next teardown or sweep retries");
+            return Ok(StageTeardown {
+                gone: false,
+                attempts,
+                already: false,
+            });
+        }
+        if let Some(socket_dir) = record.env.socket_dir() {
+            remove_session_dir(socket_dir);
+        }
+        write_private(&dir.join(CLOSED_FILE), b"{}\n")?;
+        Ok(StageTeardown {
+            gone: true,
+            attempts,
+            already: false,
+        })
+    }
+
+    fn stages_of(&self, run: &RunId) -> Vec<StageId> {
+        let dir = run_dir(&self.config.home, run).join("stages");
+        let mut stages: Vec<StageId> = fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| StageId::new(e.file_name().to_string_lossy().into_owned()).ok())
+            .collect();
+        stages.sort();
+        stages
+    }
+
+    /// Ends a run's browsers (seed §4 step 7): its live views, every stage session, then its
+    /// anchors (graceful close), then its leases. Leases of an anchor that would not close are
+    /// kept (its Chrome still holds the profile); the sweep retries.
+    pub async fn end_run(&self, run: &RunId) -> Result<RunTeardown> {
+        Box::pin(self.end_run_inner(run)).await
+    }
+
+    async fn end_run_inner(&self, run: &RunId) -> Result<RunTeardown> {
+        self.live.close_run(run).await;
+        let mut report = RunTeardown::default();
+        for stage in self.stages_of(run) {
+            let teardown = self.end_stage_inner(run, &stage).await?;
+            report.stages.push((stage, teardown));
+        }
+        let mut kept = Vec::new();
+        for record in self.anchors.records_of(run) {
+            if self.anchors.close_record(&record).await {
+                report.anchors_closed += 1;
+            } else {
+                report.anchors_left += 1;
+                kept.push(record.profile.clone());
+            }
+        }
+        for key in self.leases.held_by(run)? {
+            if !kept.contains(&key) && self.leases.release(&key, run)? {
+                report.leases_released += 1;
+            }
+        }
+        if report.complete() {
+            self.runs
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(run);
+        }
+        Ok(report)
+    }
+
+    /// The Host-start sweep (seed §4 step 11): leases of ended runs are reclaimed, then every
+    /// socket dir's `owner.json` is read; sessions of ended runs are closed, stage sessions
+    /// before anchors; live, waiting and unknown runs are left alone; empty dirs are removed.
+    pub async fn sweep(&self) -> Result<SweepReport> {
+        Box::pin(self.sweep_inner()).await
+    }
+
+    async fn sweep_inner(&self) -> Result<SweepReport> {
+        let mut report = SweepReport {
+            leases_reclaimed: self.leases.reclaim_stale(&*self.liveness)?.len(),
+            ..SweepReport::default()
+        };
+        let root = &self.config.socket_root;
+        let mut owned: Vec<(PathBuf, OwnerRecord)> = Vec::new();
+        for entry in fs::read_dir(root).into_iter().flatten().flatten() {
+            let dir = entry.path();
+            if !dir.is_dir() {
+                continue;
+            }
+            match OwnerRecord::read(&dir) {
+                Ok(Some(owner)) => owned.push((dir, owner)),
+                Ok(None) => {
+                    if dir_is_empty(&dir) && fs::remove_dir(&dir).is_ok() {
+                        report.empty_dirs_removed += 1;
+                    }
+                }
+                // Unreadable: not ours to judge.
+                Err(_) => report.skipped_live += 1,
+            }
+        }
+        // Stage sessions first: they are attached to the anchors.
+        owned.sort_by_key(|(_, o)| o.kind != OwnerKind::Stage);
+        let mut ended_runs = Vec::new();
+        for (dir, owner) in owned {
+            if self.liveness.state(&owner.run) != RunState::Ended {
+                report.skipped_live += 1;
+                continue;
+            }
+            if !ended_runs.contains(&owner.run) {
+                ended_runs.push(owner.run.clone());
+            }
+            let gone = match (owner.kind, &owner.env) {
+                (OwnerKind::RemoteAnchor, _) => match &owner.cdp {
+                    Some(cdp) => {
+                        crate::anchor::close_over_cdp(cdp, &owner.cdp_headers).await
+                            || !crate::anchor::probe(cdp, &owner.cdp_headers).await
+                    }
+                    None => true,
+                },
+                (_, Some(env)) => {
+                    close_session(
+                        &*self.runner,
+                        env,
+                        self.config.close_attempts,
+                        self.config.command_timeout,
+                    )
+                    .await
+                }
+                (_, None) => true,
+            };
+            if !gone {
+                report.left += 1;
+                continue;
+            }
+            remove_session_dir(&dir);
+            match owner.kind {
+                OwnerKind::Stage => {
+                    report.stages_closed += 1;
+                    if let Some(stage) = &owner.stage {
+                        let marker = self.stage_dir(&owner.run, stage).join(CLOSED_FILE);
+                        if marker.parent().is_some_and(Path::exists) {
+                            let _ = write_private(&marker, b"{}\n");
+                        }
+                    }
+                }
+                OwnerKind::Anchor | OwnerKind::RemoteAnchor => {
+                    report.anchors_closed += 1;
+                    if let Some(key) = &owner.profile {
+                        let _ = remove_file(
+                            &crate::anchor::anchor_dir(&self.config.home, &owner.run, key)
+                                .join("anchor.json"),
+                        );
+                    }
+                }
+            }
+        }
+        for run in ended_runs {
+            for key in self.leases.held_by(&run)? {
+                if self.leases.release(&key, &run)? {
+                    report.leases_reclaimed += 1;
+                }
+            }
+        }
+        if dir_is_empty(root) {
+            let _ = fs::remove_dir(root);
+        }
+        Ok(report)
+    }
+
+    /// Host shutdown (limitation 9): closes the browsers of every run this Host opened unless
+    /// `keep` says the run will resume (e.g. it waits at a gate), then ends all live views.
+    pub async fn shutdown(
+        &self,
+        keep: impl Fn(&RunId) -> bool,
+    ) -> Result<Vec<(RunId, RunTeardown)>> {
+        let runs: Vec<RunId> = self
+            .runs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .keys()
+            .cloned()
+            .collect();
+        let mut out = Vec::new();
+        for run in runs {
+            if keep(&run) {
+                continue;
+            }
+            let teardown = self.end_run(&run).await?;
+            out.push((run, teardown));
+        }
+        self.live.close_all().await;
+        Ok(out)
+    }
+
+    /// A one-use live view ticket (60 s) for a stage.
+    pub fn live_view_ticket(&self, run: &RunRef, stage: &StageId, mode: ViewMode) -> String {
+        self.live.tickets().issue(Grant {
+            scope: run.scope.clone(),
+            run: run.id.clone(),
+            stage: stage.clone(),
+            mode,
+        })
+    }
+
+    /// Trades a ticket for a credential (24 h).
+    pub fn redeem_live_view_ticket(&self, ticket: &str) -> Result<Credential, LiveViewError> {
+        self.live.tickets().redeem(ticket)
+    }
+
+    /// Attaches a viewer to a stage with a credential of `scope`.
+    pub async fn open_viewer(
+        &self,
+        scope: &Scope,
+        credential: &str,
+    ) -> Result<Viewer, LiveViewError> {
+        let home = self.config.home.clone();
+        self.live
+            .attach(scope, credential, async |grant: &Grant| {
+                let path = run_dir(&home, &grant.run)
+                    .join("stages")
+                    .join(grant.stage.as_str())
+                    .join(ENV_FILE);
+                let no_browser = |reason: &str| LiveViewError::NoBrowser {
+                    run: grant.run.to_string(),
+                    stage: grant.stage.to_string(),
+                    reason: reason.to_string(),
+                };
+                let record = read_json::<StageRecord>(&path)
+                    .ok()
+                    .flatten()
+                    .ok_or_else(|| no_browser("the stage was never prepared"))?;
+                if path.with_file_name(CLOSED_FILE).exists() {
+                    return Err(no_browser("its browser is closed"));
+                }
+                let port = record
+                    .env
+                    .session_file("stream")
+                    .and_then(|p| fs::read_to_string(p).ok())
+                    .and_then(|s| s.trim().parse::<u16>().ok())
+                    .ok_or_else(|| no_browser("its session is not running (no stream port)"))?;
+                Ok(StreamAddress {
+                    port,
+                    token: record.env.get(var::STREAM_TOKEN).map(str::to_string),
+                })
+            })
+            .await
+    }
+}
+
+fn dir_is_empty(dir: &Path) -> bool {
+    fs::read_dir(dir).is_ok_and(|mut d| d.next().is_none())
+}
+
+/// The owner record file name, for Hosts that inspect socket dirs.
+pub const OWNER_RECORD: &str = OWNER_FILE;

@@ -1,0 +1,91 @@
+//! The Host kit: browser sessions for agent pipelines, as a library.
+//!
+//! A pipeline Host gives each agent stage a real browser through environment variables that
+//! the stage's `agent-browser` commands read. [`Host`] does the orchestration around that:
+//!
+//! - **Profiles** ([`ProfileStore`]: [`FileProfileStore`], [`MemoryProfileStore`]) keyed by
+//!   owner scope and name, and a **run-scoped lease** ([`ProfileLease`]: [`FileLease`],
+//!   [`MemoryLease`]) with a wait limit; a resume queues like a fresh start.
+//! - **Anchors**: one browser per (run, profile) that owns the profile for the run, local (an
+//!   `agent-browser` session with the profile folder) or remote ([`BrowserSource::Remote`], a
+//!   `wss://` endpoint with headers). Deduplicated, locked across processes, recorded
+//!   (`anchor.json`, 0600), probed, and replaced when it died, with every stage env of the run
+//!   re-pointed at the new one.
+//! - **Stages**: [`Host::prepare_stage`] builds the env once and persists it (the byte-identical
+//!   rule), caps session names with a hash, keeps socket paths within 103 bytes, pins
+//!   `AGENT_BROWSER_CONFIG`, pins a tab on the anchor; a stage without a profile gets its own
+//!   throw-away browser. Domain allowlists are hard for both kinds (abx enforces them with CDP).
+//!   Headed or headless follows the [`DisplayProbe`] and says why ([`DisplayChoice`]); asking
+//!   for a window without a screen fails. [`Host::end_stage`] tears down in order: live view,
+//!   tab, session (retried, verified gone, never a signal), marker.
+//! - **Run end, sweep, shutdown**: [`Host::end_run`] (stages, then anchors, then leases),
+//!   [`Host::sweep`] at Host start (owner records per socket dir; ended runs only),
+//!   [`Host::shutdown`] (closes runs that will not resume).
+//! - **Login check** ([`LoginCheck`]): the Host decides from the settled URL.
+//! - **Live views** ([`LiveViews`]): one-use tickets and 24 h credentials per stage and mode,
+//!   one refcounted relay per stage, one controller at a time, closed before teardown.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), abx_host::HostError> {
+//! use std::sync::Arc;
+//! use abx_host::{Host, HostConfig, ProfileName, RunRef, RunState, StageId, StageSpec};
+//! let liveness = Arc::new(|_: &abx_host::RunId| RunState::Running);
+//! let host = Host::local(HostConfig::new("/var/lib/my-host/browser"), liveness, "agent-browser")?;
+//! host.sweep().await?; // at Host start
+//! let run = RunRef::parse("local", "run-42")?;
+//! let stage = StageId::new("work")?;
+//! let browser = host
+//!     .prepare_stage(&run, &stage, &StageSpec::with_profile(ProfileName::new("site")?))
+//!     .await?;
+//! let mut worker = std::process::Command::new("my-agent");
+//! browser.env.apply_to(&mut worker); // the agent's `agent-browser …` commands use it
+//! // ... the stage runs ...
+//! host.end_stage(&run.id, &stage).await?;
+//! host.end_run(&run.id).await?;
+//! # Ok(()) }
+//! ```
+
+mod anchor;
+mod display;
+mod env;
+mod error;
+mod fsutil;
+mod host;
+mod lease;
+mod live;
+mod login;
+mod names;
+mod owner;
+mod process;
+mod profile;
+mod runner;
+mod stage;
+
+/// Cancels a lease wait (re-exported so a Host needs no extra dependency).
+pub use tokio_util::sync::CancellationToken as CancelToken;
+
+pub use anchor::{
+    AnchorRecord, BrowserSource, RemoteBrowser, RemoteEndpoint, StageAddressResolver,
+};
+pub use display::{DisplayChoice, DisplayProbe, DisplayReason, Headed, Screen, choose_display};
+pub use env::{BrowserEnv, LaunchSettings, SESSION_NAME_LIMIT, SOCKET_PATH_LIMIT, var};
+pub use error::{HostError, Result};
+pub use host::{Host, HostConfig, HostEvent, OWNER_RECORD, RunRef, RunTeardown, SweepReport};
+pub use lease::{
+    AcquireOptions, Acquired, FileLease, LeaseHolder, MemoryLease, ProfileLease, RunLiveness,
+    RunState, TryAcquire, acquire,
+};
+pub use live::{
+    Credential, Grant, LiveViewError, LiveViewSettings, LiveViewTickets, LiveViews, ViewMode,
+    Viewer, ViewerMessage,
+};
+pub use login::{LoginCheck, LoginResult, LoginState};
+pub use names::{ProfileKey, ProfileName, RunId, Scope, StageId, capped, short_hash};
+pub use owner::{OwnerKind, OwnerRecord};
+pub use profile::{
+    FileProfileStore, MemoryProfileStore, ProfileHandle, ProfileLocation, ProfileStore,
+};
+pub use runner::{BoxFuture, BrowserRunner, CliRunner, RunOutput};
+pub use stage::{
+    CLOSED_FILE, ENV_FILE, LOGIN_CHECK_FILE, StageBrowser, StageRecord, StageSpec, StageTeardown,
+};
