@@ -17,6 +17,56 @@ fn click() -> ClickOptions {
     ClickOptions::default()
 }
 
+/// A link to a page the server answers only after 3 s.
+const SLOW_LINK: &str = "document.body.insertAdjacentHTML('beforeend', '<a id=\"slow\" href=\"/slow?ms=3000\">slow</a>')";
+
+#[tokio::test]
+async fn a_click_that_navigates_returns_on_the_page_it_led_to() {
+    // Engine behaviour (a Host calling Session::click gets it, not only the CLI): the click
+    // waits for the navigation it started.
+    let h = Harness::at("/page1.html").await;
+    h.session
+        .click("#to2", &click(), None)
+        .await
+        .expect("click");
+    assert_eq!(
+        h.session.url().await.expect("url"),
+        h.site.url("/page2.html")
+    );
+    h.eval(SLOW_LINK).await;
+    h.session
+        .click("#slow", &click(), None)
+        .await
+        .expect("click");
+    assert_eq!(
+        h.session.url().await.expect("url"),
+        h.site.url("/slow?ms=3000"),
+        "the click returned before the slow page it opened"
+    );
+    h.close().await;
+}
+
+#[tokio::test]
+async fn without_navigation_settling_a_click_returns_once_delivered() {
+    let h = Harness::start_with(abx_engine::SessionOptions {
+        settle_navigation: false,
+        ..abx_engine::SessionOptions::default()
+    })
+    .await;
+    h.open("/page1.html").await;
+    h.eval(SLOW_LINK).await;
+    h.session
+        .click("#slow", &click(), None)
+        .await
+        .expect("click");
+    // The server holds the new page for 3 s: the click did not wait for it.
+    assert_eq!(
+        h.session.url().await.expect("url"),
+        h.site.url("/page1.html")
+    );
+    h.close().await;
+}
+
 #[tokio::test]
 async fn fill_replaces_the_value_and_fires_input() {
     let h = Harness::at("/form.html").await;

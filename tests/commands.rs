@@ -212,6 +212,40 @@ fn bad_input_gets_a_clear_error_and_exit_1() {
 }
 
 #[test]
+fn the_tests_run_an_agent_browser_built_from_the_current_sources() {
+    // Without `binary()` building it, a `cargo test -p abx-tests` after an edit ran the
+    // binary of the last `cargo build`.
+    let binary = abx_tests::cli::binary();
+    assert!(
+        abx_tests::cli::binary_is_fresh(&binary),
+        "{} is older than its sources: the tests would run stale code",
+        binary.display()
+    );
+}
+
+#[test]
+fn device_list_answers_like_upstream_on_linux() {
+    // Without launch flags no `launch` goes first, so nothing starts a browser.
+    let ab = Cli::new().without("AGENT_BROWSER_ARGS");
+    let listed = ab.run(&["device", "list"]).failure();
+    assert_eq!(
+        listed.stderr,
+        "✗ device_list is only available on macOS with Xcode\n"
+    );
+    let json = ab.run(&["--json", "device"]).failure().json();
+    assert_eq!(
+        json["error"],
+        "device_list is only available on macOS with Xcode"
+    );
+    // It needs no browser: none was launched for it.
+    assert!(
+        !ab.file("engine").exists(),
+        "device list launched a browser"
+    );
+    ab.run(&["close"]).success();
+}
+
+#[test]
 fn version_help_and_close_without_a_daemon() {
     let ab = Cli::new();
     assert_eq!(

@@ -21,6 +21,11 @@ impl Harness {
     /// Chrome, a session, and the fixture site; the session's default deadline is short so a
     /// hang fails the test quickly.
     pub async fn start() -> Harness {
+        Harness::start_with(SessionOptions::default()).await
+    }
+
+    /// Like [`Harness::start`] with these session options (the deadline stays short).
+    pub async fn start_with(options: SessionOptions) -> Harness {
         let site = FixtureServer::start().await.expect("fixture server");
         let browser = Arc::new(
             Browser::launch(abx_tests::launch_options(None))
@@ -29,7 +34,7 @@ impl Harness {
         );
         let options = SessionOptions {
             default_timeout: Duration::from_secs(5),
-            ..SessionOptions::default()
+            ..options
         };
         let session = Session::start(browser, options).await.expect("session");
         Harness { site, session }

@@ -734,15 +734,45 @@ fn sockets_and_sidecars_stay_private_under_a_permissive_umask_and_cdp_and_stream
 }
 
 #[test]
-fn the_debug_log_never_contains_page_values() {
+fn the_debug_log_records_commands_but_never_filled_typed_or_cookie_values() {
     let site = common::site();
     let ab = Cli::new().env("AGENT_BROWSER_DEBUG", "1");
     ab.run(&["open", &site.url("/form.html")]).success();
-    ab.run(&["eval", "document.querySelector('#name').value = 'S3CRET-fill-value'; document.cookie = 'token=S3CRET-cookie'; 1"]).success();
-    ab.run(&["get", "value", "#name"]).success();
+    ab.run(&["fill", "#name", "S3CRET-filled"]).success();
+    ab.run(&["type", "#email", "S3CRET-typed"]).success();
+    ab.run(&["keyboard", "type", "S3CRET-keys"]).success();
+    ab.run(&["cookies", "set", "token", "S3CRET-cookie"])
+        .success();
+    assert_eq!(
+        ab.run(&["get", "value", "#name"]).success().out(),
+        "S3CRET-filled"
+    );
+    assert!(
+        ab.run(&["cookies"])
+            .success()
+            .out()
+            .contains("S3CRET-cookie")
+    );
     ab.run(&["close"]).success();
-    let log = std::fs::read_to_string(ab.file("log")).unwrap_or_default();
-    assert!(!log.contains("S3CRET"), "secret in the debug log");
+    // The log exists and records every command by its action …
+    let log = std::fs::read_to_string(ab.file("log")).expect("the debug log exists after close");
+    for action in [
+        "navigate",
+        "fill",
+        "type",
+        "keyboard",
+        "cookies_set",
+        "inputvalue",
+        "cookies_get",
+        "close",
+    ] {
+        assert!(
+            log.contains(&format!("action={action}")),
+            "no `{action}` line in the debug log:\n{log}"
+        );
+    }
+    // … and never a value the page was given or holds.
+    assert!(!log.contains("S3CRET"), "a secret in the debug log:\n{log}");
 }
 
 #[test]

@@ -229,6 +229,19 @@ fn settings_cookies_and_storage() {
             .json_lines(),
         vec![640, 480]
     );
+    // 99999999999 as u32 is 1215752191: an out-of-range side is refused, never truncated.
+    let huge = ab.run(&["set", "viewport", "99999999999", "600"]).failure();
+    assert_eq!(
+        huge.stderr,
+        "✗ Invalid viewport width: 99999999999 (must be 1 to 10000000)\n"
+    );
+    assert_eq!(
+        ab.run(&["eval", "[innerWidth, innerHeight]"])
+            .success()
+            .json_lines(),
+        vec![640, 480],
+        "a refused viewport leaves the page as it was"
+    );
     ab.run(&["set", "media", "dark"]).success();
     assert_eq!(
         ab.run(&["eval", "matchMedia('(prefers-color-scheme: dark)').matches"])

@@ -4,6 +4,7 @@
 //! Blocking std I/O on purpose: a CLI invocation sends one or two lines and exits; a runtime
 //! would only add start-up time.
 
+use abx_wire::env;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
@@ -140,7 +141,7 @@ impl Client {
     /// Asks a daemon of another version to shut down, then makes sure it is gone.
     fn stop_daemon(&self) {
         let pid = self.daemon_pid();
-        let _ = self.request_raw(&serde_json::json!({"id": "restart-close", "action": "__agent_browser_internal_shutdown"}), Duration::from_secs(5));
+        let _ = self.request_raw(&serde_json::json!({abx_wire::extras::ID: "restart-close", abx_wire::extras::ACTION: crate::commands::browser::close::SHUTDOWN}), Duration::from_secs(5));
         if let Some(pid) = pid {
             wait_pid_gone(pid, Duration::from_secs(5));
         }
@@ -156,8 +157,8 @@ impl Client {
         }
         command
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .env("AGENT_BROWSER_DAEMON", "1")
-            .env("ABX_DAEMON_SOCKET_DIR", &self.dir)
+            .env(env::DAEMON, "1")
+            .env(env::ABX_DAEMON_SOCKET_DIR, &self.dir)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());

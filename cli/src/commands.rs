@@ -6,39 +6,37 @@
 //! request, or a client-side `batch` of requests. Requests carry no `id`; the sender adds it.
 
 mod error;
-mod grammar;
-mod launch;
+mod prelude;
+pub mod registry;
+mod support;
+
+pub mod browser;
+pub mod capture;
+pub mod control;
+pub mod debug;
+pub mod interaction;
+pub mod navigation;
+pub mod page;
+pub mod settings;
+pub mod tabs;
 
 use std::path::PathBuf;
 
 use serde_json::Value;
 
-pub use error::ParseError;
-pub use grammar::{SYSTEM_CA_BUNDLES, normalize_url, parse_cookie_file, shell_words_split};
-pub use launch::{
-    Launch, LaunchKind, attach_pin_tab, attach_plugins, attach_restore, cdp_target,
+pub use browser::launch::{
+    CdpEndpoint, Launch, LaunchKind, attach_pin_tab, attach_plugins, attach_restore, cdp_target,
     incompatible_launch_mode_error, is_external_launch, should_send_local_launch,
+};
+pub use error::ParseError;
+pub use support::{
+    SYSTEM_CA_BUNDLES, SelectorRequest, normalize_url, parse_cookie_file, shell_words_split,
 };
 
 use crate::flags::{self, Flags, ParsedArgs};
 use crate::host::Host;
 use crate::output::OutputOptions;
-use crate::session;
-
-/// Commands abx does not provide (they exit 1 with a clear message).
-pub const UNSUPPORTED_COMMANDS: &[&str] = &[
-    "install",
-    "upgrade",
-    "doctor",
-    "dashboard",
-    "profiles",
-    "skills",
-    "plugin",
-    "plugins",
-    "mcp",
-    "chat",
-    "webmcp",
-];
+use registry::Grammar;
 
 /// Everything the binary needs to carry out one invocation.
 #[derive(Debug, Clone)]
@@ -80,7 +78,9 @@ pub struct Plan {
 impl Plan {
     /// The `action` of the command's request (selects action-specific rendering).
     pub fn action(&self) -> Option<&str> {
-        self.request.get("action").and_then(Value::as_str)
+        self.request
+            .get(abx_wire::extras::ACTION)
+            .and_then(Value::as_str)
     }
 }
 
@@ -229,7 +229,7 @@ pub fn parse(argv: &[String], host: &dyn Host) -> Result<Invocation, Failure> {
         }
     };
     let output = OutputOptions::from_flags(&flags);
-    let socket_dir = session::socket_dir(host, flags.namespace.as_deref());
+    let socket_dir = crate::session::socket_dir(host, flags.namespace.as_deref());
     let mut inv = Invocation {
         session: flags.session.clone(),
         socket_dir,
@@ -270,27 +270,24 @@ fn decide(
     let Some(first) = clean.first().map(String::as_str) else {
         return Ok(Command::Local(LocalCommand::Help { command: None }));
     };
-    if UNSUPPORTED_COMMANDS.contains(&first) {
-        return Ok(Command::Local(LocalCommand::Unsupported {
-            command: first.to_string(),
-        }));
+    match registry::command(first).map(|c| c.grammar) {
+        Some(Grammar::Unsupported) => {
+            return Ok(Command::Local(LocalCommand::Unsupported {
+                command: first.to_string(),
+            }));
+        }
+        Some(Grammar::Local(parse)) => return Ok(Command::Local(parse(clean))),
+        _ => {}
     }
-    if first == "session" {
-        return Ok(Command::Local(LocalCommand::Session(parse_session(clean))));
-    }
-    if matches!(first, "close" | "quit" | "exit") && clean.iter().any(|a| a == "--all") {
+    if browser::close::is_close_all(clean) {
         return Ok(Command::Local(LocalCommand::CloseAll));
     }
 
     let flags = inv.flags.clone();
-    let mut ctx = grammar::Ctx {
-        flags: &flags,
-        host,
-        warnings: &mut inv.warnings,
-    };
-    let mut request = grammar::parse_command(clean, &mut ctx).map_err(CliError::Parse)?;
+    let mut request =
+        registry::parse_request(clean, &flags, host, &mut inv.warnings).map_err(CliError::Parse)?;
     let action = request
-        .get("action")
+        .get(abx_wire::extras::ACTION)
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string();
@@ -300,10 +297,10 @@ fn decide(
     attach_restore(&mut request, &flags);
 
     if let Some(key) = flags.restore_key()
-        && !session::is_valid_session_name(key)
+        && !crate::session::is_valid_session_name(key)
     {
         return Err(CliError::Rejected {
-            message: session::session_name_error(key),
+            message: crate::session::session_name_error(key),
             kind: Some("invalid_session_name"),
         });
     }
@@ -318,35 +315,27 @@ fn decide(
         });
     }
 
-    if matches!(
-        action.as_str(),
-        "state_list" | "state_show" | "state_clear" | "state_clean" | "state_rename"
-    ) {
+    if control::state::is_file_operation(&action) {
         return Ok(Command::Local(LocalCommand::StateFile { request }));
     }
 
-    if !session::is_valid_session_name(&flags.session) {
+    if !crate::session::is_valid_session_name(&flags.session) {
         return Err(CliError::Rejected {
-            message: session::session_name_error(&flags.session),
+            message: crate::session::session_name_error(&flags.session),
             kind: Some("invalid_session_name"),
         });
     }
     if let Some(msg) = incompatible_launch_mode_error(&flags) {
         return Err(CliError::rejected(msg));
     }
-    let launch = launch::launch_for(&flags, &request).map_err(CliError::rejected)?;
+    let launch = browser::launch::launch_for(&flags, &request).map_err(CliError::rejected)?;
 
-    if action == "batch" {
-        let bail = request
-            .get("bail")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-        let entries: Vec<Vec<String>> = match request.get("commands").and_then(Value::as_array) {
-            Some(list) => list
-                .iter()
-                .filter_map(Value::as_str)
-                .map(shell_words_split)
-                .collect(),
+    if action == control::batch::ACTION {
+        let batch: control::batch::BatchRequest =
+            serde_json::from_value(request).unwrap_or_default();
+        let bail = batch.bail;
+        let entries: Vec<Vec<String>> = match batch.commands {
+            Some(list) => list.iter().map(|c| shell_words_split(c)).collect(),
             None => {
                 let input = host
                     .read_stdin()
@@ -357,17 +346,13 @@ fn decide(
         };
         let mut steps = Vec::new();
         for argv in entries.into_iter().filter(|a| !a.is_empty()) {
-            let mut ctx = grammar::Ctx {
-                flags: &flags,
-                host,
-                warnings: &mut inv.warnings,
-            };
-            let request = grammar::parse_command(&argv, &mut ctx).map(|mut r| {
-                attach_plugins(&mut r, &flags);
-                attach_restore(&mut r, &flags);
-                attach_pin_tab(&mut r, &flags);
-                r
-            });
+            let request =
+                registry::parse_request(&argv, &flags, host, &mut inv.warnings).map(|mut r| {
+                    attach_plugins(&mut r, &flags);
+                    attach_restore(&mut r, &flags);
+                    attach_pin_tab(&mut r, &flags);
+                    r
+                });
             steps.push(BatchStep { argv, request });
         }
         return Ok(Command::Batch(BatchPlan {
@@ -378,38 +363,6 @@ fn decide(
     }
 
     Ok(Command::Daemon(Plan { launch, request }))
-}
-
-fn parse_session(clean: &[String]) -> SessionCommand {
-    match clean.get(1).map(String::as_str) {
-        Some("list") => SessionCommand::List,
-        Some("info") => SessionCommand::Info,
-        Some("id") => {
-            let mut scope = "worktree".to_string();
-            let mut prefix = None;
-            let mut i = 2;
-            while i < clean.len() {
-                match clean[i].as_str() {
-                    "--scope" => {
-                        if let Some(v) = clean.get(i + 1) {
-                            scope = v.clone();
-                            i += 1;
-                        }
-                    }
-                    "--prefix" => {
-                        if let Some(v) = clean.get(i + 1) {
-                            prefix = Some(v.clone());
-                            i += 1;
-                        }
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-            SessionCommand::Id { scope, prefix }
-        }
-        _ => SessionCommand::Show,
-    }
 }
 
 impl Invocation {
@@ -435,6 +388,6 @@ impl Invocation {
 
     /// The session's socket path, or upstream's "too long" error (103-byte limit).
     pub fn socket_path(&self) -> Result<PathBuf, String> {
-        session::checked_socket_path(&self.socket_dir, &self.session)
+        crate::session::checked_socket_path(&self.socket_dir, &self.session)
     }
 }

@@ -1,6 +1,7 @@
 //! Daemon-owned options: the `<session>.config` fingerprint (§1.3) and the environment the CLI gives
 //! a daemon it spawns (§3.3).
 
+use abx_wire::env;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -110,49 +111,49 @@ pub fn fingerprint_json(flags: &Flags) -> String {
 
 /// Option variables the CLI manages in a spawned daemon's environment.
 pub const DAEMON_ENV_VARS: &[&str] = &[
-    "AGENT_BROWSER_HEADED",
-    "AGENT_BROWSER_DEBUG",
-    "AGENT_BROWSER_EXECUTABLE_PATH",
-    "AGENT_BROWSER_EXTENSIONS",
-    "AGENT_BROWSER_INIT_SCRIPTS",
-    "AGENT_BROWSER_ENABLE",
-    "AGENT_BROWSER_ARGS",
-    "AGENT_BROWSER_USER_AGENT",
-    "AGENT_BROWSER_PROXY",
-    "AGENT_BROWSER_PROXY_BYPASS",
-    "AGENT_BROWSER_PROXY_USERNAME",
-    "AGENT_BROWSER_PROXY_PASSWORD",
-    "AGENT_BROWSER_IGNORE_HTTPS_ERRORS",
-    "AGENT_BROWSER_ALLOW_FILE_ACCESS",
-    "AGENT_BROWSER_HIDE_SCROLLBARS",
-    "AGENT_BROWSER_WEBGPU",
-    "AGENT_BROWSER_PROFILE",
-    "AGENT_BROWSER_STATE",
-    "AGENT_BROWSER_PROVIDER",
-    "AGENT_BROWSER_IOS_DEVICE",
-    "AGENT_BROWSER_SESSION_NAME",
-    "AGENT_BROWSER_RESTORE_SAVE",
-    "AGENT_BROWSER_RESTORE_CHECK_URL",
-    "AGENT_BROWSER_RESTORE_CHECK_TEXT",
-    "AGENT_BROWSER_RESTORE_CHECK_FN",
-    "AGENT_BROWSER_DOWNLOAD_PATH",
-    "AGENT_BROWSER_ALLOWED_DOMAINS",
-    "AGENT_BROWSER_ACTION_POLICY",
-    "AGENT_BROWSER_CONFIRM_ACTIONS",
-    "AGENT_BROWSER_ENGINE",
-    "AGENT_BROWSER_AUTO_CONNECT",
-    "AGENT_BROWSER_PIN_TAB",
-    "AGENT_BROWSER_IDLE_TIMEOUT_MS",
-    "AGENT_BROWSER_DEFAULT_TIMEOUT",
-    "AGENT_BROWSER_CDP",
-    "AGENT_BROWSER_CDP_HEADERS",
-    "AGENT_BROWSER_NO_AUTO_DIALOG",
-    "AGENT_BROWSER_PLUGINS",
-    "AGENT_BROWSER_CA_CERT",
-    "AGENT_BROWSER_CLEAR_CA_CERT",
-    "AGENT_BROWSER_USE_SYSTEM_CA",
-    "AGENT_BROWSER_NO_WEBMCP",
-    "AGENT_BROWSER_NAMESPACE",
+    env::HEADED,
+    env::DEBUG,
+    env::EXECUTABLE_PATH,
+    env::EXTENSIONS,
+    env::INIT_SCRIPTS,
+    env::ENABLE,
+    env::ARGS,
+    env::USER_AGENT,
+    env::PROXY,
+    env::PROXY_BYPASS,
+    env::PROXY_USERNAME,
+    env::PROXY_PASSWORD,
+    env::IGNORE_HTTPS_ERRORS,
+    env::ALLOW_FILE_ACCESS,
+    env::HIDE_SCROLLBARS,
+    env::WEBGPU,
+    env::PROFILE,
+    env::STATE,
+    env::PROVIDER,
+    env::IOS_DEVICE,
+    env::SESSION_NAME,
+    env::RESTORE_SAVE,
+    env::RESTORE_CHECK_URL,
+    env::RESTORE_CHECK_TEXT,
+    env::RESTORE_CHECK_FN,
+    env::DOWNLOAD_PATH,
+    env::ALLOWED_DOMAINS,
+    env::ACTION_POLICY,
+    env::CONFIRM_ACTIONS,
+    env::ENGINE,
+    env::AUTO_CONNECT,
+    env::PIN_TAB,
+    env::IDLE_TIMEOUT_MS,
+    env::DEFAULT_TIMEOUT,
+    env::CDP,
+    env::CDP_HEADERS,
+    env::NO_AUTO_DIALOG,
+    env::PLUGINS,
+    env::CA_CERT,
+    env::CLEAR_CA_CERT,
+    env::USE_SYSTEM_CA,
+    env::NO_WEBMCP,
+    env::NAMESPACE,
 ];
 
 /// Variables to set in the environment of a daemon spawned for `session` (§3.3): always
@@ -163,99 +164,72 @@ pub fn daemon_env(session: &str, flags: &Flags) -> Vec<(String, String)> {
     let one = |b: bool| b.then(|| "1".to_string());
     let proxy = flags.proxy.as_deref().map(parse_proxy);
     let joined = |list: &[String]| (!list.is_empty()).then(|| list.join(","));
-    env.push(("AGENT_BROWSER_DAEMON", Some("1".to_string())));
-    env.push(("AGENT_BROWSER_SESSION", Some(session.to_string())));
-    env.push(("AGENT_BROWSER_HEADED", one(flags.headed)));
-    env.push(("AGENT_BROWSER_DEBUG", one(flags.debug)));
+    env.push((env::DAEMON, Some("1".to_string())));
+    env.push((env::SESSION, Some(session.to_string())));
+    env.push((env::HEADED, one(flags.headed)));
+    env.push((env::DEBUG, one(flags.debug)));
+    env.push((env::EXECUTABLE_PATH, flags.executable_path.clone()));
+    env.push((env::EXTENSIONS, joined(&flags.extensions)));
+    env.push((env::INIT_SCRIPTS, joined(&flags.init_scripts)));
+    env.push((env::ENABLE, joined(&flags.enable)));
+    env.push((env::ARGS, flags.args.clone()));
+    env.push((env::USER_AGENT, flags.user_agent.clone()));
+    env.push((env::PROXY, proxy.as_ref().map(|p| p.server.clone())));
+    env.push((env::PROXY_BYPASS, flags.proxy_bypass.clone()));
     env.push((
-        "AGENT_BROWSER_EXECUTABLE_PATH",
-        flags.executable_path.clone(),
-    ));
-    env.push(("AGENT_BROWSER_EXTENSIONS", joined(&flags.extensions)));
-    env.push(("AGENT_BROWSER_INIT_SCRIPTS", joined(&flags.init_scripts)));
-    env.push(("AGENT_BROWSER_ENABLE", joined(&flags.enable)));
-    env.push(("AGENT_BROWSER_ARGS", flags.args.clone()));
-    env.push(("AGENT_BROWSER_USER_AGENT", flags.user_agent.clone()));
-    env.push((
-        "AGENT_BROWSER_PROXY",
-        proxy.as_ref().map(|p| p.server.clone()),
-    ));
-    env.push(("AGENT_BROWSER_PROXY_BYPASS", flags.proxy_bypass.clone()));
-    env.push((
-        "AGENT_BROWSER_PROXY_USERNAME",
+        env::PROXY_USERNAME,
         proxy.as_ref().and_then(|p| p.username.clone()),
     ));
     env.push((
-        "AGENT_BROWSER_PROXY_PASSWORD",
+        env::PROXY_PASSWORD,
         proxy.as_ref().and_then(|p| p.password.clone()),
     ));
+    env.push((env::IGNORE_HTTPS_ERRORS, one(flags.ignore_https_errors)));
+    env.push((env::ALLOW_FILE_ACCESS, one(flags.allow_file_access)));
     env.push((
-        "AGENT_BROWSER_IGNORE_HTTPS_ERRORS",
-        one(flags.ignore_https_errors),
-    ));
-    env.push((
-        "AGENT_BROWSER_ALLOW_FILE_ACCESS",
-        one(flags.allow_file_access),
-    ));
-    env.push((
-        "AGENT_BROWSER_HIDE_SCROLLBARS",
+        env::HIDE_SCROLLBARS,
         Some(if flags.hide_scrollbars { "1" } else { "0" }.to_string()),
     ));
-    env.push(("AGENT_BROWSER_WEBGPU", one(flags.webgpu)));
-    env.push(("AGENT_BROWSER_PROFILE", flags.profile.clone()));
-    env.push(("AGENT_BROWSER_STATE", flags.state.clone()));
-    env.push(("AGENT_BROWSER_PROVIDER", flags.provider.clone()));
-    env.push(("AGENT_BROWSER_IOS_DEVICE", flags.device.clone()));
+    env.push((env::WEBGPU, one(flags.webgpu)));
+    env.push((env::PROFILE, flags.profile.clone()));
+    env.push((env::STATE, flags.state.clone()));
+    env.push((env::PROVIDER, flags.provider.clone()));
+    env.push((env::IOS_DEVICE, flags.device.clone()));
+    env.push((env::SESSION_NAME, flags.restore_key().map(str::to_string)));
+    env.push((env::RESTORE_SAVE, flags.restore_save.clone()));
+    env.push((env::RESTORE_CHECK_URL, flags.restore_check_url.clone()));
+    env.push((env::RESTORE_CHECK_TEXT, flags.restore_check_text.clone()));
+    env.push((env::RESTORE_CHECK_FN, flags.restore_check_fn.clone()));
+    env.push((env::DOWNLOAD_PATH, flags.download_path.clone()));
     env.push((
-        "AGENT_BROWSER_SESSION_NAME",
-        flags.restore_key().map(str::to_string),
-    ));
-    env.push(("AGENT_BROWSER_RESTORE_SAVE", flags.restore_save.clone()));
-    env.push((
-        "AGENT_BROWSER_RESTORE_CHECK_URL",
-        flags.restore_check_url.clone(),
-    ));
-    env.push((
-        "AGENT_BROWSER_RESTORE_CHECK_TEXT",
-        flags.restore_check_text.clone(),
-    ));
-    env.push((
-        "AGENT_BROWSER_RESTORE_CHECK_FN",
-        flags.restore_check_fn.clone(),
-    ));
-    env.push(("AGENT_BROWSER_DOWNLOAD_PATH", flags.download_path.clone()));
-    env.push((
-        "AGENT_BROWSER_ALLOWED_DOMAINS",
+        env::ALLOWED_DOMAINS,
         flags.allowed_domains.as_ref().map(|d| d.join(",")),
     ));
-    env.push(("AGENT_BROWSER_ACTION_POLICY", flags.action_policy.clone()));
+    env.push((env::ACTION_POLICY, flags.action_policy.clone()));
+    env.push((env::CONFIRM_ACTIONS, flags.confirm_actions.clone()));
+    env.push((env::ENGINE, flags.engine.clone()));
+    env.push((env::AUTO_CONNECT, one(flags.auto_connect)));
+    env.push((env::PIN_TAB, one(flags.pin_tab)));
+    env.push((env::IDLE_TIMEOUT_MS, flags.idle_timeout.clone()));
     env.push((
-        "AGENT_BROWSER_CONFIRM_ACTIONS",
-        flags.confirm_actions.clone(),
-    ));
-    env.push(("AGENT_BROWSER_ENGINE", flags.engine.clone()));
-    env.push(("AGENT_BROWSER_AUTO_CONNECT", one(flags.auto_connect)));
-    env.push(("AGENT_BROWSER_PIN_TAB", one(flags.pin_tab)));
-    env.push(("AGENT_BROWSER_IDLE_TIMEOUT_MS", flags.idle_timeout.clone()));
-    env.push((
-        "AGENT_BROWSER_DEFAULT_TIMEOUT",
+        env::DEFAULT_TIMEOUT,
         flags.default_timeout.map(|t| t.to_string()),
     ));
-    env.push(("AGENT_BROWSER_CDP", flags.cdp.clone()));
-    env.push(("AGENT_BROWSER_CDP_HEADERS", flags.cdp_headers.clone()));
-    env.push(("AGENT_BROWSER_NO_AUTO_DIALOG", one(flags.no_auto_dialog)));
+    env.push((env::CDP, flags.cdp.clone()));
+    env.push((env::CDP_HEADERS, flags.cdp_headers.clone()));
+    env.push((env::NO_AUTO_DIALOG, one(flags.no_auto_dialog)));
     env.push((
-        "AGENT_BROWSER_PLUGINS",
+        env::PLUGINS,
         Some(
             serde_json::to_string(&Value::Array(flags.plugins.clone()))
                 .unwrap_or_else(|_| "[]".into()),
         ),
     ));
-    env.push(("AGENT_BROWSER_CA_CERT", flags.ca_cert.clone()));
-    env.push(("AGENT_BROWSER_CLEAR_CA_CERT", one(flags.clear_ca_cert)));
-    env.push(("AGENT_BROWSER_USE_SYSTEM_CA", one(flags.use_system_ca)));
-    env.push(("AGENT_BROWSER_NO_WEBMCP", one(flags.no_webmcp)));
-    env.push(("AGENT_BROWSER_NAMESPACE", flags.namespace.clone()));
+    env.push((env::CA_CERT, flags.ca_cert.clone()));
+    env.push((env::CLEAR_CA_CERT, one(flags.clear_ca_cert)));
+    env.push((env::USE_SYSTEM_CA, one(flags.use_system_ca)));
+    env.push((env::NO_WEBMCP, one(flags.no_webmcp)));
+    env.push((env::NAMESPACE, flags.namespace.clone()));
     env.into_iter()
         .filter_map(|(k, v)| v.map(|v| (k.to_string(), v)))
         .collect()

@@ -4,6 +4,7 @@
 //! optional following `true`/`false`. Settings resolve as config file < environment < flags; booleans
 //! combine as `env truthy OR config true` and only `--flag false` turns them off again.
 
+use abx_wire::env;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -29,94 +30,6 @@ pub const PROJECT_CONFIG_KEYS: &[&str] = &[
     "screenshotQuality",
     "screenshotFormat",
     "idleTimeout",
-];
-
-/// Top-level command words (used by the `--restore [name]` rule).
-pub const TOP_LEVEL_COMMANDS: &[&str] = &[
-    "open",
-    "goto",
-    "navigate",
-    "back",
-    "forward",
-    "reload",
-    "read",
-    "click",
-    "dblclick",
-    "fill",
-    "type",
-    "hover",
-    "focus",
-    "check",
-    "uncheck",
-    "select",
-    "drag",
-    "upload",
-    "download",
-    "press",
-    "key",
-    "keydown",
-    "keyup",
-    "keyboard",
-    "scroll",
-    "scrollintoview",
-    "scrollinto",
-    "wait",
-    "screenshot",
-    "pdf",
-    "snapshot",
-    "eval",
-    "close",
-    "quit",
-    "exit",
-    "inspect",
-    "auth",
-    "confirm",
-    "deny",
-    "connect",
-    "stream",
-    "get",
-    "is",
-    "find",
-    "mouse",
-    "set",
-    "network",
-    "storage",
-    "cookies",
-    "tab",
-    "window",
-    "frame",
-    "dialog",
-    "trace",
-    "profiler",
-    "record",
-    "console",
-    "errors",
-    "highlight",
-    "clipboard",
-    "state",
-    "tap",
-    "swipe",
-    "device",
-    "diff",
-    "batch",
-    "react",
-    "vitals",
-    "web-vitals",
-    "a11y",
-    "pushstate",
-    "removeinitscript",
-    "session",
-    "mcp",
-    "doctor",
-    "install",
-    "upgrade",
-    "profiles",
-    "skills",
-    "dashboard",
-    "plugin",
-    "plugins",
-    "chat",
-    "webmcp",
 ];
 
 /// Global flags that take a value (aliases map to their long form).
@@ -203,7 +116,7 @@ pub fn env_truthy(host: &dyn Host, name: &str) -> bool {
 
 /// Whether colours are on: `AGENT_BROWSER_COLOR` truthy and `NO_COLOR` unset.
 pub fn color_enabled(host: &dyn Host) -> bool {
-    env_truthy(host, "AGENT_BROWSER_COLOR") && host.var("NO_COLOR").is_none()
+    env_truthy(host, env::COLOR) && host.var("NO_COLOR").is_none()
 }
 
 /// Parse an idle timeout: `10s`, `3m`, `1h` (lowercase units) or raw milliseconds; returns ms as a
@@ -556,10 +469,9 @@ fn load_config(
     explicit_flag: Option<Option<String>>,
 ) -> Result<LoadedConfig, ConfigError> {
     let mut warnings = Vec::new();
-    let explicit = explicit_flag.map(|p| ("--config", p)).or_else(|| {
-        host.var("AGENT_BROWSER_CONFIG")
-            .map(|p| ("AGENT_BROWSER_CONFIG", Some(p)))
-    });
+    let explicit = explicit_flag
+        .map(|p| ("--config", p))
+        .or_else(|| host.var(env::CONFIG).map(|p| (env::CONFIG, Some(p))));
     if let Some((source, maybe_path)) = explicit {
         let Some(path_str) = maybe_path else {
             return Err(ConfigError {
@@ -741,7 +653,7 @@ fn tokenize(args: &[String]) -> Vec<Token> {
             let next = args.get(i + 1);
             let takes_value = command.is_none()
                 && next.is_some_and(|n| {
-                    !n.starts_with('-') && !TOP_LEVEL_COMMANDS.contains(&n.as_str())
+                    !n.starts_with('-') && crate::commands::registry::command(n).is_none()
                 });
             if takes_value {
                 tokens.push(Token::Restore(next.cloned()));
@@ -820,29 +732,26 @@ pub fn parse_flags(args: &[String], host: &dyn Host) -> Result<ParsedArgs, Confi
     let truthy = |name: &str| env_truthy(host, name);
     let env_list = |name: &str| env(name).map(|s| split_list(&s)).filter(|l| !l.is_empty());
 
-    let idle_from_env =
-        env("AGENT_BROWSER_IDLE_TIMEOUT_MS").and_then(|raw| match parse_idle_timeout(&raw) {
-            Ok(ms) => Some(ms),
+    let idle_from_env = env(env::IDLE_TIMEOUT_MS).and_then(|raw| match parse_idle_timeout(&raw) {
+        Ok(ms) => Some(ms),
+        Err(e) => {
+            warnings.push(format!(
+                "invalid idle timeout from AGENT_BROWSER_IDLE_TIMEOUT_MS: {e}"
+            ));
+            None
+        }
+    });
+
+    let plugins_from_env =
+        env(env::PLUGINS).and_then(|raw| match serde_json::from_str::<Vec<Value>>(&raw) {
+            Ok(list) => Some(list),
             Err(e) => {
-                warnings.push(format!(
-                    "invalid idle timeout from AGENT_BROWSER_IDLE_TIMEOUT_MS: {e}"
-                ));
+                warnings.push(format!("invalid AGENT_BROWSER_PLUGINS: {e}"));
                 None
             }
         });
 
-    let plugins_from_env =
-        env("AGENT_BROWSER_PLUGINS").and_then(|raw| {
-            match serde_json::from_str::<Vec<Value>>(&raw) {
-                Ok(list) => Some(list),
-                Err(e) => {
-                    warnings.push(format!("invalid AGENT_BROWSER_PLUGINS: {e}"));
-                    None
-                }
-            }
-        });
-
-    let (restore_from_env, restore_env_uses_session) = match env("AGENT_BROWSER_RESTORE") {
+    let (restore_from_env, restore_env_uses_session) = match env(env::RESTORE) {
         Some(v) if matches!(v.to_lowercase().as_str(), "1" | "true" | "yes") => (None, true),
         Some(v) if !is_truthy(&v) => (None, false),
         Some(v) => (Some(v), false),
@@ -855,105 +764,99 @@ pub fn parse_flags(args: &[String], host: &dyn Host) -> Result<ParsedArgs, Confi
     };
 
     let mut flags = Flags {
-        json: truthy("AGENT_BROWSER_JSON") || config.json.unwrap_or(false),
-        headed: truthy("AGENT_BROWSER_HEADED") || config.headed.unwrap_or(false),
-        debug: truthy("AGENT_BROWSER_DEBUG") || config.debug.unwrap_or(false),
-        session: env("AGENT_BROWSER_SESSION")
+        json: truthy(env::JSON) || config.json.unwrap_or(false),
+        headed: truthy(env::HEADED) || config.headed.unwrap_or(false),
+        debug: truthy(env::DEBUG) || config.debug.unwrap_or(false),
+        session: env(env::SESSION)
             .or(config.session.clone())
             .unwrap_or_else(|| "default".to_string()),
-        namespace: env("AGENT_BROWSER_NAMESPACE").or(config.namespace.clone()),
+        namespace: env(env::NAMESPACE).or(config.namespace.clone()),
         headers: config.headers.clone(),
-        executable_path: env("AGENT_BROWSER_EXECUTABLE_PATH").or(config.executable_path.clone()),
-        cdp: env("AGENT_BROWSER_CDP").or(config.cdp.clone()),
-        cdp_headers: env("AGENT_BROWSER_CDP_HEADERS").or(config.cdp_headers.clone()),
-        extensions: env_list("AGENT_BROWSER_EXTENSIONS")
+        executable_path: env(env::EXECUTABLE_PATH).or(config.executable_path.clone()),
+        cdp: env(env::CDP).or(config.cdp.clone()),
+        cdp_headers: env(env::CDP_HEADERS).or(config.cdp_headers.clone()),
+        extensions: env_list(env::EXTENSIONS)
             .or(config.extensions.clone())
             .unwrap_or_default(),
-        init_scripts: env_list("AGENT_BROWSER_INIT_SCRIPTS")
+        init_scripts: env_list(env::INIT_SCRIPTS)
             .or(config.init_scripts.clone())
             .unwrap_or_default(),
-        enable: env_list("AGENT_BROWSER_ENABLE")
+        enable: env_list(env::ENABLE)
             .or(config.enable.clone())
             .unwrap_or_default(),
-        profile: env("AGENT_BROWSER_PROFILE").or(config.profile.clone()),
-        state: env("AGENT_BROWSER_STATE").or(config.state.clone()),
-        proxy: env("AGENT_BROWSER_PROXY")
-            .or(config.proxy.clone())
-            .or_else(|| {
-                first_var(
-                    host,
-                    &[
-                        "HTTP_PROXY",
-                        "http_proxy",
-                        "HTTPS_PROXY",
-                        "https_proxy",
-                        "ALL_PROXY",
-                        "all_proxy",
-                    ],
-                )
-            }),
-        proxy_bypass: env("AGENT_BROWSER_PROXY_BYPASS")
+        profile: env(env::PROFILE).or(config.profile.clone()),
+        state: env(env::STATE).or(config.state.clone()),
+        proxy: env(env::PROXY).or(config.proxy.clone()).or_else(|| {
+            first_var(
+                host,
+                &[
+                    "HTTP_PROXY",
+                    "http_proxy",
+                    "HTTPS_PROXY",
+                    "https_proxy",
+                    "ALL_PROXY",
+                    "all_proxy",
+                ],
+            )
+        }),
+        proxy_bypass: env(env::PROXY_BYPASS)
             .or(config.proxy_bypass.clone())
             .or_else(|| first_var(host, &["NO_PROXY", "no_proxy"])),
-        args: env("AGENT_BROWSER_ARGS").or(config.args.clone()),
-        user_agent: env("AGENT_BROWSER_USER_AGENT").or(config.user_agent.clone()),
-        provider: env("AGENT_BROWSER_PROVIDER").or(config.provider.clone()),
-        device: env("AGENT_BROWSER_IOS_DEVICE").or(config.device.clone()),
-        ignore_https_errors: truthy("AGENT_BROWSER_IGNORE_HTTPS_ERRORS")
+        args: env(env::ARGS).or(config.args.clone()),
+        user_agent: env(env::USER_AGENT).or(config.user_agent.clone()),
+        provider: env(env::PROVIDER).or(config.provider.clone()),
+        device: env(env::IOS_DEVICE).or(config.device.clone()),
+        ignore_https_errors: truthy(env::IGNORE_HTTPS_ERRORS)
             || config.ignore_https_errors.unwrap_or(false),
-        allow_file_access: truthy("AGENT_BROWSER_ALLOW_FILE_ACCESS")
+        allow_file_access: truthy(env::ALLOW_FILE_ACCESS)
             || config.allow_file_access.unwrap_or(false),
-        hide_scrollbars: match env("AGENT_BROWSER_HIDE_SCROLLBARS") {
+        hide_scrollbars: match env(env::HIDE_SCROLLBARS) {
             Some(v) => is_truthy(&v),
             None => config.hide_scrollbars.unwrap_or(true),
         },
-        webgpu: truthy("AGENT_BROWSER_WEBGPU") || config.webgpu.unwrap_or(false),
-        no_webmcp: truthy("AGENT_BROWSER_NO_WEBMCP") || config.no_webmcp.unwrap_or(false),
-        auto_connect: truthy("AGENT_BROWSER_AUTO_CONNECT") || config.auto_connect.unwrap_or(false),
-        pin_tab: truthy("AGENT_BROWSER_PIN_TAB") || config.pin_tab.unwrap_or(false),
-        annotate: truthy("AGENT_BROWSER_ANNOTATE") || config.annotate.unwrap_or(false),
-        color_scheme: env("AGENT_BROWSER_COLOR_SCHEME").or(config.color_scheme.clone()),
-        download_path: env("AGENT_BROWSER_DOWNLOAD_PATH").or(config.download_path.clone()),
-        content_boundaries: truthy("AGENT_BROWSER_CONTENT_BOUNDARIES")
+        webgpu: truthy(env::WEBGPU) || config.webgpu.unwrap_or(false),
+        no_webmcp: truthy(env::NO_WEBMCP) || config.no_webmcp.unwrap_or(false),
+        auto_connect: truthy(env::AUTO_CONNECT) || config.auto_connect.unwrap_or(false),
+        pin_tab: truthy(env::PIN_TAB) || config.pin_tab.unwrap_or(false),
+        annotate: truthy(env::ANNOTATE) || config.annotate.unwrap_or(false),
+        color_scheme: env(env::COLOR_SCHEME).or(config.color_scheme.clone()),
+        download_path: env(env::DOWNLOAD_PATH).or(config.download_path.clone()),
+        content_boundaries: truthy(env::CONTENT_BOUNDARIES)
             || config.content_boundaries.unwrap_or(false),
-        max_output: env("AGENT_BROWSER_MAX_OUTPUT")
+        max_output: env(env::MAX_OUTPUT)
             .and_then(|s| s.trim().parse().ok())
             .or(config.max_output),
-        allowed_domains: env("AGENT_BROWSER_ALLOWED_DOMAINS")
+        allowed_domains: env(env::ALLOWED_DOMAINS)
             .map(|s| split_domains(&s))
             .or(config.allowed_domains.clone()),
-        action_policy: env("AGENT_BROWSER_ACTION_POLICY")
-            .or_else(|| env("AGENT_BROWSER_POLICY"))
+        action_policy: env(env::ACTION_POLICY)
+            .or_else(|| env(env::POLICY))
             .or(config.action_policy.clone()),
-        confirm_actions: env("AGENT_BROWSER_CONFIRM_ACTIONS").or(config.confirm_actions.clone()),
-        confirm_interactive: truthy("AGENT_BROWSER_CONFIRM_INTERACTIVE")
+        confirm_actions: env(env::CONFIRM_ACTIONS).or(config.confirm_actions.clone()),
+        confirm_interactive: truthy(env::CONFIRM_INTERACTIVE)
             || config.confirm_interactive.unwrap_or(false),
-        engine: env("AGENT_BROWSER_ENGINE").or(config.engine.clone()),
-        screenshot_dir: env("AGENT_BROWSER_SCREENSHOT_DIR").or(config.screenshot_dir.clone()),
-        screenshot_quality: env("AGENT_BROWSER_SCREENSHOT_QUALITY")
+        engine: env(env::ENGINE).or(config.engine.clone()),
+        screenshot_dir: env(env::SCREENSHOT_DIR).or(config.screenshot_dir.clone()),
+        screenshot_quality: env(env::SCREENSHOT_QUALITY)
             .and_then(|s| s.trim().parse().ok())
             .or(config.screenshot_quality),
-        screenshot_format: env("AGENT_BROWSER_SCREENSHOT_FORMAT")
+        screenshot_format: env(env::SCREENSHOT_FORMAT)
             .or(config.screenshot_format.clone())
             .filter(|s| s == "png" || s == "jpeg"),
         idle_timeout: idle_from_env.or(config.idle_timeout.clone()),
-        default_timeout: env("AGENT_BROWSER_DEFAULT_TIMEOUT").and_then(|s| s.trim().parse().ok()),
-        no_auto_dialog: truthy("AGENT_BROWSER_NO_AUTO_DIALOG")
-            || config.no_auto_dialog.unwrap_or(false),
+        default_timeout: env(env::DEFAULT_TIMEOUT).and_then(|s| s.trim().parse().ok()),
+        no_auto_dialog: truthy(env::NO_AUTO_DIALOG) || config.no_auto_dialog.unwrap_or(false),
         model: env("AI_GATEWAY_MODEL").or(config.model.clone()),
         restore: restore_from_env.or(restore_from_config),
-        restore_save: env("AGENT_BROWSER_RESTORE_SAVE").or(config.restore_save.clone()),
-        restore_check_url: env("AGENT_BROWSER_RESTORE_CHECK_URL")
-            .or(config.restore_check_url.clone()),
-        restore_check_text: env("AGENT_BROWSER_RESTORE_CHECK_TEXT")
-            .or(config.restore_check_text.clone()),
-        restore_check_fn: env("AGENT_BROWSER_RESTORE_CHECK_FN").or(config.restore_check_fn.clone()),
-        session_name: env("AGENT_BROWSER_SESSION_NAME").or(config.session_name.clone()),
-        ca_cert: env("AGENT_BROWSER_CA_CERT").or(config.ca_cert.clone()),
-        clear_ca_cert: truthy("AGENT_BROWSER_CLEAR_CA_CERT"),
-        use_system_ca: truthy("AGENT_BROWSER_USE_SYSTEM_CA")
-            || config.use_system_ca.unwrap_or(false),
-        no_xvfb: truthy("AGENT_BROWSER_NO_XVFB"),
+        restore_save: env(env::RESTORE_SAVE).or(config.restore_save.clone()),
+        restore_check_url: env(env::RESTORE_CHECK_URL).or(config.restore_check_url.clone()),
+        restore_check_text: env(env::RESTORE_CHECK_TEXT).or(config.restore_check_text.clone()),
+        restore_check_fn: env(env::RESTORE_CHECK_FN).or(config.restore_check_fn.clone()),
+        session_name: env(env::SESSION_NAME).or(config.session_name.clone()),
+        ca_cert: env(env::CA_CERT).or(config.ca_cert.clone()),
+        clear_ca_cert: truthy(env::CLEAR_CA_CERT),
+        use_system_ca: truthy(env::USE_SYSTEM_CA) || config.use_system_ca.unwrap_or(false),
+        no_xvfb: truthy(env::NO_XVFB),
         input_mode: config.input_mode.clone(),
         plugins: plugins_from_env.or(config.plugins).unwrap_or_default(),
         color: color_enabled(host),

@@ -7,9 +7,14 @@
 //! [`output::render_response`]. Parsing never touches the process environment directly: everything
 //! goes through a [`host::Host`], so tests pin HOME, cwd, variables, files and stdin.
 //!
+//! Every command is one module in [`commands::registry`]: its words, help, grammar, wire
+//! actions (lane, handler, text rendering). The binary hands the registry's routes to the
+//! session daemon (`abx_daemon::run`), so the parser, the help, the renderer and the daemon
+//! read the same table.
+//!
 //! ```
 //! use agent_browser::host::MemoryHost;
-//! let host = MemoryHost::new().with_var("AGENT_BROWSER_SESSION", "fake");
+//! let host = MemoryHost::new().with_var(abx_wire::env::SESSION, "fake");
 //! let argv: Vec<String> = ["open", "example.com"].iter().map(|s| s.to_string()).collect();
 //! let inv = agent_browser::parse(&argv, &host).expect("parses");
 //! assert_eq!(inv.requests()[0]["url"], "https://example.com");

@@ -1,17 +1,21 @@
 //! The `agent-browser` binary: CLI by default, session daemon when `AGENT_BROWSER_DAEMON` is set.
 
+use abx_wire::env;
 use std::io::Write;
 use std::process::ExitCode;
 
+use abx_wire::extras;
 use agent_browser::client::{Client, SendError, live_sessions};
-use agent_browser::commands::{Command, LocalCommand, SessionCommand};
+use agent_browser::commands::browser::close;
+use agent_browser::commands::control::session;
+use agent_browser::commands::{Command, LocalCommand, SessionCommand, registry};
 use agent_browser::host::SystemHost;
 use agent_browser::output::{self, Rendered, Response};
 use agent_browser::{Invocation, parse};
 use serde_json::{Value, json};
 
 fn main() -> ExitCode {
-    if std::env::var_os("AGENT_BROWSER_DAEMON").is_some() {
+    if std::env::var_os(env::DAEMON).is_some() {
         return run_daemon();
     }
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -57,7 +61,8 @@ fn run_daemon() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match runtime.block_on(abx_daemon::run(config)) {
+    let routes = abx_daemon::dispatch::Routes::new(registry::routes());
+    match runtime.block_on(abx_daemon::run(config, routes)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("{err}");
@@ -109,8 +114,8 @@ fn run_plan(
         Ok(client) => client,
         Err(rendered) => return rendered,
     };
-    let action = request.get("action").and_then(Value::as_str);
-    let closing = action == Some("close");
+    let action = request.get(extras::ACTION).and_then(Value::as_str);
+    let closing = action == Some(close::ACTION);
     if closing && !client.is_alive() {
         // Nothing to close: answer at once instead of starting a daemon to shut it down.
         let reply = json!({"success": true, "data": {"closed": true}});
@@ -203,7 +208,7 @@ fn run_batch(inv: &Invocation, batch: &agent_browser::commands::BatchPlan) -> Re
     for (index, step) in batch.steps.iter().enumerate() {
         match &step.request {
             Ok(request) => {
-                let action = request.get("action").and_then(Value::as_str);
+                let action = request.get(extras::ACTION).and_then(Value::as_str);
                 match client.send_with_respawn(request) {
                     Ok(reply) => report.push_response(index, &step.argv, &response(reply), action),
                     Err(err) => report.push_error(index, &step.argv, &err.to_string()),
@@ -251,9 +256,9 @@ fn run_local(inv: &Invocation, local: &LocalCommand) -> Rendered {
                     &inv.output,
                 );
             }
-            match client.send(&json!({"action": "session_info"})) {
+            match client.send(&json!({extras::ACTION: session::INFO})) {
                 Ok(reply) => {
-                    output::render_response(&response(reply), Some("session_info"), &inv.output)
+                    output::render_response(&response(reply), Some(session::INFO), &inv.output)
                 }
                 Err(err) => output::render_error(&err.to_string(), &inv.output),
             }
@@ -300,7 +305,7 @@ fn close_socket(socket: &std::path::Path) -> Result<(), String> {
     let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(30)));
     let line = format!(
         "{}\n",
-        json!({"id": agent_browser::request_id(), "action": "close"})
+        json!({extras::ID: agent_browser::request_id(), extras::ACTION: close::ACTION})
     );
     stream
         .write_all(line.as_bytes())

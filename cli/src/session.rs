@@ -1,5 +1,6 @@
 //! Session names, the socket directory and the per-session socket path (contract §1.2).
 
+use abx_wire::env;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -54,10 +55,7 @@ pub fn sanitize_component(value: &str) -> String {
 /// The socket directory before namespacing: `AGENT_BROWSER_SOCKET_DIR` (non-empty), else
 /// `$XDG_RUNTIME_DIR/agent-browser` (non-empty), else `~/.agent-browser`, else `<tmp>/agent-browser`.
 pub fn base_socket_dir(host: &dyn Host) -> PathBuf {
-    if let Some(dir) = host
-        .var("AGENT_BROWSER_SOCKET_DIR")
-        .filter(|d| !d.is_empty())
-    {
+    if let Some(dir) = host.var(env::SOCKET_DIR).filter(|d| !d.is_empty()) {
         return PathBuf::from(dir);
     }
     if let Some(dir) = host.var("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {

@@ -1,9 +1,11 @@
 //! The daemon's configuration: spawn-time environment (the defaults for implicit launches for
 //! the daemon's whole life) and explicit `launch` requests, both turned into a [`LaunchSpec`].
 
+use abx_wire::env;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use abx_wire::LaunchRequest;
 use serde_json::Value;
 
 /// Upstream's default idle timeout (1 h); `0` disables.
@@ -174,57 +176,57 @@ fn parse_headers(raw: Option<String>) -> Vec<(String, String)> {
 impl DaemonConfig {
     /// Reads the configuration through `var` (the process environment in production).
     pub fn from_env(var: &dyn Fn(&str) -> Option<String>) -> DaemonConfig {
-        let session = non_empty(var("AGENT_BROWSER_SESSION")).unwrap_or_else(|| "default".into());
-        let socket_dir = non_empty(var("ABX_DAEMON_SOCKET_DIR"))
-            .or_else(|| non_empty(var("AGENT_BROWSER_SOCKET_DIR")))
+        let session = non_empty(var(env::SESSION)).unwrap_or_else(|| "default".into());
+        let socket_dir = non_empty(var(env::ABX_DAEMON_SOCKET_DIR))
+            .or_else(|| non_empty(var(env::SOCKET_DIR)))
             .map(PathBuf::from)
             .unwrap_or_else(|| default_socket_dir(var));
-        let idle_raw = non_empty(var("AGENT_BROWSER_IDLE_TIMEOUT_MS"));
+        let idle_raw = non_empty(var(env::IDLE_TIMEOUT_MS));
         let (idle_timeout, idle_timeout_is_default) =
             match idle_raw.as_deref().map(str::parse::<u64>) {
                 Some(Ok(0)) => (None, false),
                 Some(Ok(ms)) => (Some(Duration::from_millis(ms)), false),
                 _ => (Some(DEFAULT_IDLE_TIMEOUT), true),
             };
-        let command_timeout = non_empty(var("AGENT_BROWSER_DEFAULT_TIMEOUT"))
+        let command_timeout = non_empty(var(env::DEFAULT_TIMEOUT))
             .and_then(|v| v.trim().parse::<u64>().ok())
             .filter(|ms| *ms > 0)
             .map(Duration::from_millis)
             .unwrap_or(DEFAULT_COMMAND_TIMEOUT);
-        let source = if let Some(cdp) = non_empty(var("AGENT_BROWSER_CDP")) {
+        let source = if let Some(cdp) = non_empty(var(env::CDP)) {
             BrowserSource::Cdp(cdp)
-        } else if var("AGENT_BROWSER_AUTO_CONNECT").is_some() {
+        } else if var(env::AUTO_CONNECT).is_some() {
             BrowserSource::AutoConnect
         } else {
             BrowserSource::Local
         };
-        let proxy = ProxyParts::parse(non_empty(var("AGENT_BROWSER_PROXY")).as_deref());
+        let proxy = ProxyParts::parse(non_empty(var(env::PROXY)).as_deref());
         let launch = LaunchSpec {
             source,
-            headless: !strict_true(var("AGENT_BROWSER_HEADED")),
-            executable: non_empty(var("AGENT_BROWSER_EXECUTABLE_PATH")),
-            args: non_empty(var("AGENT_BROWSER_ARGS"))
+            headless: !strict_true(var(env::HEADED)),
+            executable: non_empty(var(env::EXECUTABLE_PATH)),
+            args: non_empty(var(env::ARGS))
                 .map(|raw| abx_chrome::split_user_args(&raw))
                 .unwrap_or_default(),
-            profile: non_empty(var("AGENT_BROWSER_PROFILE")),
+            profile: non_empty(var(env::PROFILE)),
             proxy: proxy.server,
             proxy_username: proxy.username,
             proxy_password: proxy.password.map(Secret),
-            proxy_bypass: non_empty(var("AGENT_BROWSER_PROXY_BYPASS")),
-            user_agent: non_empty(var("AGENT_BROWSER_USER_AGENT")),
-            allowed_domains: non_empty(var("AGENT_BROWSER_ALLOWED_DOMAINS"))
+            proxy_bypass: non_empty(var(env::PROXY_BYPASS)),
+            user_agent: non_empty(var(env::USER_AGENT)),
+            allowed_domains: non_empty(var(env::ALLOWED_DOMAINS))
                 .map(|raw| split_domains(&raw))
                 .unwrap_or_default(),
-            no_xvfb: truthy(var("AGENT_BROWSER_NO_XVFB")),
-            ignore_https_errors: strict_true(var("AGENT_BROWSER_IGNORE_HTTPS_ERRORS")),
-            allow_file_access: strict_true(var("AGENT_BROWSER_ALLOW_FILE_ACCESS")),
+            no_xvfb: truthy(var(env::NO_XVFB)),
+            ignore_https_errors: strict_true(var(env::IGNORE_HTTPS_ERRORS)),
+            allow_file_access: strict_true(var(env::ALLOW_FILE_ACCESS)),
             hide_scrollbars: !matches!(
-                var("AGENT_BROWSER_HIDE_SCROLLBARS").as_deref(),
+                var(env::HIDE_SCROLLBARS).as_deref(),
                 Some("0") | Some("false")
             ),
-            pin_tab: truthy(var("AGENT_BROWSER_PIN_TAB")),
-            cdp_headers: parse_headers(var("AGENT_BROWSER_CDP_HEADERS")),
-            engine: non_empty(var("AGENT_BROWSER_ENGINE")).unwrap_or_else(|| "chrome".into()),
+            pin_tab: truthy(var(env::PIN_TAB)),
+            cdp_headers: parse_headers(var(env::CDP_HEADERS)),
+            engine: non_empty(var(env::ENGINE)).unwrap_or_else(|| "chrome".into()),
         };
         DaemonConfig {
             session,
@@ -232,13 +234,12 @@ impl DaemonConfig {
             idle_timeout,
             idle_timeout_is_default,
             command_timeout,
-            debug: var("AGENT_BROWSER_DEBUG").is_some(),
-            auto_dialog: !truthy(var("AGENT_BROWSER_NO_AUTO_DIALOG")),
-            stream_port: non_empty(var("AGENT_BROWSER_STREAM_PORT"))
-                .and_then(|p| p.trim().parse().ok()),
-            stream_token: non_empty(var("AGENT_BROWSER_STREAM_TOKEN")),
+            debug: var(env::DEBUG).is_some(),
+            auto_dialog: !truthy(var(env::NO_AUTO_DIALOG)),
+            stream_port: non_empty(var(env::STREAM_PORT)).and_then(|p| p.trim().parse().ok()),
+            stream_token: non_empty(var(env::STREAM_TOKEN)),
             launch,
-            fault_injection: var("ABX_FAULT_INJECTION").as_deref() == Some("1"),
+            fault_injection: var(env::ABX_FAULT_INJECTION).as_deref() == Some("1"),
         }
     }
 }
@@ -262,103 +263,90 @@ pub fn split_domains(raw: &str) -> Vec<String> {
         .collect()
 }
 
-fn str_field(request: &Value, key: &str) -> Option<String> {
-    request
-        .get(key)
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .filter(|s| !s.is_empty())
-}
-
-fn bool_field(request: &Value, key: &str) -> Option<bool> {
-    request.get(key).and_then(Value::as_bool)
+fn non_empty_field(value: &Option<String>) -> Option<String> {
+    value.clone().filter(|s| !s.is_empty())
 }
 
 impl LaunchSpec {
     /// Applies an explicit `launch` request over the daemon's spawn-time defaults.
-    pub fn from_request(request: &Value, defaults: &LaunchSpec) -> LaunchSpec {
+    pub fn from_request(request: &LaunchRequest, defaults: &LaunchSpec) -> LaunchSpec {
         let mut spec = defaults.clone();
-        if let Some(port) = request.get("cdpPort").and_then(Value::as_u64) {
+        if let Some(port) = request.cdp_port {
             spec.source = BrowserSource::Cdp(port.to_string());
-        } else if let Some(url) = str_field(request, "cdpUrl") {
+        } else if let Some(url) = non_empty_field(&request.cdp_url) {
             spec.source = BrowserSource::Cdp(url);
-        } else if bool_field(request, "autoConnect") == Some(true) {
+        } else if request.auto_connect == Some(true) {
             spec.source = BrowserSource::AutoConnect;
-        } else if request.get("noXvfb").is_some()
-            || request.get("headless").is_some()
-            || request.get("args").is_some()
-            || request.get("profile").is_some()
-            || request.get("executablePath").is_some()
+        } else if request.no_xvfb.is_some()
+            || request.headless.is_some()
+            || request.args.is_some()
+            || request.profile.is_some()
+            || request.executable_path.is_some()
         {
             // A local launch request: settings come from the request, falling back to env.
             spec.source = BrowserSource::Local;
         }
-        if let Some(headless) = bool_field(request, "headless") {
+        if let Some(headless) = request.headless {
             spec.headless = headless;
         }
-        if let Some(exe) = str_field(request, "executablePath") {
+        if let Some(exe) = non_empty_field(&request.executable_path) {
             spec.executable = Some(exe);
         }
-        if let Some(args) = request.get("args").and_then(Value::as_array) {
-            spec.args = args
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect();
+        if let Some(args) = &request.args {
+            spec.args = args.clone();
         }
-        if let Some(profile) = str_field(request, "profile") {
+        if let Some(profile) = non_empty_field(&request.profile) {
             spec.profile = Some(profile);
         }
-        if let Some(proxy) = request.get("proxy") {
-            if let Some(server) = proxy.get("server").and_then(Value::as_str) {
+        if let Some(proxy) = &request.proxy {
+            if let Some(server) = &proxy.server {
                 let parts = ProxyParts::parse(Some(server));
                 spec.proxy = parts.server;
                 spec.proxy_username = parts.username;
                 spec.proxy_password = parts.password.map(Secret);
             }
-            if let Some(user) = proxy.get("username").and_then(Value::as_str) {
-                spec.proxy_username = Some(user.to_string());
+            if let Some(user) = &proxy.username {
+                spec.proxy_username = Some(user.clone());
             }
-            if let Some(password) = proxy.get("password").and_then(Value::as_str) {
-                spec.proxy_password = Some(Secret(password.to_string()));
+            if let Some(password) = &proxy.password {
+                spec.proxy_password = Some(Secret(password.clone()));
             }
-            if let Some(bypass) = proxy.get("bypass").and_then(Value::as_str) {
-                spec.proxy_bypass = Some(bypass.to_string());
+            if let Some(bypass) = &proxy.bypass {
+                spec.proxy_bypass = Some(bypass.clone());
             }
         }
-        if let Some(ua) = str_field(request, "userAgent") {
+        if let Some(ua) = non_empty_field(&request.user_agent) {
             spec.user_agent = Some(ua);
         }
-        if let Some(domains) = request.get("allowedDomains").and_then(Value::as_array) {
+        if let Some(domains) = &request.allowed_domains {
             spec.allowed_domains = domains
                 .iter()
-                .filter_map(Value::as_str)
                 .map(|d| d.trim().to_ascii_lowercase())
                 .collect();
         }
-        if let Some(no_xvfb) = bool_field(request, "noXvfb") {
+        if let Some(no_xvfb) = request.no_xvfb {
             spec.no_xvfb = no_xvfb;
         }
-        if let Some(v) = bool_field(request, "ignoreHTTPSErrors") {
+        if let Some(v) = request.ignore_https_errors {
             spec.ignore_https_errors = v;
         }
-        if let Some(v) = bool_field(request, "allowFileAccess") {
+        if let Some(v) = request.allow_file_access {
             spec.allow_file_access = v;
         }
-        if let Some(v) = bool_field(request, "hideScrollbars") {
+        if let Some(v) = request.hide_scrollbars {
             spec.hide_scrollbars = v;
         }
-        if bool_field(request, "pinTab") == Some(true) {
+        if request.pin_tab == Some(true) {
             spec.pin_tab = true;
         }
-        if let Some(headers) = request.get("cdpHeaders") {
+        if let Some(headers) = &request.cdp_headers {
             let raw = headers
                 .as_str()
                 .map(str::to_string)
                 .unwrap_or_else(|| headers.to_string());
             spec.cdp_headers = parse_headers(Some(raw));
         }
-        if let Some(engine) = str_field(request, "engine") {
+        if let Some(engine) = non_empty_field(&request.engine) {
             spec.engine = engine;
         }
         spec
@@ -566,20 +554,20 @@ mod tests {
 
     #[test]
     fn idle_timeout_zero_means_never_and_unset_is_one_hour() {
-        let never = DaemonConfig::from_env(&env(&[("AGENT_BROWSER_IDLE_TIMEOUT_MS", "0")]));
+        let never = DaemonConfig::from_env(&env(&[(env::IDLE_TIMEOUT_MS, "0")]));
         assert_eq!(never.idle_timeout, None);
         let default = DaemonConfig::from_env(&env(&[]));
         assert_eq!(default.idle_timeout, Some(DEFAULT_IDLE_TIMEOUT));
         assert!(default.idle_timeout_is_default);
-        let custom = DaemonConfig::from_env(&env(&[("AGENT_BROWSER_IDLE_TIMEOUT_MS", "3000")]));
+        let custom = DaemonConfig::from_env(&env(&[(env::IDLE_TIMEOUT_MS, "3000")]));
         assert_eq!(custom.idle_timeout, Some(Duration::from_secs(3)));
     }
 
     #[test]
     fn cdp_env_selects_attach_and_pin_tab_is_read() {
         let c = DaemonConfig::from_env(&env(&[
-            ("AGENT_BROWSER_CDP", "ws://127.0.0.1:9/devtools/browser/x"),
-            ("AGENT_BROWSER_PIN_TAB", "1"),
+            (env::CDP, "ws://127.0.0.1:9/devtools/browser/x"),
+            (env::PIN_TAB, "1"),
         ]));
         assert_eq!(
             c.launch.source,
@@ -606,21 +594,29 @@ mod tests {
             profile: Some("/p".into()),
             ..LaunchSpec::default()
         };
-        let req = serde_json::json!({"action": "launch", "headless": false, "noXvfb": false, "args": ["--a"]});
+        let req = LaunchRequest {
+            headless: Some(false),
+            no_xvfb: Some(false),
+            args: Some(vec!["--a".into()]),
+            ..LaunchRequest::default()
+        };
         let spec = LaunchSpec::from_request(&req, &defaults);
         assert!(!spec.headless);
         assert_eq!(spec.args, vec!["--a"]);
         assert_eq!(spec.profile.as_deref(), Some("/p"), "env default kept");
-        let attach = LaunchSpec::from_request(&serde_json::json!({"cdpPort": 9222}), &defaults);
+        let attach = LaunchSpec::from_request(
+            &LaunchRequest {
+                cdp_port: Some(9222),
+                ..LaunchRequest::default()
+            },
+            &defaults,
+        );
         assert_eq!(attach.source, BrowserSource::Cdp("9222".into()));
     }
 
     #[test]
     fn proxy_credentials_are_split_and_pac_urls_kept_whole() {
-        let c = DaemonConfig::from_env(&env(&[(
-            "AGENT_BROWSER_PROXY",
-            "http://ada:p%40ss@127.0.0.1:3128",
-        )]));
+        let c = DaemonConfig::from_env(&env(&[(env::PROXY, "http://ada:p%40ss@127.0.0.1:3128")]));
         assert_eq!(c.launch.proxy.as_deref(), Some("http://127.0.0.1:3128"));
         assert_eq!(c.launch.proxy_username.as_deref(), Some("ada"));
         assert_eq!(
@@ -638,7 +634,7 @@ mod tests {
             Some("http://127.0.0.1:3128")
         );
         let pac = "data:application/x-ns-proxy-autoconfig,function FindProxyForURL(u,h){return 'DIRECT';}";
-        let c = DaemonConfig::from_env(&env(&[("AGENT_BROWSER_PROXY", pac)]));
+        let c = DaemonConfig::from_env(&env(&[(env::PROXY, pac)]));
         let options = c.launch.launch_options(None);
         assert!(options.proxy.is_none());
         assert_eq!(options.proxy_pac_url.as_deref(), Some(pac));
@@ -648,8 +644,8 @@ mod tests {
     #[test]
     fn the_allowlist_becomes_the_engine_policy_for_attach_too() {
         let c = DaemonConfig::from_env(&env(&[
-            ("AGENT_BROWSER_CDP", "9222"),
-            ("AGENT_BROWSER_ALLOWED_DOMAINS", "A.localhost, *.b.test"),
+            (env::CDP, "9222"),
+            (env::ALLOWED_DOMAINS, "A.localhost, *.b.test"),
         ]));
         let policy = c.launch.policy();
         let filter = policy.allowed_domains.expect("allowlist");

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{BrowserSource, DaemonConfig, LaunchSpec};
+use crate::dispatch::{Ctx, Route, Routes};
 use crate::errors::Failure;
 use crate::protocol::{EffectiveLaunch, Lifecycle, Request, Timings};
 use crate::sidecar::Sidecars;
@@ -24,27 +25,7 @@ pub struct Live {
     pub hash: u64,
 }
 
-/// How a command is scheduled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lane {
-    /// `close`: cancels everything else.
-    Close,
-    /// Served at once, even while a page command hangs.
-    Fast,
-    /// FIFO behind other page commands.
-    Queued,
-}
-
-/// Which lane an action takes.
-pub fn lane_of(action: &str) -> Lane {
-    match action {
-        "close" | "__agent_browser_internal_shutdown" => Lane::Close,
-        "tab_list" | "cdp_url" | "session_info" | "__abx_fault" | "stream_status"
-        | "stream_enable" | "stream_disable" | "dialog" | "url" | "title" | "console"
-        | "errors" => Lane::Fast,
-        _ => Lane::Queued,
-    }
-}
+pub use crate::dispatch::Lane;
 
 /// What a command's execution produced, before it is put on the wire.
 pub struct Outcome {
@@ -54,6 +35,16 @@ pub struct Outcome {
     pub launch: LaunchNote,
     /// Time spent launching.
     pub launch_ms: u64,
+}
+
+impl Outcome {
+    fn failed(failure: Failure) -> Outcome {
+        Outcome {
+            result: Err(failure),
+            launch: LaunchNote::default(),
+            launch_ms: 0,
+        }
+    }
 }
 
 /// What happened to the browser during a command.
@@ -82,6 +73,8 @@ pub struct Daemon {
     pub shutdown: CancellationToken,
     /// Hooks for the live view (the stream server), set by the server at start.
     pub stream: Mutex<Option<Arc<dyn StreamHooks>>>,
+    /// The actions this daemon serves.
+    pub routes: Routes,
 }
 
 /// What the daemon tells the stream server.
@@ -92,13 +85,17 @@ pub trait StreamHooks: Send + Sync {
     fn result(&self, request: &Request, success: bool, data: &Value, duration_ms: u64);
     /// The session's browser or active tab changed.
     fn session_changed(&self, session: Option<Arc<Session>>);
-    /// `stream_status`/`enable`/`disable`.
-    fn control(&self, action: &str, request: &Request) -> Result<Value, Failure>;
+    /// `stream status`: `{"enabled","port","connected","screencasting"}`.
+    fn status(&self) -> Value;
+    /// `stream enable [--port N]` (0: any free port): the new status.
+    fn enable(&self, port: u16) -> Result<Value, Failure>;
+    /// `stream disable`.
+    fn disable(&self) -> Result<Value, Failure>;
 }
 
 impl Daemon {
     /// A daemon for `config` (nothing started yet).
-    pub fn new(config: DaemonConfig, files: Sidecars) -> Arc<Daemon> {
+    pub fn new(config: DaemonConfig, files: Sidecars, routes: Routes) -> Arc<Daemon> {
         Arc::new(Daemon {
             config,
             files,
@@ -111,6 +108,7 @@ impl Daemon {
             in_flight: std::sync::atomic::AtomicUsize::new(0),
             shutdown: CancellationToken::new(),
             stream: Mutex::new(None),
+            routes,
         })
     }
 
@@ -136,7 +134,7 @@ impl Daemon {
             .elapsed()
     }
 
-    fn stream_hooks(&self) -> Option<Arc<dyn StreamHooks>> {
+    pub(crate) fn stream_hooks(&self) -> Option<Arc<dyn StreamHooks>> {
         self.stream.lock().ok().and_then(|s| s.clone())
     }
 
@@ -148,10 +146,11 @@ impl Daemon {
         if let Some(hooks) = self.stream_hooks() {
             hooks.command(&request);
         }
-        let lane = lane_of(&request.action);
+        let route = self.routes.get(&request.action).copied();
+        let lane = route.map_or(Lane::Queued, |r| r.lane);
         let (outcome, queue_ms) = match lane {
-            Lane::Close => (self.close(&request).await, 0),
-            Lane::Fast => (self.execute(&request).await, 0),
+            Lane::Close => (self.run_route(route, &request).await, 0),
+            Lane::Fast => (self.execute(route, &request).await, 0),
             Lane::Queued => {
                 let waited = Instant::now();
                 let _turn = tokio::select! {
@@ -161,7 +160,7 @@ impl Daemon {
                     }
                 };
                 let queue_ms = waited.elapsed().as_millis() as u64;
-                (self.execute(&request).await, queue_ms)
+                (self.execute(route, &request).await, queue_ms)
             }
         };
         self.touch();
@@ -171,7 +170,8 @@ impl Daemon {
             launch_ms: outcome.launch_ms,
             execute_ms,
         };
-        let response = self.respond(&request, outcome, timings);
+        let reports_dialog = route.is_some_and(|r| r.reports_dialog);
+        let response = self.respond(&request, outcome, timings, reports_dialog);
         if let Some(hooks) = self.stream_hooks() {
             let success = response
                 .get("success")
@@ -188,12 +188,18 @@ impl Daemon {
         response
     }
 
-    fn respond(&self, request: &Request, outcome: Outcome, timings: Timings) -> Value {
+    fn respond(
+        &self,
+        request: &Request,
+        outcome: Outcome,
+        timings: Timings,
+        reports_dialog: bool,
+    ) -> Value {
         let live = self.live();
-        // `dialog` responses describe the dialog themselves; upstream adds no warning there.
+        // Replies that describe the dialog themselves get no warning about it (upstream).
         let warning = live
             .as_ref()
-            .filter(|_| request.action != "dialog")
+            .filter(|_| !reports_dialog)
             .and_then(|l| dialog_warning(&l.session))
             .or_else(|| {
                 // A launch that switched a profile's binary says so, once.
@@ -239,8 +245,35 @@ impl Daemon {
         }
     }
 
+    /// Runs a command's handler (or answers that nothing handles it).
+    async fn run_route(self: &Arc<Self>, route: Option<Route>, request: &Request) -> Outcome {
+        let Some(route) = route else {
+            return Outcome {
+                result: Err(crate::dispatch::not_implemented(&request.action)),
+                launch: LaunchNote::default(),
+                launch_ms: 0,
+            };
+        };
+        let ctx = Ctx::new(self, request);
+        let result = (route.handler)(&ctx)
+            .await
+            .map_err(|failure| failure.for_action(&request.action));
+        let (launch, launch_ms, used_session) = ctx.finish();
+        if route.moves_tab && used_session {
+            self.write_target_binding();
+            if let Some(live) = self.live() {
+                self.notify_session(Some(live.session));
+            }
+        }
+        Outcome {
+            result,
+            launch,
+            launch_ms,
+        }
+    }
+
     /// Runs a command with its deadline and cancellation by `close`.
-    async fn execute(self: &Arc<Self>, request: &Request) -> Outcome {
+    async fn execute(self: &Arc<Self>, route: Option<Route>, request: &Request) -> Outcome {
         let token = CancellationToken::new();
         let command_id = self
             .next_command
@@ -252,42 +285,34 @@ impl Daemon {
         // Waits carry their own timeout; everything else gets the default, plus slack so the
         // engine's own deadline (with its precise message) fires first.
         let budget = request
-            .u64("timeout")
+            .u64(abx_wire::extras::TIMEOUT)
             .map(Duration::from_millis)
             .unwrap_or(self.config.command_timeout)
             + Duration::from_secs(5);
-        let mut note = LaunchNote::default();
-        let mut launch_ms = 0;
-        let work = crate::actions::dispatch(self, request, &mut note, &mut launch_ms);
+        let work = self.run_route(route, request);
         // A command that finished as the session began closing keeps its result.
-        let result = tokio::select! {
+        let outcome = tokio::select! {
             biased;
-            result = tokio::time::timeout(budget, work) => match result {
-                Ok(result) => result,
-                Err(_) => Err(Failure {
-                    message: format!(
+            outcome = tokio::time::timeout(budget, work) => match outcome {
+                Ok(outcome) => outcome,
+                Err(_) => Outcome::failed(Failure::coded(
+                    format!(
                         "Operation timed out after {}ms ({}). The page may still be loading or the element may not exist.",
                         budget.as_millis(), request.action
                     ),
-                    code: Some("timeout"),
-                    data: None,
-                }),
+                    "timeout",
+                )),
             },
-            _ = token.cancelled() => Err(Failure {
-                message: format!("cancelled: `{}` was cancelled because the session is closing", request.action),
-                code: Some("cancelled"),
-                data: None,
-            }),
+            _ = token.cancelled() => Outcome::failed(Failure::coded(
+                format!("cancelled: `{}` was cancelled because the session is closing", request.action),
+                "cancelled",
+            )),
         };
         self.running
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .retain(|(id, _)| *id != command_id);
-        Outcome {
-            result,
-            launch: note,
-            launch_ms,
-        }
+        outcome
     }
 
     /// The session's browser, launching or attaching with the spawn-time settings if needed.
@@ -344,14 +369,13 @@ impl Daemon {
             && live.spec.is_attach()
             && (!explicit || (live.hash == hash && !live.session.browser().is_alive()))
         {
-            return Err(Failure {
-                message: format!(
+            return Err(Failure::coded(
+                format!(
                     "browser_lost: the attached browser at {} is gone; close this session (`agent-browser close`) and start again, or connect to another browser with `agent-browser connect <port|url>`",
                     live.session.browser().cdp_url()
                 ),
-                code: Some("browser_lost"),
-                data: None,
-            });
+                "browser_lost",
+            ));
         }
         let started = Instant::now();
         if let Some(old) = previous {
@@ -398,6 +422,7 @@ impl Daemon {
             policy: Arc::new(spec.policy()),
             claims: Some(abx_engine::ClaimDir::for_current_user()),
             name: self.config.session.clone(),
+            settle_navigation: true,
         };
         let browser = Arc::new(browser);
         let session = match Box::pin(Session::start(browser.clone(), options)).await {
@@ -454,6 +479,7 @@ impl Daemon {
             policy: Arc::new(live.spec.policy()),
             claims: Some(abx_engine::ClaimDir::for_current_user()),
             name: self.config.session.clone(),
+            settle_navigation: true,
         };
         let browser = Arc::new(browser);
         // The new session re-takes the pinned tab's claim: the old one lets go first.
@@ -491,8 +517,9 @@ impl Daemon {
     }
 
     /// `close`: cancels running commands, closes (owned) or detaches (attached), removes the
-    /// socket files, and asks the server to exit once the reply is written.
-    pub async fn close(self: &Arc<Self>, _request: &Request) -> Outcome {
+    /// socket files, and asks the server to exit once the reply is written. Returns the reply's
+    /// data (its `__cleanup` becomes `lifecycle.cleanup`).
+    pub async fn close(&self) -> Value {
         for (_, token) in self
             .running
             .lock()
@@ -505,13 +532,7 @@ impl Daemon {
         self.files.remove_ephemeral();
         self.shutdown.cancel();
         let cleanup = serde_json::to_value(&receipt).unwrap_or(Value::Null);
-        Outcome {
-            result: Ok(
-                json!({"closed": true, "restoreStatus": "not_configured", "saveStatus": "not_attempted", "__cleanup": cleanup}),
-            ),
-            launch: LaunchNote::default(),
-            launch_ms: 0,
-        }
+        json!({"closed": true, "restoreStatus": "not_configured", "saveStatus": "not_attempted", "__cleanup": cleanup})
     }
 
     /// Closes the browser (if any) and forgets it.
@@ -600,13 +621,5 @@ mod tests {
         );
         assert_eq!(sanitize_url("about:blank"), "about:blank");
         assert_eq!(sanitize_url("http://127.0.0.1:8/"), "http://127.0.0.1:8/");
-    }
-
-    #[test]
-    fn control_commands_take_the_fast_lane() {
-        assert_eq!(lane_of("close"), Lane::Close);
-        assert_eq!(lane_of("tab_list"), Lane::Fast);
-        assert_eq!(lane_of("cdp_url"), Lane::Fast);
-        assert_eq!(lane_of("click"), Lane::Queued);
     }
 }

@@ -2,21 +2,24 @@
 //!
 //! [`run`] takes the session's ownership lock (`<s>.lock`, an exclusive `flock` the kernel drops
 //! when the daemon dies), binds `<socket-dir>/<session>.sock`, writes upstream's sidecar files,
-//! and serves the NDJSON protocol ([`protocol`]). Each request is scheduled on a lane
-//! ([`daemon::Lane`]): `close` cancels whatever runs and ends the daemon; control commands
-//! (`tab list`, `get cdp-url`, `get url`, `dialog`…) are served at once; page commands run FIFO,
-//! each under a deadline. Engine errors become upstream's texts and codes in [`errors`].
+//! and serves the NDJSON protocol ([`protocol`]). It knows no command by name: the binary hands
+//! it a table of [`dispatch::Route`]s (one per wire action, from its command registry), and each
+//! request is scheduled on its route's lane ([`dispatch::Lane`]): `close` cancels whatever runs
+//! and ends the daemon; control commands (`tab list`, `get url`, `dialog`…) are served at once;
+//! page commands run FIFO, each under a deadline. Handlers get a [`dispatch::Ctx`]. Engine
+//! errors become upstream's texts and codes in [`errors`].
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), abx_daemon::DaemonError> {
+//! # async fn demo(routes: Vec<abx_daemon::dispatch::Route>) -> Result<(), abx_daemon::DaemonError> {
 //! let config = abx_daemon::DaemonConfig::from_env(&|name| std::env::var(name).ok());
-//! abx_daemon::run(config).await
+//! abx_daemon::run(config, abx_daemon::dispatch::Routes::new(routes)).await
 //! # }
 //! ```
 
-mod actions;
+use abx_wire::env;
 pub mod config;
 pub mod daemon;
+pub mod dispatch;
 pub mod errors;
 pub mod protocol;
 mod server;
@@ -44,7 +47,7 @@ pub fn init_logging(config: &DaemonConfig) {
         use std::os::unix::fs::PermissionsExt;
         let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
     }
-    let filter = tracing_subscriber::EnvFilter::try_from_env("ABX_LOG")
+    let filter = tracing_subscriber::EnvFilter::try_from_env(env::ABX_LOG)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("debug"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)

@@ -5,19 +5,11 @@
 //! `{"id","success":false,"error":"...","code"?,"data"?}`, optionally with `"warning"`.
 //! Keys are serialized in alphabetical order like upstream (serde_json's default map).
 
+use abx_wire::{Response, extras};
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
-/// A parsed request line.
-#[derive(Clone, Debug)]
-pub struct Request {
-    /// The request id (echoed back).
-    pub id: Value,
-    /// The action name.
-    pub action: String,
-    /// The whole object (parameters included).
-    pub params: Map<String, Value>,
-}
+pub use abx_wire::Request;
 
 /// Why a line is not a request.
 #[derive(Debug, PartialEq)]
@@ -65,21 +57,19 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
             "Invalid JSON: expected an object with an \"action\" field".into(),
         ));
     };
-    let id = params.get("id").cloned().unwrap_or(Value::Null);
-    let action = match params.get("action") {
-        Some(Value::String(action)) if !action.is_empty() => action.clone(),
-        Some(_) => {
-            return Err(LineError::Invalid(
-                "Invalid request: \"action\" must be a non-empty string".into(),
-            ));
-        }
-        None => {
-            return Err(LineError::Invalid(
-                "Invalid request: missing \"action\"".into(),
-            ));
-        }
-    };
-    Ok(Request { id, action, params })
+    parse_object(params)
+}
+
+/// A request from a line's object (a line, or the live view's `/api/command` body).
+pub fn parse_object(params: serde_json::Map<String, Value>) -> Result<Request, LineError> {
+    if !params.contains_key(extras::ACTION) {
+        return Err(LineError::Invalid(
+            "Invalid request: missing \"action\"".into(),
+        ));
+    }
+    Request::from_object(params).ok_or_else(|| {
+        LineError::Invalid("Invalid request: \"action\" must be a non-empty string".into())
+    })
 }
 
 /// Bracket depth outside strings; cheap guard against stack-heavy inputs.
@@ -106,58 +96,6 @@ fn nesting_depth(text: &str) -> usize {
         }
     }
     max
-}
-
-impl Request {
-    /// A string parameter.
-    pub fn str(&self, key: &str) -> Option<&str> {
-        self.params.get(key).and_then(Value::as_str)
-    }
-
-    /// A required string parameter.
-    pub fn required_str(&self, key: &str) -> Result<&str, String> {
-        self.str(key)
-            .ok_or_else(|| format!("Missing required parameter: {key}"))
-    }
-
-    /// A boolean parameter (default false).
-    pub fn flag(&self, key: &str) -> bool {
-        self.params
-            .get(key)
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
-    }
-
-    /// An unsigned number parameter.
-    pub fn u64(&self, key: &str) -> Option<u64> {
-        self.params.get(key).and_then(|v| {
-            v.as_u64()
-                .or_else(|| v.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
-        })
-    }
-
-    /// A float parameter.
-    pub fn f64(&self, key: &str) -> Option<f64> {
-        self.params.get(key).and_then(Value::as_f64)
-    }
-
-    /// The request with plugin/restore fields stripped (what the stream shows as `params`).
-    pub fn public_params(&self) -> Value {
-        let mut params = self.params.clone();
-        for key in [
-            "plugins",
-            "restoreKey",
-            "restoreSave",
-            "restoreCheckUrl",
-            "restoreCheckText",
-            "restoreCheckFn",
-            "id",
-            "action",
-        ] {
-            params.remove(key);
-        }
-        Value::Object(params)
-    }
 }
 
 /// Timings of the phases of a command, reported in `lifecycle.timings` (beyond upstream).
@@ -221,11 +159,13 @@ pub fn success(id: &Value, mut data: Value, lifecycle: &Lifecycle, warning: Opti
             serde_json::to_value(lifecycle).unwrap_or(Value::Null),
         );
     }
-    let mut out = json!({"id": id, "success": true, "data": data});
-    if let Some(warning) = warning {
-        out["warning"] = json!(warning);
+    Response {
+        success: true,
+        data: Some(data),
+        warning: warning.map(str::to_string),
+        ..Response::default()
     }
-    out
+    .line(Some(id))
 }
 
 /// A failure line.
@@ -236,27 +176,30 @@ pub fn failure(
     data: Option<Value>,
     warning: Option<&str>,
 ) -> Value {
-    let mut out = json!({"id": id, "success": false, "error": error});
-    if let Some(code) = code {
-        out["code"] = json!(code);
+    Response {
+        success: false,
+        error: Some(error.to_string()),
+        code: code.map(str::to_string),
+        data,
+        warning: warning.map(str::to_string),
     }
-    if let Some(data) = data {
-        out["data"] = data;
-    }
-    if let Some(warning) = warning {
-        out["warning"] = json!(warning);
-    }
-    out
+    .line(Some(id))
 }
 
 /// The reply to a line that is not valid JSON (no `id`, like upstream).
 pub fn invalid(message: &str) -> Value {
-    json!({"success": false, "error": message})
+    Response {
+        success: false,
+        error: Some(message.to_string()),
+        ..Response::default()
+    }
+    .line(None)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn requests_parse_and_garbage_is_explained() {

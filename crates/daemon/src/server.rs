@@ -9,6 +9,7 @@ use tokio::net::{UnixListener, UnixStream};
 
 use crate::config::DaemonConfig;
 use crate::daemon::Daemon;
+use crate::dispatch::{Lane, Routes};
 use crate::protocol::{LineError, invalid, parse_line};
 use crate::sidecar::Sidecars;
 
@@ -29,8 +30,9 @@ pub enum DaemonError {
     Io(#[from] std::io::Error),
 }
 
-/// Runs the daemon until `close`, a signal, or the idle timeout.
-pub async fn run(config: DaemonConfig) -> Result<(), DaemonError> {
+/// Runs the daemon until `close`, a signal, or the idle timeout, serving the actions of
+/// `routes`.
+pub async fn run(config: DaemonConfig, routes: Routes) -> Result<(), DaemonError> {
     tracing::debug!("daemon starting");
     let files = Sidecars::new(&config.socket_dir, &config.session);
     files.ensure_dir()?;
@@ -47,7 +49,7 @@ pub async fn run(config: DaemonConfig) -> Result<(), DaemonError> {
     let listener = UnixListener::bind(&socket)?;
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))?;
 
-    let daemon = Daemon::new(config, files.clone());
+    let daemon = Daemon::new(config, files.clone(), routes);
     tracing::debug!("daemon listening");
     crate::stream::install(&daemon).await;
     tokio::spawn(idle_watch(daemon.clone()));
@@ -121,7 +123,7 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
             }
         };
         tracing::debug!(action = %request.action, "request");
-        let closing = crate::daemon::lane_of(&request.action) == crate::daemon::Lane::Close;
+        let closing = daemon.routes.lane(&request.action) == Lane::Close;
         // The command runs in its own task: a client that disconnects mid-command does not
         // cancel it half way (the daemon finishes it and keeps serving).
         let worker = tokio::spawn({

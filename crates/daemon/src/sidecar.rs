@@ -108,6 +108,53 @@ pub fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
+/// Sessions of `dir` with a live-view stream server: `[{"session","port","engine",
+/// "provider"?,"extensions"?}]` from `<s>.stream` files whose daemon is alive (it holds the
+/// session's ownership lock: a pid can be reused, a lock cannot outlive its process).
+pub fn stream_sessions(dir: &Path) -> Vec<serde_json::Value> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .strip_suffix(".stream")
+                .map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    let read = |name: &str, suffix: &str| {
+        std::fs::read_to_string(dir.join(format!("{name}.{suffix}")))
+            .ok()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+    };
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let port: u16 = read(&name, "stream")?.parse().ok()?;
+            let _pid: i32 = read(&name, "pid")?.parse().ok()?;
+            if !Sidecars::new(dir, &name).is_owned_by_live_daemon() {
+                return None;
+            }
+            let mut entry = serde_json::json!({
+                "session": name,
+                "port": port,
+                "engine": read(&name, "engine").unwrap_or_else(|| "chrome".into()),
+            });
+            if let Some(provider) = read(&name, "provider") {
+                entry["provider"] = serde_json::json!(provider);
+            }
+            if let Some(extensions) = read(&name, "extensions") {
+                entry["extensions"] = serde_json::json!(extensions.split(',').collect::<Vec<_>>());
+            }
+            Some(entry)
+        })
+        .collect()
+}
+
 /// Whether `pid` is alive (EPERM counts as alive, like upstream).
 pub fn pid_alive(pid: i32) -> bool {
     if pid <= 0 {
@@ -160,6 +207,34 @@ pub fn scan_sessions(dir: &Path) -> Vec<(String, Option<i32>, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stream_sessions_are_the_live_ones_with_a_stream_file() {
+        let dir = tempfile::tempdir().expect("dir");
+        let write =
+            |name: &str, text: &str| std::fs::write(dir.path().join(name), text).expect("write");
+        write("a.stream", "4001");
+        write("a.pid", "11");
+        write("a.engine", "chrome");
+        write("b.stream", "4002");
+        write("b.pid", "22");
+        write("c.stream", "not a port");
+        write("c.pid", "11");
+        write("d.stream", "4004");
+        // `a` and `c` have a live owner; `b` and `d` do not (and `d` has no pid).
+        let _a = Sidecars::new(dir.path(), "a")
+            .lock()
+            .expect("lock")
+            .expect("free");
+        let _c = Sidecars::new(dir.path(), "c")
+            .lock()
+            .expect("lock")
+            .expect("free");
+        assert_eq!(
+            stream_sessions(dir.path()),
+            vec![serde_json::json!({"session": "a", "port": 4001, "engine": "chrome"})]
+        );
+    }
 
     #[test]
     fn files_are_private_even_under_a_permissive_umask() {

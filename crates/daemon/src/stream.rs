@@ -12,17 +12,18 @@
 //! `AGENT_BROWSER_STREAM_QUALITY` (0–100, default 80), `AGENT_BROWSER_STREAM_MAX_WIDTH` /
 //! `_MAX_HEIGHT` (positive, at most `i32::MAX`; unset = the viewport).
 
-use std::path::Path;
+use abx_wire::env;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use abx_engine::Session;
-use abx_relay::{LiveEvent, Relay, RelayOptions, ServerHooks, ServerOptions, StreamServer};
+use abx_relay::{
+    CommandReply, LiveEvent, Relay, RelayOptions, ServerHooks, ServerOptions, StreamServer,
+};
 use serde_json::{Value, json};
 
 use crate::daemon::{Daemon, StreamHooks};
 use crate::errors::Failure;
 use crate::protocol::Request;
-use crate::sidecar::Sidecars;
 
 /// Starts the stream server for `daemon` and registers the hooks.
 pub async fn install(daemon: &Arc<Daemon>) {
@@ -52,7 +53,7 @@ pub async fn install(daemon: &Arc<Daemon>) {
 
 /// Screencast settings from the environment.
 pub fn relay_options(var: &dyn Fn(&str) -> Option<String>) -> RelayOptions {
-    let quality = var("AGENT_BROWSER_STREAM_QUALITY")
+    let quality = var(env::STREAM_QUALITY)
         .and_then(|q| q.trim().parse::<i64>().ok())
         .map(|q| q.clamp(0, 100) as u8)
         .unwrap_or(80);
@@ -63,8 +64,8 @@ pub fn relay_options(var: &dyn Fn(&str) -> Option<String>) -> RelayOptions {
     };
     RelayOptions {
         quality,
-        max_width: size("AGENT_BROWSER_STREAM_MAX_WIDTH"),
-        max_height: size("AGENT_BROWSER_STREAM_MAX_HEIGHT"),
+        max_width: size(env::STREAM_MAX_WIDTH),
+        max_height: size(env::STREAM_MAX_HEIGHT),
         ..RelayOptions::default()
     }
 }
@@ -90,8 +91,6 @@ impl Hooks {
             port,
             fallback_to_any_port: fallback,
             token: daemon.config.stream_token.clone(),
-            session: daemon.config.session.clone(),
-            socket_dir: Some(daemon.config.socket_dir.clone()),
             ..ServerOptions::default()
         };
         let viewer_hooks = Arc::new(ViewerHooks {
@@ -107,7 +106,7 @@ impl Hooks {
         Ok(port)
     }
 
-    fn status(&self) -> Value {
+    fn current_status(&self) -> Value {
         let port = self.server().as_ref().map(StreamServer::port);
         let connected = self
             .daemon
@@ -153,43 +152,33 @@ impl StreamHooks for Hooks {
         self.relay.set_session(session);
     }
 
-    fn control(&self, action: &str, request: &Request) -> Result<Value, Failure> {
-        match action {
-            "stream_status" => Ok(self.status()),
-            "stream_enable" => {
-                if self.server().is_some() {
-                    return Err(Failure::message(
-                        "Streaming is already enabled for this session",
-                    ));
-                }
-                let port = match request.params.get("port") {
-                    None | Some(Value::Null) => 0,
-                    Some(_) => request
-                        .u64("port")
-                        .and_then(|p| u16::try_from(p).ok())
-                        .ok_or_else(|| {
-                            Failure::message("Invalid port: expected a number from 0 to 65535")
-                        })?,
-                };
-                // An explicit port is a promise to the caller: no silent fallback.
-                self.start_server(port, false)?;
-                Ok(self.status())
-            }
-            "stream_disable" => {
-                let server = self.server().take();
-                let Some(server) = server else {
-                    return Err(Failure::message(
-                        "Streaming is not enabled for this session",
-                    ));
-                };
-                server.stop();
-                if let Some(daemon) = self.daemon.upgrade() {
-                    let _ = std::fs::remove_file(daemon.files.path("stream"));
-                }
-                Ok(json!({"disabled": true}))
-            }
-            other => Err(Failure::message(format!("Not yet implemented: {other}"))),
+    fn status(&self) -> Value {
+        self.current_status()
+    }
+
+    fn enable(&self, port: u16) -> Result<Value, Failure> {
+        if self.server().is_some() {
+            return Err(Failure::message(
+                "Streaming is already enabled for this session",
+            ));
         }
+        // An explicit port is a promise to the caller: no silent fallback.
+        self.start_server(port, false)?;
+        Ok(self.current_status())
+    }
+
+    fn disable(&self) -> Result<Value, Failure> {
+        let server = self.server().take();
+        let Some(server) = server else {
+            return Err(Failure::message(
+                "Streaming is not enabled for this session",
+            ));
+        };
+        server.stop();
+        if let Some(daemon) = self.daemon.upgrade() {
+            let _ = std::fs::remove_file(daemon.files.path("stream"));
+        }
+        Ok(json!({"disabled": true}))
     }
 }
 
@@ -211,17 +200,37 @@ impl ServerHooks for ViewerHooks {
         }
     }
 
-    fn sessions(&self, socket_dir: &Path) -> Vec<Value> {
-        // Liveness by the ownership lock, like `session list` (a pid can be reused).
-        abx_relay::discover_sessions(socket_dir, |_| true)
-            .into_iter()
-            .filter(|entry| {
-                entry
-                    .get("session")
-                    .and_then(Value::as_str)
-                    .is_some_and(|name| Sidecars::new(socket_dir, name).is_owned_by_live_daemon())
-            })
-            .collect()
+    fn sessions(&self) -> Vec<Value> {
+        match self.daemon.upgrade() {
+            Some(daemon) => crate::sidecar::stream_sessions(daemon.files.dir()),
+            None => Vec::new(),
+        }
+    }
+
+    fn command(&self, command: Value) -> CommandReply<'_> {
+        let daemon = self.daemon.upgrade();
+        Box::pin(async move {
+            let daemon = daemon.ok_or_else(|| "the session is closing".to_string())?;
+            let Value::Object(mut params) = command else {
+                return Err("Invalid JSON: expected an object".to_string());
+            };
+            // The dashboard may leave the id out; every reply carries one.
+            params
+                .entry(abx_wire::extras::ID)
+                .or_insert_with(|| json!(format!("dash-{}", abx_relay::protocol::now_ms())));
+            let request = match crate::protocol::parse_object(params) {
+                Ok(request) => request,
+                Err(crate::protocol::LineError::Invalid(message)) => {
+                    return Ok(crate::protocol::invalid(&message));
+                }
+                Err(_) => return Err("Invalid request".to_string()),
+            };
+            // Like a socket client's command: it runs in its own task, so a viewer that goes
+            // away mid-command does not cancel it half way.
+            tokio::spawn(async move { daemon.handle(request).await })
+                .await
+                .map_err(|e| format!("internal error: {e}"))
+        })
     }
 }
 
@@ -243,19 +252,19 @@ mod tests {
         assert_eq!(default.quality, 80);
         assert_eq!(default.max_width, None);
         let set = relay_options(&env(&[
-            ("AGENT_BROWSER_STREAM_QUALITY", "150"),
-            ("AGENT_BROWSER_STREAM_MAX_WIDTH", "800"),
-            ("AGENT_BROWSER_STREAM_MAX_HEIGHT", "0"),
+            (env::STREAM_QUALITY, "150"),
+            (env::STREAM_MAX_WIDTH, "800"),
+            (env::STREAM_MAX_HEIGHT, "0"),
         ]));
         assert_eq!(set.quality, 100);
         assert_eq!(set.max_width, Some(800));
         assert_eq!(set.max_height, None);
         assert_eq!(
-            relay_options(&env(&[("AGENT_BROWSER_STREAM_QUALITY", "high")])).quality,
+            relay_options(&env(&[(env::STREAM_QUALITY, "high")])).quality,
             80
         );
         assert_eq!(
-            relay_options(&env(&[("AGENT_BROWSER_STREAM_QUALITY", "-5")])).quality,
+            relay_options(&env(&[(env::STREAM_QUALITY, "-5")])).quality,
             0
         );
     }

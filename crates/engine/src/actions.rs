@@ -325,8 +325,21 @@ impl Session {
     }
 
     /// `click <selector> [--new-tab]`: scrolls the element into view, waits until it can be
-    /// clicked, checks nothing covers it, and clicks its centre with real mouse events.
+    /// clicked, checks nothing covers it, and clicks its centre with real mouse events; then
+    /// waits for a navigation the click started (see [`SessionOptions::settle_navigation`]).
+    ///
+    /// [`SessionOptions::settle_navigation`]: crate::SessionOptions::settle_navigation
     pub async fn click(
+        &self,
+        selector: &str,
+        options: &ClickOptions,
+        timeout: Option<Duration>,
+    ) -> Result<Clicked> {
+        self.settling(timeout, self.click_unsettled(selector, options, timeout))
+            .await
+    }
+
+    async fn click_unsettled(
         &self,
         selector: &str,
         options: &ClickOptions,
@@ -350,8 +363,17 @@ impl Session {
         outcome
     }
 
-    /// `dblclick <selector>`.
+    /// `dblclick <selector>` (then waits for a navigation it started, like [`Session::click`]).
     pub async fn dblclick(&self, selector: &str, timeout: Option<Duration>) -> Result<Clicked> {
+        self.settling(timeout, self.dblclick_unsettled(selector, timeout))
+            .await
+    }
+
+    async fn dblclick_unsettled(
+        &self,
+        selector: &str,
+        timeout: Option<Duration>,
+    ) -> Result<Clicked> {
         let (tab, deadline, timeout) = self.begin(timeout).await?;
         let mut handle = self.locate_on(&tab, "dblclick", selector, timeout).await?;
         let outcome = self
@@ -441,10 +463,9 @@ impl Session {
             .guarded("click", handle.call(LINK_HREF_FN, &[], timeout))
             .await?;
         let Some(url) = href.as_str().filter(|u| !u.is_empty()).map(str::to_string) else {
-            return Err(EngineError::Invalid(format!(
-                "--new-tab needs a link: '{}' is not inside an element with an href",
-                handle.selector
-            )));
+            return Err(EngineError::NotALink {
+                selector: handle.selector.clone(),
+            });
         };
         self.tab_new(Some(&url), None).await?;
         Ok(Clicked {
@@ -509,8 +530,24 @@ impl Session {
     }
 
     /// `type <selector> <text> [--clear] [--delay ms]`: focuses the element and types with real
-    /// key events (keydown/keypress/input/keyup per character).
+    /// key events (keydown/keypress/input/keyup per character), then waits for a navigation
+    /// the keys started (like [`Session::click`]).
     pub async fn type_text(
+        &self,
+        selector: &str,
+        text: &str,
+        clear: bool,
+        delay: Option<Duration>,
+        timeout: Option<Duration>,
+    ) -> Result<Typed> {
+        self.settling(
+            timeout,
+            self.type_text_unsettled(selector, text, clear, delay, timeout),
+        )
+        .await
+    }
+
+    async fn type_text_unsettled(
         &self,
         selector: &str,
         text: &str,
@@ -602,8 +639,13 @@ impl Session {
     }
 
     /// `press <key>` / `key <key>`: a key or chord (`Enter`, `Control+a`, `Shift+Tab`) on the
-    /// focused element.
+    /// focused element, then waits for a navigation it started (like [`Session::click`]).
     pub async fn press(&self, key: &str, timeout: Option<Duration>) -> Result<Pressed> {
+        self.settling(timeout, self.press_unsettled(key, timeout))
+            .await
+    }
+
+    async fn press_unsettled(&self, key: &str, timeout: Option<Duration>) -> Result<Pressed> {
         let (tab, deadline, _) = self.begin(timeout).await?;
         let chord = input::parse_chord(key)?;
         let held = self.refs.with_tab(tab.target_id(), |t| t.modifiers);
@@ -631,7 +673,7 @@ impl Session {
         input::dispatch(
             &tab,
             tab.cdp(),
-            "keydown",
+            "key down",
             &[InputEvent::Key(event)],
             deadline,
         )
@@ -654,7 +696,7 @@ impl Session {
         input::dispatch(
             &tab,
             tab.cdp(),
-            "keyup",
+            "key up",
             &[InputEvent::Key(event)],
             deadline,
         )
@@ -664,19 +706,33 @@ impl Session {
         })
     }
 
-    /// `keyboard type <text>`: types into the focused element with key events.
+    /// `keyboard type <text>`: types into the focused element with key events, then waits for
+    /// a navigation the keys started (like [`Session::click`]).
     pub async fn keyboard_type(
         &self,
         text: &str,
         delay: Option<Duration>,
         timeout: Option<Duration>,
     ) -> Result<Typed> {
-        let (tab, deadline, _) = self.begin(timeout).await?;
-        self.type_into_focus(&tab, text, delay, deadline).await
+        self.settling(timeout, async {
+            let (tab, deadline, _) = self.begin(timeout).await?;
+            self.type_into_focus(&tab, text, delay, deadline).await
+        })
+        .await
     }
 
-    /// `keyboard inserttext <text>`: inserts text without key events (`Input.insertText`).
+    /// `keyboard inserttext <text>`: inserts text without key events (`Input.insertText`),
+    /// then waits for a navigation it started (like [`Session::click`]).
     pub async fn insert_text(&self, text: &str, timeout: Option<Duration>) -> Result<Inserted> {
+        self.settling(timeout, self.insert_text_unsettled(text, timeout))
+            .await
+    }
+
+    async fn insert_text_unsettled(
+        &self,
+        text: &str,
+        timeout: Option<Duration>,
+    ) -> Result<Inserted> {
         let (tab, _, timeout) = self.begin(timeout).await?;
         tab.request("keyboard", cdp::InsertTextParams::new(text), timeout)
             .await?;
@@ -904,11 +960,11 @@ impl Session {
     ) -> Result<ScrolledIntoView> {
         let (tab, _, timeout) = self.begin(timeout).await?;
         let handle = self
-            .locate_on(&tab, "scrollintoview", selector, timeout)
+            .locate_on(&tab, "scroll into view", selector, timeout)
             .await?;
         let outcome = tab
             .guarded(
-                "scrollintoview",
+                "scroll into view",
                 handle.call(SCROLL_INTO_VIEW_FN, &[], timeout),
             )
             .await;

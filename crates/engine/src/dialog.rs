@@ -137,9 +137,7 @@ impl Session {
             return Ok(());
         }
         Err(EngineError::DialogUnanswerable(
-            "the dialog did not go away when the tab was hidden; this is what a beforeunload dialog \
-             does, and only closing the tab (`tab close`) clears it"
-                .into(),
+            crate::Unanswerable::Beforeunload,
         ))
     }
 

@@ -1,9 +1,11 @@
-//! Emulation (`set viewport|device|geo|offline|headers|media`), cookies and web storage.
+//! Emulation (viewport, device, geolocation, offline, extra headers, media features), cookies
+//! and web storage of the active tab. Results are typed; the daemon builds its replies.
 //!
 //! Cookies are scoped to the active page on purpose: on a shared anchor, `cookies clear` must
 //! not log the other stages out, so it deletes the cookies the current page can see instead of
 //! clearing the whole browser (upstream's `Network.clearBrowserCookies`).
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use abx_cdp::Command;
@@ -165,6 +167,15 @@ pub struct Viewport {
     pub mobile: bool,
 }
 
+/// What [`Session::storage_get`] read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StorageRead {
+    /// One item: its value, or `None` when the key is not set.
+    Item(Option<String>),
+    /// Every item, by key.
+    All(BTreeMap<String, String>),
+}
+
 const SHORT: Duration = Duration::from_secs(10);
 
 /// `localStorage` / `sessionStorage`: `get` one key, `all` keys, `set`, `clear`.
@@ -190,7 +201,7 @@ impl Session {
         }
         let scale = scale.unwrap_or(1.0);
         self.page_call(
-            "viewport",
+            "set viewport",
             emulation::SetDeviceMetricsOverrideParams::new(width, height, scale, false),
         )
         .await?;
@@ -213,12 +224,12 @@ impl Session {
             )));
         };
         self.page_call(
-            "device",
+            "set device",
             emulation::SetDeviceMetricsOverrideParams::new(d.width, d.height, d.scale, true),
         )
         .await?;
         self.page_call(
-            "device",
+            "set device",
             emulation::SetUserAgentOverrideParams::new(d.user_agent),
         )
         .await?;
@@ -226,7 +237,7 @@ impl Session {
             max_touch_points: Some(5),
             ..emulation::SetTouchEmulationEnabledParams::new(true)
         };
-        self.page_call("device", touch).await?;
+        self.page_call("set device", touch).await?;
         Ok(Viewport {
             device: Some(d.name.into()),
             width: d.width,
@@ -236,8 +247,8 @@ impl Session {
         })
     }
 
-    /// `set geo <lat> <lng>`.
-    pub async fn set_geolocation(&self, latitude: f64, longitude: f64) -> Result<Value> {
+    /// `set geo <lat> <lng>`: overrides the geolocation the page sees.
+    pub async fn set_geolocation(&self, latitude: f64, longitude: f64) -> Result<()> {
         if !(-90.0..=90.0).contains(&latitude) || !(-180.0..=180.0).contains(&longitude) {
             return Err(EngineError::Invalid(
                 "Latitude must be within ±90 and longitude within ±180".into(),
@@ -249,55 +260,56 @@ impl Session {
             accuracy: Some(1.0),
             ..Default::default()
         };
-        self.page_call("geolocation", geolocation).await?;
-        Ok(json!({"latitude": latitude, "longitude": longitude}))
+        self.page_call("set geolocation", geolocation).await?;
+        Ok(())
     }
 
-    /// `set offline [on|off]`.
-    pub async fn set_offline(&self, offline: bool) -> Result<Value> {
-        self.page_call("offline", network::EnableParams::default())
+    /// `set offline [on|off]`: emulates a lost (or restored) network.
+    pub async fn set_offline(&self, offline: bool) -> Result<()> {
+        self.page_call("set offline", network::EnableParams::default())
             .await?;
         // Deprecated in the protocol for `emulateNetworkConditionsByRule` +
         // `overrideNetworkState`, still served by Chrome 156; moving is a change of its own.
         #[allow(deprecated)]
         let conditions = network::EmulateNetworkConditionsParams::new(offline, 0.0, -1.0, -1.0);
-        self.page_call("offline", conditions).await?;
-        Ok(json!({"offline": offline}))
+        self.page_call("set offline", conditions).await?;
+        Ok(())
     }
 
-    /// `set headers <json>`: extra headers on every request of the tab.
-    pub async fn set_headers(&self, headers: &Map<String, Value>) -> Result<Value> {
-        let headers: Map<String, Value> = headers
+    /// `set headers <json>`: extra headers on every request of the tab. Values that are not
+    /// strings are sent as their JSON text; returns the headers as sent.
+    pub async fn set_headers(
+        &self,
+        headers: &Map<String, Value>,
+    ) -> Result<BTreeMap<String, String>> {
+        let headers: BTreeMap<String, String> = headers
             .iter()
             .map(|(k, v)| {
                 (
                     k.clone(),
-                    Value::String(
-                        v.as_str()
-                            .map(str::to_string)
-                            .unwrap_or_else(|| v.to_string()),
-                    ),
+                    v.as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| v.to_string()),
                 )
             })
             .collect();
-        self.page_call("headers", network::EnableParams::default())
+        self.page_call("set headers", network::EnableParams::default())
             .await?;
         self.page_call(
-            "headers",
-            network::SetExtraHttpHeadersParams::new(network::Headers::new(Value::Object(
-                headers.clone(),
-            ))),
+            "set headers",
+            network::SetExtraHttpHeadersParams::new(network::Headers::new(json!(headers))),
         )
         .await?;
-        Ok(json!({"headers": headers}))
+        Ok(headers)
     }
 
-    /// `set media [dark|light] [reduced-motion]`.
+    /// `set media [dark|light] [reduced-motion]`: emulates `prefers-color-scheme` and
+    /// `prefers-reduced-motion` (a `None` feature is left as the browser has it).
     pub async fn set_media(
         &self,
         color_scheme: Option<&str>,
         reduced_motion: Option<&str>,
-    ) -> Result<Value> {
+    ) -> Result<()> {
         let mut features = Vec::new();
         if let Some(scheme) = color_scheme {
             features.push(emulation::MediaFeature::new("prefers-color-scheme", scheme));
@@ -312,8 +324,8 @@ impl Session {
             features: Some(features),
             ..Default::default()
         };
-        self.page_call("emulatemedia", media).await?;
-        Ok(json!({"colorScheme": color_scheme, "reducedMotion": reduced_motion}))
+        self.page_call("set media", media).await?;
+        Ok(())
     }
 
     /// `cookies get`: the cookies the active page can see.
@@ -327,15 +339,16 @@ impl Session {
         let tab = self.active_tab().await?;
         let get = network::GetCookiesParams::default();
         let reply: Cookies = tab
-            .guarded("cookies_get", async {
+            .guarded("get cookies", async {
                 Ok(tab.cdp().call_as(&get, Some(SHORT)).await?)
             })
             .await?;
         Ok(reply.cookies)
     }
 
-    /// `cookies set`: each cookie without `url` or `domain` is set for the active page's URL.
-    pub async fn set_cookies(&self, cookies: &[Value]) -> Result<Value> {
+    /// `cookies set`: each cookie (a CDP `CookieParam` object) without `url` or `domain` is set
+    /// for the active page's URL.
+    pub async fn set_cookies(&self, cookies: &[Value]) -> Result<()> {
         let page_url = self.url().await?;
         let mut prepared = Vec::with_capacity(cookies.len());
         for cookie in cookies {
@@ -348,9 +361,7 @@ impl Session {
             }
             if !map.contains_key("url") && !map.contains_key("domain") {
                 if !page_url.starts_with("http") {
-                    return Err(EngineError::Invalid(
-                        "Cannot set a cookie without --url or --domain on a page that is not http(s)".into(),
-                    ));
+                    return Err(EngineError::CookieNeedsUrl { page_url });
                 }
                 map.insert("url".into(), json!(page_url));
             }
@@ -361,17 +372,17 @@ impl Session {
         // fields before Chrome sees them).
         let tab = self.active_tab().await?;
         tab.call(
-            "cookies_set",
+            "set cookies",
             "Network.setCookies",
             json!({"cookies": prepared}),
             SHORT,
         )
         .await?;
-        Ok(json!({"set": true}))
+        Ok(())
     }
 
     /// `cookies clear`: deletes the cookies the active page can see (not the whole browser's).
-    pub async fn clear_cookies(&self) -> Result<Value> {
+    pub async fn clear_cookies(&self) -> Result<()> {
         for cookie in self.cookies().await? {
             let text = |key: &str| cookie.get(key).and_then(Value::as_str).map(str::to_string);
             let delete = network::DeleteCookiesParams {
@@ -379,9 +390,9 @@ impl Session {
                 path: text("path"),
                 ..network::DeleteCookiesParams::new(text("name").unwrap_or_default())
             };
-            self.page_call("cookies_clear", delete).await?;
+            self.page_call("clear cookies", delete).await?;
         }
-        Ok(json!({"cleared": true}))
+        Ok(())
     }
 
     fn storage_area(kind: &str) -> Result<&'static str> {
@@ -394,37 +405,46 @@ impl Session {
         }
     }
 
-    /// `storage local|session [key]`.
-    pub async fn storage_get(&self, kind: &str, key: Option<&str>) -> Result<Value> {
+    /// `storage local|session [key]`: one item's value (`None` when the key is not set), or
+    /// every item.
+    pub async fn storage_get(&self, kind: &str, key: Option<&str>) -> Result<StorageRead> {
         let area = Self::storage_area(kind)?;
         match key {
             Some(key) => {
                 let script = STORAGE_FN.call(&[json!(area), json!("get"), json!(key)]);
                 let value = self.evaluate(&script, Some(SHORT)).await?.value;
-                Ok(json!({"key": key, "value": value}))
+                Ok(StorageRead::Item(value.as_str().map(str::to_string)))
             }
             None => {
                 let script = STORAGE_FN.call(&[json!(area), json!("all")]);
                 let value = self.evaluate(&script, Some(SHORT)).await?.value;
-                Ok(json!({"data": value}))
+                let items = value
+                    .as_object()
+                    .map(|map| {
+                        map.iter()
+                            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Ok(StorageRead::All(items))
             }
         }
     }
 
     /// `storage local|session set <k> <v>`.
-    pub async fn storage_set(&self, kind: &str, key: &str, value: &str) -> Result<Value> {
+    pub async fn storage_set(&self, kind: &str, key: &str, value: &str) -> Result<()> {
         let area = Self::storage_area(kind)?;
         let script = STORAGE_FN.call(&[json!(area), json!("set"), json!(key), json!(value)]);
         self.evaluate(&script, Some(SHORT)).await?;
-        Ok(json!({"set": true, "key": key}))
+        Ok(())
     }
 
     /// `storage local|session clear`.
-    pub async fn storage_clear(&self, kind: &str) -> Result<Value> {
+    pub async fn storage_clear(&self, kind: &str) -> Result<()> {
         let area = Self::storage_area(kind)?;
         let script = STORAGE_FN.call(&[json!(area), json!("clear")]);
         self.evaluate(&script, Some(SHORT)).await?;
-        Ok(json!({"cleared": true}))
+        Ok(())
     }
 }
 

@@ -1,4 +1,5 @@
-//! Typed errors of the engine. The daemon maps each to upstream's text and `code` in one place.
+//! Typed errors of the engine, worded for a library user. The daemon maps each to upstream's
+//! text (with its CLI advice) and `code` in one place (`abx_daemon::errors`).
 
 use std::time::Duration;
 
@@ -8,8 +9,8 @@ use std::time::Duration;
 pub enum EngineError {
     /// The session's pinned tab was closed (by someone else or by the page).
     #[error(
-        "tab_gone: bound tab is gone (target {target_id}). Run `agent-browser tab new <url>` to bind a \
-         new tab, or `agent-browser tab list` to pick an existing one"
+        "the session's tab is gone (target {target_id}); open a new tab (Session::tab_new) or switch \
+         to an existing one (Session::tab_switch)"
     )]
     TabGone {
         /// The CDP target id of the lost tab.
@@ -39,25 +40,25 @@ pub enum EngineError {
     },
     /// A JavaScript dialog blocks the page.
     #[error(
-        "A JavaScript {kind} dialog is blocking the page: \"{message}\". Resolve it with `dialog accept` \
-         or `dialog dismiss`, then retry `{command}`."
+        "a JavaScript {kind} dialog is blocking the page: \"{message}\"; answer it \
+         (Session::dialog_accept or Session::dialog_dismiss) before retrying {command}"
     )]
     DialogBlocking {
         /// alert | confirm | prompt | beforeunload.
         kind: String,
         /// The dialog's message.
         message: String,
-        /// The command that could not run.
+        /// The operation that could not run.
         command: String,
     },
     /// No dialog is open.
     #[error("No dialog is showing")]
     NoDialog,
-    /// A dialog exists but cannot be answered this way (e.g. it opened before we attached).
+    /// A dialog exists but cannot be answered this way.
     #[error("{0}")]
-    DialogUnanswerable(String),
+    DialogUnanswerable(Unanswerable),
     /// A ref from an earlier snapshot no longer points at its element.
-    #[error("ref {reference} is stale: {reason}. Run `snapshot` again to get fresh refs")]
+    #[error("ref {reference} is stale: {reason}; a new snapshot gives fresh refs")]
     StaleRef {
         /// The ref, e.g. `@e3`.
         reference: String,
@@ -117,14 +118,44 @@ pub enum EngineError {
     NoHostname(String),
     /// Another live session has pinned this tab (beyond upstream, issue #1790).
     #[error(
-        "tab_pinned: tab {target_id} is pinned by another session ({holder}); a pinned tab cannot be \
-         taken over or closed by another session. Run `agent-browser tab new <url>` to open your own tab"
+        "tab {target_id} is pinned by another session ({holder}); a pinned tab cannot be taken over \
+         or closed by another session (open a tab of your own with Session::tab_new)"
     )]
     TabPinned {
         /// The tab's CDP target id.
         target_id: String,
         /// Who holds it (session name, pid).
         holder: String,
+    },
+    /// A cookie without a URL or domain cannot be scoped to the page: the page is not http(s).
+    #[error(
+        "a cookie without a url or domain needs an http(s) page to scope it to (the page is {page_url})"
+    )]
+    CookieNeedsUrl {
+        /// The active page's URL.
+        page_url: String,
+    },
+    /// A tab reference was a position (`2`); tabs are referred to by stable id (`t2`), label or
+    /// target id.
+    #[error(
+        "expected a tab id like t2, a label or a target id, not a position ({reference}); \
+         Session::tab_list gives the stable ids"
+    )]
+    TabPosition {
+        /// The reference as given.
+        reference: String,
+    },
+    /// No tab has this id, label or target id.
+    #[error("Tab not found: {reference}")]
+    TabNotFound {
+        /// The reference as given.
+        reference: String,
+    },
+    /// Opening a link in a new tab needs an element inside a link.
+    #[error("'{selector}' is not inside an element with an href, so there is no link to open")]
+    NotALink {
+        /// The selector.
+        selector: String,
     },
     /// A JavaScript exception.
     #[error("Evaluation error: {0}")]
@@ -141,6 +172,26 @@ pub enum EngineError {
     /// A CDP call failed in a way no other variant describes.
     #[error(transparent)]
     Cdp(abx_cdp::Error),
+}
+
+/// Why a JavaScript dialog cannot be answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Unanswerable {
+    /// It opened before this session attached to the tab: Chrome lets only the client that was
+    /// attached then accept it (dismissing still works).
+    #[error(
+        "this dialog opened before this session attached to the tab; Chrome only lets the client \
+         that was attached when it opened answer it, so it can be dismissed but not accepted"
+    )]
+    OpenedBeforeAttach,
+    /// It stayed when the tab was hidden, as a `beforeunload` dialog does; only closing the tab
+    /// clears it.
+    #[error(
+        "the dialog did not go away when the tab was hidden; this is what a beforeunload dialog \
+         does, and only closing the tab clears it"
+    )]
+    Beforeunload,
 }
 
 impl EngineError {

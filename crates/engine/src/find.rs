@@ -249,8 +249,23 @@ impl Session {
         Ok((value?, self.origin_of(&tab)))
     }
 
-    /// `find <locator> <value> [action]`.
+    /// `find <locator> <value> [action]`; then waits for a navigation the action started
+    /// (like [`Session::click`]).
     pub async fn find(
+        &self,
+        locator: &Locator,
+        action: &FindAction,
+        exact: bool,
+        timeout: Option<Duration>,
+    ) -> Result<Found> {
+        self.settling(
+            timeout,
+            self.find_unsettled(locator, action, exact, timeout),
+        )
+        .await
+    }
+
+    async fn find_unsettled(
         &self,
         locator: &Locator,
         action: &FindAction,
@@ -496,7 +511,7 @@ impl Session {
     /// `is visible <selector>`.
     pub async fn is_visible(&self, selector: &str, timeout: Option<Duration>) -> Result<IsVisible> {
         let (value, origin) = self
-            .read_element("isvisible", selector, VISIBLE_FN, &[], timeout)
+            .read_element("is visible", selector, VISIBLE_FN, &[], timeout)
             .await?;
         Ok(IsVisible {
             visible: value == Value::Bool(true),
@@ -507,7 +522,7 @@ impl Session {
     /// `is enabled <selector>`.
     pub async fn is_enabled(&self, selector: &str, timeout: Option<Duration>) -> Result<IsEnabled> {
         let (value, origin) = self
-            .read_element("isenabled", selector, ENABLED_FN, &[], timeout)
+            .read_element("is enabled", selector, ENABLED_FN, &[], timeout)
             .await?;
         Ok(IsEnabled {
             enabled: value == Value::Bool(true),
@@ -518,7 +533,7 @@ impl Session {
     /// `is checked <selector>`.
     pub async fn is_checked(&self, selector: &str, timeout: Option<Duration>) -> Result<IsChecked> {
         let (value, origin) = self
-            .read_element("ischecked", selector, CHECKED_FN, &[], timeout)
+            .read_element("is checked", selector, CHECKED_FN, &[], timeout)
             .await?;
         Ok(IsChecked {
             checked: value == Value::Bool(true),
@@ -530,7 +545,7 @@ impl Session {
     pub async fn get_text(&self, selector: &str, timeout: Option<Duration>) -> Result<TextOf> {
         let function = TEXT_FN;
         let (value, origin) = self
-            .read_element("gettext", selector, function, &[], timeout)
+            .read_element("get text", selector, function, &[], timeout)
             .await?;
         Ok(TextOf {
             text: value.as_str().unwrap_or_default().to_string(),
@@ -542,7 +557,7 @@ impl Session {
     pub async fn get_html(&self, selector: &str, timeout: Option<Duration>) -> Result<HtmlOf> {
         let function = INNER_HTML_FN;
         let (value, _) = self
-            .read_element("innerhtml", selector, function, &[], timeout)
+            .read_element("get html", selector, function, &[], timeout)
             .await?;
         Ok(HtmlOf {
             html: value.as_str().unwrap_or_default().to_string(),
@@ -553,7 +568,7 @@ impl Session {
     pub async fn get_value(&self, selector: &str, timeout: Option<Duration>) -> Result<ValueOf> {
         let function = VALUE_FN;
         let (value, _) = self
-            .read_element("inputvalue", selector, function, &[], timeout)
+            .read_element("get value", selector, function, &[], timeout)
             .await?;
         let value = match value {
             Value::String(s) => s,
@@ -572,7 +587,7 @@ impl Session {
     ) -> Result<AttributeOf> {
         let function = ATTRIBUTE_FN;
         let (value, origin) = self
-            .read_element("getattribute", selector, function, &[json!(name)], timeout)
+            .read_element("get attribute", selector, function, &[json!(name)], timeout)
             .await?;
         Ok(AttributeOf {
             value: value.as_str().map(str::to_string),
@@ -605,12 +620,8 @@ impl Session {
     /// `get box <selector>`: the element's box in the viewport, in page (top frame) coordinates.
     pub async fn get_box(&self, selector: &str, timeout: Option<Duration>) -> Result<BoundingBox> {
         let (tab, _, timeout) = self.begin(timeout).await?;
-        let handle = self
-            .locate_on(&tab, "boundingbox", selector, timeout)
-            .await?;
-        let outcome = tab
-            .guarded("boundingbox", self.box_of(&handle, timeout))
-            .await;
+        let handle = self.locate_on(&tab, "get box", selector, timeout).await?;
+        let outcome = tab.guarded("get box", self.box_of(&handle, timeout)).await;
         handle.release().await;
         outcome
     }

@@ -58,7 +58,7 @@ pub use browser::{AttachOptions, Browser, TargetInfo, endpoint_url};
 pub use capture::{AnnotatedScreenshot, Annotation, PdfOptions};
 pub use claim::{ClaimDir, ClaimHolder};
 pub use dialog::DialogStatus;
-pub use error::{EngineError, Result};
+pub use error::{EngineError, Result, Unanswerable};
 pub use find::{
     AttributeOf, CountOf, FindAction, Found, HtmlOf, IsChecked, IsEnabled, IsVisible, Locator,
     StylesOf, TextOf, ValueOf,

@@ -72,6 +72,10 @@ pub struct SessionOptions {
     pub claims: Option<crate::claim::ClaimDir>,
     /// This session's name, written into its claims so others can say who holds a tab.
     pub name: String,
+    /// A click, key press, typing or `find` action that starts a main-frame navigation waits,
+    /// within the action's timeout, for the page it leads to before it returns, so the next
+    /// call sees that page (default). `false` returns as soon as the input is delivered.
+    pub settle_navigation: bool,
 }
 
 impl Default for SessionOptions {
@@ -84,6 +88,7 @@ impl Default for SessionOptions {
             policy: Arc::new(crate::policy::Policy::default()),
             claims: None,
             name: String::new(),
+            settle_navigation: true,
         }
     }
 }
@@ -481,7 +486,9 @@ impl Session {
     fn resolve_tab_ref(&self, reference: &str) -> Result<String> {
         let tabs = self.tabs();
         if reference.parse::<u64>().is_ok() {
-            return Err(EngineError::Invalid("Expected a tab id like `t2` or a label; positional integers are not accepted (run `agent-browser tab` to list stable tab ids)".into()));
+            return Err(EngineError::TabPosition {
+                reference: reference.to_string(),
+            });
         }
         let found = tabs
             .iter()
@@ -491,11 +498,11 @@ impl Session {
                 tabs.iter()
                     .find(|t| t.target_id.eq_ignore_ascii_case(reference))
             });
-        found.map(|t| t.target_id.clone()).ok_or_else(|| {
-            EngineError::Invalid(format!(
-                "Tab not found: {reference}. Run `agent-browser tab list`"
-            ))
-        })
+        found
+            .map(|t| t.target_id.clone())
+            .ok_or_else(|| EngineError::TabNotFound {
+                reference: reference.to_string(),
+            })
     }
 
     /// `tab new [url]`: opens a tab, makes it active (this rebinds a pinned session).
@@ -799,6 +806,26 @@ impl Session {
             .await;
     }
 
+    /// Runs `action` (an input that may start a navigation) and, when it succeeds and
+    /// [`SessionOptions::settle_navigation`] is on, waits for the navigation it started (see
+    /// [`Session::settle_navigation`]), within `timeout` or the default timeout.
+    pub(crate) async fn settling<T>(
+        &self,
+        timeout: Option<Duration>,
+        action: impl std::future::Future<Output = Result<T>>,
+    ) -> Result<T> {
+        if !self.options.settle_navigation {
+            return action.await;
+        }
+        let marker = self.navigation_marker().await;
+        let result = action.await;
+        if result.is_ok() {
+            let within = timeout.unwrap_or(self.options.default_timeout);
+            self.settle_navigation(marker, within).await;
+        }
+        result
+    }
+
     /// `get url`: served from state (works while a dialog is open).
     pub async fn url(&self) -> Result<String> {
         let tab = self.active_tab().await?;
@@ -923,7 +950,7 @@ impl Session {
         let tab = self.active_tab().await?;
         let glob = crate::glob::Glob::new(pattern);
         let state = tab
-            .wait_state("waitforurl", deadline_after(timeout), true, |st| {
+            .wait_state("wait for url", deadline_after(timeout), true, |st| {
                 glob.matches(&st.url)
             })
             .await
@@ -938,9 +965,12 @@ impl Session {
             return Ok(());
         };
         let tab = self.active_tab().await?;
-        tab.wait_state("waitforloadstate", deadline_after(timeout), false, |st| {
-            st.has_lifecycle(&st.loader_id, name)
-        })
+        tab.wait_state(
+            "wait for load state",
+            deadline_after(timeout),
+            false,
+            |st| st.has_lifecycle(&st.loader_id, name),
+        )
         .await
         .map_err(|e| with_wait_timeout(e, timeout))?;
         Ok(())

@@ -699,10 +699,7 @@ impl Tab {
         };
         if !dialog.answerable {
             return Err(EngineError::DialogUnanswerable(
-                "this dialog opened before this session attached to the tab; Chrome only lets the \
-                 client that was attached when it opened answer it, so it can be dismissed \
-                 (`dialog dismiss`) but not accepted"
-                    .into(),
+                crate::Unanswerable::OpenedBeforeAttach,
             ));
         }
         let answer = page::HandleJavaScriptDialogParams {

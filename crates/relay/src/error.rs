@@ -18,17 +18,14 @@ pub enum RelayError {
     )]
     NoBrowser,
     /// The session has no live tab to stream or send input to.
-    #[error(
-        "the session has no live tab; open one with `agent-browser tab new <url>` or reopen the tab"
-    )]
+    #[error("the session has no live tab; open a tab or reopen the closed one")]
     NoTab,
     /// `dialog_answer` without a pending dialog.
     #[error("no JavaScript dialog is showing on the streamed tab")]
     NoDialog,
-    /// The dialog exists but cannot be answered from here (it opened before the session
-    /// attached); the text says what still works.
+    /// The dialog exists but cannot be answered from here; the reason says what still works.
     #[error("{0}")]
-    DialogUnanswerable(String),
+    DialogUnanswerable(abx_engine::Unanswerable),
     /// The stream server could not listen.
     #[error("Failed to start the stream server on 127.0.0.1:{port}: {source}")]
     Bind {
@@ -53,7 +50,7 @@ impl From<EngineError> for RelayError {
     fn from(err: EngineError) -> Self {
         match err {
             EngineError::NoDialog => RelayError::NoDialog,
-            EngineError::DialogUnanswerable(text) => RelayError::DialogUnanswerable(text),
+            EngineError::DialogUnanswerable(why) => RelayError::DialogUnanswerable(why),
             other => RelayError::Engine(other),
         }
     }

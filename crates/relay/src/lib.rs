@@ -60,6 +60,6 @@ pub use protocol::{
 };
 pub use relay::{Relay, RelayOptions, Viewer};
 pub use server::{
-    NoHooks, ServerHooks, ServerOptions, StreamServer, discover_sessions, origin_allowed,
-    pid_alive, same_origin, token_ok,
+    CommandReply, NoHooks, ServerHooks, ServerOptions, StreamServer, origin_allowed, same_origin,
+    token_ok,
 };

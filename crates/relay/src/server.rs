@@ -5,15 +5,17 @@
 //!   frame, then frames and events; viewer messages per [`crate::protocol`]. `?maxFps=&pacing=`
 //!   set the initial delivery.
 //! * `GET /api/status` → `{"engine":"chrome"}`, `GET /api/tabs` → the tab list, `GET
-//!   /api/sessions` → live sessions of the socket dir, `POST /api/command` → the JSON body relayed
-//!   to the session's daemon socket (only when `Origin` or `Referer` matches `Host`).
+//!   /api/sessions` → [`ServerHooks::sessions`], `POST /api/command` → the JSON body run by
+//!   [`ServerHooks::command`] (only when `Origin` or `Referer` matches `Host`). The server knows
+//!   nothing of where sessions live or how commands reach them: its host (the daemon) does.
 //!
 //! Access rules: a WebSocket from a browser page must come from a local origin (no `Origin`,
 //! `file://`, `localhost`, `127.0.0.1`, `::1`), else 403 `Origin not allowed`. When a token is
 //! configured (`AGENT_BROWSER_STREAM_TOKEN`, beyond upstream), every request must carry it as
 //! `?token=`, `Authorization: Bearer <token>` or `X-Stream-Token: <token>`, else 401.
 
-use std::path::{Path, PathBuf};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -24,7 +26,6 @@ use axum::extract::ws::{WebSocketUpgrade, rejection::WebSocketUpgradeRejection};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::RelayError;
@@ -51,10 +52,6 @@ pub struct ServerOptions {
     pub fallback_to_any_port: bool,
     /// Required token (`AGENT_BROWSER_STREAM_TOKEN`); `None` = no token (upstream).
     pub token: Option<String>,
-    /// The session name (for `/api/command`).
-    pub session: String,
-    /// The socket directory (for `/api/sessions` and `/api/command`); `None` disables both.
-    pub socket_dir: Option<PathBuf>,
     /// A viewer whose socket stays unwritable this long is disconnected.
     pub write_deadline: Duration,
 }
@@ -65,14 +62,15 @@ impl Default for ServerOptions {
             port: 0,
             fallback_to_any_port: true,
             token: None,
-            session: "default".into(),
-            socket_dir: None,
             write_deadline: Duration::from_secs(5),
         }
     }
 }
 
-/// What the server asks of its host process (the daemon).
+/// What [`ServerHooks::command`] returns: the command's reply, or why there is none.
+pub type CommandReply<'a> = Pin<Box<dyn Future<Output = Result<Value, String>> + Send + 'a>>;
+
+/// What the server asks of its host process (the daemon): everything it cannot know itself.
 ///
 /// ```
 /// struct Idle(std::sync::atomic::AtomicU64);
@@ -87,9 +85,16 @@ pub trait ServerHooks: Send + Sync + 'static {
     fn activity(&self) {}
     /// A viewer reopened the tab (the daemon records the new tab binding).
     fn tab_reopened(&self) {}
-    /// `GET /api/sessions`: the live sessions of `socket_dir`.
-    fn sessions(&self, socket_dir: &Path) -> Vec<Value> {
-        discover_sessions(socket_dir, pid_alive)
+    /// `GET /api/sessions`: the live sessions a viewer could switch to,
+    /// `[{"session","port","engine",…}]` (none by default).
+    fn sessions(&self) -> Vec<Value> {
+        Vec::new()
+    }
+    /// `POST /api/command`: runs `command` (the request body, a JSON object) and returns its
+    /// reply. By default the server takes no commands.
+    fn command(&self, command: Value) -> CommandReply<'_> {
+        let _ = command;
+        Box::pin(async { Err("This stream does not take commands".to_string()) })
     }
 }
 
@@ -344,13 +349,10 @@ async fn handle(
             let tabs = serde_json::to_string(&app.relay.tabs()).unwrap_or_else(|_| "[]".into());
             json_response(StatusCode::OK, tabs)
         }
-        (Method::GET, "/api/sessions") => {
-            let sessions = match &app.options.socket_dir {
-                Some(dir) => app.hooks.sessions(dir),
-                None => Vec::new(),
-            };
-            json_response(StatusCode::OK, Value::Array(sessions).to_string())
-        }
+        (Method::GET, "/api/sessions") => json_response(
+            StatusCode::OK,
+            Value::Array(app.hooks.sessions()).to_string(),
+        ),
         (Method::POST, "/api/command") => {
             if !same_origin(&headers) {
                 // Upstream answers this one without CORS headers.
@@ -359,8 +361,8 @@ async fn handle(
                     "Origin or Referer does not match Host header.",
                 );
             }
-            match relay_command(&app.options, &body).await {
-                Ok(reply) => json_response(StatusCode::OK, reply),
+            match run_command(app.hooks.as_ref(), &body).await {
+                Ok(reply) => json_response(StatusCode::OK, reply.to_string()),
                 Err(message) => error_response(StatusCode::BAD_GATEWAY, &message),
             }
         }
@@ -545,108 +547,18 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// Whether a process is alive (Linux: `/proc/<pid>` exists).
-///
-/// ```
-/// assert!(abx_relay::pid_alive(std::process::id() as i32));
-/// ```
-pub fn pid_alive(pid: i32) -> bool {
-    pid > 0 && Path::new(&format!("/proc/{pid}")).exists()
-}
-
-/// Sessions with a stream server in `dir`: `[{"session","port","engine","provider"?,"extensions"?}]`
-/// from live `<s>.stream` files (the daemon named in `<s>.pid` is alive per `alive`).
-///
-/// ```no_run
-/// let sessions = abx_relay::discover_sessions(std::path::Path::new("/run/user/0/agent-browser"), abx_relay::pid_alive);
-/// for s in sessions { println!("{} on port {}", s["session"], s["port"]); }
-/// ```
-pub fn discover_sessions(dir: &Path, alive: impl Fn(i32) -> bool) -> Vec<Value> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut names: Vec<String> = entries
-        .flatten()
-        .filter_map(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .strip_suffix(".stream")
-                .map(str::to_string)
-        })
-        .collect();
-    names.sort();
-    let read = |name: &str, suffix: &str| {
-        std::fs::read_to_string(dir.join(format!("{name}.{suffix}")))
-            .ok()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-    };
-    names
-        .into_iter()
-        .filter_map(|name| {
-            let port: u16 = read(&name, "stream")?.parse().ok()?;
-            let pid: i32 = read(&name, "pid")?.parse().ok()?;
-            if !alive(pid) {
-                return None;
-            }
-            let mut entry = json!({
-                "session": name,
-                "port": port,
-                "engine": read(&name, "engine").unwrap_or_else(|| "chrome".into()),
-            });
-            if let Some(provider) = read(&name, "provider") {
-                entry["provider"] = json!(provider);
-            }
-            if let Some(extensions) = read(&name, "extensions") {
-                entry["extensions"] = json!(extensions.split(',').collect::<Vec<_>>());
-            }
-            Some(entry)
-        })
-        .collect()
-}
-
-/// How long `/api/command` waits for the daemon's reply (commands carry their own deadlines).
+/// How long `/api/command` waits for the reply (commands carry their own deadlines).
 const COMMAND_REPLY: Duration = Duration::from_secs(120);
 
-/// Relays one JSON request to the session's daemon socket and returns its reply line.
-async fn relay_command(options: &ServerOptions, body: &[u8]) -> Result<String, String> {
-    let mut command: Value =
-        serde_json::from_slice(body).map_err(|e| format!("Invalid JSON: {e}"))?;
-    let Some(map) = command.as_object_mut() else {
+/// Runs one `/api/command` body (a JSON object) through the host.
+async fn run_command(hooks: &dyn ServerHooks, body: &[u8]) -> Result<Value, String> {
+    let command: Value = serde_json::from_slice(body).map_err(|e| format!("Invalid JSON: {e}"))?;
+    if !command.is_object() {
         return Err("Invalid JSON: expected an object".into());
-    };
-    if !map.contains_key("id") {
-        map.insert(
-            "id".into(),
-            json!(format!("dash-{}", crate::protocol::now_ms())),
-        );
     }
-    let dir = options
-        .socket_dir
-        .as_ref()
-        .ok_or_else(|| "No daemon socket for this stream".to_string())?;
-    let socket = dir.join(format!("{}.sock", options.session));
-    let exchange = async {
-        let stream = tokio::net::UnixStream::connect(&socket)
-            .await
-            .map_err(|e| format!("Failed to connect to daemon: {e}"))?;
-        let (read, mut write) = stream.into_split();
-        let mut line = command.to_string();
-        line.push('\n');
-        write
-            .write_all(line.as_bytes())
-            .await
-            .map_err(|e| format!("Failed to send command: {e}"))?;
-        let mut reply = String::new();
-        BufReader::new(read)
-            .read_line(&mut reply)
-            .await
-            .map_err(|e| format!("Failed to read response: {e}"))?;
-        Ok::<_, String>(reply.trim().to_string())
-    };
-    tokio::time::timeout(COMMAND_REPLY, exchange)
+    tokio::time::timeout(COMMAND_REPLY, hooks.command(command))
         .await
-        .map_err(|_| "The daemon did not answer in time".to_string())?
+        .map_err(|_| "The session did not answer in time".to_string())?
 }
 
 #[cfg(test)]
@@ -747,25 +659,5 @@ mod tests {
             &headers(&[("authorization", "Basic s3")]),
             ""
         ));
-    }
-
-    #[test]
-    fn sessions_come_from_live_stream_files() {
-        let dir = tempfile::tempdir().expect("dir");
-        let write =
-            |name: &str, text: &str| std::fs::write(dir.path().join(name), text).expect("write");
-        write("a.stream", "4001");
-        write("a.pid", "11");
-        write("a.engine", "chrome");
-        write("b.stream", "4002");
-        write("b.pid", "22");
-        write("c.stream", "not a port");
-        write("c.pid", "11");
-        write("d.stream", "4004");
-        let sessions = discover_sessions(dir.path(), |pid| pid == 11);
-        assert_eq!(
-            sessions,
-            vec![json!({"session": "a", "port": 4001, "engine": "chrome"})]
-        );
     }
 }

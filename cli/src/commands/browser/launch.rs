@@ -1,8 +1,47 @@
-//! The `launch` request the CLI sends before the real command (contract §1.6, §1.8).
+//! `launch`: how the session gets its browser (a local Chrome, or one attached over CDP). The
+//! CLI sends it before the real command when global flags carry launch settings (contract
+//! §1.6, §1.8); `open` without a URL and `connect` send one too. An explicit launch replaces a
+//! running browser whose settings differ.
 
-use serde_json::{Map, Value, json};
+use abx_wire::{LaunchRequest, ProxyRequest, encode, extras};
+use serde::Deserialize;
+use serde_json::{Value, json};
 
+use abx_daemon::config::LaunchSpec;
+
+use crate::commands::prelude::{Action, Command, Ctx, Failure, Grammar};
 use crate::flags::{Flags, parse_proxy, split_launch_args};
+
+/// The wire action.
+pub const ACTION: &str = "launch";
+
+/// The entry: no CLI words of its own.
+pub const COMMAND: Command = Command {
+    names: &[],
+    help: None,
+    grammar: Grammar::Internal,
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+};
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let launch: LaunchRequest = ctx.params()?;
+    let mut spec = LaunchSpec::from_request(&launch, &ctx.config().launch);
+    // Like upstream, an allowlist once set stays for the daemon's life: a later launch without
+    // one keeps it (otherwise dropping the flag would relaunch an unfenced browser).
+    if launch.allowed_domains.is_none()
+        && spec.allowed_domains.is_empty()
+        && let Some(live) = ctx.live()
+    {
+        spec.allowed_domains = live.spec.allowed_domains;
+    }
+    // Upstream rejects an allowlist with --cdp or --profile; abx enforces it there too
+    // (docs/adr/0004-allowlist.md), so every combination is accepted.
+    let had_browser = ctx.live().is_some();
+    ctx.launch(spec).await?;
+    let note = ctx.launch_note();
+    let reused = had_browser && !note.relaunched && !note.launched_now;
+    Ok(json!({"launched": true, "reused": reused, "relaunchedBrowser": note.relaunched}))
+}
 
 /// Which kind of `launch` precedes the command; decides the fallback error text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,14 +174,23 @@ pub fn attach_restore(request: &mut Value, flags: &Flags) {
         return;
     };
     let opt = |v: &Option<String>| v.as_deref().map_or(Value::Null, Value::from);
-    obj.insert("restoreKey".into(), json!(key));
+    obj.insert(extras::RESTORE_KEY.into(), json!(key));
     obj.insert(
-        "restoreSave".into(),
+        extras::RESTORE_SAVE.into(),
         json!(flags.restore_save.as_deref().unwrap_or("auto")),
     );
-    obj.insert("restoreCheckUrl".into(), opt(&flags.restore_check_url));
-    obj.insert("restoreCheckText".into(), opt(&flags.restore_check_text));
-    obj.insert("restoreCheckFn".into(), opt(&flags.restore_check_fn));
+    obj.insert(
+        extras::RESTORE_CHECK_URL.into(),
+        opt(&flags.restore_check_url),
+    );
+    obj.insert(
+        extras::RESTORE_CHECK_TEXT.into(),
+        opt(&flags.restore_check_text),
+    );
+    obj.insert(
+        extras::RESTORE_CHECK_FN.into(),
+        opt(&flags.restore_check_fn),
+    );
 }
 
 /// Add `pinTab:true` when pinned, `pinTab:false` when `--no-pin-tab`/`--pin-tab false` was given.
@@ -151,110 +199,118 @@ pub fn attach_pin_tab(request: &mut Value, flags: &Flags) {
         return;
     };
     if flags.pin_tab {
-        obj.insert("pinTab".into(), json!(true));
+        obj.insert(extras::PIN_TAB.into(), json!(true));
     } else if flags.cli_pin_tab {
-        obj.insert("pinTab".into(), json!(false));
+        obj.insert(extras::PIN_TAB.into(), json!(false));
     }
 }
 
 /// Add the plugin registry.
 pub fn attach_plugins(request: &mut Value, flags: &Flags) {
     if let Some(obj) = request.as_object_mut() {
-        obj.insert("plugins".into(), Value::Array(flags.plugins.clone()));
+        obj.insert(extras::PLUGINS.into(), Value::Array(flags.plugins.clone()));
     }
 }
 
-fn attach_scripts(obj: &mut Map<String, Value>, flags: &Flags) {
+fn scripts(launch: &mut LaunchRequest, flags: &Flags) {
     if !flags.init_scripts.is_empty() {
-        obj.insert("initScripts".into(), json!(flags.init_scripts));
+        launch.init_scripts = Some(flags.init_scripts.clone());
     }
     if !flags.enable.is_empty() {
-        obj.insert("enable".into(), json!(flags.enable));
+        launch.enable = Some(flags.enable.clone());
     }
 }
 
-fn attach_webmcp(obj: &mut Map<String, Value>, flags: &Flags) {
+fn webmcp(launch: &mut LaunchRequest, flags: &Flags) {
     if flags.no_webmcp || flags.cli_no_webmcp {
-        obj.insert("webmcp".into(), json!(!flags.no_webmcp));
+        launch.webmcp = Some(!flags.no_webmcp);
     }
 }
 
-fn attach_allowed_domains(obj: &mut Map<String, Value>, flags: &Flags) {
+fn allowed_domains(launch: &mut LaunchRequest, flags: &Flags) {
     if let Some(domains) = &flags.allowed_domains {
-        obj.insert("allowedDomains".into(), json!(domains));
+        launch.allowed_domains = Some(domains.clone());
     }
 }
 
-fn attach_ca(obj: &mut Map<String, Value>, flags: &Flags) {
+fn ca(launch: &mut LaunchRequest, flags: &Flags) {
     if let Some(ca) = &flags.ca_cert {
-        obj.insert("caCert".into(), json!(ca));
+        launch.ca_cert = Some(ca.clone());
     }
     if flags.clear_ca_cert {
-        obj.insert("clearCaCert".into(), json!(true));
+        launch.clear_ca_cert = Some(true);
     }
     if flags.use_system_ca {
-        obj.insert("useSystemCa".into(), json!(true));
+        launch.use_system_ca = Some(true);
     }
 }
 
-fn attach_display(obj: &mut Map<String, Value>, flags: &Flags, with_download: bool) {
+fn display(launch: &mut LaunchRequest, flags: &Flags, with_download: bool) {
     if let Some(cs) = &flags.color_scheme {
-        obj.insert("colorScheme".into(), json!(cs));
+        launch.color_scheme = Some(cs.clone());
     }
     if with_download && let Some(dp) = &flags.download_path {
-        obj.insert("downloadPath".into(), json!(dp));
+        launch.download_path = Some(dp.clone());
     }
 }
 
-fn object(value: &mut Value) -> &mut Map<String, Value> {
-    if !value.is_object() {
-        *value = Value::Object(Map::new());
-    }
-    match value {
-        Value::Object(map) => map,
-        _ => unreachable!("value was just made an object"),
+/// Where `--cdp` points.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CdpEndpoint {
+    /// A `ws://`, `wss://`, `http://` or `https://` URL.
+    Url(String),
+    /// A local port.
+    Port(u32),
+}
+
+impl CdpEndpoint {
+    /// Puts it into a `launch` request.
+    pub fn apply(&self, launch: &mut LaunchRequest) {
+        match self {
+            CdpEndpoint::Url(url) => launch.cdp_url = Some(url.clone()),
+            CdpEndpoint::Port(port) => launch.cdp_port = Some(u64::from(*port)),
+        }
     }
 }
 
-/// Why a `--cdp` value cannot be used (upstream's wording).
-pub fn cdp_target(value: &str) -> Result<(&'static str, Value), String> {
+/// The endpoint a `--cdp` value names, or why it cannot be used (upstream's wording).
+pub fn cdp_target(value: &str) -> Result<CdpEndpoint, String> {
     if ["ws://", "wss://", "http://", "https://"]
         .iter()
         .any(|p| value.starts_with(p))
     {
-        return Ok(("cdpUrl", json!(value)));
+        return Ok(CdpEndpoint::Url(value.to_string()));
     }
     match value.parse::<u32>() {
         Ok(0) => Err("Invalid CDP port: port must be greater than 0".to_string()),
         Ok(p) if p > 65535 => Err(format!(
             "Invalid CDP port: {p} is out of range (valid range: 1-65535)"
         )),
-        Ok(p) => Ok(("cdpPort", json!(p))),
+        Ok(p) => Ok(CdpEndpoint::Port(p)),
         Err(_) => Err(format!(
             "Invalid CDP value: '{value}' is not a valid port number or URL"
         )),
     }
 }
 
-fn external_common(request: &mut Value, flags: &Flags) -> Result<(), String> {
-    let obj = object(request);
-    attach_scripts(obj, flags);
-    attach_webmcp(obj, flags);
-    attach_allowed_domains(obj, flags);
+fn external(mut launch: LaunchRequest, flags: &Flags) -> Result<Value, String> {
+    scripts(&mut launch, flags);
+    webmcp(&mut launch, flags);
+    allowed_domains(&mut launch, flags);
     if let Some(raw) = &flags.cdp_headers {
         let headers: Value = serde_json::from_str(raw)
             .map_err(|_| format!("Invalid JSON for --cdp-headers: {raw}"))?;
-        obj.insert("cdpHeaders".into(), headers);
+        launch.cdp_headers = Some(headers);
     }
-    attach_pin_tab(request, flags);
-    attach_restore(request, flags);
-    let obj = object(request);
     if flags.ignore_https_errors {
-        obj.insert("ignoreHTTPSErrors".into(), json!(true));
+        launch.ignore_https_errors = Some(true);
     }
-    attach_ca(obj, flags);
-    attach_display(obj, flags, true);
-    Ok(())
+    ca(&mut launch, flags);
+    display(&mut launch, flags, true);
+    let mut request = encode(ACTION, &launch);
+    attach_pin_tab(&mut request, flags);
+    attach_restore(&mut request, flags);
+    Ok(request)
 }
 
 /// Whether this invocation carries local launch settings (and no cdp/provider/auto-connect).
@@ -292,95 +348,70 @@ pub fn should_send_local_launch(flags: &Flags, command: &Value) -> bool {
 
 /// A `launch` request that attaches to or provisions a browser rather than launching one locally.
 pub fn is_external_launch(request: &Value) -> bool {
-    request.get("action").and_then(Value::as_str) == Some("launch")
-        && (request.get("cdpUrl").is_some()
-            || request.get("cdpPort").is_some()
-            || request.get("provider").is_some()
-            || request
-                .get("autoConnect")
-                .and_then(Value::as_bool)
-                .unwrap_or(false))
+    request.get(extras::ACTION).and_then(Value::as_str) == Some(ACTION)
+        && LaunchRequest::deserialize(request).is_ok_and(|launch| launch.is_external())
 }
 
 fn local_launch(flags: &Flags) -> Value {
-    let mut request = json!({ "action": "launch" });
-    {
-        let obj = object(&mut request);
-        if flags.headed || flags.cli_headed {
-            obj.insert("headless".into(), json!(!flags.headed));
-        }
+    let mut launch = LaunchRequest::default();
+    if flags.headed || flags.cli_headed {
+        launch.headless = Some(!flags.headed);
     }
-    attach_plugins(&mut request, flags);
-    attach_restore(&mut request, flags);
-    let obj = object(&mut request);
-    if let Some(p) = &flags.executable_path {
-        obj.insert("executablePath".into(), json!(p));
-    }
-    if let Some(p) = &flags.profile {
-        obj.insert("profile".into(), json!(p));
-    }
-    if let Some(p) = &flags.state {
-        obj.insert("storageState".into(), json!(p));
-    }
+    launch.executable_path = flags.executable_path.clone();
+    launch.profile = flags.profile.clone();
+    launch.storage_state = flags.state.clone();
     if let Some(raw) = &flags.proxy {
         let parts = parse_proxy(raw);
-        let mut proxy = Map::new();
-        proxy.insert("server".into(), json!(parts.server));
-        if let Some(u) = parts.username {
-            proxy.insert("username".into(), json!(u));
-        }
-        if let Some(p) = parts.password {
-            proxy.insert("password".into(), json!(p));
-        }
-        if let Some(b) = &flags.proxy_bypass {
-            proxy.insert("bypass".into(), json!(b));
-        }
-        obj.insert("proxy".into(), Value::Object(proxy));
+        launch.proxy = Some(ProxyRequest {
+            server: Some(parts.server),
+            username: parts.username,
+            password: parts.password,
+            bypass: flags.proxy_bypass.clone(),
+        });
     }
-    if let Some(ua) = &flags.user_agent {
-        obj.insert("userAgent".into(), json!(ua));
-    }
-    if let Some(args) = &flags.args {
-        obj.insert("args".into(), json!(split_launch_args(args)));
-    }
+    launch.user_agent = flags.user_agent.clone();
+    launch.args = flags.args.as_deref().map(split_launch_args);
     if !flags.extensions.is_empty() {
-        obj.insert("extensions".into(), json!(flags.extensions));
+        launch.extensions = Some(flags.extensions.clone());
     }
-    attach_scripts(obj, flags);
+    scripts(&mut launch, flags);
     if flags.ignore_https_errors {
-        obj.insert("ignoreHTTPSErrors".into(), json!(true));
+        launch.ignore_https_errors = Some(true);
     }
-    attach_ca(obj, flags);
+    ca(&mut launch, flags);
     if flags.allow_file_access {
-        obj.insert("allowFileAccess".into(), json!(true));
+        launch.allow_file_access = Some(true);
     }
     if flags.cli_hide_scrollbars || !flags.hide_scrollbars {
-        obj.insert("hideScrollbars".into(), json!(flags.hide_scrollbars));
+        launch.hide_scrollbars = Some(flags.hide_scrollbars);
     }
     if flags.webgpu || flags.cli_webgpu {
-        obj.insert("webgpu".into(), json!(flags.webgpu));
+        launch.webgpu = Some(flags.webgpu);
     }
-    attach_webmcp(obj, flags);
-    obj.insert("noXvfb".into(), json!(flags.no_xvfb));
-    attach_display(obj, flags, true);
-    attach_allowed_domains(obj, flags);
-    if let Some(engine) = &flags.engine {
-        obj.insert("engine".into(), json!(engine));
-    }
+    webmcp(&mut launch, flags);
+    launch.no_xvfb = Some(flags.no_xvfb);
+    display(&mut launch, flags, true);
+    allowed_domains(&mut launch, flags);
+    launch.engine = flags.engine.clone();
+    let mut request = encode(ACTION, &launch);
+    attach_plugins(&mut request, flags);
+    attach_restore(&mut request, flags);
     request
 }
 
 fn provider_launch(provider: &str, flags: &Flags) -> Value {
-    let mut request = json!({ "action": "launch", "provider": provider });
+    let mut launch = LaunchRequest {
+        provider: Some(provider.to_string()),
+        ..LaunchRequest::default()
+    };
+    scripts(&mut launch, flags);
+    webmcp(&mut launch, flags);
+    allowed_domains(&mut launch, flags);
+    ca(&mut launch, flags);
+    display(&mut launch, flags, false);
+    let mut request = encode(ACTION, &launch);
     attach_plugins(&mut request, flags);
-    let obj = object(&mut request);
-    attach_scripts(obj, flags);
-    attach_webmcp(obj, flags);
-    attach_allowed_domains(obj, flags);
     attach_restore(&mut request, flags);
-    let obj = object(&mut request);
-    attach_ca(obj, flags);
-    attach_display(obj, flags, false);
     request
 }
 
@@ -388,21 +419,21 @@ fn provider_launch(provider: &str, flags: &Flags) -> Value {
 /// provider, local settings.
 pub fn launch_for(flags: &Flags, command: &Value) -> Result<Option<Launch>, String> {
     if flags.auto_connect {
-        let mut request = json!({ "action": "launch", "autoConnect": true });
-        external_common(&mut request, flags)?;
+        let launch = LaunchRequest {
+            auto_connect: Some(true),
+            ..LaunchRequest::default()
+        };
         return Ok(Some(Launch {
             kind: LaunchKind::AutoConnect,
-            request,
+            request: external(launch, flags)?,
         }));
     }
     if let Some(cdp) = &flags.cdp {
-        let (key, target) = cdp_target(cdp)?;
-        let mut request = json!({ "action": "launch" });
-        object(&mut request).insert(key.into(), target);
-        external_common(&mut request, flags)?;
+        let mut launch = LaunchRequest::default();
+        cdp_target(cdp)?.apply(&mut launch);
         return Ok(Some(Launch {
             kind: LaunchKind::Cdp,
-            request,
+            request: external(launch, flags)?,
         }));
     }
     if let Some(provider) = &flags.provider {

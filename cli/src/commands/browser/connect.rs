@@ -1,0 +1,56 @@
+//! `connect <port|url>`: attaches the session to a browser over CDP (a `launch` request with
+//! `cdpPort` or `cdpUrl`).
+
+use abx_wire::LaunchRequest;
+
+use super::launch::{self, CdpEndpoint};
+use crate::commands::prelude::*;
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &["connect"],
+    help: Some(Help {
+        about: "Attach to a browser over CDP",
+        usage: &["connect <port|url>"],
+        examples: &[
+            "connect 9222",
+            "connect ws://127.0.0.1:9222/devtools/browser/<id>",
+        ],
+    }),
+    grammar: Grammar::Request(parse),
+    actions: &[],
+};
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    const USAGE: &str = "connect <port|url>";
+    let endpoint = input
+        .rest
+        .first()
+        .ok_or_else(|| ParseError::missing("connect", USAGE))?;
+    let mut request = LaunchRequest::default();
+    if ["ws://", "wss://", "http://", "https://"]
+        .iter()
+        .any(|p| endpoint.starts_with(p))
+    {
+        CdpEndpoint::Url(endpoint.to_string()).apply(&mut request);
+        return Ok(encode(launch::ACTION, &request));
+    }
+    match endpoint.parse::<u32>() {
+        Ok(0) => Err(ParseError::invalid(
+            "Invalid port: port must be greater than 0",
+            USAGE,
+        )),
+        Ok(p) if p > 65535 => Err(ParseError::invalid(
+            format!("Invalid port: {p} is out of range (valid range: 1-65535)"),
+            USAGE,
+        )),
+        Ok(p) => {
+            CdpEndpoint::Port(p).apply(&mut request);
+            Ok(encode(launch::ACTION, &request))
+        }
+        Err(_) => Err(ParseError::invalid(
+            format!("Invalid value: '{endpoint}' is not a valid port number or URL"),
+            USAGE,
+        )),
+    }
+}

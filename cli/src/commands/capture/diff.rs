@@ -1,0 +1,329 @@
+//! `diff snapshot|screenshot|url`: compares the page's snapshot with a baseline (a file, or the
+//! last snapshot), two screenshots, or two URLs. `diff screenshot` and `diff url` are not
+//! implemented yet (`Not yet implemented: diff_screenshot|diff_url`).
+
+use crate::commands::capture::snapshot::SnapshotRequest;
+use crate::commands::prelude::*;
+
+/// `diff snapshot`.
+pub const SNAPSHOT: &str = "diff_snapshot";
+/// `diff screenshot` (not implemented yet).
+pub const SCREENSHOT: &str = "diff_screenshot";
+/// `diff url` (not implemented yet).
+pub const URL: &str = "diff_url";
+
+/// `diff snapshot`: `{"baseline"?, "selector"?, "compact"?, "maxDepth"?}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DiffSnapshotRequest {
+    /// A baseline file, or literal snapshot text; without one, the last snapshot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+    /// The snapshot options.
+    #[serde(flatten)]
+    pub snapshot: SnapshotRequest,
+}
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &["diff"],
+    help: Some(Help {
+        about: "Compare snapshots, screenshots or URLs",
+        usage: &["diff <snapshot|screenshot|url>"],
+        examples: &["diff snapshot", "diff snapshot --baseline before.txt -c"],
+    }),
+    grammar: Grammar::Request(parse),
+    actions: &[
+        Action::queued(SNAPSHOT, |ctx| Box::pin(run_snapshot(ctx))).rendered(Render {
+            diff: Some(snapshot_diff),
+            ..Render::DEFAULT
+        }),
+        Action::todo(SCREENSHOT).rendered(Render {
+            diff: Some(screenshot_diff),
+            ..Render::DEFAULT
+        }),
+        Action::todo(URL).rendered(Render {
+            diff: Some(url_diff),
+            ..Render::DEFAULT
+        }),
+    ],
+};
+
+async fn run_snapshot(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: DiffSnapshotRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    data(
+        session
+            .diff_snapshot(&request.snapshot.options(), request.baseline.as_deref())
+            .await?,
+    )
+}
+
+/// `✓ No changes detected`, or the coloured diff and its counts.
+fn snapshot_diff(t: &mut Text<'_>, data: &Value) {
+    let p = t.p;
+    if !b(data, "changed").unwrap_or(false) {
+        t.out(&format!("{} No changes detected", p.ok()));
+        return;
+    }
+    if let Some(diff) = s(data, "diff") {
+        for line in diff.lines() {
+            if line.starts_with("+ ") {
+                t.out(&p.green(line));
+            } else if line.starts_with("- ") {
+                t.out(&p.red(line));
+            } else {
+                t.out(&p.dim(line));
+            }
+        }
+        t.out(&format!(
+            "\n{} additions, {} removals, {} unchanged",
+            p.green(&i(data, "additions").unwrap_or(0).to_string()),
+            p.red(&i(data, "removals").unwrap_or(0).to_string()),
+            i(data, "unchanged").unwrap_or(0)
+        ));
+    }
+}
+
+/// Whether the images match, and the pixel counts.
+fn screenshot_diff(t: &mut Text<'_>, data: &Value) {
+    let p = t.p;
+    let mismatch = data
+        .get("mismatchPercentage")
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0);
+    if b(data, "dimensionMismatch").unwrap_or(false) {
+        t.out(&format!("{} Images have different dimensions", p.fail()));
+    } else if b(data, "match").unwrap_or(false) {
+        t.out(&format!("{} Images match (0% difference)", p.ok()));
+    } else {
+        t.out(&format!("{} {mismatch:.2}% pixels differ", p.fail()));
+    }
+    if let Some(path) = s(data, "diffPath") {
+        t.out(&format!("  Diff image: {}", p.green(path)));
+    }
+    t.out(&format!(
+        "  {} different / {} total pixels",
+        p.red(&i(data, "differentPixels").unwrap_or(0).to_string()),
+        i(data, "totalPixels").unwrap_or(0)
+    ));
+}
+
+/// Both reports of `diff url`.
+fn url_diff(t: &mut Text<'_>, data: &Value) {
+    let p = t.p;
+    if let Some(snap) = data.get("snapshot").filter(|v| v.is_object()) {
+        t.out(&p.bold("Snapshot diff:"));
+        snapshot_diff(t, snap);
+    }
+    if let Some(shot) = data.get("screenshot").filter(|v| v.is_object()) {
+        t.out(&format!("\n{}", p.bold("Screenshot diff:")));
+        screenshot_diff(t, shot);
+    }
+}
+
+fn parse_depth(raw: Option<&&str>, context: &str, usage: &'static str) -> Result<u32, ParseError> {
+    let raw = raw.ok_or_else(|| ParseError::missing(context, usage))?;
+    raw.parse::<u32>().map_err(|_| {
+        ParseError::invalid(
+            format!("Depth must be a non-negative integer, got: {raw}"),
+            usage,
+        )
+    })
+}
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    let rest = input.rest;
+    match rest.first().copied() {
+        Some("snapshot") => {
+            const USAGE: &str =
+                "diff snapshot [--baseline <file>] [--selector <sel>] [--compact] [--depth <n>]";
+            let mut req = DiffSnapshotRequest::default();
+            let mut i = 1;
+            while i < rest.len() {
+                match rest[i] {
+                    "-b" | "--baseline" => {
+                        let v = rest.get(i + 1).ok_or_else(|| {
+                            ParseError::missing(
+                                "diff snapshot --baseline",
+                                "diff snapshot --baseline <file>",
+                            )
+                        })?;
+                        req.baseline = Some(v.to_string());
+                        i += 1;
+                    }
+                    "-s" | "--selector" => {
+                        let v = rest.get(i + 1).ok_or_else(|| {
+                            ParseError::missing(
+                                "diff snapshot --selector",
+                                "diff snapshot --selector <sel>",
+                            )
+                        })?;
+                        req.snapshot.selector = Some(v.to_string());
+                        i += 1;
+                    }
+                    "-c" | "--compact" => req.snapshot.compact = true,
+                    "-d" | "--depth" => {
+                        let n = parse_depth(
+                            rest.get(i + 1),
+                            "diff snapshot --depth",
+                            "diff snapshot --depth <n>",
+                        )?;
+                        req.snapshot.max_depth = Some(i64::from(n));
+                        i += 1;
+                    }
+                    other if other.starts_with('-') => {
+                        return Err(ParseError::invalid(format!("Unknown flag: {other}"), USAGE));
+                    }
+                    other => {
+                        return Err(ParseError::invalid(
+                            format!("Unexpected argument: {other}"),
+                            USAGE,
+                        ));
+                    }
+                }
+                i += 1;
+            }
+            Ok(encode(SNAPSHOT, &req))
+        }
+        Some("screenshot") => {
+            const USAGE: &str = "diff screenshot --baseline <file> [--output <file>] [--threshold <0-1>] [--selector <sel>] [--full/-f]";
+            let mut req = Req::new(SCREENSHOT);
+            let mut i = 1;
+            while i < rest.len() {
+                match rest[i] {
+                    "-b" | "--baseline" => {
+                        let v = rest.get(i + 1).ok_or_else(|| {
+                            ParseError::missing(
+                                "diff screenshot --baseline",
+                                "diff screenshot --baseline <file>",
+                            )
+                        })?;
+                        req.put("baseline", *v);
+                        i += 1;
+                    }
+                    "-o" | "--output" => {
+                        let v = rest.get(i + 1).ok_or_else(|| {
+                            ParseError::missing(
+                                "diff screenshot --output",
+                                "diff screenshot --output <file>",
+                            )
+                        })?;
+                        req.put("output", *v);
+                        i += 1;
+                    }
+                    "-t" | "--threshold" => {
+                        const T_USAGE: &str = "diff screenshot --threshold <0-1>";
+                        let raw = rest.get(i + 1).ok_or_else(|| {
+                            ParseError::missing("diff screenshot --threshold", T_USAGE)
+                        })?;
+                        let t = raw.parse::<f64>().map_err(|_| {
+                            ParseError::invalid(format!("Invalid threshold value: {raw}"), T_USAGE)
+                        })?;
+                        if !(0.0..=1.0).contains(&t) {
+                            return Err(ParseError::invalid(
+                                format!("Threshold must be between 0 and 1, got {t}"),
+                                T_USAGE,
+                            ));
+                        }
+                        req.put("threshold", t);
+                        i += 1;
+                    }
+                    "-s" | "--selector" => {
+                        let v = rest.get(i + 1).ok_or_else(|| {
+                            ParseError::missing(
+                                "diff screenshot --selector",
+                                "diff screenshot --selector <sel>",
+                            )
+                        })?;
+                        req.put("selector", *v);
+                        i += 1;
+                    }
+                    "--full" | "-f" => req.put("fullPage", true),
+                    other if other.starts_with('-') => {
+                        return Err(ParseError::invalid(format!("Unknown flag: {other}"), USAGE));
+                    }
+                    other => {
+                        return Err(ParseError::invalid(
+                            format!("Unexpected argument: {other}"),
+                            USAGE,
+                        ));
+                    }
+                }
+                i += 1;
+            }
+            if !req.has("baseline") {
+                return Err(ParseError::missing(
+                    "diff screenshot",
+                    "diff screenshot --baseline <file>",
+                ));
+            }
+            ok(req)
+        }
+        Some("url") => {
+            const USAGE: &str = "diff url <url1> <url2> [--screenshot] [--full/-f] [--wait-until <strategy>] [--selector <sel>] [--compact] [--depth <n>]";
+            let url1 = rest
+                .get(1)
+                .ok_or_else(|| ParseError::missing("diff url", "diff url <url1> <url2>"))?;
+            let url2 = rest
+                .get(2)
+                .ok_or_else(|| ParseError::missing("diff url", "diff url <url1> <url2>"))?;
+            let mut req = Req::new(URL).set("url1", *url1).set("url2", *url2);
+            let mut i = 3;
+            while i < rest.len() {
+                match rest[i] {
+                    "--screenshot" => req.put("screenshot", true),
+                    "--full" | "-f" => req.put("fullPage", true),
+                    "--wait-until" => {
+                        let v = rest.get(i + 1).ok_or_else(|| {
+                            ParseError::missing(
+                                "diff url --wait-until",
+                                "diff url <url1> <url2> --wait-until <load|domcontentloaded|networkidle>",
+                            )
+                        })?;
+                        req.put("waitUntil", *v);
+                        i += 1;
+                    }
+                    "-s" | "--selector" => {
+                        let v = rest.get(i + 1).ok_or_else(|| {
+                            ParseError::missing(
+                                "diff url --selector",
+                                "diff url <url1> <url2> --selector <sel>",
+                            )
+                        })?;
+                        req.put("selector", *v);
+                        i += 1;
+                    }
+                    "-c" | "--compact" => req.put("compact", true),
+                    "-d" | "--depth" => {
+                        let n = parse_depth(
+                            rest.get(i + 1),
+                            "diff url --depth",
+                            "diff url <url1> <url2> --depth <n>",
+                        )?;
+                        req.put("maxDepth", n);
+                        i += 1;
+                    }
+                    other if other.starts_with('-') => {
+                        return Err(ParseError::invalid(format!("Unknown flag: {other}"), USAGE));
+                    }
+                    other => {
+                        return Err(ParseError::invalid(
+                            format!("Unexpected argument: {other}"),
+                            USAGE,
+                        ));
+                    }
+                }
+                i += 1;
+            }
+            ok(req)
+        }
+        Some(sub) => Err(ParseError::unknown_sub(
+            sub,
+            &["snapshot", "screenshot", "url"],
+        )),
+        None => Err(ParseError::missing(
+            "diff",
+            "diff <snapshot|screenshot|url>",
+        )),
+    }
+}

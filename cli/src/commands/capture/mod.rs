@@ -1,0 +1,6 @@
+//! Capturing the page: `screenshot`, `pdf`, `snapshot`, `diff`.
+
+pub mod diff;
+pub mod pdf;
+pub mod screenshot;
+pub mod snapshot;

@@ -1,0 +1,209 @@
+//! `screenshot [selector] [path] [--full] [--if-changed] [--threshold <0-1>]`: a PNG (or JPEG)
+//! of the viewport, the full page or one element; `--annotate` adds numbered labels for the
+//! interactive elements and prints their refs.
+
+use std::path::PathBuf;
+
+use abx_engine::ScreenshotOptions;
+
+use crate::commands::prelude::*;
+use crate::commands::support::write_file;
+
+/// The wire action.
+pub const ACTION: &str = "screenshot";
+
+const USAGE: &str = "screenshot [selector] [path] [--full] [--if-changed] [--threshold <0-1>]";
+
+/// `{"path", "selector", "fullPage", "annotate", "format"?, "quality"?, "screenshotDir"?,
+/// "ifChanged"?, "threshold"?}` (`path` and `selector` are `null` when not given).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScreenshotRequest {
+    /// Where to write it (default: `~/.agent-browser/tmp/screenshots/screenshot-<ms>.png`).
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Only this element.
+    #[serde(default)]
+    pub selector: Option<String>,
+    /// `--full`: the whole page.
+    #[serde(default)]
+    pub full_page: bool,
+    /// `--annotate`: numbered labels.
+    #[serde(default)]
+    pub annotate: bool,
+    /// `png` or `jpeg`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// JPEG quality 0–100.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<u64>,
+    /// Directory for a screenshot without a path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot_dir: Option<String>,
+    /// `--if-changed`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub if_changed: bool,
+    /// `--threshold <0-1>` for `--if-changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
+}
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &[ACTION],
+    help: Some(Help {
+        about: "Take a screenshot (--annotate adds numbered labels)",
+        usage: &[USAGE],
+        examples: &[
+            "screenshot page.png --full",
+            "screenshot '#chart' chart.png",
+        ],
+    }),
+    grammar: Grammar::Request(parse),
+    actions: &[
+        Action::queued(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
+            saved: Some(saved),
+            ..Render::DEFAULT
+        }),
+    ],
+};
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    let rest = input.rest;
+    let flags = input.flags;
+    let mut full_page = false;
+    let mut if_changed = false;
+    let mut threshold: Option<f64> = None;
+    let mut positional: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < rest.len() {
+        match rest[i] {
+            "--full" | "-f" => full_page = true,
+            "--if-changed" => if_changed = true,
+            "--threshold" => {
+                let raw = rest
+                    .get(i + 1)
+                    .ok_or_else(|| ParseError::missing("screenshot --threshold", USAGE))?;
+                match raw.parse::<f64>() {
+                    Ok(t) if (0.0..=1.0).contains(&t) => threshold = Some(t),
+                    _ => {
+                        return Err(ParseError::invalid(
+                            format!("Threshold must be between 0 and 1, got {raw}"),
+                            USAGE,
+                        ));
+                    }
+                }
+                i += 1;
+            }
+            other => positional.push(other),
+        }
+        i += 1;
+    }
+    let (selector, path) = match positional.as_slice() {
+        [first, second, ..] => (Some(*first), Some(*second)),
+        [first] => {
+            let relative = first.starts_with("./") || first.starts_with("../");
+            let looks_selector = !relative
+                && (first.starts_with('.') || first.starts_with('#') || first.starts_with('@'));
+            let has_ext = [".png", ".jpg", ".jpeg", ".webp"]
+                .iter()
+                .any(|ext| first.ends_with(ext));
+            let looks_path = relative || first.contains('/') || has_ext;
+            if looks_selector || !looks_path {
+                (Some(*first), None)
+            } else {
+                (None, Some(*first))
+            }
+        }
+        [] => (None, None),
+    };
+    let request = ScreenshotRequest {
+        path: path.map(str::to_string),
+        selector: selector.map(str::to_string),
+        full_page,
+        annotate: flags.annotate,
+        format: flags.screenshot_format.clone(),
+        quality: flags.screenshot_quality.map(u64::from),
+        screenshot_dir: flags.screenshot_dir.clone(),
+        if_changed,
+        threshold,
+    };
+    if request.quality.is_some() && flags.screenshot_format.as_deref() != Some("jpeg") {
+        input.warnings.push(
+            "--screenshot-quality is ignored for PNG; use --screenshot-format jpeg".to_string(),
+        );
+    }
+    Ok(encode(ACTION, &request))
+}
+
+/// `✓ Screenshot saved to <path>` and the annotation legend.
+fn saved(t: &mut Text<'_>, data: &Value, path: &str) {
+    let p = t.p;
+    t.out(&format!("{} Screenshot saved to {}", p.ok(), p.green(path)));
+    if let Some(annotations) = data.get("annotations").and_then(Value::as_array) {
+        for a in annotations {
+            let num = p.dim(&format!("[{}]", u(a, "number").unwrap_or(0)));
+            let reference = s(a, "ref").unwrap_or("");
+            let role = s(a, "role").unwrap_or("");
+            match s(a, "name").filter(|n| !n.is_empty()) {
+                Some(name) => t.out(&format!("   {num} @{reference} {role} {name:?}")),
+                None => t.out(&format!("   {num} @{reference} {role}")),
+            }
+        }
+    }
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: ScreenshotRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    let options = ScreenshotOptions {
+        full_page: request.full_page,
+        format: request.format.clone(),
+        quality: request.quality.map(|q| q.min(100) as u8),
+        selector: request.selector.clone(),
+    };
+    let (bytes, annotations) = if request.annotate {
+        let shot = session
+            .screenshot_annotated(&options, ctx.timeout())
+            .await?;
+        (shot.image, Some(shot.annotations))
+    } else {
+        (session.screenshot(&options, ctx.timeout()).await?, None)
+    };
+    let extension = if request.format.as_deref() == Some("jpeg") {
+        "jpg"
+    } else {
+        "png"
+    };
+    let path = match &request.path {
+        Some(path) => PathBuf::from(path),
+        None => {
+            let dir = request
+                .screenshot_dir
+                .as_ref()
+                .map(PathBuf::from)
+                .unwrap_or_else(default_screenshot_dir);
+            dir.join(format!("screenshot-{}.{extension}", epoch_ms()))
+        }
+    };
+    write_file(&path, &bytes)?;
+    let mut data = json!({"path": path.display().to_string()});
+    if let Some(annotations) = annotations {
+        data["annotations"] = json!(annotations);
+    }
+    Ok(data)
+}
+
+fn default_screenshot_dir() -> PathBuf {
+    let home = std::env::var("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| std::env::temp_dir());
+    home.join(".agent-browser").join("tmp").join("screenshots")
+}
+
+fn epoch_ms() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0)
+}

@@ -1,0 +1,107 @@
+//! `snapshot [-i] [-c] [-d <n>] [-s <sel>] [-u] [-C] [--delta]`: the accessibility tree with
+//! refs (`@e1`) that later commands accept as selectors.
+
+use abx_engine::SnapshotOptions;
+
+use crate::commands::prelude::*;
+
+/// The wire action.
+pub const ACTION: &str = "snapshot";
+
+/// `{"interactive"?, "compact"?, "cursor"?, "urls"?, "delta"?, "full"?, "maxDepth"?,
+/// "selector"?}` (flags only when given).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotRequest {
+    /// `-i`: only nodes with refs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interactive: bool,
+    /// `-c`: only lines with a ref or a value, and their ancestors.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub compact: bool,
+    /// `-C`: cursor-interactive elements too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cursor: bool,
+    /// `-u`: each link's URL.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub urls: bool,
+    /// `--delta`: only what changed since the last snapshot.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub delta: bool,
+    /// `--full`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub full: bool,
+    /// `-d <n>`: at most this deep (a negative depth means no limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_depth: Option<i64>,
+    /// `-s <sel>`: only this subtree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+}
+
+impl SnapshotRequest {
+    /// The engine's options for it.
+    pub fn options(&self) -> SnapshotOptions {
+        SnapshotOptions {
+            interactive: self.interactive,
+            compact: self.compact,
+            max_depth: self.max_depth.and_then(|d| usize::try_from(d).ok()),
+            selector: self.selector.clone(),
+            urls: self.urls,
+        }
+    }
+}
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &[ACTION],
+    help: Some(Help {
+        about: "Accessibility tree with refs",
+        usage: &["snapshot [-i] [-c] [-d <n>] [-s <sel>] [-u] [-C] [--delta]"],
+        examples: &["snapshot -i", "snapshot -c -d 3 -s main"],
+    }),
+    grammar: Grammar::Request(parse),
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+};
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    let rest = input.rest;
+    let mut request = SnapshotRequest::default();
+    let mut i = 0;
+    while i < rest.len() {
+        match rest[i] {
+            "-i" | "--interactive" => request.interactive = true,
+            "-c" | "--compact" => request.compact = true,
+            "-C" | "--cursor" => request.cursor = true,
+            "-u" | "--urls" => request.urls = true,
+            "--delta" => request.delta = true,
+            "--full" => request.full = true,
+            "-d" | "--depth" => {
+                if let Some(n) = rest.get(i + 1).and_then(|d| d.parse::<i64>().ok()) {
+                    request.max_depth = Some(n);
+                    i += 1;
+                }
+            }
+            "-s" | "--selector" => {
+                if let Some(s) = rest.get(i + 1) {
+                    request.selector = Some(s.to_string());
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(encode(ACTION, &request))
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: SnapshotRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    if request.delta {
+        return Err(Failure::message(
+            "snapshot --delta is not supported by abx yet; run `snapshot`",
+        ));
+    }
+    data(session.snapshot(&request.options()).await?)
+}

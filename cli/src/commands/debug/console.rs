@@ -1,0 +1,45 @@
+//! `console [--clear]`: Console messages of the active tab (`--clear` empties the log). Served at once.
+
+use crate::commands::prelude::*;
+
+/// The wire action.
+pub const ACTION: &str = "console";
+
+/// `{"clear"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LogRequest {
+    /// Empty the log after reading it.
+    #[serde(default)]
+    pub clear: bool,
+}
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &[ACTION],
+    help: Some(Help {
+        about: "Console messages",
+        usage: &["console [--clear]"],
+        examples: &["console --clear"],
+    }),
+    grammar: Grammar::Request(|input| {
+        Ok(encode(
+            ACTION,
+            &LogRequest {
+                clear: input.rest.contains(&"--clear"),
+            },
+        ))
+    }),
+    actions: &[
+        Action::fast(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
+            cleared: "Console log cleared",
+            ..Render::DEFAULT
+        }),
+    ],
+};
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: LogRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    let tab = session.active_tab().await?;
+    Ok(json!({"messages": tab.console(request.clear)}))
+}

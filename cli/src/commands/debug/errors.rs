@@ -1,0 +1,40 @@
+//! `errors [--clear]`: Uncaught page errors of the active tab (`--clear` empties the list). Served at once.
+
+use crate::commands::prelude::*;
+
+/// The wire action.
+pub const ACTION: &str = "errors";
+
+/// `{"clear"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LogRequest {
+    /// Empty the log after reading it.
+    #[serde(default)]
+    pub clear: bool,
+}
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &[ACTION],
+    help: Some(Help {
+        about: "Page errors",
+        usage: &["errors [--clear]"],
+        examples: &["errors"],
+    }),
+    grammar: Grammar::Request(|input| {
+        Ok(encode(
+            ACTION,
+            &LogRequest {
+                clear: input.rest.contains(&"--clear"),
+            },
+        ))
+    }),
+    actions: &[Action::fast(ACTION, |ctx| Box::pin(run(ctx)))],
+};
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: LogRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    let tab = session.active_tab().await?;
+    Ok(json!({"errors": tab.errors(request.clear)}))
+}

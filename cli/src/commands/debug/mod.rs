@@ -1,0 +1,13 @@
+//! Debugging and audits: `trace`, `profiler`, `record`, `console`, `errors`, `react`,
+//! `vitals`, `a11y`, `removeinitscript`, `inspect`.
+
+pub mod a11y;
+pub mod console;
+pub mod errors;
+pub mod inspect;
+pub mod profiler;
+pub mod react;
+pub mod record;
+pub mod removeinitscript;
+pub mod trace;
+pub mod vitals;

@@ -1,0 +1,25 @@
+//! `check <selector>`: checks a checkbox or radio button.
+
+use crate::commands::prelude::*;
+
+/// The wire action.
+pub const ACTION: &str = "check";
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &[ACTION],
+    help: Some(Help {
+        about: "Check a checkbox",
+        usage: &["check <selector>"],
+        examples: &["check '#terms'"],
+    }),
+    grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "check <selector>")),
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+};
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: SelectorRequest = ctx.params()?;
+    let selector = request.selector()?;
+    let session = ctx.session().await?;
+    data(session.check(selector, ctx.timeout()).await?)
+}

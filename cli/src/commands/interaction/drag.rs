@@ -1,0 +1,52 @@
+//! `drag <source> <target>`: drags one element onto another with real mouse events.
+
+use crate::commands::prelude::*;
+
+/// The wire action.
+pub const ACTION: &str = "drag";
+
+const USAGE: &str = "drag <source> <target>";
+
+/// `{"source", "target"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DragRequest {
+    /// The element to drag.
+    pub source: Option<String>,
+    /// Where to drop it.
+    pub target: Option<String>,
+}
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &[ACTION],
+    help: Some(Help {
+        about: "Drag one element onto another",
+        usage: &[USAGE],
+        examples: &["drag '#card-1' '#done-column'"],
+    }),
+    grammar: Grammar::Request(parse),
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+};
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    let rest = input.rest;
+    let source = rest
+        .first()
+        .ok_or_else(|| ParseError::missing(ACTION, USAGE))?;
+    let target = rest
+        .get(1)
+        .ok_or_else(|| ParseError::missing(ACTION, USAGE))?;
+    let request = DragRequest {
+        source: Some(source.to_string()),
+        target: Some(target.to_string()),
+    };
+    Ok(encode(ACTION, &request))
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: DragRequest = ctx.params()?;
+    let source = required(&request.source, "source")?;
+    let target = required(&request.target, "target")?;
+    let session = ctx.session().await?;
+    data(session.drag(source, target, ctx.timeout()).await?)
+}

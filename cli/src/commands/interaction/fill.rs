@@ -1,0 +1,51 @@
+//! `fill <selector> <text>`: clears an input and fills it.
+
+use crate::commands::prelude::*;
+
+/// The wire action.
+pub const ACTION: &str = "fill";
+
+/// `{"selector", "value"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FillRequest {
+    /// The element.
+    pub selector: Option<String>,
+    /// The text (the words after the selector, joined by spaces).
+    #[serde(default)]
+    pub value: String,
+}
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &[ACTION],
+    help: Some(Help {
+        about: "Clear an input and fill it",
+        usage: &["fill <selector> <text>"],
+        examples: &["fill '#email' ada@example.com"],
+    }),
+    grammar: Grammar::Request(parse),
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+};
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    let rest = input.rest;
+    let selector = rest
+        .first()
+        .ok_or_else(|| ParseError::missing(ACTION, "fill <selector> <text>"))?;
+    let request = FillRequest {
+        selector: Some(selector.to_string()),
+        value: rest[1..].join(" "),
+    };
+    Ok(encode(ACTION, &request))
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: FillRequest = ctx.params()?;
+    let selector = required(&request.selector, "selector")?;
+    let session = ctx.session().await?;
+    data(
+        session
+            .fill(selector, &request.value, ctx.timeout())
+            .await?,
+    )
+}

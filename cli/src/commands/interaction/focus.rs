@@ -1,0 +1,25 @@
+//! `focus <selector>`: focuses an element.
+
+use crate::commands::prelude::*;
+
+/// The wire action.
+pub const ACTION: &str = "focus";
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &[ACTION],
+    help: Some(Help {
+        about: "Focus an element",
+        usage: &["focus <selector>"],
+        examples: &["focus '#email'"],
+    }),
+    grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "focus <selector>")),
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+};
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: SelectorRequest = ctx.params()?;
+    let selector = request.selector()?;
+    let session = ctx.session().await?;
+    data(session.focus(selector, ctx.timeout()).await?)
+}

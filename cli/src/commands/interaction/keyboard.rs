@@ -1,0 +1,85 @@
+//! `keyboard type <text>` / `keyboard inserttext <text>`: types (key events) or inserts (no key
+//! events) text at the focus, then waits for a navigation it started.
+
+use std::time::Duration;
+
+use crate::commands::prelude::*;
+
+/// The wire action.
+pub const ACTION: &str = "keyboard";
+
+/// `{"subaction": "type"|"insertText", "text", "delay"?}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct KeyboardRequest {
+    /// `type` or `insertText`.
+    pub subaction: Option<String>,
+    /// The text.
+    #[serde(default)]
+    pub text: String,
+    /// Milliseconds between keys (`type` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<u64>,
+}
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &[ACTION],
+    help: Some(Help {
+        about: "Type or insert text at the focus",
+        usage: &["keyboard <type|inserttext> <text>"],
+        examples: &["keyboard type hello", "keyboard inserttext 'pasted text'"],
+    }),
+    grammar: Grammar::Request(parse),
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+};
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    let rest = input.rest;
+    let sub = rest
+        .first()
+        .ok_or_else(|| ParseError::missing(ACTION, "keyboard <type|inserttext> <text>"))?;
+    let text = rest[1..].join(" ");
+    let subaction = match *sub {
+        "type" => {
+            if text.is_empty() {
+                return Err(ParseError::missing("keyboard type", "keyboard type <text>"));
+            }
+            "type"
+        }
+        "inserttext" | "insertText" => {
+            if text.is_empty() {
+                return Err(ParseError::missing(
+                    "keyboard inserttext",
+                    "keyboard inserttext <text>",
+                ));
+            }
+            "insertText"
+        }
+        other => return Err(ParseError::unknown_sub(other, &["type", "inserttext"])),
+    };
+    let request = KeyboardRequest {
+        subaction: Some(subaction.into()),
+        text,
+        delay: None,
+    };
+    Ok(encode(ACTION, &request))
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: KeyboardRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    match request.subaction.as_deref().unwrap_or("type") {
+        "insertText" | "inserttext" => {
+            data(session.insert_text(&request.text, ctx.timeout()).await?)
+        }
+        _ => data(
+            session
+                .keyboard_type(
+                    &request.text,
+                    request.delay.map(Duration::from_millis),
+                    ctx.timeout(),
+                )
+                .await?,
+        ),
+    }
+}

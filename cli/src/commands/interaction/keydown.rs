@@ -1,0 +1,26 @@
+//! `keydown <key>`: holds a key down (a held modifier applies to later keys and clicks).
+
+use super::press::{KeyRequest, key_grammar};
+use crate::commands::prelude::*;
+
+/// The wire action.
+pub const ACTION: &str = "keydown";
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &[ACTION],
+    help: Some(Help {
+        about: "Hold a key down",
+        usage: &["keydown <key>"],
+        examples: &["keydown Shift"],
+    }),
+    grammar: Grammar::Request(|input| key_grammar(input, ACTION, ACTION, "keydown <key>")),
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+};
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: KeyRequest = ctx.params()?;
+    let key = required(&request.key, "key")?;
+    let session = ctx.session().await?;
+    data(session.key_down(key, ctx.timeout()).await?)
+}

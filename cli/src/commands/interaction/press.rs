@@ -1,0 +1,52 @@
+//! `press <key>` (alias `key`): a key or chord (`Enter`, `Control+a`) on the focused element,
+//! then waits for a navigation it started.
+
+use crate::commands::prelude::*;
+
+/// The wire action.
+pub const ACTION: &str = "press";
+
+/// `{"key"}`: the request of `press`, `keydown` and `keyup`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct KeyRequest {
+    /// The key or chord.
+    pub key: Option<String>,
+}
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &[ACTION, "key"],
+    help: Some(Help {
+        about: "Press a key (Enter, Tab, Control+a, …)",
+        usage: &["press <key>"],
+        examples: &["press Enter", "press Control+a"],
+    }),
+    grammar: Grammar::Request(|input| key_grammar(input, ACTION, ACTION, "press <key>")),
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+};
+
+/// `<command> <key>`.
+pub(crate) fn key_grammar(
+    input: &Input<'_>,
+    action: &str,
+    context: &str,
+    usage: &'static str,
+) -> Result<Value, ParseError> {
+    let key = input
+        .rest
+        .first()
+        .ok_or_else(|| ParseError::missing(context, usage))?;
+    Ok(encode(
+        action,
+        &KeyRequest {
+            key: Some(key.to_string()),
+        },
+    ))
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: KeyRequest = ctx.params()?;
+    let key = required(&request.key, "key")?;
+    let session = ctx.session().await?;
+    data(session.press(key, ctx.timeout()).await?)
+}

@@ -1,0 +1,86 @@
+//! `scroll [direction] [amount] [--selector <sel>]`: scrolls the page or an element (default
+//! down 300).
+
+use serde_json::Number;
+
+use crate::commands::prelude::*;
+
+/// The wire action.
+pub const ACTION: &str = "scroll";
+
+/// `{"direction", "amount", "selector"?}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScrollRequest {
+    /// `up`, `down` (default), `left` or `right`.
+    pub direction: Option<String>,
+    /// Pixels (the CLI sends an integer; any number is read).
+    pub amount: Option<Number>,
+    /// Scroll this element instead of the page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+}
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &[ACTION],
+    help: Some(Help {
+        about: "Scroll the page or an element (default down 300)",
+        usage: &["scroll [direction] [amount] [--selector <sel>]"],
+        examples: &["scroll down 600", "scroll up --selector '#feed'"],
+    }),
+    grammar: Grammar::Request(parse),
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+};
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    let rest = input.rest;
+    let mut request = ScrollRequest::default();
+    let mut positional = 0;
+    let mut i = 0;
+    while i < rest.len() {
+        match rest[i] {
+            "-s" | "--selector" => {
+                let sel = rest.get(i + 1).ok_or_else(|| {
+                    ParseError::missing(
+                        "scroll --selector",
+                        "scroll [direction] [amount] [--selector <sel>]",
+                    )
+                })?;
+                request.selector = Some(sel.to_string());
+                i += 1;
+            }
+            arg if arg.starts_with('-') => {}
+            arg => {
+                match positional {
+                    0 => request.direction = Some(arg.to_string()),
+                    1 => {
+                        if let Ok(n) = arg.parse::<i64>() {
+                            request.amount = Some(Number::from(n));
+                        }
+                    }
+                    _ => {}
+                }
+                positional += 1;
+            }
+        }
+        i += 1;
+    }
+    request.direction.get_or_insert_with(|| "down".to_string());
+    request.amount.get_or_insert_with(|| Number::from(300));
+    Ok(encode(ACTION, &request))
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: ScrollRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    data(
+        session
+            .scroll(
+                request.direction.as_deref().unwrap_or("down"),
+                request.amount.as_ref().and_then(Number::as_f64),
+                request.selector.as_deref(),
+                ctx.timeout(),
+            )
+            .await?,
+    )
+}

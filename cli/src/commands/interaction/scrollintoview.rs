@@ -1,0 +1,40 @@
+//! `scrollintoview <selector>` (alias `scrollinto`): scrolls an element into view.
+
+use crate::commands::prelude::*;
+
+/// The wire action.
+pub const ACTION: &str = "scrollintoview";
+
+const USAGE: &str = "scrollintoview <selector>";
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &[ACTION, "scrollinto"],
+    help: Some(Help {
+        about: "Scroll an element into view",
+        usage: &[USAGE],
+        examples: &["scrollintoview @e12"],
+    }),
+    grammar: Grammar::Request(parse),
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+};
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    let selector = input
+        .rest
+        .first()
+        .ok_or_else(|| ParseError::missing(ACTION, USAGE))?;
+    Ok(encode(
+        ACTION,
+        &SelectorRequest {
+            selector: Some(selector.to_string()),
+        },
+    ))
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: SelectorRequest = ctx.params()?;
+    let selector = request.selector()?;
+    let session = ctx.session().await?;
+    data(session.scroll_into_view(selector, ctx.timeout()).await?)
+}

@@ -1,0 +1,94 @@
+//! `type <selector> <text> [--clear] [--delay <ms>]`: types into an element with real key
+//! events (and waits for a navigation the keys started).
+
+use std::time::Duration;
+
+use crate::commands::prelude::*;
+
+/// The wire action.
+pub const ACTION: &str = "type";
+
+const USAGE: &str = "type <selector> <text> [--clear] [--delay <ms>]";
+
+/// `{"selector", "text", "clear"?, "delay"?}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TypeRequest {
+    /// The element.
+    pub selector: Option<String>,
+    /// The text.
+    #[serde(default)]
+    pub text: String,
+    /// `--clear`: empty the element first.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub clear: bool,
+    /// `--delay <ms>` between keys.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<u64>,
+}
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &[ACTION],
+    help: Some(Help {
+        about: "Type text into an element",
+        usage: &[USAGE],
+        examples: &[
+            "type '#search' hello world",
+            "type @e2 secret --clear --delay 50",
+        ],
+    }),
+    grammar: Grammar::Request(parse),
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+};
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    let rest = input.rest;
+    let mut clear = false;
+    let mut delay: Option<u64> = None;
+    let mut words: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < rest.len() {
+        match rest[i] {
+            "--clear" => clear = true,
+            "--delay" => {
+                let raw = rest
+                    .get(i + 1)
+                    .ok_or_else(|| ParseError::missing("type --delay", USAGE))?;
+                let ms = raw
+                    .parse::<u64>()
+                    .map_err(|_| ParseError::invalid(format!("Invalid delay: {raw}"), USAGE))?;
+                delay = Some(ms);
+                i += 1;
+            }
+            word => words.push(word),
+        }
+        i += 1;
+    }
+    let selector = words
+        .first()
+        .ok_or_else(|| ParseError::missing(ACTION, USAGE))?;
+    let request = TypeRequest {
+        selector: Some(selector.to_string()),
+        text: words[1..].join(" "),
+        clear,
+        delay,
+    };
+    Ok(encode(ACTION, &request))
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: TypeRequest = ctx.params()?;
+    let selector = required(&request.selector, "selector")?;
+    let session = ctx.session().await?;
+    data(
+        session
+            .type_text(
+                selector,
+                &request.text,
+                request.clear,
+                request.delay.map(Duration::from_millis),
+                ctx.timeout(),
+            )
+            .await?,
+    )
+}

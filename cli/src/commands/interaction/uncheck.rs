@@ -1,0 +1,25 @@
+//! `uncheck <selector>`: unchecks a checkbox.
+
+use crate::commands::prelude::*;
+
+/// The wire action.
+pub const ACTION: &str = "uncheck";
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &[ACTION],
+    help: Some(Help {
+        about: "Uncheck a checkbox",
+        usage: &["uncheck <selector>"],
+        examples: &["uncheck '#newsletter'"],
+    }),
+    grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "uncheck <selector>")),
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+};
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: SelectorRequest = ctx.params()?;
+    let selector = request.selector()?;
+    let session = ctx.session().await?;
+    data(session.uncheck(selector, ctx.timeout()).await?)
+}

@@ -1,0 +1,23 @@
+//! `forward`: go forward in history and wait for the page.
+
+use crate::commands::prelude::*;
+
+/// The wire action.
+pub const ACTION: &str = "forward";
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &[ACTION],
+    help: Some(Help {
+        about: "Go forward in history",
+        usage: &["forward"],
+        examples: &["forward"],
+    }),
+    grammar: Grammar::Request(|_| Ok(encode(ACTION, &NoParams {}))),
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx))).moving_tab()],
+};
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let session = ctx.session().await?;
+    Ok(json!({"url": session.history(1, ctx.timeout()).await?}))
+}

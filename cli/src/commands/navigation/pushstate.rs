@@ -1,0 +1,47 @@
+//! `pushstate <url>`: a client-side navigation through `history.pushState`.
+
+use crate::commands::prelude::*;
+
+/// The wire action.
+pub const ACTION: &str = "pushstate";
+
+/// `{"url"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PushStateRequest {
+    /// The URL to push (relative URLs resolve against the page).
+    pub url: Option<String>,
+}
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &[ACTION],
+    help: Some(Help {
+        about: "Client-side navigation via history.pushState",
+        usage: &["pushstate <url>"],
+        examples: &["pushstate /settings"],
+    }),
+    grammar: Grammar::Request(parse),
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+};
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    let url = input
+        .rest
+        .first()
+        .ok_or_else(|| ParseError::missing(ACTION, "pushstate <url>"))?;
+    Ok(encode(
+        ACTION,
+        &PushStateRequest {
+            url: Some(url.to_string()),
+        },
+    ))
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: PushStateRequest = ctx.params()?;
+    let url = required(&request.url, "url")?;
+    let session = ctx.session().await?;
+    let script = format!("history.pushState(null, '', {}); location.href", json!(url));
+    let value = session.evaluate(&script, ctx.timeout()).await?;
+    Ok(json!({"url": value.value}))
+}

@@ -1,0 +1,23 @@
+//! `reload`: reloads the page and waits for it.
+
+use crate::commands::prelude::*;
+
+/// The wire action.
+pub const ACTION: &str = "reload";
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &[ACTION],
+    help: Some(Help {
+        about: "Reload the page",
+        usage: &["reload"],
+        examples: &["reload"],
+    }),
+    grammar: Grammar::Request(|_| Ok(encode(ACTION, &NoParams {}))),
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx))).moving_tab()],
+};
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let session = ctx.session().await?;
+    Ok(json!({"url": session.reload(ctx.timeout()).await?}))
+}

@@ -1,0 +1,320 @@
+//! `find <locator> <value> [action] [text]`: semantic locators (role, text, label,
+//! placeholder, alt, title, testid, first, last, nth) and what to do with the element they
+//! find (click by default, fill, check, hover, text). A click or key that starts a navigation
+//! waits for it (engine behaviour).
+
+use abx_engine::{FindAction, Locator};
+
+use crate::commands::prelude::*;
+
+/// `find role <role> [--name <name>]`.
+pub const ROLE: &str = "getbyrole";
+/// `find text <text>`.
+pub const TEXT: &str = "getbytext";
+/// `find label <label>`.
+pub const LABEL: &str = "getbylabel";
+/// `find placeholder <text>`.
+pub const PLACEHOLDER: &str = "getbyplaceholder";
+/// `find alt <text>`.
+pub const ALT: &str = "getbyalttext";
+/// `find title <text>`.
+pub const TITLE: &str = "getbytitle";
+/// `find testid <id>`.
+pub const TEST_ID: &str = "getbytestid";
+/// `find first|last|nth <n> <selector>`.
+pub const NTH: &str = "nth";
+
+const FIND_ACTIONS: &[&str] = &["click", "fill", "check", "hover", "text"];
+
+/// The request of every locator; each sends its own fields (upstream's shapes).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FindRequest {
+    /// `find role`: the ARIA role.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// `find role --name`: the accessible name (`null` when not given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<Option<String>>,
+    /// `find text|alt|title`: the text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// `find label`: the label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// `find placeholder`: the placeholder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placeholder: Option<String>,
+    /// `find testid`: the test id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_id: Option<String>,
+    /// `find first|last|nth`: the selector.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+    /// `find first|last|nth`: 0-based index (`-1` is the last).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<i64>,
+    /// `--exact`: whole, case-sensitive match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact: Option<bool>,
+    /// `click` (default), `fill`, `check`, `hover` or `text`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subaction: Option<String>,
+    /// The text for `fill`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+}
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &["find"],
+    help: Some(Help {
+        about: "Semantic locators: role text label placeholder alt title testid first last nth",
+        usage: &[
+            "find <locator> <value> [action] [text]",
+            "find role <role> [action] [--name <name>] [--exact]",
+            "find nth <index> <selector> [action] [text]",
+        ],
+        examples: &[
+            "find role button click --name Submit",
+            "find label Email fill ada@example.com",
+        ],
+    }),
+    grammar: Grammar::Request(parse),
+    actions: &[
+        Action::queued(ROLE, |ctx| Box::pin(run(ctx))),
+        Action::queued(TEXT, |ctx| Box::pin(run(ctx))),
+        Action::queued(LABEL, |ctx| Box::pin(run(ctx))),
+        Action::queued(PLACEHOLDER, |ctx| Box::pin(run(ctx))),
+        Action::queued(ALT, |ctx| Box::pin(run(ctx))),
+        Action::queued(TITLE, |ctx| Box::pin(run(ctx))),
+        Action::queued(TEST_ID, |ctx| Box::pin(run(ctx))),
+        Action::queued(NTH, |ctx| Box::pin(run(ctx))),
+    ],
+};
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    const VALID: &[&str] = &[
+        "role",
+        "text",
+        "label",
+        "placeholder",
+        "alt",
+        "title",
+        "testid",
+        "first",
+        "last",
+        "nth",
+    ];
+    let rest = input.rest;
+    let locator = rest
+        .first()
+        .copied()
+        .ok_or_else(|| ParseError::missing("find", "find <locator> <value> [action] [text]"))?;
+    let usage: &'static str = match locator {
+        "role" => "find role <role> [action] [--name <name>] [--exact]",
+        "text" => "find text <text> [action] [--exact]",
+        "label" => "find label <label> [action] [text] [--exact]",
+        "placeholder" => "find placeholder <text> [action] [text] [--exact]",
+        "alt" => "find alt <text> [action] [--exact]",
+        "title" => "find title <text> [action] [--exact]",
+        "testid" => "find testid <id> [action] [text]",
+        "first" => "find first <selector> [action] [text]",
+        "last" => "find last <selector> [action] [text]",
+        "nth" => "find nth <index> <selector> [action] [text]",
+        other => return Err(ParseError::unknown_sub(other, VALID)),
+    };
+    let context = format!("find {locator}");
+
+    // `find nth <n> <sel> …` has one more leading argument than the other locators.
+    let (index, value, tail_start): (Option<i64>, &str, usize) = if locator == "nth" {
+        let raw = rest
+            .get(1)
+            .ok_or_else(|| ParseError::missing(&context, usage))?;
+        let n = raw
+            .parse::<i64>()
+            .map_err(|_| ParseError::missing(&context, usage))?;
+        let sel = rest
+            .get(2)
+            .ok_or_else(|| ParseError::missing(&context, usage))?;
+        (Some(n), sel, 3)
+    } else {
+        let value = rest
+            .get(1)
+            .ok_or_else(|| ParseError::missing(&context, usage))?;
+        (None, value, 2)
+    };
+
+    let mut subaction = "click";
+    let mut name: Option<&str> = None;
+    let mut exact = false;
+    let mut fill_parts: Vec<&str> = Vec::new();
+    let mut i = tail_start;
+    if let Some(first) = rest.get(i)
+        && !first.starts_with("--")
+    {
+        subaction = first;
+        i += 1;
+    }
+    while i < rest.len() {
+        match rest[i] {
+            "--exact" => exact = true,
+            "--name" => {
+                let n = rest.get(i + 1).ok_or_else(|| {
+                    ParseError::missing(
+                        &context,
+                        "find role <role> [action] [--name <name>] [--exact]",
+                    )
+                })?;
+                name = Some(n);
+                i += 1;
+            }
+            token => fill_parts.push(token),
+        }
+        i += 1;
+    }
+    if !FIND_ACTIONS.contains(&subaction) {
+        return Err(ParseError::unknown_sub(subaction, FIND_ACTIONS));
+    }
+    let value = value.to_string();
+    let (action, mut request) = match locator {
+        "role" => (
+            ROLE,
+            FindRequest {
+                role: Some(value),
+                name: Some(name.map(str::to_string)),
+                exact: Some(exact),
+                ..FindRequest::default()
+            },
+        ),
+        "text" => (
+            TEXT,
+            FindRequest {
+                text: Some(value),
+                exact: Some(exact),
+                ..FindRequest::default()
+            },
+        ),
+        "label" => (
+            LABEL,
+            FindRequest {
+                label: Some(value),
+                exact: Some(exact),
+                ..FindRequest::default()
+            },
+        ),
+        "placeholder" => (
+            PLACEHOLDER,
+            FindRequest {
+                placeholder: Some(value),
+                exact: Some(exact),
+                ..FindRequest::default()
+            },
+        ),
+        "alt" => (
+            ALT,
+            FindRequest {
+                text: Some(value),
+                exact: Some(exact),
+                ..FindRequest::default()
+            },
+        ),
+        "title" => (
+            TITLE,
+            FindRequest {
+                text: Some(value),
+                exact: Some(exact),
+                ..FindRequest::default()
+            },
+        ),
+        "testid" => (
+            TEST_ID,
+            FindRequest {
+                test_id: Some(value),
+                ..FindRequest::default()
+            },
+        ),
+        "first" => (
+            NTH,
+            FindRequest {
+                selector: Some(value),
+                index: Some(0),
+                ..FindRequest::default()
+            },
+        ),
+        "last" => (
+            NTH,
+            FindRequest {
+                selector: Some(value),
+                index: Some(-1),
+                ..FindRequest::default()
+            },
+        ),
+        _ => (
+            NTH,
+            FindRequest {
+                selector: Some(value),
+                index: Some(index.unwrap_or(0)),
+                ..FindRequest::default()
+            },
+        ),
+    };
+    request.subaction = Some(subaction.to_string());
+    // text/alt/title locators take no fill value (upstream drops it).
+    if !fill_parts.is_empty() && !matches!(locator, "text" | "alt" | "title") {
+        request.value = Some(fill_parts.join(" "));
+    }
+    Ok(encode(action, &request))
+}
+
+fn locator(action: &str, request: &FindRequest) -> Result<Locator, Failure> {
+    let field = |value: &Option<String>, name: &str| required(value, name).map(str::to_string);
+    Ok(match action {
+        ROLE => Locator::Role {
+            role: field(&request.role, "role")?,
+            name: request.name.clone().flatten(),
+        },
+        TEXT => Locator::Text(field(&request.text, "text")?),
+        LABEL => Locator::Label(field(&request.label, "label")?),
+        PLACEHOLDER => Locator::Placeholder(field(&request.placeholder, "placeholder")?),
+        ALT => Locator::Alt(field(&request.text, "text")?),
+        TITLE => Locator::Title(field(&request.text, "text")?),
+        TEST_ID => Locator::TestId(field(&request.test_id, "testId")?),
+        _ => Locator::Nth {
+            selector: field(&request.selector, "selector")?,
+            index: request.index.unwrap_or(0),
+        },
+    })
+}
+
+fn find_action(request: &FindRequest) -> Result<FindAction, Failure> {
+    Ok(match request.subaction.as_deref().unwrap_or("click") {
+        "click" => FindAction::Click,
+        "fill" => FindAction::Fill(request.value.clone().unwrap_or_default()),
+        "check" => FindAction::Check,
+        "hover" => FindAction::Hover,
+        "text" => FindAction::Text,
+        other => {
+            return Err(Failure::message(format!(
+                "Unknown find action: {other}. Use click, fill, check, hover or text"
+            )));
+        }
+    })
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: FindRequest = ctx.params()?;
+    let locator = locator(&ctx.request().action, &request)?;
+    let action = find_action(&request)?;
+    let session = ctx.session().await?;
+    data(
+        session
+            .find(
+                &locator,
+                &action,
+                request.exact.unwrap_or(false),
+                ctx.timeout(),
+            )
+            .await?,
+    )
+}

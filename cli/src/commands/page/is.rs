@@ -1,0 +1,77 @@
+//! `is visible|enabled|checked <selector>`: element state as `true`/`false`.
+
+use crate::commands::prelude::*;
+
+/// `is visible`.
+pub const VISIBLE: &str = "isvisible";
+/// `is enabled`.
+pub const ENABLED: &str = "isenabled";
+/// `is checked`.
+pub const CHECKED: &str = "ischecked";
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &["is"],
+    help: Some(Help {
+        about: "Check element state",
+        usage: &["is <visible|enabled|checked> <selector>"],
+        examples: &["is visible '#banner'", "is checked '#terms'"],
+    }),
+    grammar: Grammar::Request(parse),
+    actions: &[
+        Action::queued(VISIBLE, |ctx| Box::pin(run_visible(ctx))),
+        Action::queued(ENABLED, |ctx| Box::pin(run_enabled(ctx))),
+        Action::queued(CHECKED, |ctx| Box::pin(run_checked(ctx))),
+    ],
+};
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    let rest = input.rest;
+    let (action, context, usage) = match rest.first().copied() {
+        Some("visible") => (VISIBLE, "is visible", "is visible <selector>"),
+        Some("enabled") => (ENABLED, "is enabled", "is enabled <selector>"),
+        Some("checked") => (CHECKED, "is checked", "is checked <selector>"),
+        Some(sub) => {
+            return Err(ParseError::unknown_sub(
+                sub,
+                &["visible", "enabled", "checked"],
+            ));
+        }
+        None => {
+            return Err(ParseError::missing(
+                "is",
+                "is <visible|enabled|checked> <selector>",
+            ));
+        }
+    };
+    let selector = rest
+        .get(1)
+        .ok_or_else(|| ParseError::missing(context, usage))?;
+    Ok(encode(
+        action,
+        &SelectorRequest {
+            selector: Some(selector.to_string()),
+        },
+    ))
+}
+
+async fn run_visible(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: SelectorRequest = ctx.params()?;
+    let selector = request.selector()?;
+    let session = ctx.session().await?;
+    data(session.is_visible(selector, ctx.timeout()).await?)
+}
+
+async fn run_enabled(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: SelectorRequest = ctx.params()?;
+    let selector = request.selector()?;
+    let session = ctx.session().await?;
+    data(session.is_enabled(selector, ctx.timeout()).await?)
+}
+
+async fn run_checked(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: SelectorRequest = ctx.params()?;
+    let selector = request.selector()?;
+    let session = ctx.session().await?;
+    data(session.is_checked(selector, ctx.timeout()).await?)
+}

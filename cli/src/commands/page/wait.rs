@@ -1,0 +1,241 @@
+//! `wait <ms|selector>`, `wait --url|--load|--fn|--text|--download …`: waits for time, an
+//! element, text, a URL, a load state, a function or a download.
+
+use abx_engine::WaitUntil;
+
+use crate::commands::interaction::download;
+use crate::commands::prelude::*;
+
+/// `wait <ms|selector|--text>`.
+pub const WAIT: &str = "wait";
+/// `wait --url <pattern>`.
+pub const URL: &str = "waitforurl";
+/// `wait --load <state>`.
+pub const LOAD: &str = "waitforloadstate";
+/// `wait --fn <expression>`.
+pub const FUNCTION: &str = "waitforfunction";
+/// `wait --download [path]` (not implemented yet).
+pub const DOWNLOAD: &str = "waitfordownload";
+
+const USAGE: &str = "wait <selector|ms|--url|--load|--fn|--text|--download> [--timeout <ms>]";
+
+/// `wait`: `{"selector", "state"?}`, `{"text"}` or `{"timeout"}` (ms to sleep).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WaitRequest {
+    /// Wait for this element.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+    /// `visible` (default), `hidden`, `attached` or `detached`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// Wait for this text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// The deadline, or with neither selector nor text the time to sleep (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u64>,
+}
+
+/// `waitforurl`: `{"url"}` (a glob).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct UrlRequest {
+    /// The pattern.
+    pub url: Option<String>,
+    /// Deadline (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u64>,
+}
+
+/// `waitforloadstate`: `{"state"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoadRequest {
+    /// `load` (default), `domcontentloaded` or `networkidle`.
+    pub state: Option<String>,
+    /// Deadline (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u64>,
+}
+
+/// `waitforfunction`: `{"expression"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FunctionRequest {
+    /// A JavaScript expression that must become truthy.
+    pub expression: Option<String>,
+    /// Deadline (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u64>,
+}
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &["wait"],
+    help: Some(Help {
+        about: "Wait for time, an element, text, a URL, a load state, a function or a download",
+        usage: &[
+            USAGE,
+            "wait <selector> --state <visible|hidden|attached|detached>",
+        ],
+        examples: &[
+            "wait '#results'",
+            "wait --text 'Welcome back'",
+            "wait --url '**/dashboard' --timeout 10000",
+        ],
+    }),
+    grammar: Grammar::Request(parse),
+    actions: &[
+        Action::queued(WAIT, |ctx| Box::pin(run_wait(ctx))).with_default_timeout(),
+        Action::queued(URL, |ctx| Box::pin(run_url(ctx))).with_default_timeout(),
+        Action::queued(LOAD, |ctx| Box::pin(run_load(ctx))).with_default_timeout(),
+        Action::queued(FUNCTION, |ctx| Box::pin(run_function(ctx))).with_default_timeout(),
+        Action::todo(DOWNLOAD)
+            .with_default_timeout()
+            .rendered(Render {
+                saved: Some(download::saved),
+                ..Render::DEFAULT
+            }),
+    ],
+};
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    let rest = input.rest;
+    // `--timeout` and `--state` apply to every variant; take them out first.
+    let mut timeout: Option<u64> = None;
+    let mut state: Option<&str> = None;
+    let mut args: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < rest.len() {
+        match rest[i] {
+            "--timeout" => {
+                let raw = rest.get(i + 1).ok_or_else(|| {
+                    ParseError::missing("wait --timeout", "wait ... --timeout <ms>")
+                })?;
+                let ms = raw.parse::<u64>().map_err(|_| {
+                    ParseError::invalid(
+                        format!("Invalid timeout: {raw}"),
+                        "wait ... --timeout <ms>",
+                    )
+                })?;
+                timeout = Some(ms);
+                i += 1;
+            }
+            "--state" => {
+                let s = rest.get(i + 1).ok_or_else(|| {
+                    ParseError::missing(
+                        "wait --state",
+                        "wait <selector> --state <visible|hidden|attached|detached>",
+                    )
+                })?;
+                state = Some(s);
+                i += 1;
+            }
+            other => args.push(other),
+        }
+        i += 1;
+    }
+    let find = |names: &[&str]| args.iter().position(|a| names.contains(a));
+    let value_after = |idx: usize, context: &str, usage: &'static str| {
+        args.get(idx + 1)
+            .map(|v| v.to_string())
+            .ok_or_else(|| ParseError::missing(context, usage))
+    };
+    if let Some(idx) = find(&["--url", "-u"]) {
+        let request = UrlRequest {
+            url: Some(value_after(idx, "wait --url", "wait --url <pattern>")?),
+            timeout,
+        };
+        return Ok(encode(URL, &request));
+    }
+    if let Some(idx) = find(&["--load", "-l"]) {
+        let request = LoadRequest {
+            state: Some(value_after(idx, "wait --load", "wait --load <state>")?),
+            timeout,
+        };
+        return Ok(encode(LOAD, &request));
+    }
+    if let Some(idx) = find(&["--fn", "-f"]) {
+        let request = FunctionRequest {
+            expression: Some(value_after(idx, "wait --fn", "wait --fn <expression>")?),
+            timeout,
+        };
+        return Ok(encode(FUNCTION, &request));
+    }
+    if let Some(idx) = find(&["--text", "-t"]) {
+        let request = WaitRequest {
+            text: Some(value_after(idx, "wait --text", "wait --text <text>")?),
+            timeout,
+            ..WaitRequest::default()
+        };
+        return Ok(encode(WAIT, &request));
+    }
+    if let Some(idx) = find(&["--download", "-d"]) {
+        let mut req = Req::new(DOWNLOAD);
+        if let Some(path) = args.get(idx + 1).filter(|p| !p.starts_with("--")) {
+            req.put("path", *path);
+        }
+        if let Some(ms) = timeout {
+            req.put("timeout", ms);
+        }
+        return ok(req);
+    }
+    let arg = args
+        .first()
+        .ok_or_else(|| ParseError::missing("wait", USAGE))?;
+    let request = match arg.parse::<u64>() {
+        Ok(ms) => WaitRequest {
+            timeout: Some(ms),
+            ..WaitRequest::default()
+        },
+        Err(_) => WaitRequest {
+            selector: Some(arg.to_string()),
+            state: state.map(str::to_string),
+            timeout,
+            ..WaitRequest::default()
+        },
+    };
+    Ok(encode(WAIT, &request))
+}
+
+async fn run_wait(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: WaitRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    let timeout = ctx.timeout();
+    if let Some(selector) = &request.selector {
+        let state = request.state.as_deref().unwrap_or("visible");
+        session.wait_selector(selector, state, timeout).await?;
+        return Ok(json!({"waited": "selector", "selector": selector}));
+    }
+    if let Some(text) = &request.text {
+        session.wait_text(text, timeout).await?;
+        return Ok(json!({"waited": "text", "text": text}));
+    }
+    let ms = ctx.request().u64(abx_wire::extras::TIMEOUT).unwrap_or(0);
+    session.wait_ms(ms).await;
+    Ok(json!({"waited": "timeout", "ms": ms}))
+}
+
+async fn run_url(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: UrlRequest = ctx.params()?;
+    let pattern = required(&request.url, "url")?;
+    let session = ctx.session().await?;
+    Ok(json!({"url": session.wait_url(pattern, ctx.timeout()).await?}))
+}
+
+async fn run_load(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: LoadRequest = ctx.params()?;
+    let state = request.state.as_deref().unwrap_or("load");
+    let session = ctx.session().await?;
+    session
+        .wait_load(WaitUntil::parse(state)?, ctx.timeout())
+        .await?;
+    Ok(json!({"state": state}))
+}
+
+async fn run_function(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: FunctionRequest = ctx.params()?;
+    let expression = required(&request.expression, "expression")?;
+    let session = ctx.session().await?;
+    let result = session
+        .wait_for_function(expression, ctx.timeout(), FUNCTION)
+        .await?;
+    Ok(json!({"result": result}))
+}

@@ -1,0 +1,188 @@
+//! `cookies [get|set|clear]`: the cookies the active page can see. `set` takes a name and
+//! value with attributes, or `--curl <file>` (a JSON list, a "Copy as cURL" command or a
+//! `Cookie:` header). `clear` deletes the page's cookies only, not the whole browser's.
+
+use serde_json::Map;
+
+use crate::commands::prelude::*;
+use crate::commands::support::{flag_value, parse_cookie_file};
+
+/// `cookies [get]`.
+pub const GET: &str = "cookies_get";
+/// `cookies set`.
+pub const SET: &str = "cookies_set";
+/// `cookies clear`.
+pub const CLEAR: &str = "cookies_clear";
+
+/// `{"cookies": [CDP CookieParam, …]}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SetRequest {
+    /// The cookies.
+    #[serde(default)]
+    pub cookies: Vec<Value>,
+}
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &["cookies"],
+    help: Some(Help {
+        about: "Read and write cookies",
+        usage: &[
+            "cookies [get|set|clear]",
+            "cookies set <name> <value> [--url <url>] [--domain <domain>] [--path <path>] [--http-only] [--secure] [--same-site <Strict|Lax|None>] [--expires <timestamp>]",
+            "cookies set --curl <file> [--domain <domain>] [--url <url>]",
+        ],
+        examples: &[
+            "cookies",
+            "cookies set session abc123 --secure",
+            "cookies clear",
+        ],
+    }),
+    grammar: Grammar::Request(parse),
+    actions: &[
+        Action::queued(GET, |ctx| Box::pin(run_get(ctx))),
+        Action::queued(SET, |ctx| Box::pin(run_set(ctx))),
+        Action::queued(CLEAR, |ctx| Box::pin(run_clear(ctx))).rendered(Render {
+            cleared: "Cookies cleared",
+            ..Render::DEFAULT
+        }),
+    ],
+};
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    let rest = input.rest;
+    const SET_USAGE: &str = "cookies set <name> <value> [--url <url>] [--domain <domain>] [--path <path>] [--http-only] [--secure] [--same-site <Strict|Lax|None>] [--expires <timestamp>]\n  or:  cookies set --curl <file> [--domain <domain>] [--url <url>]";
+    match rest.first().copied().unwrap_or("get") {
+        "set" => {
+            if let Some(path) =
+                flag_value(rest, &["--curl"]).or_else(|| rest.contains(&"--curl").then_some(""))
+            {
+                if path.is_empty() {
+                    return Err(ParseError::missing(
+                        "cookies set --curl",
+                        "cookies set --curl <file> [--domain <domain>] [--url <url>]",
+                    ));
+                }
+                let raw = input
+                    .host
+                    .read_to_string(std::path::Path::new(path))
+                    .map_err(|e| {
+                        ParseError::invalid(
+                            format!("cookies --curl: cannot read '{path}': {e}"),
+                            "cookies set --curl <file>",
+                        )
+                    })?;
+                let mut cookies = parse_cookie_file(&raw).map_err(|e| {
+                    ParseError::invalid(format!("cookies --curl: {e}"), "cookies set --curl <file>")
+                })?;
+                let domain = flag_value(rest, &["--domain"]);
+                let url = flag_value(rest, &["--url"]);
+                for cookie in &mut cookies {
+                    if let Some(d) = domain {
+                        cookie["domain"] = json!(d);
+                        if cookie.get("path").is_none() {
+                            cookie["path"] = json!("/");
+                        }
+                    }
+                    if let Some(u) = url {
+                        cookie["url"] = json!(u);
+                    }
+                }
+                return Ok(encode(SET, &SetRequest { cookies }));
+            }
+            let name = rest
+                .get(1)
+                .ok_or_else(|| ParseError::missing("cookies set", SET_USAGE))?;
+            let value = rest
+                .get(2)
+                .ok_or_else(|| ParseError::missing("cookies set", SET_USAGE))?;
+            let mut cookie = Map::new();
+            cookie.insert("name".to_string(), json!(name));
+            cookie.insert("value".to_string(), json!(value));
+            let mut i = 3;
+            while i < rest.len() {
+                let need = |ctx: &str, usage: &'static str| {
+                    rest.get(i + 1)
+                        .copied()
+                        .ok_or_else(|| ParseError::missing(ctx, usage))
+                };
+                match rest[i] {
+                    "--url" => {
+                        cookie.insert(
+                            "url".into(),
+                            json!(need("cookies set --url", "--url <url>")?),
+                        );
+                        i += 2;
+                    }
+                    "--domain" => {
+                        cookie.insert(
+                            "domain".into(),
+                            json!(need("cookies set --domain", "--domain <domain>")?),
+                        );
+                        i += 2;
+                    }
+                    "--path" => {
+                        cookie.insert(
+                            "path".into(),
+                            json!(need("cookies set --path", "--path <path>")?),
+                        );
+                        i += 2;
+                    }
+                    "--httpOnly" | "--http-only" => {
+                        cookie.insert("httpOnly".into(), json!(true));
+                        i += 1;
+                    }
+                    "--secure" => {
+                        cookie.insert("secure".into(), json!(true));
+                        i += 1;
+                    }
+                    "--sameSite" | "--same-site" => {
+                        const USAGE: &str = "--same-site <Strict|Lax|None>";
+                        let v = need("cookies set --same-site", USAGE)?;
+                        if !matches!(v, "Strict" | "Lax" | "None") {
+                            return Err(ParseError::missing("cookies set --same-site", USAGE));
+                        }
+                        cookie.insert("sameSite".into(), json!(v));
+                        i += 2;
+                    }
+                    "--expires" => {
+                        const USAGE: &str = "--expires <timestamp>";
+                        let v = need("cookies set --expires", USAGE)?;
+                        let n = v
+                            .parse::<i64>()
+                            .map_err(|_| ParseError::missing("cookies set --expires", USAGE))?;
+                        cookie.insert("expires".into(), json!(n));
+                        i += 2;
+                    }
+                    _ => i += 1,
+                }
+            }
+            Ok(encode(
+                SET,
+                &SetRequest {
+                    cookies: vec![Value::Object(cookie)],
+                },
+            ))
+        }
+        "clear" => Ok(encode(CLEAR, &NoParams {})),
+        _ => Ok(encode(GET, &NoParams {})),
+    }
+}
+
+async fn run_get(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let session = ctx.session().await?;
+    Ok(json!({"cookies": session.cookies().await?}))
+}
+
+async fn run_set(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: SetRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    session.set_cookies(&request.cookies).await?;
+    Ok(json!({"set": true}))
+}
+
+async fn run_clear(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let session = ctx.session().await?;
+    session.clear_cookies().await?;
+    Ok(json!({"cleared": true}))
+}

@@ -1,0 +1,6 @@
+//! Tabs, windows, frames and dialogs.
+
+pub mod dialog;
+pub mod frame;
+pub mod tab;
+pub mod window;

@@ -1,0 +1,40 @@
+//! `window new`: opens a new window (a new tab in it becomes active).
+
+use crate::commands::prelude::*;
+
+/// The wire action.
+pub const ACTION: &str = "window_new";
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &["window"],
+    help: Some(Help {
+        about: "Open a window",
+        usage: &["window <new>"],
+        examples: &["window new"],
+    }),
+    grammar: Grammar::Request(parse),
+    actions: &[
+        Action::queued(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
+            opened: "Window opened",
+            ..Render::DEFAULT
+        }),
+    ],
+};
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    match input.rest.first().copied() {
+        Some("new") => Ok(encode(ACTION, &NoParams {})),
+        Some(sub) => Err(ParseError::unknown_sub(sub, &["new"])),
+        None => Err(ParseError::missing("window", "window <new>")),
+    }
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let session = ctx.session().await?;
+    let tab = session.tab_new(None, None).await?;
+    let total = session.tabs().len();
+    Ok(
+        json!({"tabId": tab.tab_id, "label": tab.label, "url": tab.url, "total": total, "window": true}),
+    )
+}
