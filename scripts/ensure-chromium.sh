@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs Debian's Chromium, its headless shell (abx's default for headless sessions; see
-# docs/adr/0007-headless-shell.md) and Xvfb (for headed runs) when missing. Needs root (or sudo).
+# docs/adr/0007-headless-shell.md), Xvfb (for headed runs) and ffmpeg (for `record`) when missing. Needs root (or sudo).
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || [ -n "${AGENT_BROWSER_EXECUTABLE_PATH:-}" ] || need+=(chromium)
 command -v chromium-headless-shell >/dev/null 2>&1 || command -v chrome-headless-shell >/dev/null 2>&1 \
   || [ -n "${AGENT_BROWSER_EXECUTABLE_PATH:-}" ] || need+=(chromium-headless-shell)
 command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
+# ffmpeg (with ffprobe): `record` encodes WebM with it, and its tests check the file.
+command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}" >&2
   SUDO=""
