@@ -107,10 +107,9 @@ async fn four_stages_on_one_anchor_are_all_live_at_once() {
     }
     let mut rates: Vec<Vec<f64>> = Vec::new();
     for _ in 0..ATTEMPTS {
-        let counted = futures_util::future::join_all(
-            viewers.iter_mut().map(|ws| count_frames(ws, WINDOW)),
-        )
-        .await;
+        let counted =
+            futures_util::future::join_all(viewers.iter_mut().map(|ws| count_frames(ws, WINDOW)))
+                .await;
         let window: Vec<f64> = counted
             .iter()
             .map(|(frames, took)| *frames as f64 / took.as_secs_f64())
@@ -133,7 +132,10 @@ async fn four_stages_on_one_anchor_are_all_live_at_once() {
     drop(viewers);
     for stage in &stages {
         let listed = stage.run(&["--json", "tab", "list"]).success().json();
-        let tabs = listed["data"]["tabs"].as_array().cloned().unwrap_or_default();
+        let tabs = listed["data"]["tabs"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
         let active: Vec<_> = tabs.iter().filter(|t| t["active"] == true).collect();
         assert_eq!(active.len(), 1, "one active tab per stage: {listed}");
         assert_eq!(active[0]["url"], url, "{listed}");
