@@ -296,7 +296,7 @@ async fn a_person_types_and_answers_a_confirm_through_the_dashboard() {
 
     step("accept");
     page.click(
-        &format!("section.card[data-session=\"stage-form\"] .dialog-accept"),
+        "section.card[data-session=\"stage-form\"] .dialog-accept",
         &Default::default(),
         Some(WAIT),
     )
