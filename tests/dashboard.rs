@@ -366,12 +366,17 @@ fn dashboard_start_and_stop_behave_like_upstream() {
     ab.run(&["dashboard", "start", "--port", &port.to_string()])
         .success();
     let _stop = StopDashboard(&ab);
-    let again = ab.run(&["dashboard"]).success();
+    let again = ab
+        .run(&["dashboard", "--port", &port.to_string()])
+        .success();
     assert_eq!(
         again.out(),
         format!("Dashboard already running at http://localhost:{port}")
     );
-    let json = ab.run(&["--json", "dashboard", "start"]).success().json();
+    let json = ab
+        .run(&["--json", "dashboard", "start", "--port", &port.to_string()])
+        .success()
+        .json();
     assert_eq!(json["data"]["already_running"], true);
     assert_eq!(json["data"]["port"], port);
     let other = ab

@@ -42,7 +42,7 @@ const STATE_FILE: &str = "dashboard.json";
 /// What `dashboard …` asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DashboardCommand {
-    /// `dashboard [start] [--port N]` (`None`: the default port, or the running one).
+    /// `dashboard [start] [--port N]` (`None`: the default port).
     Start {
         /// `--port`.
         port: Option<u16>,
@@ -149,26 +149,28 @@ pub fn run(inv: &Invocation, command: &DashboardCommand) -> Rendered {
 }
 
 fn start(dir: &Path, port: Option<u16>, opts: &OutputOptions) -> Rendered {
+    // Like upstream: no `--port` means the default port, not "whatever is running".
+    let port = port.unwrap_or(abx_relay::DEFAULT_DASHBOARD_PORT);
     if let Some(state) = running(dir) {
-        if port.is_none_or(|p| p == state.port) {
+        if port == state.port {
             return success(
                 opts,
                 &format!(
                     "Dashboard already running at http://localhost:{}",
                     state.port
                 ),
-                json!({"already_running": true, "pid": state.pid, "port": state.port}),
+                // Upstream lists reverse-proxy access URLs here; a loopback-only dashboard has none.
+                json!({"access_urls": [], "already_running": true, "pid": state.pid, "port": state.port}),
             );
         }
         return render_error(
             &format!(
-                "Dashboard is already running with port {}. Run 'agent-browser dashboard stop' before starting it with a different port.",
+                "Dashboard is already running with port {} and loopback origins only. Run 'agent-browser dashboard stop' before starting it with different settings.",
                 state.port
             ),
             opts,
         );
     }
-    let port = port.unwrap_or(abx_relay::DEFAULT_DASHBOARD_PORT);
     if let Err(err) = std::fs::create_dir_all(dir) {
         return render_error(
             &format!(
@@ -204,7 +206,7 @@ fn start(dir: &Path, port: Option<u16>, opts: &OutputOptions) -> Rendered {
             return success(
                 opts,
                 &format!("Dashboard started at http://localhost:{}", state.port),
-                json!({"pid": state.pid, "port": state.port}),
+                json!({"access_urls": [], "pid": state.pid, "port": state.port}),
             );
         }
         if let Ok(Some(_)) = child.try_wait() {
