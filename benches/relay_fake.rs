@@ -206,6 +206,8 @@ struct Sent {
 /// What the bench tells the fake, and what the fake logs.
 struct Fake {
     fps: AtomicU32,
+    /// An idle page: after the one frame a screencast start produces, no more frames.
+    idle: std::sync::atomic::AtomicBool,
     sent: Mutex<Vec<Sent>>,
     /// When a frame fell due while the ack window was full.
     dropped: Mutex<Vec<Instant>>,
@@ -260,6 +262,8 @@ fn frame_message(data: &str, ts_ms: u64, cast: &Cast, width: u32, height: u32) -
 #[derive(Default)]
 struct Conn {
     cast: Option<Cast>,
+    /// A screencast just started: its first frame is due even on an idle page.
+    first_due: bool,
     casts: i64,
     attaches: u32,
     attached: bool,
@@ -412,6 +416,7 @@ async fn fake_connection(tcp: TcpStream, fake: Arc<Fake>, recorded: Arc<Recorded
                 }
                 if started {
                     // Chrome sends the current image as soon as a screencast starts.
+                    conn.first_due = true;
                     tick.reset_immediately();
                 }
             }
@@ -422,6 +427,10 @@ async fn fake_connection(tcp: TcpStream, fake: Arc<Fake>, recorded: Arc<Recorded
                     tick = ticker(fps);
                     continue;
                 }
+                if fake.idle.load(Ordering::Relaxed) && !std::mem::take(&mut conn.first_due) {
+                    continue;
+                }
+                conn.first_due = false;
                 let Some(cast) = conn.cast.as_mut() else { continue };
                 if cast.in_flight >= cast.window {
                     // Chrome does not even capture this one.
@@ -972,6 +981,51 @@ fn load_frames() -> Recorded {
     }
 }
 
+/// Connect → first `frame` message for one new viewer (its WebSocket handshake included).
+async fn open_to_first_frame(port: u16) -> Duration {
+    let started = Instant::now();
+    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}/"))
+        .await
+        .expect("viewer connects");
+    loop {
+        match tokio::time::timeout(Duration::from_secs(5), ws.next()).await {
+            Ok(Some(Ok(Message::Text(text)))) if frame_ts(&text).is_some() => break,
+            Ok(Some(Ok(_))) => {}
+            other => panic!(
+                "no first frame within 5 s: {:?}",
+                other.map(|m| m.is_some())
+            ),
+        }
+    }
+    let took = started.elapsed();
+    let _ = tokio::time::timeout(Duration::from_millis(200), ws.close(None)).await;
+    took
+}
+
+/// Waits until `relay` has no viewer and no screencast (the last viewer left).
+async fn until_unwatched(relay: &Relay) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while (relay.viewers() > 0 || relay.status().screencasting) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2}", d.as_secs_f64() * 1000.0)
+}
+
+/// p50 and p90 of `samples` (sorted in place).
+fn p50_p90(samples: &mut [Duration]) -> (Duration, Duration) {
+    samples.sort();
+    let at = |q: f64| {
+        samples
+            .get(((samples.len() as f64 - 1.0) * q).round() as usize)
+            .copied()
+            .unwrap_or_default()
+    };
+    (at(0.5), at(0.9))
+}
+
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick")
         || std::env::var("ABX_BENCH_QUICK").is_ok_and(|v| v == "1");
@@ -990,6 +1044,7 @@ fn main() {
     let recorded = Arc::new(load_frames());
     let fake = Arc::new(Fake {
         fps: AtomicU32::new(30),
+        idle: std::sync::atomic::AtomicBool::new(false),
         sent: Mutex::new(Vec::with_capacity(1 << 16)),
         dropped: Mutex::new(Vec::with_capacity(1 << 12)),
         acks: AtomicU64::new(0),
@@ -1074,6 +1129,22 @@ fn main() {
         // The same window without the stalled viewer first, so both see as many frames.
         let baseline = measure(&ctx, 60, 8, slow_window, false).await;
         let slow = measure(&ctx, 60, 8, slow_window, true).await;
+
+        // Open → first frame on an idle page: no frame comes unless the screencast (re)starts.
+        let trials = if quick { 20 } else { 50 };
+        ctx.fake.idle.store(true, Ordering::Relaxed);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let viewer_rt = ctx.viewers.clone();
+        let port = ctx.port;
+        let mut watched = Vec::with_capacity(trials);
+        for _ in 0..trials {
+            watched.push(
+                viewer_rt
+                    .spawn(open_to_first_frame(port))
+                    .await
+                    .expect("viewer task"),
+            );
+        }
         let total = started.elapsed();
 
         println!(
@@ -1145,6 +1216,48 @@ fn main() {
         recorder.abort();
         server.shutdown().await;
         view.close().await;
+
+        // The same idle page with nobody else watching: each viewer is the only one, and the
+        // screencast stopped when the previous one left.
+        let relay = Relay::new(Default::default());
+        relay.set_session(Some(session.clone()));
+        let server = StreamServer::start(relay.clone(), ServerOptions::default(), Arc::new(NoHooks))
+            .expect("second stream server");
+        let port = server.port();
+        let first_ever = viewer_rt
+            .spawn(open_to_first_frame(port))
+            .await
+            .expect("viewer task");
+        let mut unwatched = Vec::with_capacity(trials);
+        for _ in 0..trials {
+            until_unwatched(&relay).await;
+            unwatched.push(
+                viewer_rt
+                    .spawn(open_to_first_frame(port))
+                    .await
+                    .expect("viewer task"),
+            );
+        }
+        until_unwatched(&relay).await;
+        server.shutdown().await;
+        relay.stop().await;
+        let (w50, w90) = p50_p90(&mut watched);
+        let (u50, u90) = p50_p90(&mut unwatched);
+        println!();
+        println!("### Open → first frame on an idle page ({trials} viewers each; WebSocket connect included)");
+        println!();
+        println!("| case | p50 ms | p90 ms |");
+        println!("|---|---|---|");
+        println!("| another viewer is watching (the cast runs; the cached frame goes out with the greeting) | {} | {} |", ms(w50), ms(w90));
+        println!("| the only viewer; the last one left and the cast stopped (cached frame at once, the restarted cast's frame follows) | {} | {} |", ms(u50), ms(u90));
+        println!("| the first viewer the relay ever had (nothing cached: waits for the screencast's first frame) | {} | — |", ms(first_ever));
+        println!();
+        println!(
+            "Target first frame ≤ 30 ms p50 on an idle page: **{}** (p50 {} ms / {} ms).",
+            if w50.max(u50) <= Duration::from_millis(30) { "met" } else { "missed" },
+            ms(w50),
+            ms(u50)
+        );
         let _ = session.close().await;
     });
 }

@@ -449,6 +449,16 @@ export const ROWS = [
     id: 'setup.dashboard', area: 'Setup', cmd: '`dashboard start --port`, `dashboard stop`', ref: 83,
     steps: ['dashboard start --port {FREEPORT}', 'dashboard stop', 'dashboard stop'],
   },
+  {
+    id: 'setup.dashboard-again', area: 'Setup', cmd: '`dashboard start` twice, `--json`, another port', ref: 83,
+    compare: { norm: [[/port \d+/g, 'port N']] },
+    steps: ['dashboard start --port {FREEPORT}', 'dashboard start --port {FREEPORT}', { run: '--json dashboard start --port {FREEPORT}', volatile: /^(pid|port)$/ }, 'dashboard start', '--json dashboard start'],
+    teardown: ['dashboard stop'],
+  },
+  {
+    id: 'setup.dashboard-errors', area: 'Setup', cmd: '`dashboard` bad words, `--json dashboard stop`', ref: 83,
+    steps: ['dashboard start --port abc', 'dashboard bogus', 'dashboard stop now', '--json dashboard stop'],
+  },
   { id: 'setup.doctor', area: 'Setup', cmd: '`doctor --offline --quick`', ref: 84, timeout: 60_000, steps: [{ run: 'doctor --offline --quick', stdout: 'ignore' }] },
   { id: 'setup.doctor-json', area: 'Setup', cmd: '`doctor --offline --quick --json`', ref: 84, timeout: 60_000, steps: [{ run: 'doctor --offline --quick --json', volatile: /./ }] },
   { id: 'setup.profiles', area: 'Setup', cmd: '`profiles`', ref: 85, steps: ['profiles'] },

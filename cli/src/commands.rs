@@ -124,6 +124,8 @@ pub enum LocalCommand {
         /// The `state_*` request.
         request: Value,
     },
+    /// `dashboard [start] [--port N] | stop`.
+    Dashboard(crate::commands::control::dashboard::DashboardCommand),
     /// A command abx does not implement (`install`, `doctor`, `mcp`, …).
     Unsupported {
         /// The command word.
@@ -142,9 +144,10 @@ impl LocalCommand {
                 &crate::output::unsupported_message(command),
                 opts,
             )),
-            LocalCommand::Session(_) | LocalCommand::CloseAll | LocalCommand::StateFile { .. } => {
-                None
-            }
+            LocalCommand::Session(_)
+            | LocalCommand::CloseAll
+            | LocalCommand::StateFile { .. }
+            | LocalCommand::Dashboard(_) => None,
         }
     }
 }

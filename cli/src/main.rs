@@ -18,6 +18,9 @@ fn main() -> ExitCode {
     if std::env::var_os(env::DAEMON).is_some() {
         return run_daemon();
     }
+    if std::env::var_os(agent_browser::commands::control::dashboard::SERVE_ENV).is_some() {
+        return agent_browser::commands::control::dashboard::serve();
+    }
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let rendered = match parse(&argv, &SystemHost) {
         Ok(inv) => run(&inv),
@@ -264,6 +267,9 @@ fn run_local(inv: &Invocation, local: &LocalCommand) -> Rendered {
             }
         }
         LocalCommand::CloseAll => close_all(inv),
+        LocalCommand::Dashboard(command) => {
+            agent_browser::commands::control::dashboard::run(inv, command)
+        }
         LocalCommand::StateFile { .. } => output::render_error(
             "State files (state list|show|clear|clean|rename) are not supported by abx",
             &inv.output,

@@ -286,6 +286,7 @@ pub const TABLE: &[&Command] = &[
     &control::deny::COMMAND,
     &browser::connect::COMMAND,
     &control::stream::COMMAND,
+    &control::dashboard::COMMAND,
     &control::session::COMMAND,
     &browser::close::COMMAND,
     &browser::launch::COMMAND,

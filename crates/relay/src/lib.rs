@@ -13,6 +13,9 @@
 //! `Arc<abx_engine::Session>`, then [`LiveView::frames`], [`LiveView::events`],
 //! [`LiveView::send_input`], [`LiveView::answer_dialog`], [`LiveView::reopen_tab`].
 //!
+//! [`DashboardServer`] serves the dashboard page for people: every session's live view at once,
+//! with input, dialogs and reopen, relayed to each session's own stream server.
+//!
 //! [`StreamServer`] serves a relay over WebSocket with upstream agent-browser's stream protocol
 //! (messages in [`protocol`]) plus its small HTTP API; the session daemon runs one.
 //!
@@ -41,6 +44,7 @@
 //! metadata, `visible`/`targetId` in `status`, a correct `success` in `result`, and an optional
 //! access token (`AGENT_BROWSER_STREAM_TOKEN`).
 
+mod dashboard;
 mod error;
 mod frame;
 mod input;
@@ -50,6 +54,9 @@ mod relay;
 mod server;
 mod viewer;
 
+pub use dashboard::{
+    DEFAULT_DASHBOARD_PORT, DashboardHooks, DashboardOptions, DashboardServer, DashboardSession,
+};
 pub use error::RelayError;
 pub use frame::{Frame, FrameMetadata, FrameReceiver, jpeg_size, jpeg_size_from_base64};
 pub use input::{Input, KeyInput, MouseInput, TouchInput, legacy_key_code};

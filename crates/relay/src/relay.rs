@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use abx_cdp::protocol::browser_protocol::page;
+use abx_cdp::protocol::browser_protocol::{emulation, page};
 use abx_cdp::{Command, EventFilter, Method, MethodId};
 use abx_engine::{Dialog, DialogEvent, PageEvent, Session, Tab, TabListing};
 use serde::Serialize;
@@ -48,9 +48,15 @@ pub struct RelayOptions {
     pub max_frames_in_flight: Option<u32>,
     /// Follow popups the streamed tab opens (`retarget` to the popup, back when it closes).
     pub follow_popups: bool,
+    /// While a tab is streamed, tell Chrome to treat it as focused and visible
+    /// (`Emulation.setFocusEmulationEnabled` on the tab's own session, turned off when the cast
+    /// stops). A background tab then paints and screencasts at its own rate although another tab
+    /// of its window is in front, so every stage tab of a shared anchor can be watched at once
+    /// (ADR 0009). The page sees `visibilityState == "visible"` while it is watched.
+    pub emulate_focus: bool,
     /// When Chrome reports the streamed tab hidden (a background tab renders no frames), bring
     /// it to the front once per cast. In a window shared with other tabs this hides the tab that
-    /// was in front.
+    /// was in front; with [`RelayOptions::emulate_focus`] Chrome does not report it hidden.
     pub activate_hidden_tab: bool,
     /// How long a viewer waits for Chrome's first frame before the relay nudges Chrome once.
     pub first_frame_grace: Duration,
@@ -67,6 +73,7 @@ impl Default for RelayOptions {
             max_height: None,
             max_frames_in_flight: None,
             follow_popups: true,
+            emulate_focus: true,
             activate_hidden_tab: true,
             first_frame_grace: Duration::from_millis(60),
             event_capacity: 1024,
@@ -1013,6 +1020,13 @@ async fn run_cast(
     let mut page_events = tab.page_events();
     let mut dialogs = tab.dialog_events();
     let params = shared.options.screencast_params();
+    let emulate_focus = shared.options.emulate_focus;
+    if emulate_focus {
+        // Before the screencast starts, so its first frame is already a painted one.
+        let _ = cdp
+            .send(&emulation::SetFocusEmulationEnabledParams::new(true))
+            .await;
+    }
     if let Err(err) = cdp.send(&params).await {
         tracing::debug!(%err, "cannot start the screencast");
         return;
@@ -1036,6 +1050,12 @@ async fn run_cast(
             biased;
             _ = stop.cancelled() => {
                 let _ = cdp.send(&page::StopScreencastParams::default()).await;
+                if emulate_focus {
+                    // An unwatched background tab goes back to being hidden, as before.
+                    let _ = cdp
+                        .send(&emulation::SetFocusEmulationEnabledParams::new(false))
+                        .await;
+                }
                 return;
             }
             event = frames.recv() => {

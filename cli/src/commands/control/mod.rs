@@ -1,9 +1,10 @@
 //! Session control: `state`, `batch`, `auth`, `confirm`, `deny`, `stream`,
-//! `session`, and the commands abx does not provide.
+//! `session`, `dashboard`, and the commands abx does not provide.
 
 pub mod auth;
 pub mod batch;
 pub mod confirm;
+pub mod dashboard;
 pub mod deny;
 pub mod session;
 pub mod state;

@@ -6,16 +6,7 @@ use crate::commands::prelude::*;
 /// The command.
 pub const COMMAND: Command = Command {
     names: &[
-        "install",
-        "upgrade",
-        "doctor",
-        "dashboard",
-        "profiles",
-        "skills",
-        "plugin",
-        "plugins",
-        "mcp",
-        "chat",
+        "install", "upgrade", "doctor", "profiles", "skills", "plugin", "plugins", "mcp", "chat",
         "webmcp",
     ],
     help: None,
