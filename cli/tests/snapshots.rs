@@ -73,6 +73,7 @@ fn describe_local(local: &LocalCommand) -> String {
         LocalCommand::CloseAll => "close-all".into(),
         LocalCommand::StateFile { request } => format!("state-file {request}"),
         LocalCommand::Unsupported { command } => format!("unsupported {command}"),
+        LocalCommand::Run(run) => format!("run {:?}", run.args),
     }
 }
 
