@@ -126,6 +126,11 @@ impl Daemon {
         *self.last_activity.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
     }
 
+    /// Commands being served now (running, or waiting for their turn in the queue).
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     /// Time since the last command or viewer input.
     pub fn idle_for(&self) -> Duration {
         self.last_activity

@@ -185,7 +185,9 @@ async fn idle_watch(daemon: Arc<Daemon>) {
             _ = daemon.shutdown.cancelled() => return,
             _ = tokio::time::sleep(Duration::from_millis(250).min(limit)) => {}
         }
-        if daemon.idle_for() < limit {
+        // A command in flight (a long `open`, a `wait`) is activity until it ends: the idle
+        // time counts from its end (`handle` touches then), never through it.
+        if daemon.in_flight() > 0 || daemon.idle_for() < limit {
             continue;
         }
         // With upstream's default timeout, attached and headed browsers are never idled out.
