@@ -137,6 +137,13 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
         if write_line(&mut write, &reply).await.is_err() || closing {
             return;
         }
+        // A daemon whose launch failed has nothing to serve: it exits instead of living on
+        // (its `close` then finds no daemon and succeeds at once).
+        if daemon.failed_launch_left_nothing() {
+            tracing::debug!("the launch failed and no browser is up; shutting down");
+            daemon.shutdown.cancel();
+            return;
+        }
     }
 }
 
