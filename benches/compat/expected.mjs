@@ -13,6 +13,10 @@ const KEEPS_LAUNCH = {
 };
 
 export const EXPECTED = {
+  'setup.doctor-bad-socket-dir': {
+    reason: '`doctor` fails (exit 1) when the socket directory cannot be created, since no session could start (upstream reports it as info, "will be created on first use", and exits 0)',
+    ours: /Socket directory .* cannot be created/,
+  },
   'act.click-stale-ref': {
     reason: 'a ref whose element was replaced fails with `stale_ref` (upstream silently re-resolves it by role and name)',
     ours: /is stale/,

@@ -293,9 +293,7 @@ fn run(args: &[String], inv: &Invocation, host: &dyn Host) -> Rendered {
         None | Some("list") => list(&library, out),
         Some("get") => get(&library, &args[1..], out),
         Some("path") => path(&library, args.get(1).map(String::as_str), host, out),
-        Some(other) => out.fail(&format!(
-            "Unknown skills subcommand: {other}. Use list, get <name> or path [name]."
-        )),
+        Some(other) => out.fail(&format!("Unknown skills subcommand: {other}")),
     }
 }
 
