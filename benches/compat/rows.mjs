@@ -382,6 +382,13 @@ export const ROWS = [
 
   // ---- Sessions, state, auth ----------------------------------------------------------------
   { id: 'session.name-list', area: 'Session', cmd: '`session`, `session list`', ref: 72, page: '/fixture.html', steps: ['session', '--session other session', 'session list'] },
+  {
+    id: 'session.profile-in-use', area: 'Session', cmd: 'a second session on a `--profile` a live session holds (full Chrome), then its `close`', session: 'prof-a', timeout: 30_000,
+    env: { AGENT_BROWSER_EXECUTABLE_PATH: '/usr/bin/chromium' },
+    setup: ['--profile {TMP}/inuse open {SITE}/page1.html'],
+    steps: [{ run: '--session prof-b --profile {TMP}/inuse open {SITE}/page1.html', stderr: 'ignore' }, '--session prof-b close'],
+    check: ['get title'], teardown: ['--session prof-b close'], close: true,
+  },
   { id: 'session.id', area: 'Session', cmd: '`session id --scope cwd|worktree`, `--prefix`', ref: 72, steps: ['session id --scope cwd', 'session id --scope cwd --prefix next', 'session id --scope worktree'] },
   { id: 'session.id-git-root', area: 'Session', cmd: '`session id --scope git-root` outside a Git tree', ref: 73, steps: ['session id --scope git-root'] },
   { id: 'session.info', area: 'Session', cmd: '`session info` (text)', ref: 74, page: '/fixture.html', steps: ['session info'] },
