@@ -13,6 +13,14 @@ const KEEPS_LAUNCH = {
 };
 
 export const EXPECTED = {
+  'session.profile-in-use': {
+    reason: 'the second session fails at once naming the profile\'s Chrome pid and its daemon exits, so its `close` succeeds (upstream fails after Chrome gives up, about 5 s, keeps the daemon, and its `close` exits 1)',
+    ours: /Browser closed/,
+  },
+  'setup.doctor-bad-socket-dir': {
+    reason: '`doctor` fails (exit 1) when the socket directory cannot be created, since no session could start (upstream reports it as info, "will be created on first use", and exits 0)',
+    ours: /Socket directory .* cannot be created/,
+  },
   'act.click-stale-ref': {
     reason: 'a ref whose element was replaced fails with `stale_ref` (upstream silently re-resolves it by role and name)',
     ours: /is stale/,

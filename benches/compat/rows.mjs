@@ -382,6 +382,13 @@ export const ROWS = [
 
   // ---- Sessions, state, auth ----------------------------------------------------------------
   { id: 'session.name-list', area: 'Session', cmd: '`session`, `session list`', ref: 72, page: '/fixture.html', steps: ['session', '--session other session', 'session list'] },
+  {
+    id: 'session.profile-in-use', area: 'Session', cmd: 'a second session on a `--profile` a live session holds (full Chrome), then its `close`', session: 'prof-a', timeout: 30_000,
+    env: { AGENT_BROWSER_EXECUTABLE_PATH: '/usr/bin/chromium' },
+    setup: ['--profile {TMP}/inuse open {SITE}/page1.html'],
+    steps: [{ run: '--session prof-b --profile {TMP}/inuse open {SITE}/page1.html', stderr: 'ignore' }, '--session prof-b close'],
+    check: ['get title'], teardown: ['--session prof-b close'], close: true,
+  },
   { id: 'session.id', area: 'Session', cmd: '`session id --scope cwd|worktree`, `--prefix`', ref: 72, steps: ['session id --scope cwd', 'session id --scope cwd --prefix next', 'session id --scope worktree'] },
   { id: 'session.id-git-root', area: 'Session', cmd: '`session id --scope git-root` outside a Git tree', ref: 73, steps: ['session id --scope git-root'] },
   { id: 'session.info', area: 'Session', cmd: '`session info` (text)', ref: 74, page: '/fixture.html', steps: ['session info'] },
@@ -436,6 +443,25 @@ export const ROWS = [
     steps: [{ label: 'skills path core: a directory with SKILL.md', fn: async (h) => { const r = await h.run('skills path core'); return { ...r, stdout: r.rc === 0 ? `SKILL.md there: ${h.read(`${r.stdout.trim()}/SKILL.md`) !== null}` : r.stdout }; } }],
   },
   {
+    id: 'setup.skills-errors', area: 'Setup', cmd: '`skills` bad input: unknown name, no name, `--ref` without a value, unknown subcommand (text and `--json`)', ref: 80,
+    steps: ['skills get nope', 'skills get', 'skills get core --ref', 'skills get core --ref nope-at-all', 'skills bogus', '--json skills get nope', '--json skills get', '--json skills bogus', 'skills path nope'],
+    compare: { norm: [[/Available: .*/, 'Available: LIST']] },
+  },
+  {
+    id: 'setup.skills-json', area: 'Setup', cmd: '`--json skills list`, `--json skills get core [--ref commands]`, `--json skills path [core]` (shapes)', ref: 80,
+    steps: [
+      { run: '--json skills list', volatile: /^(description)$/ },
+      { run: '--json skills get core', volatile: /^(content)$/ },
+      { run: '--json skills get core --ref commands', volatile: /^(content)$/ },
+      { run: '--json skills path core', volatile: /^(path)$/ },
+      { run: '--json skills path', volatile: /^(paths)$/ },
+    ],
+  },
+  {
+    id: 'setup.skills-two', area: 'Setup', cmd: '`skills get core slack` (two guides, one rule between)', ref: 80,
+    steps: [{ label: 'skills get core slack: the rule before the second guide', fn: async (h) => { const r = await h.run('skills get core slack'); return `rc ${r.rc}, rule: ${r.stdout.includes('\n---\n\n---\nname: slack\n')}`; } }],
+  },
+  {
     id: 'setup.mcp', area: 'Setup', cmd: '`mcp` (stdio initialize, tools/list)', ref: 81, timeout: 15_000,
     steps: [{
       run: 'mcp',
@@ -461,6 +487,8 @@ export const ROWS = [
   },
   { id: 'setup.doctor', area: 'Setup', cmd: '`doctor --offline --quick`', ref: 84, timeout: 60_000, steps: [{ run: 'doctor --offline --quick', stdout: 'ignore' }] },
   { id: 'setup.doctor-json', area: 'Setup', cmd: '`doctor --offline --quick --json`', ref: 84, timeout: 60_000, steps: [{ run: 'doctor --offline --quick --json', volatile: /./ }] },
+  { id: 'setup.doctor-fix', area: 'Setup', cmd: '`doctor --offline --quick --fix` (exit code)', ref: 84, timeout: 60_000, steps: [{ run: 'doctor --offline --quick --fix', stdout: 'ignore' }] },
+  { id: 'setup.doctor-bad-socket-dir', area: 'Setup', cmd: '`doctor` with a socket dir that cannot be created', ref: 84, timeout: 60_000, env: { AGENT_BROWSER_SOCKET_DIR: '/proc/abx-compat/sockets' }, steps: [{ run: 'doctor --offline --quick', stdout: 'ignore' }] },
   { id: 'setup.profiles', area: 'Setup', cmd: '`profiles`', ref: 85, steps: ['profiles'] },
   {
     id: 'setup.install', area: 'Setup', cmd: '`install` (upstream not run: it downloads)', ref: 86, upstream: 'skip',

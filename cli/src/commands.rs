@@ -126,7 +126,9 @@ pub enum LocalCommand {
     },
     /// `dashboard [start] [--port N] | stop`.
     Dashboard(crate::commands::control::dashboard::DashboardCommand),
-    /// A command abx does not implement (`install`, `doctor`, `mcp`, …).
+    /// A command its module carries out in the CLI (`skills`, `doctor`, `install`, `upgrade`).
+    Run(LocalRun),
+    /// A command abx does not implement (`mcp`, `chat`, …).
     Unsupported {
         /// The command word.
         command: String,
@@ -147,8 +149,45 @@ impl LocalCommand {
             LocalCommand::Session(_)
             | LocalCommand::CloseAll
             | LocalCommand::StateFile { .. }
-            | LocalCommand::Dashboard(_) => None,
+            | LocalCommand::Dashboard(_)
+            | LocalCommand::Run(_) => None,
         }
+    }
+}
+
+/// A local command its module's function carries out, with the words after the command word.
+#[derive(Clone)]
+pub struct LocalRun {
+    /// The words after the command word (global flags removed).
+    pub args: Vec<String>,
+    /// The module's function.
+    pub run: fn(&[String], &Invocation, &dyn Host) -> crate::output::Rendered,
+}
+
+impl LocalRun {
+    /// A run of `run` with the words after `clean`'s command word.
+    pub fn command(
+        clean: &[String],
+        run: fn(&[String], &Invocation, &dyn Host) -> crate::output::Rendered,
+    ) -> LocalCommand {
+        LocalCommand::Run(LocalRun {
+            args: clean.iter().skip(1).cloned().collect(),
+            run,
+        })
+    }
+}
+
+impl PartialEq for LocalRun {
+    fn eq(&self, other: &Self) -> bool {
+        self.args == other.args && std::ptr::fn_addr_eq(self.run, other.run)
+    }
+}
+
+impl std::fmt::Debug for LocalRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalRun")
+            .field("args", &self.args)
+            .finish_non_exhaustive()
     }
 }
 

@@ -4,6 +4,23 @@
 
 use crate::commands::registry::{self, Help};
 
+const START_HERE: &str = "\
+Start here (agents): agent-browser skills get core
+  The guide built into this binary: the loop, refs, waits, dialogs, tabs, frames, network,
+  logins, troubleshooting. `skills list` shows the others; `skills get core --full` prints
+  every reference.
+
+  agent-browser --session <name> open <url>     1. open a page (a session name of your own)
+  agent-browser --session <name> snapshot -i    2. read it: interactive elements with @refs
+  agent-browser --session <name> click @e3      3. act on a ref (fill, type, press, select, ...)
+  agent-browser --session <name> snapshot -i    4. look again after the page changes
+  agent-browser --session <name> close          5. close when done
+
+  Something wrong with Chrome, sockets or the daemon: agent-browser doctor
+  No Chrome yet: agent-browser install
+
+";
+
 const GLOBALS: &str = "\
 Global options (anywhere on the command line):
   --session <name>           Session (or AGENT_BROWSER_SESSION, default \"default\")
@@ -66,8 +83,10 @@ Configuration: ~/.agent-browser/config.json < ./agent-browser.json < environment
 /// The general help text.
 pub fn general_help() -> String {
     let mut out = String::from(
-        "agent-browser - browser automation for agents (abx)\n\nUsage: agent-browser [options] <command> [args] [options]\n\nCommands:\n",
+        "agent-browser - browser automation for agents (abx)\n\nUsage: agent-browser [options] <command> [args] [options]\n\n",
     );
+    out.push_str(START_HERE);
+    out.push_str("Commands:\n");
     for (_, help) in listed() {
         let usage = help.usage.first().copied().unwrap_or_default();
         out.push_str(&format!("  {usage:<44} {}\n", help.about));

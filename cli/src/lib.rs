@@ -24,8 +24,11 @@
 //! * `errors` prints each entry's `text` (upstream prints an empty `✗ ` per entry because it reads a
 //!   `message` field the daemon never sends).
 //! * `storage local|session clear` prints `✓ Storage cleared` (upstream: `✓ Request log cleared`).
-//! * `install`, `upgrade`, `doctor`, `dashboard`, `profiles`, `skills`, `plugin(s)`, `mcp`, `chat`
-//!   and `webmcp` are not provided: they exit 1 with a clear message.
+//! * `skills` serves abx's own guides (embedded in the binary); `install` never downloads a browser
+//!   (it finds a system Chrome or installs Debian's `chromium` with apt-get as root); `upgrade`
+//!   only says how to replace the binary; `doctor` checks what abx needs, without the network.
+//! * `dashboard`, `profiles`, `plugin(s)`, `mcp`, `chat` and `webmcp` are not provided: they exit
+//!   1 with a clear message.
 //! * `--max-output` also truncates console output without `--content-boundaries`.
 
 pub mod client;

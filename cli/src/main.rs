@@ -270,6 +270,7 @@ fn run_local(inv: &Invocation, local: &LocalCommand) -> Rendered {
         LocalCommand::Dashboard(command) => {
             agent_browser::commands::control::dashboard::run(inv, command)
         }
+        LocalCommand::Run(local) => (local.run)(&local.args, inv, &SystemHost),
         LocalCommand::StateFile { .. } => output::render_error(
             "State files (state list|show|clear|clean|rename) are not supported by abx",
             &inv.output,

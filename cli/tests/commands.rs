@@ -481,9 +481,9 @@ fn local_commands_need_no_daemon() {
     );
     assert_eq!(local(&["close", "--all"]), LocalCommand::CloseAll);
     assert_eq!(
-        local(&["install"]),
+        local(&["profiles"]),
         LocalCommand::Unsupported {
-            command: "install".into()
+            command: "profiles".into()
         }
     );
     assert_eq!(
@@ -510,13 +510,13 @@ fn version_and_help_render_locally() {
     assert!(general.contains("snapshot") && general.contains("--session <name>"));
     let opts = OutputOptions::default();
     let r = LocalCommand::Unsupported {
-        command: "doctor".into(),
+        command: "profiles".into(),
     }
     .immediate(&opts)
     .expect("renders");
     assert_eq!(r.exit_code, 1);
     assert!(
-        r.stderr.starts_with("✗ `doctor` is not supported by abx"),
+        r.stderr.starts_with("✗ `profiles` is not supported by abx"),
         "{}",
         r.stderr
     );

@@ -74,6 +74,7 @@ fn describe_local(local: &LocalCommand) -> String {
         LocalCommand::StateFile { request } => format!("state-file {request}"),
         LocalCommand::Unsupported { command } => format!("unsupported {command}"),
         LocalCommand::Dashboard(d) => format!("dashboard {d:?}"),
+        LocalCommand::Run(run) => format!("run {:?}", run.args),
     }
 }
 

@@ -290,6 +290,10 @@ pub const TABLE: &[&Command] = &[
     &control::session::COMMAND,
     &browser::close::COMMAND,
     &browser::launch::COMMAND,
+    &control::skills::COMMAND,
+    &control::doctor::COMMAND,
+    &control::install::COMMAND,
+    &control::upgrade::COMMAND,
     &control::unsupported::COMMAND,
 ];
 

@@ -273,6 +273,13 @@ impl Chrome {
                     reason: e.to_string(),
                 })?;
                 set_private(path);
+                // Fail at once, naming the holder, rather than racing another Chrome for it.
+                if let Some(user) = crate::profile_user(path) {
+                    return Err(LaunchError::Profile {
+                        path: path.display().to_string(),
+                        reason: user.to_string(),
+                    });
+                }
                 Profile::Persistent(path.clone())
             }
             None => {

@@ -29,6 +29,7 @@ mod discovery;
 pub mod group;
 pub mod guard;
 mod launch;
+mod profile_in_use;
 mod xvfb;
 
 pub use args::{DEFAULT_ARGS, build_args, build_args_for, split_user_args};
@@ -37,3 +38,4 @@ pub use discovery::{
     find_chrome, full_chrome_needs, profile_kind, select_browser, skip_passthrough_wrapper,
 };
 pub use launch::{Chrome, CloseReceipt, LaunchError, LaunchOptions, Proxy, Transport};
+pub use profile_in_use::{ProfileUser, profile_user};

@@ -69,6 +69,8 @@ pub struct Daemon {
     next_command: std::sync::atomic::AtomicU64,
     last_activity: Mutex<Instant>,
     in_flight: std::sync::atomic::AtomicUsize,
+    /// The last launch failed (cleared by one that succeeds).
+    launch_failed: std::sync::atomic::AtomicBool,
     /// Cancelled when the daemon should exit.
     pub shutdown: CancellationToken,
     /// Hooks for the live view (the stream server), set by the server at start.
@@ -106,6 +108,7 @@ impl Daemon {
             next_command: std::sync::atomic::AtomicU64::new(1),
             last_activity: Mutex::new(Instant::now()),
             in_flight: std::sync::atomic::AtomicUsize::new(0),
+            launch_failed: std::sync::atomic::AtomicBool::new(false),
             shutdown: CancellationToken::new(),
             stream: Mutex::new(None),
             routes,
@@ -124,6 +127,11 @@ impl Daemon {
     /// Marks activity now (for the idle timeout).
     pub fn touch(&self) {
         *self.last_activity.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+    }
+
+    /// Commands being served now (running, or waiting for their turn in the queue).
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Time since the last command or viewer input.
@@ -341,6 +349,27 @@ impl Daemon {
         launch_ms: &mut u64,
         explicit: bool,
     ) -> Result<Live, Failure> {
+        let result = self.launch_or_reuse(spec, note, launch_ms, explicit).await;
+        self.launch_failed
+            .store(result.is_err(), std::sync::atomic::Ordering::SeqCst);
+        result
+    }
+
+    /// A launch failed and left no browser, and no command is running: nothing this daemon
+    /// could serve any more, so it should exit (a later command starts a fresh one).
+    pub fn failed_launch_left_nothing(&self) -> bool {
+        self.launch_failed.load(std::sync::atomic::Ordering::SeqCst)
+            && self.live().is_none()
+            && self.in_flight() == 0
+    }
+
+    async fn launch_or_reuse(
+        &self,
+        spec: LaunchSpec,
+        note: &mut LaunchNote,
+        launch_ms: &mut u64,
+        explicit: bool,
+    ) -> Result<Live, Failure> {
         let _one_at_a_time = self.launching.lock().await;
         let hash = spec.hash();
         let previous = self.live();
@@ -395,7 +424,7 @@ impl Daemon {
                 let display = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
                 Browser::launch(spec.launch_options(display))
                     .await
-                    .map_err(|e| Failure::message(format!("Auto-launch failed: {e}")))?
+                    .map_err(|e| Failure::message(crate::errors::launch_failed(&e)))?
             }
             BrowserSource::Cdp(endpoint) => {
                 let options = AttachOptions {

@@ -148,6 +148,23 @@ impl From<&str> for Failure {
     }
 }
 
+/// The text of a failed local launch: `Auto-launch failed: <why>`, and for a profile another
+/// Chrome holds, how to get it back.
+pub fn launch_failed(err: &EngineError) -> String {
+    let text = err.to_string();
+    if text.contains("it is in use by another Chrome") {
+        let session = text
+            .split_once("session \"")
+            .and_then(|(_, rest)| rest.split_once('"'))
+            .map_or("<name>", |(name, _)| name);
+        return format!(
+            "Auto-launch failed: {text}. Close the session that uses the profile \
+             (agent-browser --session {session} close) or choose another --profile"
+        );
+    }
+    format!("Auto-launch failed: {text}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -137,6 +137,13 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
         if write_line(&mut write, &reply).await.is_err() || closing {
             return;
         }
+        // A daemon whose launch failed has nothing to serve: it exits instead of living on
+        // (its `close` then finds no daemon and succeeds at once).
+        if daemon.failed_launch_left_nothing() {
+            tracing::debug!("the launch failed and no browser is up; shutting down");
+            daemon.shutdown.cancel();
+            return;
+        }
     }
 }
 
@@ -185,7 +192,9 @@ async fn idle_watch(daemon: Arc<Daemon>) {
             _ = daemon.shutdown.cancelled() => return,
             _ = tokio::time::sleep(Duration::from_millis(250).min(limit)) => {}
         }
-        if daemon.idle_for() < limit {
+        // A command in flight (a long `open`, a `wait`) is activity until it ends: the idle
+        // time counts from its end (`handle` touches then), never through it.
+        if daemon.in_flight() > 0 || daemon.idle_for() < limit {
             continue;
         }
         // With upstream's default timeout, attached and headed browsers are never idled out.

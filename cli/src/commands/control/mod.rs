@@ -1,12 +1,17 @@
-//! Session control: `state`, `batch`, `auth`, `confirm`, `deny`, `stream`,
-//! `session`, `dashboard`, and the commands abx does not provide.
+//! Session control: `state`, `batch`, `auth`, `confirm`, `deny`, `stream`, `session`,
+//! `dashboard`; the entry points `skills`, `doctor`, `install`, `upgrade`; and the commands abx
+//! does not provide.
 
 pub mod auth;
 pub mod batch;
 pub mod confirm;
 pub mod dashboard;
 pub mod deny;
+pub mod doctor;
+pub mod install;
 pub mod session;
+pub mod skills;
 pub mod state;
 pub mod stream;
 pub mod unsupported;
+pub mod upgrade;

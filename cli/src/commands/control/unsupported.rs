@@ -1,12 +1,16 @@
-//! Upstream commands abx does not provide (installers, diagnostics, profiles, skills, plugins,
-//! MCP, chat, WebMCP): each exits 1 with a clear message.
+//! Upstream commands abx does not provide (profiles, plugins, MCP, chat, WebMCP):
+//! each exits 1 with a clear message.
 
 use crate::commands::prelude::*;
 
 /// The command.
 pub const COMMAND: Command = Command {
     names: &[
-        "install", "upgrade", "doctor", "profiles", "skills", "plugin", "plugins", "mcp", "chat",
+        "profiles",
+        "plugin",
+        "plugins",
+        "mcp",
+        "chat",
         "webmcp",
     ],
     help: None,

@@ -1,0 +1,64 @@
+//! `upgrade`: says how this binary is upgraded. abx never updates itself or touches the network
+//! (upstream downloads its latest release): it prints where the running binary is and how to
+//! replace it, and exits 0.
+
+use serde_json::json;
+
+use crate::commands::prelude::{Command, Grammar, Help};
+use crate::commands::{Invocation, LocalCommand, LocalRun};
+use crate::host::Host;
+use crate::output::Rendered;
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &["upgrade"],
+    help: Some(Help {
+        about: "How to upgrade this binary (abx never updates itself)",
+        usage: &["upgrade"],
+        examples: &["upgrade"],
+    }),
+    grammar: Grammar::Local(parse),
+    actions: &[],
+};
+
+fn parse(clean: &[String]) -> LocalCommand {
+    LocalRun::command(clean, run)
+}
+
+fn run(args: &[String], inv: &Invocation, _host: &dyn Host) -> Rendered {
+    if let Some(extra) = args.first() {
+        return crate::output::render_error(
+            &format!("Unknown upgrade option: {extra}. Usage: agent-browser upgrade"),
+            &inv.output,
+        );
+    }
+    let exe = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "agent-browser".into());
+    let version = env!("CARGO_PKG_VERSION");
+    let mut rendered = Rendered::default();
+    if inv.output.json {
+        let line = json!({
+            "success": true,
+            "data": {
+                "upgraded": false,
+                "version": crate::UPSTREAM_VERSION,
+                "abxVersion": version,
+                "executable": exe,
+                "how": "build a newer abx (cargo build --release -p agent-browser) and replace this file with target/release/agent-browser",
+            },
+        });
+        rendered.stdout = format!("{line}\n");
+        return rendered;
+    }
+    rendered.stdout = format!(
+        "agent-browser {} (abx {version}) at {exe}\n\
+         abx does not update itself and never downloads anything. To upgrade, build a newer abx\n\
+         from its repository and replace this file:\n\
+         \x20 cargo build --release -p agent-browser\n\
+         \x20 install -m 755 target/release/agent-browser {exe}\n\
+         Chrome comes from the system's packages (apt-get install --only-upgrade chromium chromium-headless-shell).\n",
+        crate::UPSTREAM_VERSION
+    );
+    rendered
+}
