@@ -24,6 +24,8 @@ pub mod errors;
 pub mod protocol;
 mod server;
 pub mod sidecar;
+pub mod state_files;
+pub mod vault;
 mod stream;
 
 pub use config::{DaemonConfig, LaunchSpec};
