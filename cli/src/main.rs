@@ -264,10 +264,29 @@ fn run_local(inv: &Invocation, local: &LocalCommand) -> Rendered {
             }
         }
         LocalCommand::CloseAll => close_all(inv),
-        LocalCommand::StateFile { .. } => output::render_error(
-            "State files (state list|show|clear|clean|rename) are not supported by abx",
-            &inv.output,
-        ),
+        LocalCommand::StateFile { request } => {
+            use agent_browser::commands::control::{auth, state};
+            let action = request
+                .get(extras::ACTION)
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            // `--namespace` scopes saved states like the socket directory.
+            let namespace = inv.flags.namespace.clone();
+            let var = |name: &str| match name {
+                env::NAMESPACE => namespace.clone(),
+                _ => std::env::var(name).ok(),
+            };
+            let result = if auth::is_vault_operation(action) {
+                auth::run_vault_operation(request, &var)
+            } else {
+                state::run_file_operation(request, &var)
+            };
+            let reply = match result {
+                Ok(data) => json!({"success": true, "data": data}),
+                Err(error) => json!({"success": false, "data": null, "error": error}),
+            };
+            output::render_response(&response(reply), Some(action), &inv.output)
+        }
         _ => output::render_error("Unsupported command", &inv.output),
     }
 }

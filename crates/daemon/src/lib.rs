@@ -22,6 +22,7 @@ pub mod daemon;
 pub mod dispatch;
 pub mod errors;
 pub mod protocol;
+pub mod restore;
 mod server;
 pub mod sidecar;
 pub mod state_files;

@@ -169,9 +169,15 @@ fn parse_hex_key(text: &str) -> Option<[u8; 32]> {
 
 /// Now as RFC 3339 (UTC, seconds).
 fn now_rfc3339() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
+    rfc3339(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64),
+    )
+}
+
+/// Seconds since the Unix epoch as RFC 3339 (UTC), e.g. `2026-12-01T12:00:00Z`.
+pub fn rfc3339(secs: i64) -> String {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
