@@ -26,8 +26,8 @@ pub mod restore;
 mod server;
 pub mod sidecar;
 pub mod state_files;
-pub mod vault;
 mod stream;
+pub mod vault;
 
 pub use config::{DaemonConfig, LaunchSpec};
 pub use server::{DaemonError, VERSION, run};

@@ -64,7 +64,8 @@ impl Restore {
     /// Settings from the daemon's environment (`AGENT_BROWSER_STATE`, `…_SESSION_NAME`,
     /// `…_RESTORE_SAVE`, `…_RESTORE_CHECK_*`, `…_ENCRYPTION_KEY`, `…_STATE_EXPIRE_DAYS`).
     pub fn from_env(var: &dyn Fn(&str) -> Option<String>) -> Restore {
-        let restore_key = non_empty(var(env::SESSION_NAME)).or_else(|| non_empty(var(env::RESTORE)));
+        let restore_key =
+            non_empty(var(env::SESSION_NAME)).or_else(|| non_empty(var(env::RESTORE)));
         let inner = Inner {
             state_file: non_empty(var(env::STATE)),
             restore_status: if restore_key.is_some() {
@@ -377,9 +378,7 @@ async fn check(
     if let Some(text) = text
         && session.wait_text(&text, Some(CHECK_TIMEOUT)).await.is_err()
     {
-        return Err(format!(
-            "--restore-check-text: '{text}' is not on the page"
-        ));
+        return Err(format!("--restore-check-text: '{text}' is not on the page"));
     }
     if let Some(func) = func
         && session
@@ -387,7 +386,9 @@ async fn check(
             .await
             .is_err()
     {
-        return Err(format!("--restore-check-fn: '{func}' is not true on the page"));
+        return Err(format!(
+            "--restore-check-fn: '{func}' is not true on the page"
+        ));
     }
     Ok(())
 }

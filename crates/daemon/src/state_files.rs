@@ -453,7 +453,9 @@ pub fn clear(dirs: &StateDirs, name: Option<&str>, all: bool) -> Result<Value> {
             .unwrap_or_default();
         let matches = match name {
             _ if all => true,
-            Some(name) => file.starts_with(&format!("{name}-")) || file.starts_with(&format!("{name}.json")),
+            Some(name) => {
+                file.starts_with(&format!("{name}-")) || file.starts_with(&format!("{name}.json"))
+            }
             None => true,
         };
         if matches {

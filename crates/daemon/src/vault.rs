@@ -446,7 +446,8 @@ mod tests {
         assert!(!format!("{:?}", v.load("site").expect("load")).contains("s3cret"));
         assert!(!v.show("site").expect("show").to_string().contains("s3cret"));
         use std::os::unix::fs::PermissionsExt;
-        let mode = |p: &std::path::Path| fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+        let mode =
+            |p: &std::path::Path| fs::metadata(p).expect("meta").permissions().mode() & 0o777;
         assert_eq!(mode(&v.path("site")), 0o600);
         assert_eq!(mode(v.dir()), 0o700);
     }

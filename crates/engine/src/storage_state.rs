@@ -73,8 +73,18 @@ fn cookie_param(cookie: &Value) -> Option<Value> {
     let map = cookie.as_object()?;
     let mut param = serde_json::Map::new();
     for key in [
-        "name", "value", "domain", "path", "secure", "httpOnly", "sameSite", "priority",
-        "sameParty", "sourceScheme", "sourcePort", "partitionKey",
+        "name",
+        "value",
+        "domain",
+        "path",
+        "secure",
+        "httpOnly",
+        "sameSite",
+        "priority",
+        "sameParty",
+        "sourceScheme",
+        "sourcePort",
+        "partitionKey",
     ] {
         if let Some(value) = map.get(key).filter(|v| !v.is_null()) {
             param.insert(key.into(), value.clone());
@@ -99,12 +109,7 @@ impl Session {
         // Raw JSON: cookies are kept as Chrome sent them (the generated `Cookie` type would drop
         // fields newer than the pinned protocol).
         let reply = tab
-            .call(
-                "state save",
-                "Network.getAllCookies",
-                json!({}),
-                SHORT,
-            )
+            .call("state save", "Network.getAllCookies", json!({}), SHORT)
             .await?;
         let cookies = reply
             .get("cookies")
@@ -158,7 +163,11 @@ impl Session {
                 continue;
             }
             let here = format!("{}/", origin.origin.trim_end_matches('/'));
-            if self.navigate(&here, WaitUntil::Load, timeout).await.is_err() {
+            if self
+                .navigate(&here, WaitUntil::Load, timeout)
+                .await
+                .is_err()
+            {
                 skipped.push(origin.origin.clone());
                 continue;
             }
@@ -198,9 +207,16 @@ mod tests {
         let session = json!({"name":"s","value":"1","domain":"127.0.0.1","path":"/","expires":-1.0,"session":true,"size":2});
         let param = cookie_param(&session).expect("param");
         assert!(param.get("expires").is_none());
-        assert!(param.get("size").is_none(), "report-only fields are dropped");
-        let persistent = json!({"name":"p","value":"1","domain":"x","path":"/","expires":1.9e9,"session":false});
-        assert_eq!(cookie_param(&persistent).expect("param")["expires"], json!(1.9e9));
+        assert!(
+            param.get("size").is_none(),
+            "report-only fields are dropped"
+        );
+        let persistent =
+            json!({"name":"p","value":"1","domain":"x","path":"/","expires":1.9e9,"session":false});
+        assert_eq!(
+            cookie_param(&persistent).expect("param")["expires"],
+            json!(1.9e9)
+        );
     }
 
     #[test]

@@ -125,7 +125,10 @@ async fn first_visible(
     timeout: Option<std::time::Duration>,
 ) -> Result<String, Failure> {
     let expression = format!("({FIRST_VISIBLE_JS})({})", json!(selectors));
-    match session.wait_for_function(&expression, timeout, "auth login").await {
+    match session
+        .wait_for_function(&expression, timeout, "auth login")
+        .await
+    {
         Ok(Value::String(found)) => Ok(found),
         _ => Err(Failure::message(format!(
             "Timed out waiting for the {what} (tried selectors: {})",
@@ -288,7 +291,10 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                     }
                 };
                 let value = rest.get(j + 1).ok_or_else(|| {
-                    ParseError::missing("auth login", "agent-browser auth login <name> [--url <url>]")
+                    ParseError::missing(
+                        "auth login",
+                        "agent-browser auth login <name> [--url <url>]",
+                    )
                 })?;
                 req.put(key, *value);
                 j += 2;

@@ -214,7 +214,12 @@ fn shown(t: &mut Text<'_>, data: &Value) -> bool {
     t.out(&format!("  {summary}"));
     if let Some(origins) = data.pointer("/state/origins").and_then(Value::as_array) {
         for origin in origins {
-            let count = |key: &str| origin.get(key).and_then(Value::as_array).map_or(0, Vec::len);
+            let count = |key: &str| {
+                origin
+                    .get(key)
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len)
+            };
             t.out(&format!(
                 "  {}: {} localStorage, {} sessionStorage",
                 s(origin, "origin").unwrap_or(""),
