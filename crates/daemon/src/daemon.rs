@@ -77,6 +77,8 @@ pub struct Daemon {
     pub routes: Routes,
     /// `--state` and `--restore`: what is loaded at launch and saved at close.
     pub restore: crate::restore::Restore,
+    /// `--action-policy` and `--confirm-actions`.
+    pub gate: crate::action_policy::ActionGate,
 }
 
 /// What the daemon tells the stream server.
@@ -114,6 +116,7 @@ impl Daemon {
             stream: Mutex::new(None),
             routes,
             restore,
+            gate: crate::action_policy::ActionGate::from_env(&|name| std::env::var(name).ok()),
         })
     }
 
@@ -150,6 +153,9 @@ impl Daemon {
         let started = Instant::now();
         if let Some(hooks) = self.stream_hooks() {
             hooks.command(&request);
+        }
+        if let Some(stopped) = self.gate.admit(&request) {
+            return stopped;
         }
         match self.restore.apply_request(&request) {
             Err(f) => return crate::protocol::failure(&request.id, &f.message, f.code, None, None),

@@ -17,6 +17,7 @@
 //! ```
 
 use abx_wire::env;
+pub mod action_policy;
 pub mod config;
 pub mod daemon;
 pub mod dispatch;
