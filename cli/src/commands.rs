@@ -270,6 +270,15 @@ fn decide(
     let Some(first) = clean.first().map(String::as_str) else {
         return Ok(Command::Local(LocalCommand::Help { command: None }));
     };
+    let local_word = matches!(
+        first,
+        "close" | "session" | "state" | "auth" | "skills" | "doctor" | "install" | "upgrade"
+    );
+    if !local_word
+        && let Some(message) = control::unavailable::refusal(&inv.flags, Some(first), host)
+    {
+        return Err(CliError::rejected(message));
+    }
     match registry::command(first).map(|c| c.grammar) {
         Some(Grammar::Unsupported) => {
             return Ok(Command::Local(LocalCommand::Unsupported {

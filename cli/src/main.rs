@@ -169,7 +169,10 @@ fn run_plan(
             if closing && closed {
                 client.wait_closed(pid);
             }
-            let reply = response(reply);
+            let reply = match confirm_interactively(inv, &client, reply) {
+                Ok(reply) => response(reply),
+                Err(rendered) => return rendered,
+            };
             if let Some(warning) = launch_warning.filter(|w| reply.warning.as_ref() != Some(w)) {
                 rendered
                     .stderr
@@ -182,6 +185,51 @@ fn run_plan(
         }
     }
     rendered
+}
+
+/// `--confirm-interactive`: a reply that asks for confirmation is answered here — on a terminal
+/// by asking `Allow <action>? [y/N]`, otherwise by denying it (`✗ Action denied`, exit 1).
+fn confirm_interactively(
+    inv: &Invocation,
+    client: &Client,
+    reply: Value,
+) -> Result<Value, Rendered> {
+    use std::io::IsTerminal;
+    let pending = reply
+        .pointer("/data/confirmation_required")
+        .and_then(Value::as_bool)
+        == Some(true);
+    if !inv.flags.confirm_interactive || !pending {
+        return Ok(reply);
+    }
+    let id = reply
+        .pointer("/data/confirmation_id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let action = reply
+        .pointer("/data/action")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let allowed = std::io::stdin().is_terminal() && {
+        eprint!("Allow {action}? [y/N] ");
+        let mut answer = String::new();
+        std::io::stdin().read_line(&mut answer).is_ok()
+            && matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+    };
+    let verb = if allowed { "confirm" } else { "deny" };
+    let answered = client
+        .send_with_respawn(&json!({extras::ACTION: verb, "confirmationId": id}))
+        .map_err(|e| output::render_error(&e.to_string(), &inv.output))?;
+    if !allowed {
+        return Err(output::render_error("Action denied", &inv.output));
+    }
+    // The confirmed command's own reply is what the invocation prints.
+    Ok(answered
+        .pointer("/data/result")
+        .cloned()
+        .unwrap_or(answered))
 }
 
 fn run_batch(inv: &Invocation, batch: &agent_browser::commands::BatchPlan) -> Rendered {

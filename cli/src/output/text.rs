@@ -694,7 +694,9 @@ fn render_state_and_auth(t: &mut Text<'_>, data: &Value) -> bool {
         let cid = s(data, "confirmation_id").unwrap_or("");
         t.out("Confirmation required:");
         let action = s(data, "action").unwrap_or("");
-        let description = s(data, "description").filter(|d| !d.is_empty()).unwrap_or(action);
+        let description = s(data, "description")
+            .filter(|d| !d.is_empty())
+            .unwrap_or(action);
         match s(data, "category").filter(|c| !c.is_empty()) {
             Some(category) => t.out(&format!("  {category}: {description}")),
             None => t.out(&format!("  {description}")),

@@ -52,8 +52,7 @@ enum Verdict {
 impl PolicyFile {
     fn check(&self, action: &str) -> Verdict {
         let listed = |list: &Option<Vec<String>>| {
-            list.as_ref()
-                .is_some_and(|l| l.iter().any(|a| a == action))
+            list.as_ref().is_some_and(|l| l.iter().any(|a| a == action))
         };
         if listed(&self.deny) {
             return Verdict::Deny(format!("Action '{action}' is denied by policy"));
@@ -266,7 +265,9 @@ mod tests {
         let open = policy(r#"{"default":"allow","allow":["click"]}"#);
         assert_eq!(open.check("fill"), Verdict::Allow);
         let closed = policy(r#"{"default":"deny"}"#);
-        assert!(matches!(closed.check("fill"), Verdict::Deny(r) if r.contains("default policy is deny")));
+        assert!(
+            matches!(closed.check("fill"), Verdict::Deny(r) if r.contains("default policy is deny"))
+        );
         assert_eq!(policy("{}").check("fill"), Verdict::Allow);
     }
 }

@@ -16,10 +16,12 @@ pub const COMMAND: Command = Command {
     }),
     grammar: Grammar::Request(parse),
     // Fast: the parked command it runs may itself queue behind page commands.
-    actions: &[Action::fast(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
-        first: Some(confirmed),
-        ..Render::DEFAULT
-    })],
+    actions: &[
+        Action::fast(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
+            first: Some(confirmed),
+            ..Render::DEFAULT
+        }),
+    ],
 };
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
@@ -49,11 +51,17 @@ fn confirmed(t: &mut Text<'_>, data: &Value) -> bool {
         return false;
     }
     let ok = t.p.ok();
-    t.out(&format!("{ok} Action confirmed: {}", s(data, "action").unwrap_or("")));
+    t.out(&format!(
+        "{ok} Action confirmed: {}",
+        s(data, "action").unwrap_or("")
+    ));
     if let Some(result) = data.get("result")
         && b(result, "success") == Some(false)
     {
-        t.out(&format!("  but it failed: {}", s(result, "error").unwrap_or("")));
+        t.out(&format!(
+            "  but it failed: {}",
+            s(result, "error").unwrap_or("")
+        ));
     }
     true
 }

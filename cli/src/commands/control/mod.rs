@@ -8,4 +8,5 @@ pub mod deny;
 pub mod session;
 pub mod state;
 pub mod stream;
+pub mod unavailable;
 pub mod unsupported;
