@@ -1,7 +1,8 @@
 //! What cannot work here is refused before anything starts (no daemon, no Chrome): a cloud
 //! provider (`-p <name>`: abx drives a local or `--cdp` browser only, and must never quietly fall
 //! back to a local Chrome), `chat` (an AI gateway client abx does not ship) and an engine other
-//! than Chrome (`--engine lightpanda|obscura`). Where upstream names a missing key or binary, the
+//! than Chrome (`--engine lightpanda|obscura`), an iOS `--device`, and `--enable <feature>`
+//! (upstream's built-in init scripts, which abx does not ship). Where upstream names a missing key or binary, the
 //! error does too.
 
 use crate::flags::Flags;
@@ -49,6 +50,16 @@ pub fn refusal(flags: &Flags, command: Option<&str>, host: &dyn Host) -> Option<
                 "Provider '{provider}' is not supported by abx: it drives a local Chrome or one you attach with --cdp <url> (use the provider's CDP WebSocket URL there)"
             ),
         });
+    }
+    if let Some(device) = flags.device.as_deref().filter(|d| !d.is_empty()) {
+        return Some(format!(
+            "--device {device} picks an iOS simulator for -p ios, which needs macOS with Xcode; abx drives Chrome/Chromium only (use `set device <name>` to emulate a phone)"
+        ));
+    }
+    if let Some(feature) = flags.enable.first() {
+        return Some(format!(
+            "--enable {feature} is not supported by abx: it ships no built-in init scripts"
+        ));
     }
     if let Some(engine) = flags
         .engine
