@@ -270,11 +270,7 @@ fn decide(
     let Some(first) = clean.first().map(String::as_str) else {
         return Ok(Command::Local(LocalCommand::Help { command: None }));
     };
-    let local_word = matches!(
-        first,
-        "close" | "session" | "state" | "auth" | "skills" | "doctor" | "install" | "upgrade"
-    );
-    if !local_word
+    if first == "chat"
         && let Some(message) = control::unavailable::refusal(&inv.flags, Some(first), host)
     {
         return Err(CliError::rejected(message));

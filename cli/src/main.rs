@@ -78,6 +78,18 @@ fn run(inv: &Invocation) -> Rendered {
             .stderr
             .push_str(&output::render_warning(warning, &inv.output));
     }
+    // What cannot work here (-p, --engine, --device, --enable) is refused before a daemon or a
+    // browser starts; `close` still closes.
+    let closing =
+        matches!(&inv.command, Command::Daemon(plan) if plan.action() == Some(close::ACTION));
+    if !matches!(inv.command, Command::Local(_))
+        && !closing
+        && let Some(message) =
+            agent_browser::commands::control::unavailable::refusal(&inv.flags, None, &SystemHost)
+    {
+        rendered.append(output::render_error(&message, &inv.output));
+        return rendered;
+    }
     let result = match &inv.command {
         Command::Local(local) => run_local(inv, local),
         Command::Daemon(plan) => run_plan(

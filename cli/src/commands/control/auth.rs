@@ -31,6 +31,7 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Credential vault (encrypted login profiles)",
         usage: &[
+            "auth <save|login|list|show|delete> ...",
             "auth save <name> --url <url> --username <user> --password-stdin [--username-selector <s>] [--password-selector <s>] [--submit-selector <s>]",
             "auth login <name> [--url <url>] [--username-selector <s>] [--password-selector <s>] [--submit-selector <s>]",
             "auth list",

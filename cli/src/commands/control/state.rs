@@ -39,6 +39,7 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Saved storage state (cookies, localStorage, sessionStorage)",
         usage: &[
+            "state <save|load|list|show|rename|clear|clean> ...",
             "state save <path>",
             "state load <path>",
             "state list",
