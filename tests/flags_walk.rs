@@ -94,6 +94,8 @@ fn old_state(home: &std::path::Path) {
 }
 
 const PAGE: &str = "{site}/page1.html";
+/// chrome://version lists Chrome's command line in the full browser only (not the headless shell).
+const FULL_CHROME: &[(&str, &str)] = &[("AGENT_BROWSER_EXECUTABLE_PATH", "/usr/bin/chromium")];
 const VERSION_WAIT: &[&str] = &["wait", "#command_line"];
 const VERSION_PAGE: &[&str] = &["get", "text", "#command_line"];
 
@@ -333,7 +335,8 @@ const TABLE: &[(&str, How)] = &[
     ),
     (
         "--allow-file-access",
-        run(
+        run_env(
+            FULL_CHROME,
             &[
                 &["--allow-file-access", "open", "chrome://version"],
                 VERSION_WAIT,
@@ -345,14 +348,18 @@ const TABLE: &[(&str, How)] = &[
     (
         "AGENT_BROWSER_ALLOW_FILE_ACCESS",
         run_env(
-            &[("AGENT_BROWSER_ALLOW_FILE_ACCESS", "1")],
+            &[
+                ("AGENT_BROWSER_EXECUTABLE_PATH", "/usr/bin/chromium"),
+                ("AGENT_BROWSER_ALLOW_FILE_ACCESS", "1"),
+            ],
             &[&["open", "chrome://version"], VERSION_WAIT, VERSION_PAGE],
             Stdout("--allow-file-access-from-files"),
         ),
     ),
     (
         "--ignore-https-errors",
-        run(
+        run_env(
+            FULL_CHROME,
             &[
                 &["--ignore-https-errors", "open", "chrome://version"],
                 VERSION_WAIT,
@@ -364,14 +371,18 @@ const TABLE: &[(&str, How)] = &[
     (
         "AGENT_BROWSER_IGNORE_HTTPS_ERRORS",
         run_env(
-            &[("AGENT_BROWSER_IGNORE_HTTPS_ERRORS", "1")],
+            &[
+                ("AGENT_BROWSER_EXECUTABLE_PATH", "/usr/bin/chromium"),
+                ("AGENT_BROWSER_IGNORE_HTTPS_ERRORS", "1"),
+            ],
             &[&["open", "chrome://version"], VERSION_WAIT, VERSION_PAGE],
             Stdout("--ignore-certificate-errors"),
         ),
     ),
     (
         "--hide-scrollbars",
-        run(
+        run_env(
+            FULL_CHROME,
             &[
                 &["--hide-scrollbars", "false", "open", "chrome://version"],
                 VERSION_WAIT,
@@ -383,7 +394,10 @@ const TABLE: &[(&str, How)] = &[
     (
         "AGENT_BROWSER_HIDE_SCROLLBARS",
         run_env(
-            &[("AGENT_BROWSER_HIDE_SCROLLBARS", "0")],
+            &[
+                ("AGENT_BROWSER_EXECUTABLE_PATH", "/usr/bin/chromium"),
+                ("AGENT_BROWSER_HIDE_SCROLLBARS", "0"),
+            ],
             &[&["open", "chrome://version"], VERSION_WAIT, VERSION_PAGE],
             StdoutLacks("--hide-scrollbars"),
         ),

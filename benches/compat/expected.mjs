@@ -13,6 +13,26 @@ const KEEPS_LAUNCH = {
 };
 
 export const EXPECTED = {
+  'state.manage': {
+    reason: 'state files: `state list` prints each file\'s date (upstream prints an empty one), `state show <name>` also looks in the sessions directory and prints a summary (upstream prints `✓ Downloaded to …`), `state rename` works (upstream: `Missing \'path\' parameter`)',
+  },
+  'state.encrypted': {
+    reason: 'encrypted state: the errors name the file and say whether the key is missing or wrong (upstream: `Decryption failed: aead::Error`); files are 0600 (upstream 0644); `state show` prints a summary (upstream prints `✓ Downloaded to …`)',
+    ours: /requires AGENT_BROWSER_ENCRYPTION_KEY|is not the key it was saved with/,
+  },
+  'state.restore': {
+    reason: '`--restore`: the saved file is 0600 in a 0700 directory; the close reply carries `statePath`',
+  },
+  'auth.vault': {
+    reason: 'the vault: `auth save` / `auth delete` say what they did (upstream prints `✓ Done`), `auth show` prints the creation date (upstream an empty `Created:`); save/list/show/delete run in the CLI, so the password never reaches the daemon',
+  },
+  'auth.confirm-actions': {
+    reason: '`confirm <id>` prints `✓ Action confirmed: <action>` and checks the id (upstream ignores it and runs whatever is pending)',
+  },
+  'refuse.engine': {
+    reason: '`--engine lightpanda` is refused before a daemon starts, naming the missing binary (upstream starts its daemon and fails on Chrome arguments)',
+    ours: /lightpanda/,
+  },
   'act.click-stale-ref': {
     reason: 'a ref whose element was replaced fails with `stale_ref` (upstream silently re-resolves it by role and name)',
     ours: /is stale/,
