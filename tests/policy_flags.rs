@@ -70,7 +70,7 @@ fn a_policy_denies_and_parks_actions_and_is_reread_per_command() {
         .expect("id")
         .to_string();
     let text = ab.run(&["confirm", &id]).success();
-    assert_eq!(text.out(), "✓ Action confirmed: click");
+    assert_eq!(text.out(), "✓ Action confirmed");
     assert_eq!(
         ab.run(&["get", "url"]).success().out(),
         site.url("/page2.html"),
@@ -130,10 +130,17 @@ fn confirm_actions_park_the_listed_actions_and_interactive_mode_denies_without_a
     ab.run(&["close"]).success();
 }
 
+/// Arguments, extra environment, and what the error must say.
+type Refusal = (
+    &'static [&'static str],
+    &'static [(&'static str, &'static str)],
+    &'static str,
+);
+
 #[test]
 fn what_cannot_work_here_is_refused_before_anything_starts() {
     let ab = Cli::new();
-    let cases: &[(&[&str], &[(&str, &str)], &str)] = &[
+    let cases: &[Refusal] = &[
         (
             &["-p", "browserbase", "open", "http://127.0.0.1:9/"],
             &[],

@@ -27,7 +27,7 @@ export const EXPECTED = {
     reason: 'the vault: `auth save` / `auth delete` say what they did (upstream prints `✓ Done`), `auth show` prints the creation date (upstream an empty `Created:`); save/list/show/delete run in the CLI, so the password never reaches the daemon',
   },
   'auth.confirm-actions': {
-    reason: '`confirm <id>` prints `✓ Action confirmed: <action>` and checks the id (upstream ignores it and runs whatever is pending)',
+    reason: '`confirm <id>` checks the id (upstream ignores it and runs whatever is pending)',
   },
   'refuse.engine': {
     reason: '`--engine lightpanda` is refused before a daemon starts, naming the missing binary (upstream starts its daemon and fails on Chrome arguments)',

@@ -45,16 +45,13 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     Ok(json!({"confirmed": true, "action": action, "result": reply}))
 }
 
-/// `✓ Action confirmed`, then the confirmed command's error when it failed.
+/// `✓ Action confirmed` (upstream's line), then the confirmed command's error when it failed.
 fn confirmed(t: &mut Text<'_>, data: &Value) -> bool {
     if b(data, "confirmed") != Some(true) {
         return false;
     }
     let ok = t.p.ok();
-    t.out(&format!(
-        "{ok} Action confirmed: {}",
-        s(data, "action").unwrap_or("")
-    ));
+    t.out(&format!("{ok} Action confirmed"));
     if let Some(result) = data.get("result")
         && b(result, "success") == Some(false)
     {
