@@ -13,6 +13,14 @@ const KEEPS_LAUNCH = {
 };
 
 export const EXPECTED = {
+  'state.save-load': {
+    reason: '`state load` returns the tab to the page it was on after writing each origin\'s storage (upstream leaves it on the last origin\'s root)',
+    ours: /page1\.html/,
+  },
+  'policy.deny': {
+    reason: 'an `--action-policy` given to a session already running without it is refused with exit 1 and a hint to close the session (upstream restarts its daemon with the policy)',
+    ours: /already running without action policy/,
+  },
   'state.manage': {
     reason: 'state files: `state list` prints each file\'s date (upstream prints an empty one), `state show <name>` also looks in the sessions directory and prints a summary (upstream prints `✓ Downloaded to …`), `state rename` works (upstream: `Missing \'path\' parameter`)',
   },
