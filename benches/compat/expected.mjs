@@ -21,6 +21,34 @@ export const EXPECTED = {
     reason: '`doctor` fails (exit 1) when the socket directory cannot be created, since no session could start (upstream reports it as info, "will be created on first use", and exits 0)',
     ours: /Socket directory .* cannot be created/,
   },
+  'state.save-load': {
+    reason: '`state load` returns the tab to the page it was on after writing each origin\'s storage (upstream leaves it on the last origin\'s root)',
+    ours: /page1\.html/,
+  },
+  'policy.deny': {
+    reason: 'an `--action-policy` given to a session already running without it is refused with exit 1 and a hint to close the session (upstream restarts its daemon with the policy)',
+    ours: /already running without action policy/,
+  },
+  'state.manage': {
+    reason: 'state files: `state list` prints each file\'s date (upstream prints an empty one), `state show <name>` also looks in the sessions directory and prints a summary (upstream prints `✓ Downloaded to …`), `state rename` works (upstream: `Missing \'path\' parameter`)',
+  },
+  'state.encrypted': {
+    reason: 'encrypted state: the errors name the file and say whether the key is missing or wrong (upstream: `Decryption failed: aead::Error`); files are 0600 (upstream 0644); `state show` prints a summary (upstream prints `✓ Downloaded to …`)',
+    ours: /requires AGENT_BROWSER_ENCRYPTION_KEY|is not the key it was saved with/,
+  },
+  'state.restore': {
+    reason: '`--restore`: the saved file is 0600 in a 0700 directory; the close reply carries `statePath`',
+  },
+  'auth.vault': {
+    reason: 'the vault: `auth save` / `auth delete` say what they did (upstream prints `✓ Done`), `auth show` prints the creation date (upstream an empty `Created:`); save/list/show/delete run in the CLI, so the password never reaches the daemon',
+  },
+  'auth.confirm-actions': {
+    reason: '`confirm <id>` checks the id (upstream ignores it and runs whatever is pending)',
+  },
+  'refuse.engine': {
+    reason: '`--engine lightpanda` is refused before a daemon starts, naming the missing binary (upstream starts its daemon and fails on Chrome arguments)',
+    ours: /lightpanda/,
+  },
   'act.click-stale-ref': {
     reason: 'a ref whose element was replaced fails with `stale_ref` (upstream silently re-resolves it by role and name)',
     ours: /is stale/,

@@ -429,6 +429,27 @@ export const ROWS = [
     ],
     close: true,
   },
+  {
+    id: 'state.encrypted', area: 'Session', cmd: '`AGENT_BROWSER_ENCRYPTION_KEY`: `state save` → `.enc`, `state show` without / with a wrong key', ref: 75, session: 'stateenc', page: '/storage.html',
+    env: { AGENT_BROWSER_ENCRYPTION_KEY: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' },
+    steps: ['state save {TMP}/enc.json', { run: 'state show {TMP}/enc.json.enc', env: { AGENT_BROWSER_ENCRYPTION_KEY: null } }, { run: 'state show {TMP}/enc.json.enc', env: { AGENT_BROWSER_ENCRYPTION_KEY: 'wrong' } }],
+    close: true,
+  },
+  {
+    id: 'state.restore', area: 'Session', cmd: '`--restore <key>`: saved on close, loaded by a new session', ref: 75, session: 'restoresrc', page: '/storage.html',
+    setup: ['cookies set rs fromrestore'],
+    steps: ['--restore rkey --json close', '--session restoredst --restore rkey open {SITE}/page1.html', '--session restoredst cookies'],
+    teardown: ['--session restoredst --restore rkey --restore-save never close', 'state clear rkey'],
+  },
+  {
+    id: 'policy.deny', area: 'Session', cmd: '`--action-policy <file>` denying `evaluate`', ref: 78, session: 'policy', page: '/fixture.html',
+    setup: [writeFile('{TMP}/policy.json', '{"default":"allow","deny":["evaluate"]}')],
+    steps: ['--action-policy {TMP}/policy.json eval 1'],
+    close: true,
+  },
+  { id: 'refuse.provider', area: 'Session', cmd: '`-p browserbase` without its API key', ref: 78, session: 'prov', steps: ['-p browserbase open {SITE}/page1.html'] },
+  { id: 'refuse.chat', area: 'Session', cmd: '`chat` without `AI_GATEWAY_API_KEY`', ref: 78, steps: ['chat hello'] },
+  { id: 'refuse.engine', area: 'Session', cmd: '`--engine lightpanda` without the binary', ref: 78, session: 'lp', steps: ['--engine lightpanda open {SITE}/page1.html'] },
   { id: 'auth.plugin', area: 'Session', cmd: '`plugin list|show|run` (`plugin add` not run: it downloads)', ref: 79, steps: ['plugin list', 'plugin', 'plugin show nope', 'plugin run nope ping'] },
 
   // ---- Setup and integrations ---------------------------------------------------------------

@@ -99,6 +99,7 @@ impl Client {
         if self.is_alive() {
             let version = std::fs::read_to_string(self.file("version")).unwrap_or_default();
             if version.trim() == crate::UPSTREAM_VERSION {
+                self.refuse_unapplied_gate()?;
                 return Ok(self.fingerprint_warnings());
             }
             eprintln!("⚠ Daemon version mismatch detected, restarting...");
@@ -106,6 +107,35 @@ impl Client {
         }
         self.spawn()?;
         Ok(Vec::new())
+    }
+
+    /// A running session started without this invocation's `--action-policy` or
+    /// `--confirm-actions` would run the command ungated: refuse instead of warning.
+    fn refuse_unapplied_gate(&self) -> Result<(), String> {
+        let Ok(running) = std::fs::read_to_string(self.file("config")) else {
+            return Ok(());
+        };
+        let (Ok(mine), Ok(theirs)) = (
+            serde_json::from_str::<Value>(&self.fingerprint),
+            serde_json::from_str::<Value>(&running),
+        ) else {
+            return Ok(());
+        };
+        for key in ["action_policy", "confirm_actions"] {
+            let wanted = &mine[key];
+            if !wanted.is_null() && wanted != &theirs[key] {
+                return Err(format!(
+                    "Session \"{}\" is already running without {} {}: the command was not run. Close the session (`agent-browser close`) and run it again to apply it.",
+                    self.session,
+                    key.replace('_', " "),
+                    wanted
+                        .as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| wanted.to_string())
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn fingerprint_warnings(&self) -> Vec<String> {

@@ -118,8 +118,8 @@ pub enum LocalCommand {
     Session(SessionCommand),
     /// `close --all`: send `close` to every live session in the socket dir.
     CloseAll,
-    /// `state list|show|clear|clean|rename`: pure file operations on saved states. The request
-    /// has the shape the daemon's `state_*` actions take.
+    /// `state list|show|clear|clean|rename` and `auth save|list|show|delete`: file operations on
+    /// saved states and the credential vault. The request has the shape of the wire action.
     StateFile {
         /// The `state_*` request.
         request: Value,
@@ -312,6 +312,11 @@ fn decide(
     let Some(first) = clean.first().map(String::as_str) else {
         return Ok(Command::Local(LocalCommand::Help { command: None }));
     };
+    if first == "chat"
+        && let Some(message) = control::unavailable::refusal(&inv.flags, Some(first), host)
+    {
+        return Err(CliError::rejected(message));
+    }
     match registry::command(first).map(|c| c.grammar) {
         Some(Grammar::Unsupported) => {
             return Ok(Command::Local(LocalCommand::Unsupported {
@@ -357,7 +362,7 @@ fn decide(
         });
     }
 
-    if control::state::is_file_operation(&action) {
+    if control::state::is_file_operation(&action) || control::auth::is_vault_operation(&action) {
         return Ok(Command::Local(LocalCommand::StateFile { request }));
     }
 

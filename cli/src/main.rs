@@ -81,6 +81,18 @@ fn run(inv: &Invocation) -> Rendered {
             .stderr
             .push_str(&output::render_warning(warning, &inv.output));
     }
+    // What cannot work here (-p, --engine, --device, --enable) is refused before a daemon or a
+    // browser starts; `close` still closes.
+    let closing =
+        matches!(&inv.command, Command::Daemon(plan) if plan.action() == Some(close::ACTION));
+    if !matches!(inv.command, Command::Local(_))
+        && !closing
+        && let Some(message) =
+            agent_browser::commands::control::unavailable::refusal(&inv.flags, None, &SystemHost)
+    {
+        rendered.append(output::render_error(&message, &inv.output));
+        return rendered;
+    }
     let result = match &inv.command {
         Command::Local(local) => run_local(inv, local),
         Command::Daemon(plan) => run_plan(
@@ -172,7 +184,10 @@ fn run_plan(
             if closing && closed {
                 client.wait_closed(pid);
             }
-            let reply = response(reply);
+            let reply = match confirm_interactively(inv, &client, reply) {
+                Ok(reply) => response(reply),
+                Err(rendered) => return rendered,
+            };
             if let Some(warning) = launch_warning.filter(|w| reply.warning.as_ref() != Some(w)) {
                 rendered
                     .stderr
@@ -185,6 +200,51 @@ fn run_plan(
         }
     }
     rendered
+}
+
+/// `--confirm-interactive`: a reply that asks for confirmation is answered here — on a terminal
+/// by asking `Allow <action>? [y/N]`, otherwise by denying it (`✗ Action denied`, exit 1).
+fn confirm_interactively(
+    inv: &Invocation,
+    client: &Client,
+    reply: Value,
+) -> Result<Value, Rendered> {
+    use std::io::IsTerminal;
+    let pending = reply
+        .pointer("/data/confirmation_required")
+        .and_then(Value::as_bool)
+        == Some(true);
+    if !inv.flags.confirm_interactive || !pending {
+        return Ok(reply);
+    }
+    let id = reply
+        .pointer("/data/confirmation_id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let action = reply
+        .pointer("/data/action")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let allowed = std::io::stdin().is_terminal() && {
+        eprint!("Allow {action}? [y/N] ");
+        let mut answer = String::new();
+        std::io::stdin().read_line(&mut answer).is_ok()
+            && matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+    };
+    let verb = if allowed { "confirm" } else { "deny" };
+    let answered = client
+        .send_with_respawn(&json!({extras::ACTION: verb, "confirmationId": id}))
+        .map_err(|e| output::render_error(&e.to_string(), &inv.output))?;
+    if !allowed {
+        return Err(output::render_error("Action denied", &inv.output));
+    }
+    // The confirmed command's own reply is what the invocation prints.
+    Ok(answered
+        .pointer("/data/result")
+        .cloned()
+        .unwrap_or(answered))
 }
 
 fn run_batch(inv: &Invocation, batch: &agent_browser::commands::BatchPlan) -> Rendered {
@@ -271,10 +331,29 @@ fn run_local(inv: &Invocation, local: &LocalCommand) -> Rendered {
             agent_browser::commands::control::dashboard::run(inv, command)
         }
         LocalCommand::Run(local) => (local.run)(&local.args, inv, &SystemHost),
-        LocalCommand::StateFile { .. } => output::render_error(
-            "State files (state list|show|clear|clean|rename) are not supported by abx",
-            &inv.output,
-        ),
+        LocalCommand::StateFile { request } => {
+            use agent_browser::commands::control::{auth, state};
+            let action = request
+                .get(extras::ACTION)
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            // `--namespace` scopes saved states like the socket directory.
+            let namespace = inv.flags.namespace.clone();
+            let var = |name: &str| match name {
+                env::NAMESPACE => namespace.clone(),
+                _ => std::env::var(name).ok(),
+            };
+            let result = if auth::is_vault_operation(action) {
+                auth::run_vault_operation(request, &var)
+            } else {
+                state::run_file_operation(request, &var)
+            };
+            let reply = match result {
+                Ok(data) => json!({"success": true, "data": data}),
+                Err(error) => json!({"success": false, "data": null, "error": error}),
+            };
+            output::render_response(&response(reply), Some(action), &inv.output)
+        }
         _ => output::render_error("Unsupported command", &inv.output),
     }
 }

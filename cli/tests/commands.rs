@@ -408,21 +408,30 @@ fn plugins_come_from_config_or_env() {
 #[test]
 fn auth_save_reads_the_password_from_stdin() {
     let h = host().with_stdin("s3cret\n");
-    let r = requests(
-        &h,
-        &[
-            "auth",
-            "save",
-            "gh",
-            "--url",
-            "https://gh",
-            "--username",
-            "me",
-            "--password-stdin",
-        ],
-    );
+    let argv: Vec<String> = [
+        "auth",
+        "save",
+        "gh",
+        "--url",
+        "https://gh",
+        "--username",
+        "me",
+        "--password-stdin",
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect();
+    let inv = agent_browser::parse(&argv, &h).expect("parses");
+    // Answered by the CLI itself: the password never goes to the daemon.
+    assert!(inv.requests().is_empty());
+    let agent_browser::commands::Command::Local(agent_browser::commands::LocalCommand::StateFile {
+        request,
+    }) = inv.command
+    else {
+        panic!("auth save is a local command: {:?}", inv.command);
+    };
     assert_eq!(
-        r[0],
+        request,
         json!({"action": "auth_save", "name": "gh", "url": "https://gh", "username": "me", "password": "s3cret", "plugins": []})
     );
 }

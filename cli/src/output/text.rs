@@ -693,11 +693,14 @@ fn render_state_and_auth(t: &mut Text<'_>, data: &Value) -> bool {
     if b(data, "confirmation_required") == Some(true) {
         let cid = s(data, "confirmation_id").unwrap_or("");
         t.out("Confirmation required:");
-        t.out(&format!(
-            "  {}: {}",
-            s(data, "category").unwrap_or(""),
-            s(data, "description").unwrap_or("")
-        ));
+        let action = s(data, "action").unwrap_or("");
+        let description = s(data, "description")
+            .filter(|d| !d.is_empty())
+            .unwrap_or(action);
+        match s(data, "category").filter(|c| !c.is_empty()) {
+            Some(category) => t.out(&format!("  {category}: {description}")),
+            None => t.out(&format!("  {description}")),
+        }
         t.out(&format!("  Run: agent-browser confirm {cid}"));
         t.out(&format!("  Or:  agent-browser deny {cid}"));
         return true;

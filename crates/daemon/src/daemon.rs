@@ -77,6 +77,10 @@ pub struct Daemon {
     pub stream: Mutex<Option<Arc<dyn StreamHooks>>>,
     /// The actions this daemon serves.
     pub routes: Routes,
+    /// `--state` and `--restore`: what is loaded at launch and saved at close.
+    pub restore: crate::restore::Restore,
+    /// `--action-policy` and `--confirm-actions`.
+    pub gate: crate::action_policy::ActionGate,
 }
 
 /// What the daemon tells the stream server.
@@ -98,6 +102,8 @@ pub trait StreamHooks: Send + Sync {
 impl Daemon {
     /// A daemon for `config` (nothing started yet).
     pub fn new(config: DaemonConfig, files: Sidecars, routes: Routes) -> Arc<Daemon> {
+        let restore = crate::restore::Restore::from_env(&|name| std::env::var(name).ok());
+        restore.expire_old_states();
         Arc::new(Daemon {
             config,
             files,
@@ -112,6 +118,8 @@ impl Daemon {
             shutdown: CancellationToken::new(),
             stream: Mutex::new(None),
             routes,
+            restore,
+            gate: crate::action_policy::ActionGate::from_env(&|name| std::env::var(name).ok()),
         })
     }
 
@@ -154,6 +162,18 @@ impl Daemon {
         if let Some(hooks) = self.stream_hooks() {
             hooks.command(&request);
         }
+        if let Some(stopped) = self.gate.admit(&request) {
+            return stopped;
+        }
+        match self.restore.apply_request(&request) {
+            Err(f) => return crate::protocol::failure(&request.id, &f.message, f.code, None, None),
+            Ok(true) if request.action != "close" => {
+                if let Some(live) = self.live() {
+                    self.restore.load_restore(&live.session).await;
+                }
+            }
+            Ok(_) => {}
+        }
         let route = self.routes.get(&request.action).copied();
         let lane = route.map_or(Lane::Queued, |r| r.lane);
         let (outcome, queue_ms) = match lane {
@@ -179,7 +199,11 @@ impl Daemon {
             execute_ms,
         };
         let reports_dialog = route.is_some_and(|r| r.reports_dialog);
-        let response = self.respond(&request, outcome, timings, reports_dialog);
+        let mut response = self.respond(&request, outcome, timings, reports_dialog);
+        let live_session = self.live().map(|l| l.session);
+        self.restore
+            .finish_reply(live_session, &request.action, &mut response)
+            .await;
         if let Some(hooks) = self.stream_hooks() {
             let success = response
                 .get("success")
@@ -461,6 +485,10 @@ impl Daemon {
                 return Err(err.into());
             }
         };
+        if let Err(failure) = self.restore.after_launch(&session).await {
+            session.close().await;
+            return Err(failure);
+        }
         let live = Live {
             session,
             spec,
@@ -561,7 +589,12 @@ impl Daemon {
         self.files.remove_ephemeral();
         self.shutdown.cancel();
         let cleanup = serde_json::to_value(&receipt).unwrap_or(Value::Null);
-        json!({"closed": true, "restoreStatus": "not_configured", "saveStatus": "not_attempted", "__cleanup": cleanup})
+        let (restore_status, save_status) = self.restore.statuses();
+        let mut reply = json!({"closed": true, "restoreStatus": restore_status, "saveStatus": save_status, "__cleanup": cleanup});
+        if let Some(path) = self.restore.saved_path() {
+            reply["statePath"] = json!(path.display().to_string());
+        }
+        reply
     }
 
     /// Closes the browser (if any) and forgets it.
@@ -571,6 +604,9 @@ impl Daemon {
         match live {
             Some(live) => {
                 self.write_target_binding_for(&live);
+                self.restore
+                    .save_before_close(&live.session, &self.config.session)
+                    .await;
                 live.session.close().await
             }
             None => abx_chrome::CloseReceipt {

@@ -238,6 +238,18 @@ impl<'r> Ctx<'r> {
         self.daemon.close().await
     }
 
+    /// `confirm <id>`: runs the command parked for confirmation `id`; its action and whole reply.
+    pub async fn run_confirmed(&self, id: &str) -> Result<(String, Value), Failure> {
+        let (action, request) = self.daemon.gate.take(id, true)?;
+        let reply = Box::pin(self.daemon.handle(request)).await;
+        Ok((action, reply))
+    }
+
+    /// `deny <id>`: drops the command parked for confirmation `id`; its action.
+    pub fn deny_pending(&self, id: &str) -> Result<String, Failure> {
+        self.daemon.gate.take(id, false).map(|(action, _)| action)
+    }
+
     /// The live-view stream server's controls, when the daemon runs one.
     pub fn stream(&self) -> Option<Arc<dyn crate::daemon::StreamHooks>> {
         self.daemon.stream_hooks()

@@ -17,14 +17,18 @@
 //! ```
 
 use abx_wire::env;
+pub mod action_policy;
 pub mod config;
 pub mod daemon;
 pub mod dispatch;
 pub mod errors;
 pub mod protocol;
+pub mod restore;
 mod server;
 pub mod sidecar;
+pub mod state_files;
 mod stream;
+pub mod vault;
 
 pub use config::{DaemonConfig, LaunchSpec};
 pub use server::{DaemonError, VERSION, run};

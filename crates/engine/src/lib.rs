@@ -47,6 +47,7 @@ pub mod refs;
 mod reopen;
 mod session;
 mod snapshot;
+pub mod storage_state;
 mod tab;
 
 pub use actions::{

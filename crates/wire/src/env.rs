@@ -42,6 +42,8 @@ pub const CONFIRM_INTERACTIVE: &str = "AGENT_BROWSER_CONFIRM_INTERACTIVE";
 pub const CONTENT_BOUNDARIES: &str = "AGENT_BROWSER_CONTENT_BOUNDARIES";
 /// Set in a spawned process: run as the session daemon, not the CLI.
 pub const DAEMON: &str = "AGENT_BROWSER_DAEMON";
+/// Key for encrypted state files and the credential vault.
+pub const ENCRYPTION_KEY: &str = "AGENT_BROWSER_ENCRYPTION_KEY";
 /// Daemon debug log in the socket directory (`--debug`).
 pub const DEBUG: &str = "AGENT_BROWSER_DEBUG";
 /// Default operation timeout in milliseconds.
@@ -122,6 +124,8 @@ pub const SESSION_NAME: &str = "AGENT_BROWSER_SESSION_NAME";
 pub const SOCKET_DIR: &str = "AGENT_BROWSER_SOCKET_DIR";
 /// Storage state to load at launch (`--state`).
 pub const STATE: &str = "AGENT_BROWSER_STATE";
+/// Saved states older than this many days are deleted at daemon start and refused on load.
+pub const STATE_EXPIRE_DAYS: &str = "AGENT_BROWSER_STATE_EXPIRE_DAYS";
 /// Live-view frame height limit in pixels.
 pub const STREAM_MAX_HEIGHT: &str = "AGENT_BROWSER_STREAM_MAX_HEIGHT";
 /// Live-view frame width limit in pixels.

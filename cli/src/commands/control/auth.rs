@@ -1,5 +1,11 @@
-//! `auth save|login|list|delete|show`: the credential vault. Not implemented yet: the daemon
-//! answers `Not yet implemented: auth_*`.
+//! `auth save|login|list|show|delete`: the credential vault (`abx_daemon::vault`, encrypted
+//! files in `~/.agent-browser/auth/`). `save`, `list`, `show` and `delete` are answered by the CLI
+//! itself ([`run_vault_operation`]), so a password read from stdin never travels to the daemon;
+//! `login` runs in the daemon, which opens the vault, fills the login form at the profile's URL
+//! and submits it. A password is never printed, logged or put in a reply.
+
+use abx_daemon::vault::{Profile, Vault};
+use abx_engine::ClickOptions;
 
 use crate::commands::prelude::*;
 
@@ -14,26 +20,164 @@ pub const DELETE: &str = "auth_delete";
 /// `auth show <name>`.
 pub const SHOW: &str = "auth_show";
 
+/// Whether `action` is a vault operation the CLI answers itself.
+pub fn is_vault_operation(action: &str) -> bool {
+    matches!(action, SAVE | LIST | DELETE | SHOW)
+}
+
 /// The command.
 pub const COMMAND: Command = Command {
     names: &["auth"],
     help: Some(Help {
-        about: "Credential vault",
-        usage: &["auth <save|login|list|delete|show> ..."],
+        about: "Credential vault (encrypted login profiles)",
+        usage: &[
+            "auth <save|login|list|show|delete> ...",
+            "auth save <name> --url <url> --username <user> --password-stdin [--username-selector <s>] [--password-selector <s>] [--submit-selector <s>]",
+            "auth login <name> [--url <url>] [--username-selector <s>] [--password-selector <s>] [--submit-selector <s>]",
+            "auth list",
+            "auth show <name>",
+            "auth delete <name>",
+        ],
         examples: &[
             "auth save github --url https://github.com/login --username ada --password-stdin",
             "auth login github",
+            "auth list",
         ],
     }),
     grammar: Grammar::Request(parse),
     actions: &[
-        Action::todo(SAVE),
-        Action::todo(LOGIN),
-        Action::todo(LIST),
-        Action::todo(DELETE),
-        Action::todo(SHOW),
+        Action::local(SAVE),
+        Action::queued(LOGIN, |ctx| Box::pin(run_login(ctx))).moving_tab(),
+        Action::local(LIST),
+        Action::local(DELETE),
+        Action::local(SHOW),
     ],
 };
+
+/// Carries out `auth save|list|show|delete` in the CLI process: the reply's data or the error.
+pub fn run_vault_operation(
+    request: &Value,
+    var: &dyn Fn(&str) -> Option<String>,
+) -> Result<Value, String> {
+    let vault = Vault::from_env(var);
+    let text = |key: &str| request.get(key).and_then(Value::as_str).map(str::to_string);
+    let name = text("name").unwrap_or_default();
+    let result = match text("action").as_deref() {
+        Some(SAVE) => vault.save(Profile {
+            name,
+            url: text("url").unwrap_or_default(),
+            username: text("username").unwrap_or_default(),
+            password: text("password").unwrap_or_default(),
+            username_selector: text("usernameSelector"),
+            password_selector: text("passwordSelector"),
+            submit_selector: text("submitSelector"),
+            created_at: None,
+            last_login_at: None,
+        }),
+        Some(LIST) => Ok(vault.list()),
+        Some(SHOW) => vault.show(&name),
+        Some(DELETE) => vault.delete(&name),
+        other => return Err(format!("Unknown auth operation: {}", other.unwrap_or(""))),
+    };
+    result.map_err(|e| e.to_string())
+}
+
+/// `auth login` as sent.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LoginRequest {
+    name: Option<String>,
+    url: Option<String>,
+    username_selector: Option<String>,
+    password_selector: Option<String>,
+    submit_selector: Option<String>,
+}
+
+/// Finds the first selector of a list that matches a visible, enabled field.
+const FIRST_VISIBLE_JS: &str = include_str!("auth_field.js");
+
+/// Where a user name usually goes, most specific first (upstream's order).
+const USERNAME_SELECTORS: &[&str] = &[
+    "input[type=email]",
+    "input[name=email]",
+    "input[id=email]",
+    "input[autocomplete=email]",
+    "input[autocomplete=username]",
+    "input[name=username]",
+    "input[name*=email i]",
+    "input[name*=user i]",
+    "input[id*=email i]",
+    "input[id*=user i]",
+    "input[type=text]",
+    "input:not([type])",
+];
+const PASSWORD_SELECTORS: &[&str] = &["input[type=password]"];
+const SUBMIT_SELECTORS: &[&str] = &[
+    "button[type=submit]",
+    "input[type=submit]",
+    "button:not([type])",
+];
+
+/// Waits for the first of `selectors` to match a visible field; its selector.
+async fn first_visible(
+    session: &abx_engine::Session,
+    selectors: &[&str],
+    what: &str,
+    timeout: Option<std::time::Duration>,
+) -> Result<String, Failure> {
+    let expression = format!("({FIRST_VISIBLE_JS})({})", json!(selectors));
+    match session
+        .wait_for_function(&expression, timeout, "auth login")
+        .await
+    {
+        Ok(Value::String(found)) => Ok(found),
+        _ => Err(Failure::message(format!(
+            "Timed out waiting for the {what} (tried selectors: {})",
+            selectors.join(", ")
+        ))),
+    }
+}
+
+async fn run_login(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: LoginRequest = ctx.params()?;
+    let name = required(&request.name, "name")?;
+    let vault = Vault::from_env(&|n| std::env::var(n).ok());
+    let profile = vault
+        .load(name)
+        .map_err(|e| Failure::message(e.to_string()))?;
+    let url = request.url.clone().unwrap_or_else(|| profile.url.clone());
+    if url.is_empty() {
+        return Err(Failure::message(format!(
+            "Auth profile '{name}' has no URL: save it with --url or pass --url to auth login"
+        )));
+    }
+    let timeout = ctx.timeout();
+    let session = ctx.session().await?;
+    session
+        .navigate(&url, abx_engine::WaitUntil::Load, timeout)
+        .await?;
+    let pick = |given: &Option<String>, stored: &Option<String>| given.clone().or(stored.clone());
+    let user_sel = match pick(&request.username_selector, &profile.username_selector) {
+        Some(sel) => first_visible(&session, &[sel.as_str()], "username field", timeout).await?,
+        None => first_visible(&session, USERNAME_SELECTORS, "username field", timeout).await?,
+    };
+    session.fill(&user_sel, &profile.username, timeout).await?;
+    let pass_sel = match pick(&request.password_selector, &profile.password_selector) {
+        Some(sel) => first_visible(&session, &[sel.as_str()], "password field", timeout).await?,
+        None => first_visible(&session, PASSWORD_SELECTORS, "password field", timeout).await?,
+    };
+    session.fill(&pass_sel, &profile.password, timeout).await?;
+    let submit_sel = match pick(&request.submit_selector, &profile.submit_selector) {
+        Some(sel) => first_visible(&session, &[sel.as_str()], "submit button", timeout).await?,
+        None => first_visible(&session, SUBMIT_SELECTORS, "submit button", timeout).await?,
+    };
+    // The click waits for the navigation the submit starts.
+    session
+        .click(&submit_sel, &ClickOptions::default(), timeout)
+        .await?;
+    let _ = vault.touch_login(name);
+    Ok(json!({"loggedIn": true, "name": name}))
+}
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
@@ -128,7 +272,35 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             let name = rest.get(1).ok_or_else(|| {
                 ParseError::missing("auth login", "agent-browser auth login <name>")
             })?;
-            ok(Req::new(LOGIN).set("name", *name))
+            let mut req = Req::new(LOGIN).set("name", *name);
+            let mut j = 2;
+            while j < rest.len() {
+                let key = match rest[j] {
+                    "--url" => "url",
+                    "--username-selector" => "usernameSelector",
+                    "--password-selector" => "passwordSelector",
+                    "--submit-selector" => "submitSelector",
+                    other if other.starts_with("--") => {
+                        return Err(ParseError::invalid(
+                            format!("unknown flag '{other}' for auth login"),
+                            "agent-browser auth login <name> [--url <url>] [--username-selector <s>] [--password-selector <s>] [--submit-selector <s>]",
+                        ));
+                    }
+                    _ => {
+                        j += 1;
+                        continue;
+                    }
+                };
+                let value = rest.get(j + 1).ok_or_else(|| {
+                    ParseError::missing(
+                        "auth login",
+                        "agent-browser auth login <name> [--url <url>]",
+                    )
+                })?;
+                req.put(key, *value);
+                j += 2;
+            }
+            ok(req)
         }
         Some("list") => ok(Req::new(LIST)),
         Some("delete") | Some("remove") => {

@@ -1,5 +1,5 @@
-//! `confirm <confirmation-id>`: approves a pending action (`--confirm-actions`). Not implemented yet: the daemon answers
-//! `Not yet implemented: confirm`.
+//! `confirm <confirmation-id>`: approves the command parked by `--confirm-actions` or the action
+//! policy's `confirm` list and runs it: `{"confirmed":true,"action","result":<its reply>}`.
 
 use crate::commands::prelude::*;
 
@@ -15,7 +15,13 @@ pub const COMMAND: Command = Command {
         examples: &["confirm c1"],
     }),
     grammar: Grammar::Request(parse),
-    actions: &[Action::todo(ACTION)],
+    // Fast: the parked command it runs may itself queue behind page commands.
+    actions: &[
+        Action::fast(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
+            first: Some(confirmed),
+            ..Render::DEFAULT
+        }),
+    ],
 };
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
@@ -24,4 +30,35 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
         .first()
         .ok_or_else(|| ParseError::missing(ACTION, "agent-browser confirm <confirmation-id>"))?;
     ok(Req::new(ACTION).set("confirmationId", *id))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ConfirmRequest {
+    confirmation_id: Option<String>,
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: ConfirmRequest = ctx.params()?;
+    let id = required(&request.confirmation_id, "confirmationId")?;
+    let (action, reply) = ctx.run_confirmed(id).await?;
+    Ok(json!({"confirmed": true, "action": action, "result": reply}))
+}
+
+/// `✓ Action confirmed` (upstream's line), then the confirmed command's error when it failed.
+fn confirmed(t: &mut Text<'_>, data: &Value) -> bool {
+    if b(data, "confirmed") != Some(true) {
+        return false;
+    }
+    let ok = t.p.ok();
+    t.out(&format!("{ok} Action confirmed"));
+    if let Some(result) = data.get("result")
+        && b(result, "success") == Some(false)
+    {
+        t.out(&format!(
+            "  but it failed: {}",
+            s(result, "error").unwrap_or("")
+        ));
+    }
+    true
 }

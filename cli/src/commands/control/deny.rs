@@ -1,5 +1,5 @@
-//! `deny <confirmation-id>`: denies a pending action (`--confirm-actions`). Not implemented yet: the daemon answers
-//! `Not yet implemented: deny`.
+//! `deny <confirmation-id>`: drops the command parked for confirmation:
+//! `{"denied":true,"action"}`.
 
 use crate::commands::prelude::*;
 
@@ -15,7 +15,7 @@ pub const COMMAND: Command = Command {
         examples: &["deny c1"],
     }),
     grammar: Grammar::Request(parse),
-    actions: &[Action::todo(ACTION)],
+    actions: &[Action::fast(ACTION, |ctx| Box::pin(run(ctx)))],
 };
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
@@ -24,4 +24,17 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
         .first()
         .ok_or_else(|| ParseError::missing(ACTION, "agent-browser deny <confirmation-id>"))?;
     ok(Req::new(ACTION).set("confirmationId", *id))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DenyRequest {
+    confirmation_id: Option<String>,
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: DenyRequest = ctx.params()?;
+    let id = required(&request.confirmation_id, "confirmationId")?;
+    let action = ctx.deny_pending(id)?;
+    Ok(json!({"denied": true, "action": action}))
 }

@@ -13,5 +13,6 @@ pub mod session;
 pub mod skills;
 pub mod state;
 pub mod stream;
+pub mod unavailable;
 pub mod unsupported;
 pub mod upgrade;

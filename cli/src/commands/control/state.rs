@@ -1,7 +1,12 @@
-//! `state save|load <path>`: the session's storage state (cookies and web storage), and
-//! `state list|show|clear|clean|rename`: operations on saved state files, which the CLI
-//! answers itself. Not implemented yet: `save`/`load` get `Not yet implemented`, the file
-//! operations `… are not supported by abx`.
+//! `state save|load <path>`: the session's storage state (every cookie of the browser, the web
+//! storage of the active page's origin) to and from a file, in upstream's format (encrypted as
+//! `<path>.enc` with `AGENT_BROWSER_ENCRYPTION_KEY`); and `state list|show|clear|clean|rename`:
+//! operations on the saved states in `~/.agent-browser/sessions/`, which the CLI answers itself
+//! ([`run_file_operation`]). The files themselves are `abx_daemon::state_files`.
+
+use std::path::Path;
+
+use abx_daemon::state_files::{self, StateDirs, StateKey};
 
 use crate::commands::prelude::*;
 
@@ -32,27 +37,200 @@ pub fn is_file_operation(action: &str) -> bool {
 pub const COMMAND: Command = Command {
     names: &["state"],
     help: Some(Help {
-        about: "Saved storage state",
-        usage: &["state <save|load|list|clear|show|clean|rename> ..."],
-        examples: &["state save ./auth.json", "state load ./auth.json"],
+        about: "Saved storage state (cookies, localStorage, sessionStorage)",
+        usage: &[
+            "state <save|load|list|show|rename|clear|clean> ...",
+            "state save <path>",
+            "state load <path>",
+            "state list",
+            "state show <file>",
+            "state rename <old-name> <new-name>",
+            "state clear [name] [--all]",
+            "state clean --older-than <days>",
+        ],
+        examples: &[
+            "state save ./auth.json",
+            "state load ./auth.json",
+            "state list",
+            "state show myapp-default.json",
+            "state clean --older-than 7",
+        ],
     }),
     grammar: Grammar::Request(parse),
     actions: &[
-        Action::todo(SAVE).rendered(Render {
+        Action::queued(SAVE, |ctx| Box::pin(run_save(ctx))).rendered(Render {
             saved: Some(saved),
             ..Render::DEFAULT
         }),
-        Action::todo(LOAD).rendered(Render {
-            saved: Some(loaded),
+        Action::queued(LOAD, |ctx| Box::pin(run_load(ctx)))
+            .moving_tab()
+            .rendered(Render {
+                saved: Some(loaded),
+                ..Render::DEFAULT
+            }),
+        Action::local(LIST).rendered(Render {
+            first: Some(listed),
             ..Render::DEFAULT
         }),
-        Action::local(LIST),
-        Action::local(SHOW),
+        Action::local(SHOW).rendered(Render {
+            first: Some(shown),
+            ..Render::DEFAULT
+        }),
         Action::local(CLEAR),
         Action::local(CLEAN),
         Action::local(RENAME),
     ],
 };
+
+#[derive(Debug, Default, Deserialize)]
+struct PathRequest {
+    path: Option<String>,
+}
+
+/// The daemon's environment, read when a command needs it (the key may be set for this daemon).
+fn daemon_var(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+async fn run_save(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: PathRequest = ctx.params()?;
+    let path = required(&request.path, "path")?;
+    let session = ctx.session().await?;
+    let state = session.storage_state().await?;
+    let key = StateKey::from_env(&daemon_var);
+    let written = state_files::save(Path::new(path), &state, key.as_ref())
+        .map_err(|e| Failure::message(e.to_string()))?;
+    Ok(json!({"saved": true, "path": written.display().to_string()}))
+}
+
+async fn run_load(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: PathRequest = ctx.params()?;
+    let path = required(&request.path, "path")?;
+    let state = read_for_loading(Path::new(path), &daemon_var)?;
+    let session = ctx.session().await?;
+    let skipped = session.apply_storage_state(&state, ctx.timeout()).await?;
+    Ok(json!({"loaded": true, "path": path, "skippedOrigins": skipped}))
+}
+
+/// Reads a state file for loading: refused when older than `AGENT_BROWSER_STATE_EXPIRE_DAYS`,
+/// decrypted with `AGENT_BROWSER_ENCRYPTION_KEY`.
+pub fn read_for_loading(
+    path: &Path,
+    var: &dyn Fn(&str) -> Option<String>,
+) -> Result<abx_engine::storage_state::StorageState, Failure> {
+    let key = StateKey::from_env(var);
+    let expire = state_files::expire_days(var);
+    let mut effective = path.to_path_buf();
+    if !path.exists() && key.is_some() {
+        let mut sealed = path.as_os_str().to_owned();
+        sealed.push(".enc");
+        effective = sealed.into();
+    }
+    state_files::check_not_expired(&effective, expire)
+        .map_err(|e| Failure::message(e.to_string()))?;
+    state_files::load(path, key.as_ref()).map_err(|e| Failure::message(e.to_string()))
+}
+
+/// Carries out `state list|show|clear|clean|rename` in the CLI process: the data of the reply,
+/// or the error message. `var` is the CLI's environment with `--namespace` applied.
+pub fn run_file_operation(
+    request: &Value,
+    var: &dyn Fn(&str) -> Option<String>,
+) -> Result<Value, String> {
+    let dirs = StateDirs::from_env(var);
+    let text = |key: &str| request.get(key).and_then(Value::as_str);
+    let action = text("action").unwrap_or_default();
+    let result = match action {
+        LIST => Ok(state_files::list(&dirs)),
+        SHOW => {
+            let path = text("path").ok_or_else(|| abx_wire::Request::missing("path"))?;
+            state_files::show(&dirs, path, StateKey::from_env(var).as_ref())
+        }
+        CLEAR => state_files::clear(
+            &dirs,
+            text("sessionName"),
+            request.get("all").and_then(Value::as_bool) == Some(true),
+        ),
+        CLEAN => Ok(state_files::clean(
+            &dirs,
+            request.get("days").and_then(Value::as_u64).unwrap_or(30),
+        )),
+        RENAME => {
+            let old = text("oldName").ok_or_else(|| abx_wire::Request::missing("oldName"))?;
+            let new = text("newName").ok_or_else(|| abx_wire::Request::missing("newName"))?;
+            state_files::rename(&dirs, old, new)
+        }
+        other => return Err(format!("Unknown state operation: {other}")),
+    };
+    result.map_err(|e| e.to_string())
+}
+
+/// `state list`: the directory, then one line per file with its size and date.
+fn listed(t: &mut Text<'_>, data: &Value) -> bool {
+    let p = t.p;
+    let Some(files) = data.get("files").and_then(Value::as_array) else {
+        return false;
+    };
+    t.out(&p.bold(&format!(
+        "Saved states in {}",
+        s(data, "directory").unwrap_or("")
+    )));
+    if files.is_empty() {
+        t.out(&p.dim("  No state files found"));
+    }
+    for file in files {
+        let size = u(file, "size").unwrap_or(0);
+        let size = if size > 1024 {
+            format!("{:.1}KB", size as f64 / 1024.0)
+        } else {
+            format!("{size}B")
+        };
+        let date = abx_daemon::vault::rfc3339(u(file, "modified").unwrap_or(0) as i64);
+        let date = date.split('T').next().unwrap_or_default().to_string();
+        let encrypted = if b(file, "encrypted") == Some(true) {
+            " [encrypted]"
+        } else {
+            ""
+        };
+        t.out(&format!(
+            "  {} {}",
+            s(file, "filename").unwrap_or(""),
+            p.dim(&format!("({size}, {date}){encrypted}"))
+        ));
+    }
+    true
+}
+
+/// `state show`: the file, whether it is encrypted, and what it holds.
+fn shown(t: &mut Text<'_>, data: &Value) -> bool {
+    let Some(summary) = s(data, "summary") else {
+        return false;
+    };
+    let encrypted = if b(data, "encrypted") == Some(true) {
+        " (encrypted)"
+    } else {
+        ""
+    };
+    t.out(&format!("{}{encrypted}", s(data, "path").unwrap_or("")));
+    t.out(&format!("  {summary}"));
+    if let Some(origins) = data.pointer("/state/origins").and_then(Value::as_array) {
+        for origin in origins {
+            let count = |key: &str| {
+                origin
+                    .get(key)
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len)
+            };
+            t.out(&format!(
+                "  {}: {} localStorage, {} sessionStorage",
+                s(origin, "origin").unwrap_or(""),
+                count("localStorage"),
+                count("sessionStorage")
+            ));
+        }
+    }
+    true
+}
 
 fn saved(t: &mut Text<'_>, _data: &Value, path: &str) {
     let p = t.p;
