@@ -13,6 +13,18 @@ const KEEPS_LAUNCH = {
 };
 
 export const EXPECTED = {
+  'net.request-detail': {
+    reason: '`network request <id>` prints the request line, both header sets and both bodies (upstream prints only the URL); `--json` adds `statusText`',
+    ours: /Request headers:/,
+  },
+  'net.route-status': {
+    reason: '`network route --status <code>` sets the mocked status (upstream has no such flag and ignores it: the mock answers 200)',
+    ours: /503:down/,
+  },
+  'net.har-stop-without-start': {
+    reason: '`network har stop` without `har start` fails with exit 1 (upstream writes an empty HAR and says it saved 0 requests)',
+    ours: /No HAR recording/,
+  },
   'act.click-stale-ref': {
     reason: 'a ref whose element was replaced fails with `stale_ref` (upstream silently re-resolves it by role and name)',
     ours: /is stale/,

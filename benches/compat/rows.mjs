@@ -306,8 +306,19 @@ export const ROWS = [
     setup: ['network requests --clear', 'open {SITE}/network.html', 'wait --text "200:"', 'click #post', 'wait --text "200:{"'],
     steps: [
       { ...withIdFrom('network requests --method POST --filter /api/echo', '\\[([^\\]\\s]+)\\]', 'network request {ID}', 'network request <id of the POST /api/echo>'), norm: IDS },
-      { ...withIdFrom('network requests --method POST --filter /api/echo', '\\[([^\\]\\s]+)\\]', '--json network request {ID}', '--json network request <id>'), norm: IDS, volatile: /^(lifecycle|date|user-agent|User-Agent|sec-ch-ua[\w-]*|timing|headersText|remoteIPAddress|connectionId|encodedDataLength)$/ },
+      { ...withIdFrom('network requests --method POST --filter /api/echo', '\\[([^\\]\\s]+)\\]', '--json network request {ID}', '--json network request <id>'), norm: IDS, volatile: /^(lifecycle|date|user-agent|User-Agent|sec-ch-ua[\w-]*|timing|timestamp|headersText|remoteIPAddress|connectionId|encodedDataLength)$/ },
     ],
+  },
+  { id: 'net.request-unknown', area: 'Network', cmd: '`network request <unknown id>` (error)', ref: 43, session: 'net', steps: ['network request no-such-id', '--json network request no-such-id'] },
+  {
+    id: 'net.route-status', area: 'Network', cmd: '`network route <url> --body --status <code>`', ref: 42, session: 'net', page: '/network.html',
+    steps: ['network route "**/api/items" --body down --status 503', 'click #refetch', 'wait --fn "!document.querySelector(\'#result\').textContent.startsWith(\'pending\')"'], check: ['get text #result'],
+    teardown: ['network unroute'],
+  },
+  {
+    id: 'net.route-exact-url', area: 'Network', cmd: '`network route <url without *>` (the exact URL only)', ref: 42, session: 'net', page: '/network.html',
+    steps: ['network route "{SITE}/api/items" --body exact', 'click #refetch', 'wait --fn "!document.querySelector(\'#result\').textContent.startsWith(\'pending\')"', 'network route "/api/items" --abort', 'click #refetch', 'wait --fn "!document.querySelector(\'#result\').textContent.startsWith(\'pending\')"'], check: ['get text #result'],
+    teardown: ['network unroute'],
   },
   {
     id: 'net.har', area: 'Network', cmd: '`network har start` / `stop <path>`', ref: 44, session: 'net', page: '/fixture.html',
@@ -315,8 +326,14 @@ export const ROWS = [
   },
   {
     id: 'net.har-content', area: 'Network', cmd: '`network har start --content none`', ref: 44, session: 'net', page: '/fixture.html',
-    steps: ['network har start --content none', 'open {SITE}/network.html', 'wait --text "200:"', { run: 'network har stop {TMP}/cap-none.har', norm: NUMBERS }], check: [file('{TMP}/cap-none.har', 'har')], close: true,
+    steps: ['network har start --content none', 'open {SITE}/network.html', 'wait --text "200:"', { run: 'network har stop {TMP}/cap-none.har', norm: NUMBERS }], check: [file('{TMP}/cap-none.har', 'har')],
   },
+  { id: 'net.har-content-invalid', area: 'Network', cmd: '`network har start --content <bad>` (error)', ref: 44, session: 'net', steps: ['network har start --content bogus', '--json network har start --content bogus'] },
+  {
+    id: 'net.har-unwritable', area: 'Network', cmd: '`network har stop <unwritable path>` (error; the recording goes on)', ref: 44, session: 'net', page: '/fixture.html',
+    steps: ['network har start', 'network har stop /nonexistent-dir/cap.har', { run: 'network har stop {TMP}/cap-retry.har', norm: NUMBERS }],
+  },
+  { id: 'net.har-stop-without-start', area: 'Network', cmd: '`network har stop` without `har start`', ref: 44, session: 'net', steps: [{ run: 'network har stop {TMP}/never.har', norm: NUMBERS }], close: true },
 
   // ---- Tabs, windows, frames, dialogs (own session: tab ids count up) ------------------------
   { id: 'tab.list', area: 'Tabs', cmd: '`tab`, `tab list`', ref: 45, session: 'tabs', page: '/page1.html', steps: ['tab', 'tab list'] },

@@ -187,6 +187,8 @@ pub struct Session {
     pub(crate) refs: crate::refs::RefStore,
     /// The policy's live state (see `policy.rs`).
     pub(crate) enforcement: Arc<crate::policy::Enforcement>,
+    /// The request log, routes and HAR recording (see `network/`).
+    pub(crate) network: Arc<crate::network::NetworkState>,
     /// The claim on the pinned tab (see `claim.rs`).
     pub(crate) pin_claim: Mutex<Option<(String, crate::claim::TabClaim)>>,
 }
@@ -216,12 +218,16 @@ impl Session {
     /// Binds a session to `browser`: adopts a tab (or, pinned on an attached browser, opens a
     /// fresh one) and attaches to it.
     pub async fn start(browser: Arc<Browser>, options: SessionOptions) -> Result<Session> {
+        let enforcement = Arc::<crate::policy::Enforcement>::default();
+        let intercepts = options.policy.allowed_domains.is_some();
+        let network = crate::network::NetworkState::new(enforcement.routes.clone(), intercepts);
         let session = Session {
             browser,
             options,
             tabs: Mutex::new(TabTable::default()),
             refs: crate::refs::RefStore::default(),
-            enforcement: Arc::default(),
+            enforcement,
+            network: Arc::new(network),
             pin_claim: Mutex::new(None),
         };
         crate::policy::start(
@@ -318,6 +324,7 @@ impl Session {
             &self.enforcement,
         )
         .await?;
+        self.network.watch(&tab).await;
         self.table()
             .attached
             .insert(target_id.to_string(), tab.clone());
