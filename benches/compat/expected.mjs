@@ -13,6 +13,25 @@ const KEEPS_LAUNCH = {
 };
 
 export const EXPECTED = {
+  'get.cdp-url-no-browser': {
+    reason: 'the error adds what to do (`✗ Browser not launched. Run `agent-browser open` first`); like upstream nothing is launched and the exit code is 1',
+    ours: /Browser not launched\. Run/,
+  },
+  'tab.window-new': {
+    reason: '`tab list` re-reads titles from Chrome (upstream shows a stale URL-as-title for tabs opened by URL); `window new` itself prints the same line',
+    ours: /Page One/,
+  },
+  'tab.close-active': {
+    reason: '`tab list` shows Chrome\'s title of an untitled tab (`about:blank`) where upstream prints an empty title; which tab is active is the same',
+    ours: /→ \[t1\] about:blank/,
+  },
+  'json.lifecycle': {
+    reason: '`data.lifecycle` adds `effectiveLaunch.browser` (which Chrome binary and why) and `timings` (queue, launch and execute ms); upstream\'s keys and values are the same',
+  },
+  'act.dblclick': {
+    reason: 'ours fires a real double-click (mousedown, mouseup, click, mousedown, mouseup, click, dblclick, as a browser and Playwright do); upstream sends one press with clickCount 2, so pages see one click',
+    ours: /click=2 dblclick=1/,
+  },
   'net.request-detail': {
     reason: '`network request <id>` prints the request line, both header sets and both bodies (upstream prints only the URL); `--json` adds `statusText`',
     ours: /Request headers:/,

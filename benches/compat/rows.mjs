@@ -346,6 +346,11 @@ export const ROWS = [
   },
   { id: 'tab.list-json', area: 'Tabs', cmd: '`--json tab list`', ref: 45, session: 'tabs', steps: ['--json tab list'] },
   { id: 'tab.close-id', area: 'Tabs', cmd: '`tab close <tN|label>`', ref: 45, session: 'tabs', steps: ['tab close t2'], check: ['tab list'] },
+  {
+    id: 'tab.close-active-next', area: 'Tabs', cmd: '`tab close` of the active tab among three: the next tab becomes active', ref: 47, session: 'tabclose',
+    setup: ['open {SITE}/page1.html', 'tab new {SITE}/page2.html', 'tab new {SITE}/fixture.html', 'tab t2'],
+    steps: ['tab close', 'get url', 'tab close', 'get url'], close: true,
+  },
   { id: 'tab.close-active', area: 'Tabs', cmd: '`tab close` of the active tab, then `tab close` again', ref: 47, session: 'tabs', setup: ['tab t1'], steps: ['tab close', 'tab list', 'tab close'], check: ['tab list'] },
   { id: 'tab.close-last', area: 'Tabs', cmd: 'closing the last tab (error)', ref: 45, session: 'tabs', steps: ['tab close'], close: true },
   { id: 'tab.window-new', area: 'Tabs', cmd: '`window new`', ref: 48, session: 'windows', page: '/page1.html', steps: ['window new', '--json window new'], check: ['tab list'], close: true },
