@@ -640,6 +640,7 @@ impl Session {
                     .iter()
                     .filter(|e| e.target_id != target)
                     .filter(|e| self.browser.target(&e.target_id).is_some())
+                    .filter(|e| !self.claimed_by_other(&e.target_id))
                     .map(|e| e.target_id.clone())
                     .collect();
                 let before = at.map_or(0, |at| {
