@@ -954,7 +954,8 @@ async fn is_and_get_accept_refs_and_selectors() {
         styles.styles.get("display").map(String::as_str),
         Some("block")
     );
-    assert_eq!(styles.styles.len(), 15);
+    // Every computed property, as upstream reports them.
+    assert!(styles.styles.len() > 200, "{}", styles.styles.len());
     h.close().await;
 }
 

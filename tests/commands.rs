@@ -50,7 +50,8 @@ fn open_get_and_navigation_commands_print_upstreams_text() {
     assert_eq!(json["success"], true);
     assert_eq!(json["data"]["url"], page2.as_str());
     assert_eq!(json["error"], serde_json::Value::Null);
-    assert_eq!(json["data"]["lifecycle"]["launched"], true);
+    // Upstream: `launched` only on the command that started the browser.
+    assert_eq!(json["data"]["lifecycle"]["launched"], false);
     assert_eq!(json["data"]["lifecycle"]["reused"], true);
     let json = ab.run(&["--json", "open", &page1]).success().json();
     assert_eq!(json["data"]["title"], "Page One");

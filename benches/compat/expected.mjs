@@ -49,6 +49,37 @@ export const EXPECTED = {
     reason: '`--engine lightpanda` is refused before a daemon starts, naming the missing binary (upstream starts its daemon and fails on Chrome arguments)',
     ours: /lightpanda/,
   },
+  'get.cdp-url-no-browser': {
+    reason: 'the error adds what to do (`✗ Browser not launched. Run `agent-browser open` first`); like upstream nothing is launched and the exit code is 1',
+    ours: /Browser not launched\. Run/,
+  },
+  'tab.window-new': {
+    reason: '`tab list` re-reads titles from Chrome (upstream shows a stale URL-as-title for tabs opened by URL); `window new` itself prints the same line',
+    ours: /Page One/,
+  },
+  'tab.close-active': {
+    reason: '`tab list` shows Chrome\'s title of an untitled tab (`about:blank`) where upstream prints an empty title; which tab is active is the same',
+    ours: /→ \[t1\] about:blank/,
+  },
+  'json.lifecycle': {
+    reason: '`data.lifecycle` adds `effectiveLaunch.browser` (which Chrome binary and why) and `timings` (queue, launch and execute ms); upstream\'s keys and values are the same',
+  },
+  'act.dblclick': {
+    reason: 'ours fires a real double-click (mousedown, mouseup, click, mousedown, mouseup, click, dblclick, as a browser and Playwright do); upstream sends one press with clickCount 2, so pages see one click',
+    ours: /click=2 dblclick=1/,
+  },
+  'net.request-detail': {
+    reason: '`network request <id>` prints the request line, both header sets and both bodies (upstream prints only the URL); `--json` adds `statusText`',
+    ours: /Request headers:/,
+  },
+  'net.route-status': {
+    reason: '`network route --status <code>` sets the mocked status (upstream has no such flag and ignores it: the mock answers 200)',
+    ours: /503:down/,
+  },
+  'net.har-stop-without-start': {
+    reason: '`network har stop` without `har start` fails with exit 1 (upstream writes an empty HAR and says it saved 0 requests)',
+    ours: /No HAR recording/,
+  },
   'act.click-stale-ref': {
     reason: 'a ref whose element was replaced fails with `stale_ref` (upstream silently re-resolves it by role and name)',
     ours: /is stale/,

@@ -306,8 +306,19 @@ export const ROWS = [
     setup: ['network requests --clear', 'open {SITE}/network.html', 'wait --text "200:"', 'click #post', 'wait --text "200:{"'],
     steps: [
       { ...withIdFrom('network requests --method POST --filter /api/echo', '\\[([^\\]\\s]+)\\]', 'network request {ID}', 'network request <id of the POST /api/echo>'), norm: IDS },
-      { ...withIdFrom('network requests --method POST --filter /api/echo', '\\[([^\\]\\s]+)\\]', '--json network request {ID}', '--json network request <id>'), norm: IDS, volatile: /^(lifecycle|date|user-agent|User-Agent|sec-ch-ua[\w-]*|timing|headersText|remoteIPAddress|connectionId|encodedDataLength)$/ },
+      { ...withIdFrom('network requests --method POST --filter /api/echo', '\\[([^\\]\\s]+)\\]', '--json network request {ID}', '--json network request <id>'), norm: IDS, volatile: /^(lifecycle|date|user-agent|User-Agent|sec-ch-ua[\w-]*|timing|timestamp|headersText|remoteIPAddress|connectionId|encodedDataLength)$/ },
     ],
+  },
+  { id: 'net.request-unknown', area: 'Network', cmd: '`network request <unknown id>` (error)', ref: 43, session: 'net', steps: ['network request no-such-id', '--json network request no-such-id'] },
+  {
+    id: 'net.route-status', area: 'Network', cmd: '`network route <url> --body --status <code>`', ref: 42, session: 'net', page: '/network.html',
+    steps: ['network route "**/api/items" --body down --status 503', 'click #refetch', 'wait --fn "!document.querySelector(\'#result\').textContent.startsWith(\'pending\')"'], check: ['get text #result'],
+    teardown: ['network unroute'],
+  },
+  {
+    id: 'net.route-exact-url', area: 'Network', cmd: '`network route <url without *>` (the exact URL only)', ref: 42, session: 'net', page: '/network.html',
+    steps: ['network route "{SITE}/api/items" --body exact', 'click #refetch', 'wait --fn "!document.querySelector(\'#result\').textContent.startsWith(\'pending\')"', 'network route "/api/items" --abort', 'click #refetch', 'wait --fn "!document.querySelector(\'#result\').textContent.startsWith(\'pending\')"'], check: ['get text #result'],
+    teardown: ['network unroute'],
   },
   {
     id: 'net.har', area: 'Network', cmd: '`network har start` / `stop <path>`', ref: 44, session: 'net', page: '/fixture.html',
@@ -315,8 +326,14 @@ export const ROWS = [
   },
   {
     id: 'net.har-content', area: 'Network', cmd: '`network har start --content none`', ref: 44, session: 'net', page: '/fixture.html',
-    steps: ['network har start --content none', 'open {SITE}/network.html', 'wait --text "200:"', { run: 'network har stop {TMP}/cap-none.har', norm: NUMBERS }], check: [file('{TMP}/cap-none.har', 'har')], close: true,
+    steps: ['network har start --content none', 'open {SITE}/network.html', 'wait --text "200:"', { run: 'network har stop {TMP}/cap-none.har', norm: NUMBERS }], check: [file('{TMP}/cap-none.har', 'har')],
   },
+  { id: 'net.har-content-invalid', area: 'Network', cmd: '`network har start --content <bad>` (error)', ref: 44, session: 'net', steps: ['network har start --content bogus', '--json network har start --content bogus'] },
+  {
+    id: 'net.har-unwritable', area: 'Network', cmd: '`network har stop <unwritable path>` (error; the recording goes on)', ref: 44, session: 'net', page: '/fixture.html',
+    steps: ['network har start', 'network har stop /nonexistent-dir/cap.har', { run: 'network har stop {TMP}/cap-retry.har', norm: NUMBERS }],
+  },
+  { id: 'net.har-stop-without-start', area: 'Network', cmd: '`network har stop` without `har start`', ref: 44, session: 'net', steps: [{ run: 'network har stop {TMP}/never.har', norm: NUMBERS }], close: true },
 
   // ---- Tabs, windows, frames, dialogs (own session: tab ids count up) ------------------------
   { id: 'tab.list', area: 'Tabs', cmd: '`tab`, `tab list`', ref: 45, session: 'tabs', page: '/page1.html', steps: ['tab', 'tab list'] },
@@ -329,6 +346,11 @@ export const ROWS = [
   },
   { id: 'tab.list-json', area: 'Tabs', cmd: '`--json tab list`', ref: 45, session: 'tabs', steps: ['--json tab list'] },
   { id: 'tab.close-id', area: 'Tabs', cmd: '`tab close <tN|label>`', ref: 45, session: 'tabs', steps: ['tab close t2'], check: ['tab list'] },
+  {
+    id: 'tab.close-active-next', area: 'Tabs', cmd: '`tab close` of the active tab among three: the next tab becomes active', ref: 47, session: 'tabclose',
+    setup: ['open {SITE}/page1.html', 'tab new {SITE}/page2.html', 'tab new {SITE}/fixture.html', 'tab t2'],
+    steps: ['tab close', 'get url', 'tab close', 'get url'], close: true,
+  },
   { id: 'tab.close-active', area: 'Tabs', cmd: '`tab close` of the active tab, then `tab close` again', ref: 47, session: 'tabs', setup: ['tab t1'], steps: ['tab close', 'tab list', 'tab close'], check: ['tab list'] },
   { id: 'tab.close-last', area: 'Tabs', cmd: 'closing the last tab (error)', ref: 45, session: 'tabs', steps: ['tab close'], close: true },
   { id: 'tab.window-new', area: 'Tabs', cmd: '`window new`', ref: 48, session: 'windows', page: '/page1.html', steps: ['window new', '--json window new'], check: ['tab list'], close: true },

@@ -91,6 +91,8 @@ pub struct BatchPlan {
     pub launch: Option<Launch>,
     /// `--bail`: stop at the first failed step.
     pub bail: bool,
+    /// `--omit-command`: `--json` results carry `index` instead of `command`.
+    pub omit_command: bool,
     /// The steps, each parsed on its own (a step that fails to parse is reported, not fatal).
     pub steps: Vec<BatchStep>,
 }
@@ -381,6 +383,7 @@ fn decide(
         let batch: control::batch::BatchRequest =
             serde_json::from_value(request).unwrap_or_default();
         let bail = batch.bail;
+        let omit_command = batch.omit_command;
         let entries: Vec<Vec<String>> = match batch.commands {
             Some(list) => list.iter().map(|c| shell_words_split(c)).collect(),
             None => {
@@ -405,6 +408,7 @@ fn decide(
         return Ok(Command::Batch(BatchPlan {
             launch,
             bail,
+            omit_command,
             steps,
         }));
     }

@@ -153,6 +153,12 @@ fn run_plan(
     // `close` must close even when the browser it would attach to is gone (a dead anchor): the
     // leading `launch` is then skipped, or its failure ignored, so no daemon is left behind.
     let launch = launch.filter(|_| !closing);
+    // `get cdp-url` reports a running browser and never starts one (upstream's docs), so local
+    // launch settings are not sent ahead of it.
+    let launch = launch.filter(|(_, kind)| {
+        action != Some(agent_browser::commands::page::get::CDP_URL)
+            || !matches!(kind, agent_browser::commands::LaunchKind::Local)
+    });
     let mut launch_warning = None;
     if let Some((launch, kind)) = launch {
         match client.send_with_respawn(launch) {
@@ -267,7 +273,7 @@ fn run_batch(inv: &Invocation, batch: &agent_browser::commands::BatchPlan) -> Re
             Err(err) => return output::render_error(&err.to_string(), &inv.output),
         }
     }
-    let mut report = output::BatchReport::new(&inv.output);
+    let mut report = output::BatchReport::new(&inv.output).omitting_command(batch.omit_command);
     for (index, step) in batch.steps.iter().enumerate() {
         match &step.request {
             Ok(request) => {
@@ -300,32 +306,38 @@ fn run_local(inv: &Invocation, local: &LocalCommand) -> Rendered {
         }
         LocalCommand::Session(SessionCommand::Id { scope, prefix }) => {
             let cwd = std::env::current_dir().unwrap_or_default();
+            let cwd = cwd.canonicalize().unwrap_or(cwd);
             let path = match scope.as_str() {
                 "cwd" => cwd,
-                _ => git_root(&cwd).unwrap_or(cwd),
+                "worktree" => git_root(&cwd).unwrap_or(cwd),
+                "git-root" => match git_root(&cwd) {
+                    Some(root) => root,
+                    None => {
+                        return output::render_error("Not inside a Git working tree", &inv.output);
+                    }
+                },
+                other => {
+                    return output::render_error(
+                        &format!(
+                            "Unknown session id scope '{other}'. Use worktree, cwd, or git-root."
+                        ),
+                        &inv.output,
+                    );
+                }
             };
             let path = path.display().to_string();
             let (session, hash) = agent_browser::session::session_id(&path, prefix.as_deref());
             output::render_session_id(&session, scope, &path, &hash, &inv.output)
         }
-        LocalCommand::Session(SessionCommand::Info) => {
-            let client = match client(inv) {
-                Ok(client) => client,
-                Err(rendered) => return rendered,
-            };
-            if !client.is_alive() {
-                return output::render_error(
-                    &format!("Session \"{}\" is not running", inv.session),
-                    &inv.output,
-                );
-            }
-            match client.send(&json!({extras::ACTION: session::INFO})) {
-                Ok(reply) => {
-                    output::render_response(&response(reply), Some(session::INFO), &inv.output)
-                }
-                Err(err) => output::render_error(&err.to_string(), &inv.output),
-            }
-        }
+        LocalCommand::Session(SessionCommand::Info) => session::render_info(
+            &inv.session,
+            &inv.socket_dir,
+            |request| {
+                let client = Client::new(inv)?;
+                client.send(request).map_err(|err| err.to_string())
+            },
+            &inv.output,
+        ),
         LocalCommand::CloseAll => close_all(inv),
         LocalCommand::Dashboard(command) => {
             agent_browser::commands::control::dashboard::run(inv, command)

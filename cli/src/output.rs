@@ -306,6 +306,7 @@ pub fn render_response(resp: &Response, action: Option<&str>, opts: &OutputOptio
 #[derive(Debug, Clone)]
 pub struct BatchReport {
     opts: OutputOptions,
+    omit_command: bool,
     rendered: Rendered,
     results: Vec<Value>,
     printed_any: bool,
@@ -316,9 +317,24 @@ impl BatchReport {
     pub fn new(opts: &OutputOptions) -> Self {
         Self {
             opts: opts.clone(),
+            omit_command: false,
             rendered: Rendered::default(),
             results: Vec::new(),
             printed_any: false,
+        }
+    }
+
+    /// `--omit-command`: each `--json` result names its step by `index`, not by `command`.
+    pub fn omitting_command(mut self, omit: bool) -> Self {
+        self.omit_command = omit;
+        self
+    }
+
+    fn step_key(&self, index: usize, argv: &[String]) -> (&'static str, Value) {
+        if self.omit_command {
+            ("index", serde_json::json!(index))
+        } else {
+            ("command", serde_json::json!(argv))
         }
     }
 
@@ -335,7 +351,8 @@ impl BatchReport {
         }
         if self.opts.json {
             let mut obj = serde_json::Map::new();
-            obj.insert("command".into(), serde_json::json!(argv));
+            let (key, step) = self.step_key(index, argv);
+            obj.insert(key.into(), step);
             obj.insert("success".into(), Value::Bool(resp.success));
             obj.insert("result".into(), resp.data.clone().unwrap_or(Value::Null));
             obj.insert(
@@ -364,11 +381,12 @@ impl BatchReport {
     pub fn push_error(&mut self, index: usize, argv: &[String], message: &str) {
         self.rendered.exit_code = 1;
         if self.opts.json {
-            self.results.push(serde_json::json!({
-                "command": argv,
-                "success": false,
-                "error": message,
-            }));
+            let (key, step) = self.step_key(index, argv);
+            let mut obj = serde_json::Map::new();
+            obj.insert(key.into(), step);
+            obj.insert("success".into(), Value::Bool(false));
+            obj.insert("error".into(), Value::String(message.to_string()));
+            self.results.push(Value::Object(obj));
             return;
         }
         self.rendered.err(&format!(

@@ -40,7 +40,7 @@ export function filterStderr(text) {
  * `lifecycle` (in every `--json` reply) has a row of its own (json.lifecycle), which compares it.
  */
 export const VOLATILE_KEY =
-  /^(pid|port|timestamp|time|ts|wallTime|startedAt|endedAt|createdAt|updatedAt|savedAt|lastUsed|expires|expiry|duration\w*|elapsed\w*|\w*Ms|uptime\w*|timings|sourcePort|size|bytes|objectId|launchHash|lifecycle)$/;
+  /^(pid|backgroundPid|port|timestamp|time|ts|wallTime|startedAt|endedAt|createdAt|updatedAt|savedAt|lastUsed|expires|expiry|duration\w*|elapsed\w*|\w*Ms|uptime\w*|timings|sourcePort|size|bytes|objectId|launchHash|lifecycle)$/;
 
 /** The same without `lifecycle`, for the row that compares it. */
 export const VOLATILE_KEY_WITH_LIFECYCLE = new RegExp(VOLATILE_KEY.source.replace('|lifecycle', ''));

@@ -249,7 +249,8 @@ impl Daemon {
                 }
                 let lifecycle = Lifecycle {
                     reused: live.is_some() && !outcome.launch.launched_now,
-                    launched: live.is_some(),
+                    // Upstream: `launched` only when this command started the browser.
+                    launched: live.is_some() && outcome.launch.launched_now,
                     relaunched_browser: outcome.launch.relaunched,
                     restarted_background: false,
                     restore_status: "not_configured",

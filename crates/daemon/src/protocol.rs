@@ -153,6 +153,7 @@ pub struct EffectiveLaunch {
 
 /// A success line.
 pub fn success(id: &Value, mut data: Value, lifecycle: &Lifecycle, warning: Option<&str>) -> Value {
+    whole_numbers_as_integers(&mut data);
     if let Value::Object(map) = &mut data {
         map.insert(
             "lifecycle".into(),
@@ -166,6 +167,26 @@ pub fn success(id: &Value, mut data: Value, lifecycle: &Lifecycle, warning: Opti
         ..Response::default()
     }
     .line(Some(id))
+}
+
+/// Writes whole floats as integers (`21`, not `21.0`), as JavaScript and upstream do: values the
+/// engine read into `f64` fields (box geometry, coordinates) would otherwise print as `21.0`.
+pub fn whole_numbers_as_integers(value: &mut Value) {
+    match value {
+        Value::Number(n) => {
+            if let Some(f) = n.as_f64()
+                && !n.is_i64()
+                && !n.is_u64()
+                && f.fract() == 0.0
+                && f.abs() < 9_007_199_254_740_992.0
+            {
+                *value = Value::from(f as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers_as_integers),
+        Value::Object(map) => map.values_mut().for_each(whole_numbers_as_integers),
+        _ => {}
+    }
 }
 
 /// A failure line.

@@ -77,6 +77,17 @@ pub enum EngineError {
         /// The selector.
         selector: String,
     },
+    /// `find <text|label|placeholder|alt|title|testid> <value>` matched nothing (upstream's words).
+    #[error(
+        "No element found by {strategy} '{value}'. Verify the selector, role, or name is correct \
+         and the element exists in the DOM."
+    )]
+    NoElementBy {
+        /// `text`, `label`, `placeholder`, `alt`, `title` or `testid`.
+        strategy: String,
+        /// What was looked for.
+        value: String,
+    },
     /// Another element would receive the click.
     #[error(
         "Element '{selector}' is covered by {cover} at its click point ({x:.0}, {y:.0}); scroll, close the overlay, or pick another element"

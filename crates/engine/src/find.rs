@@ -204,7 +204,7 @@ const ATTRIBUTE_FN: PageFn = PageFn::new(include_str!("find/attribute.js"));
 /// The `i`-th element of a list (negative from the end), or `null`.
 const NTH_FN: PageFn = PageFn::new(include_str!("find/nth.js"));
 
-/// The computed styles `get styles` reports.
+/// Every computed style property of the element (`get styles`).
 const STYLES_FN: PageFn = PageFn::new(include_str!("find/styles.js"));
 
 /// The box in viewport coordinates of the element's own document.
@@ -399,6 +399,13 @@ impl Session {
             .await?;
         self.handle_from(tab, reply, locator.describe(), group)
             .await
+            .map_err(|err| match err {
+                EngineError::NotFound { .. } => EngineError::NoElementBy {
+                    strategy: kind.to_string(),
+                    value: text.to_string(),
+                },
+                other => other,
+            })
     }
 
     async fn locate_nth(

@@ -41,6 +41,7 @@ pub mod glob;
 mod input;
 mod js;
 mod locate;
+pub mod network;
 pub mod policy;
 mod popup;
 pub mod refs;

@@ -43,6 +43,7 @@ use serde_json::json;
 
 use crate::error::{EngineError, Result};
 use crate::js::PageFn;
+use crate::network::Routes;
 
 /// Upstream's domain allowlist: `example.com` matches exactly, `*.example.com` matches the apex
 /// and every subdomain; patterns are lower-cased.
@@ -186,6 +187,8 @@ const PAUSED_EVENTS: usize = 65_536;
 /// frames and workers, the popups they opened) and the tasks that answer interception events.
 #[derive(Default)]
 pub(crate) struct Enforcement {
+    /// The session's routes: an allowed request is answered from them (`network/`).
+    pub(crate) routes: crate::network::Routes,
     family: Mutex<Family>,
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     failures: Mutex<Vec<GuardFailure>>,
@@ -493,11 +496,20 @@ struct Paused {
     request: PausedRequest,
     #[serde(default)]
     frame_id: Option<String>,
+    #[serde(default)]
+    resource_type: String,
 }
 
 #[derive(Deserialize)]
 struct PausedRequest {
     url: String,
+}
+
+impl Paused {
+    /// What the routes read of it.
+    fn routed(&self) -> crate::network::PausedRequest {
+        crate::network::PausedRequest::new(&self.request_id, &self.request.url, &self.resource_type)
+    }
 }
 
 /// `Fetch.authRequired`, read leniently like [`Paused`].
@@ -534,7 +546,14 @@ async fn answer(
     let mut auth_tries: HashMap<String, u8> = HashMap::new();
     while let Some(event) = events.recv().await {
         match event.method() {
-            fetch::EventRequestPaused::IDENTIFIER => decide(&session, &policy, &event, true).await,
+            fetch::EventRequestPaused::IDENTIFIER => {
+                // Fail closed: without the session's state the allowlist still applies.
+                let routes = enforcement
+                    .upgrade()
+                    .map(|e| e.routes.clone())
+                    .unwrap_or_default();
+                decide(&session, &policy, &event, Some(&routes)).await
+            }
             fetch::EventAuthRequired::IDENTIFIER => {
                 answer_auth(&session, &policy, &event, &mut auth_tries).await
             }
@@ -603,12 +622,14 @@ fn adopt_child(
     })
 }
 
-/// Continues or fails one paused request (`enforce` false only continues).
-async fn decide(session: &CdpSession, policy: &Policy, event: &Event, enforce: bool) {
+/// Continues or fails one paused request of the session's own targets (`routes` given), or
+/// continues one of another session's (`None`). An allowed request meets the session's routes;
+/// a blocked one stays blocked whatever a route says.
+async fn decide(session: &CdpSession, policy: &Policy, event: &Event, routes: Option<&Routes>) {
     let Ok(paused) = event.parse::<Paused>() else {
         return;
     };
-    let allowed = !enforce
+    let allowed = routes.is_none()
         || policy
             .allowed_domains
             .as_ref()
@@ -618,6 +639,22 @@ async fn decide(session: &CdpSession, policy: &Policy, event: &Event, enforce: b
             host = host_of(&paused.request.url).unwrap_or_default(),
             "blocked a request outside the allowlist"
         );
+    }
+    routed_release(session, paused, allowed, routes).await;
+}
+
+/// [`release`], unless a route answers the allowed request.
+async fn routed_release(
+    session: &CdpSession,
+    paused: Paused,
+    allowed: bool,
+    routes: Option<&Routes>,
+) {
+    if allowed
+        && let Some(routes) = routes
+        && crate::network::answer_paused(session, routes, &paused.routed()).await
+    {
+        return;
     }
     release(session, paused.request_id, allowed).await;
 }
@@ -799,9 +836,11 @@ async fn popup_pump(
                 };
                 match held {
                     // Not ours: let it go at once.
-                    None => decide(&browser, &policy, &event, false).await,
+                    None => decide(&browser, &policy, &event, None).await,
                     Some(true) => {}
-                    Some(false) => decide(&browser, &policy, &event, true).await,
+                    Some(false) => {
+                        decide(&browser, &policy, &event, Some(&enforcement.routes)).await
+                    }
                 }
             }
             _ => {}
@@ -880,7 +919,7 @@ async fn adopt_popup(
             .allowed_domains
             .as_ref()
             .is_none_or(|filter| filter.allows_request(&paused.request.url));
-        release(&browser, paused.request_id, allowed).await;
+        routed_release(&browser, paused, allowed, Some(&enforcement.routes)).await;
     }
 }
 

@@ -187,6 +187,8 @@ pub struct Session {
     pub(crate) refs: crate::refs::RefStore,
     /// The policy's live state (see `policy.rs`).
     pub(crate) enforcement: Arc<crate::policy::Enforcement>,
+    /// The request log, routes and HAR recording (see `network/`).
+    pub(crate) network: Arc<crate::network::NetworkState>,
     /// The claim on the pinned tab (see `claim.rs`).
     pub(crate) pin_claim: Mutex<Option<(String, crate::claim::TabClaim)>>,
 }
@@ -216,12 +218,16 @@ impl Session {
     /// Binds a session to `browser`: adopts a tab (or, pinned on an attached browser, opens a
     /// fresh one) and attaches to it.
     pub async fn start(browser: Arc<Browser>, options: SessionOptions) -> Result<Session> {
+        let enforcement = Arc::<crate::policy::Enforcement>::default();
+        let intercepts = options.policy.allowed_domains.is_some();
+        let network = crate::network::NetworkState::new(enforcement.routes.clone(), intercepts);
         let session = Session {
             browser,
             options,
             tabs: Mutex::new(TabTable::default()),
             refs: crate::refs::RefStore::default(),
-            enforcement: Arc::default(),
+            enforcement,
+            network: Arc::new(network),
             pin_claim: Mutex::new(None),
         };
         crate::policy::start(
@@ -318,6 +324,7 @@ impl Session {
             &self.enforcement,
         )
         .await?;
+        self.network.watch(&tab).await;
         self.table()
             .attached
             .insert(target_id.to_string(), tab.clone());
@@ -507,6 +514,20 @@ impl Session {
 
     /// `tab new [url]`: opens a tab, makes it active (this rebinds a pinned session).
     pub async fn tab_new(&self, url: Option<&str>, label: Option<&str>) -> Result<TabListing> {
+        self.open_tab(url, label, false).await
+    }
+
+    /// `window new`: a new browser window whose tab becomes the active tab.
+    pub async fn window_new(&self) -> Result<TabListing> {
+        self.open_tab(None, None, true).await
+    }
+
+    async fn open_tab(
+        &self,
+        url: Option<&str>,
+        label: Option<&str>,
+        new_window: bool,
+    ) -> Result<TabListing> {
         if let Some(label) = label {
             validate_label(label)?;
             if self
@@ -525,7 +546,7 @@ impl Session {
         {
             filter.check_navigation(url)?;
         }
-        let target = self.browser.create_tab("about:blank", false).await?;
+        let target = self.browser.create_tab("about:blank", new_window).await?;
         self.table().created.insert(target.clone());
         // The new tab becomes active once it has navigated, so whoever follows the active tab
         // (a live view) sees it at its URL, never at the interim about:blank.
@@ -605,10 +626,38 @@ impl Session {
         if self.options.pin_tab {
             self.close_popups_of(&target).await;
         }
-        let mut table = self.table();
-        table.attached.remove(&target);
-        if table.active.as_deref() == Some(target.as_str()) && !self.options.pin_tab {
-            table.active = None;
+        let successor = {
+            let mut table = self.table();
+            table.attached.remove(&target);
+            let was_active = table.active.as_deref() == Some(target.as_str());
+            if was_active && !self.options.pin_tab {
+                table.active = None;
+                // Like upstream: the tab that took the closed one's place becomes active (the
+                // next one, or the previous one when the last was closed).
+                let at = table.entries.iter().position(|e| e.target_id == target);
+                let live: Vec<String> = table
+                    .entries
+                    .iter()
+                    .filter(|e| e.target_id != target)
+                    .filter(|e| self.browser.target(&e.target_id).is_some())
+                    .filter(|e| !self.claimed_by_other(&e.target_id))
+                    .map(|e| e.target_id.clone())
+                    .collect();
+                let before = at.map_or(0, |at| {
+                    table.entries[..at]
+                        .iter()
+                        .filter(|e| live.contains(&e.target_id))
+                        .count()
+                });
+                live.get(before).or(live.last()).cloned()
+            } else {
+                None
+            }
+        };
+        if let Some(next) = successor
+            && let Err(err) = self.bind(&next).await
+        {
+            tracing::debug!(%err, "cannot make the next tab active after a close");
         }
         Ok(listing)
     }
@@ -1156,7 +1205,7 @@ pub(crate) fn evaluated(reply: &Value) -> Result<Evaluated> {
     if result.get("type").and_then(Value::as_str) == Some("undefined") {
         return Ok(Evaluated {
             value: Value::Null,
-            unserializable: None,
+            unserializable: Some("undefined".into()),
         });
     }
     Ok(Evaluated {

@@ -37,6 +37,16 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     // Upstream rejects an allowlist with --cdp or --profile; abx enforces it there too
     // (docs/adr/0004-allowlist.md), so every combination is accepted.
     let had_browser = ctx.live().is_some();
+    // After `connect`, later commands act on the attached browser: local launch settings that
+    // ride along with them (`AGENT_BROWSER_ARGS`, `--headed`, …) do not replace it with a local
+    // Chrome, as upstream does.
+    if !spec.is_attach()
+        && let Some(live) = ctx.live()
+        && live.spec.is_attach()
+        && live.session.browser().is_alive()
+    {
+        return Ok(json!({"launched": true, "reused": true, "relaunchedBrowser": false}));
+    }
     ctx.launch(spec).await?;
     let note = ctx.launch_note();
     let reused = had_browser && !note.relaunched && !note.launched_now;

@@ -57,15 +57,133 @@ fn parse(clean: &[String]) -> LocalCommand {
 async fn run_info(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let config = ctx.config();
     let live = ctx.live();
+    let launched = live.is_some();
+    let hash = live.as_ref().map(|l| l.hash);
+    // Upstream's keys (restore is not configured here: `--restore` is not served).
     Ok(json!({
         "session": config.session,
+        "namespace": std::env::var(abx_wire::env::NAMESPACE).ok().filter(|n| !n.is_empty()),
         "socketDir": config.socket_dir,
         "backgroundPid": std::process::id(),
-        "browserLaunched": live.is_some(),
+        "browserLaunched": launched,
         "engine": "chrome",
-        "launchHash": live.as_ref().map(|l| l.hash),
+        "launchHash": hash,
+        "compatibilityStatus": "current",
+        "effectiveLaunch": {"browserLaunched": launched, "engine": "chrome", "launchHash": hash},
         "pageCount": live.as_ref().map(|l| l.session.tabs().len()).unwrap_or(0),
-        "cdpUrl": live.as_ref().map(|l| l.session.browser().cdp_url().to_string()),
-        "pinned": live.as_ref().map(|l| l.spec.pin_tab).unwrap_or(false),
+        "restoreKey": null,
+        "restoreStatus": "not_configured",
+        "restoreStatusDetail": null,
+        "restoreLoadedPath": null,
+        "restoreValidationPending": false,
+        "restoreSave": "auto",
+        "saveStatus": "not_attempted",
+        "restoreSavedPath": null,
+        "restoreCheckUrl": null,
+        "restoreCheckText": null,
+        "restoreCheckFn": null,
+        "restoreSkippedOrigins": [],
     }))
+}
+
+/// `session info`: the session, its socket dir and daemon (from the pid and version files, no
+/// probe connection), and the daemon's own `session_info` when it runs. A daemon that does not
+/// answer gives `runtimeError`, never a failure; a session without a daemon is `Daemon: not
+/// running`, exit 0 (as upstream).
+pub fn render_info(
+    session: &str,
+    socket_dir: &std::path::Path,
+    send: impl FnOnce(&Value) -> Result<Value, String>,
+    opts: &crate::output::OutputOptions,
+) -> crate::output::Rendered {
+    let file = |suffix: &str| socket_dir.join(format!("{session}.{suffix}"));
+    let pid = std::fs::read_to_string(file("pid"))
+        .ok()
+        .and_then(|p| p.trim().parse::<i32>().ok())
+        .filter(|pid| crate::client::pid_alive(*pid));
+    let version = pid.and_then(|_| {
+        std::fs::read_to_string(file("version"))
+            .ok()
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    });
+    let (runtime, runtime_error) = match pid {
+        None => (None, None),
+        Some(_) => match send(&json!({ abx_wire::extras::ACTION: INFO })) {
+            Ok(reply) if reply.get("success").and_then(Value::as_bool) == Some(true) => {
+                (reply.get("data").cloned(), None)
+            }
+            Ok(reply) => (
+                None,
+                Some(
+                    reply
+                        .get("error")
+                        .and_then(Value::as_str)
+                        .unwrap_or("session_info failed")
+                        .to_string(),
+                ),
+            ),
+            Err(err) => (None, Some(err)),
+        },
+    };
+    let namespace = std::env::var(abx_wire::env::NAMESPACE)
+        .ok()
+        .filter(|n| !n.is_empty());
+    let socket_dir = socket_dir.display().to_string();
+    let mut stdout = String::new();
+    let mut out = |line: &str| {
+        stdout.push_str(line);
+        stdout.push('\n');
+    };
+    if opts.json {
+        let data = json!({
+            "session": session,
+            "namespace": namespace,
+            "socketDir": socket_dir,
+            "active": pid.is_some(),
+            "pid": pid,
+            "version": version,
+            "runtime": runtime,
+            "runtimeError": runtime_error,
+        });
+        out(&json!({"success": true, "data": data}).to_string());
+        return crate::output::Rendered {
+            stdout,
+            ..Default::default()
+        };
+    }
+    out(&format!("Session: {session}"));
+    out(&format!("Socket dir: {socket_dir}"));
+    if let Some(namespace) = &namespace {
+        out(&format!("Namespace: {namespace}"));
+    }
+    match pid {
+        Some(pid) => {
+            out(&format!("Daemon: running (pid {pid})"));
+            if let Some(version) = &version {
+                out(&format!("Version: {version}"));
+            }
+        }
+        None => out("Daemon: not running"),
+    }
+    if let Some(data) = &runtime {
+        for (key, label) in [
+            ("restoreStatus", "Restore status"),
+            ("saveStatus", "Save status"),
+            ("engine", "Engine"),
+        ] {
+            if let Some(value) = data.get(key).and_then(Value::as_str) {
+                out(&format!("{label}: {value}"));
+            }
+        }
+        if let Some(launched) = data.get("browserLaunched").and_then(Value::as_bool) {
+            out(&format!("Browser launched: {launched}"));
+        }
+    } else if let Some(err) = &runtime_error {
+        out(&format!("Runtime info unavailable: {err}"));
+    }
+    crate::output::Rendered {
+        stdout,
+        ..Default::default()
+    }
 }

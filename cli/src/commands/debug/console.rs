@@ -8,7 +8,7 @@ pub const ACTION: &str = "console";
 /// `{"clear"}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LogRequest {
-    /// Empty the log after reading it.
+    /// Empty the log instead of reading it.
     #[serde(default)]
     pub clear: bool,
 }
@@ -41,5 +41,10 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: LogRequest = ctx.params()?;
     let session = ctx.session().await?;
     let tab = session.active_tab().await?;
-    Ok(json!({"messages": tab.console(request.clear)}))
+    // `--clear` empties the log and says so in one line, as upstream does.
+    if request.clear {
+        tab.console(true);
+        return Ok(json!({"cleared": true}));
+    }
+    Ok(json!({"messages": tab.console(false)}))
 }

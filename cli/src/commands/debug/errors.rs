@@ -8,7 +8,7 @@ pub const ACTION: &str = "errors";
 /// `{"clear"}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LogRequest {
-    /// Empty the log after reading it.
+    /// Empty the list instead of reading it.
     #[serde(default)]
     pub clear: bool,
 }
@@ -29,12 +29,22 @@ pub const COMMAND: Command = Command {
             },
         ))
     }),
-    actions: &[Action::fast(ACTION, |ctx| Box::pin(run(ctx)))],
+    actions: &[
+        Action::fast(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
+            cleared: "Page errors cleared",
+            ..Render::DEFAULT
+        }),
+    ],
 };
 
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: LogRequest = ctx.params()?;
     let session = ctx.session().await?;
     let tab = session.active_tab().await?;
-    Ok(json!({"errors": tab.errors(request.clear)}))
+    // `--clear` empties the list and says so in one line, as upstream does.
+    if request.clear {
+        tab.errors(true);
+        return Ok(json!({"cleared": true}));
+    }
+    Ok(json!({"errors": tab.errors(false)}))
 }

@@ -29,8 +29,23 @@ pub const COMMAND: Command = Command {
         examples: &["eval 'document.title'", "eval -b ZG9jdW1lbnQudGl0bGU="],
     }),
     grammar: Grammar::Request(parse),
-    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    actions: &[
+        Action::queued(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
+            first: Some(unserializable),
+            ..Render::DEFAULT
+        }),
+    ],
 };
+
+/// A value without a JSON form prints as its JavaScript token (`NaN`, `-Infinity`, `undefined`,
+/// `-0`, `10n`), as upstream does; its JSON `result` is `null`.
+fn unserializable(t: &mut Text<'_>, data: &Value) -> bool {
+    let Some(token) = s(data, "unserializable") else {
+        return false;
+    };
+    t.page(token, s(data, "origin"));
+    true
+}
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     const B64_USAGE: &str = "eval -b <base64-encoded-script>";

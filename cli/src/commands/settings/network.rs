@@ -1,5 +1,11 @@
-//! `network route|unroute|requests|request|har`: interception, the request log and HAR
-//! recording. Not implemented yet: the daemon answers `Not yet implemented: <action>`.
+//! `network route|unroute|requests|request|har`: routes (mock, abort), the request log and
+//! HAR recording of the session's own tabs (`abx_engine::network`).
+
+use std::path::PathBuf;
+
+use abx_engine::network::{
+    HarContent, MockResponse, NetworkError, RequestFilter, Route, RouteAction,
+};
 
 use crate::commands::prelude::*;
 use crate::commands::support::flag_value;
@@ -17,28 +23,46 @@ pub const HAR_START: &str = "har_start";
 /// `network har stop [path]`.
 pub const HAR_STOP: &str = "har_stop";
 
+const ROUTE_USAGE: &str = "network route <url> [--abort|--body <json>] [--status <code>] [--content-type <type>] [--resource-type <csv>] [--allow-origin <origin>]";
+const HAR_START_USAGE: &str = "network har start [--content <all|text|none>]";
+
 /// The command.
 pub const COMMAND: Command = Command {
     names: &["network"],
     help: Some(Help {
         about: "Interception, request log, HAR",
-        usage: &["network <route|unroute|requests|request|har> [args...]"],
+        usage: &[
+            "network route <url> [--abort | --body <text>] [--status <code>] [--content-type <type>] [--resource-type <csv>] [--allow-origin <origin>]",
+            "network unroute [url]",
+            "network requests [--filter <substr>] [--type <csv>] [--method <m>] [--status <200|2xx|400-499>] [--clear]",
+            "network request <requestId>",
+            "network har start [--content text|all|none]",
+            "network har stop [path]",
+        ],
         examples: &[
             "network route '**/ads/*' --abort",
-            "network requests --filter api",
+            "network route '**/api/items' --body '{\"items\":[]}' --status 200",
+            "network unroute",
+            "network requests --filter api --type fetch,xhr --method POST --status 2xx",
+            "network request 1234.5",
+            "network har start --content all",
+            "network har stop ./capture.har",
         ],
     }),
     grammar: Grammar::Request(parse),
     actions: &[
-        Action::todo(ROUTE),
-        Action::todo(UNROUTE),
-        Action::todo(REQUESTS),
-        Action::todo(REQUEST),
-        Action::todo(HAR_START).rendered(Render {
+        Action::queued(ROUTE, |ctx| Box::pin(route(ctx))),
+        Action::queued(UNROUTE, |ctx| Box::pin(unroute(ctx))),
+        Action::fast(REQUESTS, |ctx| Box::pin(requests(ctx))),
+        Action::fast(REQUEST, |ctx| Box::pin(request_detail(ctx))).rendered(Render {
+            first: Some(detail_text),
+            ..Render::DEFAULT
+        }),
+        Action::fast(HAR_START, |ctx| Box::pin(har_start(ctx))).rendered(Render {
             started: Some("HAR recording started"),
             ..Render::DEFAULT
         }),
-        Action::todo(HAR_STOP).rendered(Render {
+        Action::fast(HAR_STOP, |ctx| Box::pin(har_stop(ctx))).rendered(Render {
             saved: Some(har_saved),
             ..Render::DEFAULT
         }),
@@ -55,27 +79,118 @@ fn har_saved(t: &mut Text<'_>, data: &Value, path: &str) {
     ));
 }
 
+/// `network request <id>` as text: the request line, then headers and bodies.
+fn detail_text(t: &mut Text<'_>, data: &Value) -> bool {
+    let (Some(url), Some(_)) = (s(data, "url"), s(data, "requestId")) else {
+        return false;
+    };
+    let p = t.p;
+    let mut line = format!(
+        "{} {} ({})",
+        s(data, "method").unwrap_or("GET"),
+        url,
+        s(data, "resourceType").unwrap_or("")
+    );
+    if let Some(status) = i(data, "status") {
+        line.push_str(&format!(" {status}"));
+        if let Some(text) = s(data, "statusText") {
+            line.push_str(&format!(" {text}"));
+        }
+    }
+    if let Some(error) = s(data, "errorText") {
+        line.push_str(&format!(" {}", p.red(error)));
+    }
+    t.out(&line);
+    let headers = |t: &mut Text<'_>, title: &str, key: &str| {
+        if let Some(map) = data.get(key).and_then(Value::as_object) {
+            t.out(&p.bold(title));
+            for (name, value) in map {
+                t.out(&format!("  {name}: {}", value.as_str().unwrap_or_default()));
+            }
+        }
+    };
+    headers(t, "Request headers:", "headers");
+    if let Some(post) = s(data, "postData") {
+        t.out(&p.bold("Request body:"));
+        t.page(post, Some(url));
+    }
+    headers(t, "Response headers:", "responseHeaders");
+    if let Some(body) = s(data, "responseBody") {
+        let title = if b(data, "responseBodyBase64") == Some(true) {
+            "Response body (base64):"
+        } else {
+            "Response body:"
+        };
+        t.out(&p.bold(title));
+        t.page(body, Some(url));
+    }
+    true
+}
+
+/// The value after `flag`, refusing a missing one (`--body` at the end, or followed by a flag).
+fn value_of<'a>(
+    rest: &[&'a str],
+    flags: &[&str],
+    usage: &'static str,
+) -> Result<Option<&'a str>, ParseError> {
+    let Some(at) = rest.iter().position(|s| flags.contains(s)) else {
+        return Ok(None);
+    };
+    match rest.get(at + 1) {
+        Some(v) if !v.starts_with("--") => Ok(Some(v)),
+        _ => Err(ParseError::invalid(
+            format!("{} needs a value", rest[at]),
+            usage,
+        )),
+    }
+}
+
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
     const VALID: &[&str] = &["route", "unroute", "requests", "request", "har"];
     match rest.first().copied() {
         Some("route") => {
-            let url = rest.get(1).ok_or_else(|| {
-                ParseError::missing(
-                    "network route",
-                    "network route <url> [--abort|--body <json>] [--resource-type <csv>]",
-                )
-            })?;
-            let mut req = Req::new(ROUTE)
-                .set("url", *url)
-                .set("abort", rest.contains(&"--abort"));
-            if let Some(body) = flag_value(rest, &["--body"]) {
-                req.put("response", json!({ "body": body }));
+            let url = rest
+                .get(1)
+                .filter(|u| !u.starts_with("--"))
+                .ok_or_else(|| ParseError::missing("network route", ROUTE_USAGE))?;
+            let abort = rest.contains(&"--abort");
+            let mut req = Req::new(ROUTE).set("url", *url).set("abort", abort);
+            let body = value_of(rest, &["--body"], ROUTE_USAGE)?;
+            let status = value_of(rest, &["--status"], ROUTE_USAGE)?;
+            let content_type = value_of(rest, &["--content-type"], ROUTE_USAGE)?;
+            if abort && (body.is_some() || status.is_some() || content_type.is_some()) {
+                return Err(ParseError::invalid(
+                    "--abort cannot be combined with --body, --status or --content-type",
+                    ROUTE_USAGE,
+                ));
             }
-            if let Some(rt) = flag_value(rest, &["--resource-type", "--resource-types"]) {
+            if body.is_some() || status.is_some() || content_type.is_some() {
+                let mut response = serde_json::Map::new();
+                response.insert("body".into(), json!(body.unwrap_or("")));
+                if let Some(status) = status {
+                    let code = status
+                        .parse::<u16>()
+                        .ok()
+                        .filter(|c| (100..=599).contains(c))
+                        .ok_or_else(|| {
+                            ParseError::invalid(
+                                format!("Invalid --status '{status}': use an HTTP status from 100 to 599"),
+                                ROUTE_USAGE,
+                            )
+                        })?;
+                    response.insert("status".into(), json!(code));
+                }
+                if let Some(ct) = content_type {
+                    response.insert("contentType".into(), json!(ct));
+                }
+                req.put("response", Value::Object(response));
+            }
+            if let Some(rt) = value_of(rest, &["--resource-type", "--resource-types"], ROUTE_USAGE)?
+            {
                 req.put("resourceType", rt);
             }
-            if let Some(origin) = flag_value(rest, &["--allow-origin"]) {
+            if let Some(origin) = value_of(rest, &["--allow-origin"], ROUTE_USAGE)? {
                 req.put("allowOrigin", origin);
             }
             ok(req)
@@ -110,7 +225,14 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
         Some("har") => match rest.get(1).copied() {
             Some("start") => {
                 let mut req = Req::new(HAR_START);
-                if let Some(content) = flag_value(rest, &["--content"]) {
+                if rest.contains(&"--content") {
+                    let content = flag_value(rest, &["--content"]).unwrap_or("");
+                    if HarContent::parse(content).is_err() {
+                        return Err(ParseError::invalid(
+                            format!("Invalid --content mode '{content}'"),
+                            HAR_START_USAGE,
+                        ));
+                    }
                     req.put("content", content);
                 }
                 ok(req)
@@ -134,4 +256,215 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             "network <route|unroute|requests|request|har> [args...]",
         )),
     }
+}
+
+fn failure(err: NetworkError) -> Failure {
+    match err {
+        NetworkError::Engine(err) => err.into(),
+        other => Failure::message(other.to_string()),
+    }
+}
+
+/// `route`'s request (upstream's keys).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RouteRequest {
+    url: Option<String>,
+    #[serde(default)]
+    abort: bool,
+    #[serde(default)]
+    response: Option<MockRequest>,
+    /// Upstream also reads `body` at the top level.
+    #[serde(default)]
+    body: Option<String>,
+    #[serde(default, alias = "resourceTypes")]
+    resource_type: Option<Value>,
+    #[serde(default)]
+    allow_origin: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct MockRequest {
+    #[serde(default)]
+    status: Option<u16>,
+    #[serde(default)]
+    body: Option<String>,
+    #[serde(default)]
+    content_type: Option<String>,
+    #[serde(default)]
+    headers: Option<serde_json::Map<String, Value>>,
+}
+
+async fn route(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: RouteRequest = ctx.params()?;
+    let pattern = required(&request.url, "url")?.to_string();
+    let resource_types = match &request.resource_type {
+        Some(Value::String(csv)) => csv
+            .split(',')
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty())
+            .collect(),
+        Some(Value::Array(list)) => list
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mock = request.response.clone().or_else(|| {
+        request.body.clone().map(|body| MockRequest {
+            body: Some(body),
+            ..MockRequest::default()
+        })
+    });
+    let action = if request.abort {
+        RouteAction::Abort
+    } else if let Some(mock) = mock {
+        let mut headers: Vec<(String, String)> = mock
+            .headers
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(k, v)| v.as_str().map(|v| (k, v.to_string())))
+            .collect();
+        if let Some(origin) = &request.allow_origin {
+            headers.push(("Access-Control-Allow-Origin".into(), origin.clone()));
+        }
+        RouteAction::Fulfill(MockResponse {
+            status: mock.status.unwrap_or(200),
+            body: mock.body.unwrap_or_default(),
+            content_type: mock.content_type,
+            headers,
+        })
+    } else {
+        RouteAction::Continue
+    };
+    let session = ctx.session().await?;
+    session
+        .route(Route {
+            pattern: pattern.clone(),
+            action,
+            resource_types,
+        })
+        .await
+        .map_err(failure)?;
+    Ok(json!({"routed": pattern}))
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+struct UnrouteRequest {
+    #[serde(default)]
+    url: Option<String>,
+}
+
+async fn unroute(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: UnrouteRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    session
+        .unroute(request.url.as_deref())
+        .await
+        .map_err(failure)?;
+    Ok(json!({"unrouted": request.url.as_deref().unwrap_or("all")}))
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+struct RequestsRequest {
+    #[serde(default)]
+    clear: bool,
+    #[serde(default)]
+    filter: Option<String>,
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
+    status: Option<String>,
+}
+
+async fn requests(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: RequestsRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    if request.clear {
+        session.clear_network_requests();
+        return Ok(json!({"cleared": true}));
+    }
+    let filter = RequestFilter {
+        url: request.filter,
+        types: request.kind,
+        method: request.method,
+        status: request.status,
+    };
+    let requests = session.network_requests(&filter).map_err(failure)?;
+    Ok(json!({"requests": requests}))
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DetailRequest {
+    request_id: Option<String>,
+}
+
+async fn request_detail(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: DetailRequest = ctx.params()?;
+    let id = required(&request.request_id, "requestId")?;
+    let session = ctx.session().await?;
+    let detail = session.network_request(id).await.map_err(failure)?;
+    data(detail)
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+struct HarStartRequest {
+    #[serde(default)]
+    content: Option<String>,
+}
+
+async fn har_start(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: HarStartRequest = ctx.params()?;
+    let content = match request.content.as_deref() {
+        Some(mode) => HarContent::parse(mode).map_err(failure)?,
+        None => HarContent::default(),
+    };
+    let session = ctx.session().await?;
+    session.har_start(content);
+    Ok(json!({"started": true}))
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+struct HarStopRequest {
+    #[serde(default)]
+    path: Option<String>,
+}
+
+async fn har_stop(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: HarStopRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    if !session.har_recording() {
+        return Err(failure(NetworkError::HarNotStarted));
+    }
+    let path = match request.path {
+        Some(path) => PathBuf::from(path),
+        None => {
+            // Upstream's default place: ~/.agent-browser/tmp/har/har-<ms>.har.
+            let home = std::env::var("HOME")
+                .map(PathBuf::from)
+                .unwrap_or_else(|_| std::env::temp_dir());
+            let dir = home.join(".agent-browser").join("tmp").join("har");
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| Failure::message(format!("Failed to write HAR: {e}")))?;
+            let ms = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_millis())
+                .unwrap_or(0);
+            dir.join(format!("har-{ms}.har"))
+        }
+    };
+    let saved = session.har_stop(&path).await.map_err(failure)?;
+    let mut reply = json!({
+        "path": saved.path.display().to_string(),
+        "requestCount": saved.request_count,
+    });
+    if saved.dropped > 0 {
+        reply["dropped"] = json!(saved.dropped);
+    }
+    Ok(reply)
 }

@@ -1,4 +1,4 @@
-//! `window new`: opens a new window (a new tab in it becomes active).
+//! `window new`: opens a new browser window; its tab becomes the active tab.
 
 use crate::commands::prelude::*;
 
@@ -14,12 +14,12 @@ pub const COMMAND: Command = Command {
         examples: &["window new"],
     }),
     grammar: Grammar::Request(parse),
-    actions: &[
-        Action::queued(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))
+        .moving_tab()
+        .rendered(Render {
             opened: "Window opened",
             ..Render::DEFAULT
-        }),
-    ],
+        })],
 };
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
@@ -32,9 +32,8 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
 
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let session = ctx.session().await?;
-    let tab = session.tab_new(None, None).await?;
+    let tab = session.window_new().await?;
     let total = session.tabs().len();
-    Ok(
-        json!({"tabId": tab.tab_id, "label": tab.label, "url": tab.url, "total": total, "window": true}),
-    )
+    // Upstream's keys: the text reads `✓ Window opened [t2] (2 total)`.
+    Ok(json!({"tabId": tab.tab_id, "total": total}))
 }

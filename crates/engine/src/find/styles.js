@@ -1,8 +1,10 @@
 (function() {
+  // Every computed property (as upstream reports them), by name.
   const s = getComputedStyle(this);
-  const keys = ['display', 'visibility', 'opacity', 'color', 'background-color', 'font-size', 'font-family',
-    'font-weight', 'width', 'height', 'position', 'z-index', 'cursor', 'pointer-events', 'overflow'];
   const out = {};
-  for (const k of keys) out[k] = s.getPropertyValue(k);
+  for (let i = 0; i < s.length; i++) {
+    const k = s[i];
+    out[k] = s.getPropertyValue(k);
+  }
   return out;
 })
