@@ -21,6 +21,7 @@ pub mod config;
 pub mod daemon;
 pub mod dispatch;
 pub mod errors;
+pub mod pages;
 pub mod protocol;
 mod server;
 pub mod sidecar;

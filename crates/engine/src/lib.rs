@@ -31,6 +31,7 @@ mod browser;
 mod capture;
 pub mod claim;
 mod dialog;
+mod download;
 pub mod element;
 pub mod emulation;
 mod error;
@@ -41,6 +42,7 @@ pub mod glob;
 mod input;
 mod js;
 mod locate;
+mod page_setup;
 pub mod policy;
 mod popup;
 pub mod refs;
@@ -58,12 +60,14 @@ pub use browser::{AttachOptions, Browser, TargetInfo, endpoint_url};
 pub use capture::{AnnotatedScreenshot, Annotation, PdfOptions};
 pub use claim::{ClaimDir, ClaimHolder};
 pub use dialog::DialogStatus;
+pub use download::Downloaded;
 pub use error::{EngineError, Result, Unanswerable};
 pub use find::{
     AttributeOf, CountOf, FindAction, Found, HtmlOf, IsChecked, IsEnabled, IsVisible, Locator,
     StylesOf, TextOf, ValueOf,
 };
 pub use input::InputEvent;
+pub use page_setup::PageSetup;
 pub use policy::{DomainFilter, GuardFailure, Policy, ProxyAuth};
 pub use session::{
     Evaluated, Navigated, NavigationMarker, ScreenshotOptions, Session, SessionOptions, TabListing,

@@ -189,6 +189,8 @@ pub(crate) struct Enforcement {
     family: Mutex<Family>,
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     failures: Mutex<Vec<GuardFailure>>,
+    /// Credentials and origin headers the tab-level interception applies (`page_setup.rs`).
+    pub(crate) hooks: Arc<crate::page_setup::FetchHooks>,
 }
 
 /// A target of the session the allowlist could not guard (its interception or guard script did
@@ -430,7 +432,7 @@ async fn install(
         Arc::downgrade(enforcement),
     )));
     let enabled = session
-        .call_within(intercept_all(policy), SETUP_DEADLINE)
+        .call_within(intercept_all(policy, true), SETUP_DEADLINE)
         .await;
     match enabled {
         Ok(_) => {}
@@ -498,6 +500,9 @@ struct Paused {
 #[derive(Deserialize)]
 struct PausedRequest {
     url: String,
+    /// Kept to add origin headers (`page_setup.rs`).
+    #[serde(default)]
+    headers: serde_json::Map<String, serde_json::Value>,
 }
 
 /// `Fetch.authRequired`, read leniently like [`Paused`].
@@ -532,11 +537,15 @@ async fn answer(
     enforcement: std::sync::Weak<Enforcement>,
 ) {
     let mut auth_tries: HashMap<String, u8> = HashMap::new();
+    let hooks = enforcement.upgrade().map(|e| e.hooks.clone());
+    let hooks = hooks.as_deref();
     while let Some(event) = events.recv().await {
         match event.method() {
-            fetch::EventRequestPaused::IDENTIFIER => decide(&session, &policy, &event, true).await,
+            fetch::EventRequestPaused::IDENTIFIER => {
+                decide(&session, &policy, hooks, &event, true).await
+            }
             fetch::EventAuthRequired::IDENTIFIER => {
-                answer_auth(&session, &policy, &event, &mut auth_tries).await
+                answer_auth(&session, &policy, hooks, &event, &mut auth_tries).await
             }
             target::EventAttachedToTarget::IDENTIFIER => {
                 let Ok(child) = event.parse::<Attached>() else {
@@ -604,7 +613,13 @@ fn adopt_child(
 }
 
 /// Continues or fails one paused request (`enforce` false only continues).
-async fn decide(session: &CdpSession, policy: &Policy, event: &Event, enforce: bool) {
+async fn decide(
+    session: &CdpSession,
+    policy: &Policy,
+    hooks: Option<&crate::page_setup::FetchHooks>,
+    event: &Event,
+    enforce: bool,
+) {
     let Ok(paused) = event.parse::<Paused>() else {
         return;
     };
@@ -619,7 +634,19 @@ async fn decide(session: &CdpSession, policy: &Policy, event: &Event, enforce: b
             "blocked a request outside the allowlist"
         );
     }
-    release(session, paused.request_id, allowed).await;
+    match hooks {
+        Some(hooks) if allowed => {
+            crate::page_setup::continue_request(
+                session,
+                hooks,
+                paused.request_id,
+                &paused.request.url,
+                &paused.request.headers,
+            )
+            .await
+        }
+        _ => release(session, paused.request_id, allowed).await,
+    }
 }
 
 /// Lets a paused request go on, or fails it as blocked by the client.
@@ -639,20 +666,22 @@ async fn release(session: &CdpSession, request_id: String, allowed: bool) {
     };
 }
 
-/// `Fetch.enable` for every request, answering proxy challenges too when there are credentials.
-fn intercept_all(policy: &Policy) -> fetch::EnableParams {
+/// `Fetch.enable` for every request, answering proxy challenges too when there are credentials
+/// (and, on a tab, servers' challenges: `set credentials` may give some later).
+fn intercept_all(policy: &Policy, tab_level: bool) -> fetch::EnableParams {
     fetch::EnableParams {
         patterns: Some(vec![fetch::RequestPattern {
             url_pattern: Some("*".into()),
             ..Default::default()
         }]),
-        handle_auth_requests: Some(policy.proxy_auth.is_some()),
+        handle_auth_requests: Some(policy.proxy_auth.is_some() || tab_level),
     }
 }
 
 async fn answer_auth(
     session: &CdpSession,
     policy: &Policy,
+    hooks: Option<&crate::page_setup::FetchHooks>,
     event: &Event,
     tries: &mut HashMap<String, u8>,
 ) {
@@ -675,7 +704,11 @@ async fn answer_auth(
             password: Some(creds.password.clone()),
             ..answer(Answer::ProvideCredentials)
         },
-        _ => answer(Answer::Default),
+        (_, Some("Proxy")) => answer(Answer::Default),
+        _ => match hooks {
+            Some(hooks) => crate::page_setup::server_auth_answer(hooks, *count),
+            None => answer(Answer::Default),
+        },
     };
     if tries.len() > 4096 {
         tries.clear();
@@ -718,7 +751,7 @@ async fn watch_browser(
         Arc::downgrade(enforcement),
     )));
     browser
-        .call_within(intercept_all(policy), SETUP_DEADLINE)
+        .call_within(intercept_all(policy, false), SETUP_DEADLINE)
         .await?;
     Ok(())
 }
@@ -744,7 +777,7 @@ async fn popup_pump(
         };
         match event.method() {
             fetch::EventAuthRequired::IDENTIFIER => {
-                answer_auth(&browser, &policy, &event, &mut auth_tries).await
+                answer_auth(&browser, &policy, None, &event, &mut auth_tries).await
             }
             target::EventTargetInfoChanged::IDENTIFIER => {
                 if let Ok(changed) = event.parse::<Created>() {
@@ -799,9 +832,9 @@ async fn popup_pump(
                 };
                 match held {
                     // Not ours: let it go at once.
-                    None => decide(&browser, &policy, &event, false).await,
+                    None => decide(&browser, &policy, None, &event, false).await,
                     Some(true) => {}
-                    Some(false) => decide(&browser, &policy, &event, true).await,
+                    Some(false) => decide(&browser, &policy, None, &event, true).await,
                 }
             }
             _ => {}

@@ -76,6 +76,8 @@ pub struct SessionOptions {
     /// within the action's timeout, for the page it leads to before it returns, so the next
     /// call sees that page (default). `false` returns as soon as the input is delivered.
     pub settle_navigation: bool,
+    /// Page settings applied to every tab: color scheme, init scripts, download directory.
+    pub page: crate::page_setup::PageSetup,
 }
 
 impl Default for SessionOptions {
@@ -89,6 +91,7 @@ impl Default for SessionOptions {
             claims: None,
             name: String::new(),
             settle_navigation: true,
+            page: crate::page_setup::PageSetup::default(),
         }
     }
 }
@@ -189,6 +192,8 @@ pub struct Session {
     pub(crate) enforcement: Arc<crate::policy::Enforcement>,
     /// The claim on the pinned tab (see `claim.rs`).
     pub(crate) pin_claim: Mutex<Option<(String, crate::claim::TabClaim)>>,
+    /// Downloads seen and saved (see `download.rs`).
+    pub(crate) downloads: crate::download::Downloads,
 }
 
 impl std::fmt::Debug for Session {
@@ -218,6 +223,7 @@ impl Session {
     pub async fn start(browser: Arc<Browser>, options: SessionOptions) -> Result<Session> {
         let session = Session {
             browser,
+            downloads: crate::download::Downloads::new(options.page.download_dir.clone()),
             options,
             tabs: Mutex::new(TabTable::default()),
             refs: crate::refs::RefStore::default(),
@@ -237,6 +243,7 @@ impl Session {
         }
         session.bind(&target).await?;
         crate::policy::contain_open_pages(&session).await?;
+        crate::page_setup::session_started(&session).await?;
         Ok(session)
     }
 
@@ -318,6 +325,7 @@ impl Session {
             &self.enforcement,
         )
         .await?;
+        crate::page_setup::prepare_tab(self, &tab).await?;
         self.table()
             .attached
             .insert(target_id.to_string(), tab.clone());

@@ -32,7 +32,12 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
         && spec.allowed_domains.is_empty()
         && let Some(live) = ctx.live()
     {
-        spec.allowed_domains = live.spec.allowed_domains;
+        spec.allowed_domains = live.spec.allowed_domains.clone();
+    }
+    // Page settings a launch does not mention stay as the live browser has them (a launch
+    // sent for other flags must not relaunch without them); one that changes them relaunches.
+    if let Some(live) = ctx.live() {
+        spec.pages.keep_unmentioned(&launch, &live.spec.pages);
     }
     // Upstream rejects an allowlist with --cdp or --profile; abx enforces it there too
     // (docs/adr/0004-allowlist.md), so every combination is accepted.
