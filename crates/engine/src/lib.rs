@@ -39,6 +39,7 @@ mod error;
 mod fake_chrome;
 mod find;
 pub mod glob;
+mod image_diff;
 mod input;
 mod js;
 mod locate;
@@ -66,6 +67,7 @@ pub use find::{
     AttributeOf, CountOf, FindAction, Found, HtmlOf, IsChecked, IsEnabled, IsVisible, Locator,
     StylesOf, TextOf, ValueOf,
 };
+pub use image_diff::{ConditionalShot, ImageDiff, diff_images};
 pub use input::InputEvent;
 pub use page_setup::PageSetup;
 pub use policy::{DomainFilter, GuardFailure, Policy, ProxyAuth};

@@ -194,6 +194,8 @@ pub struct Session {
     pub(crate) pin_claim: Mutex<Option<(String, crate::claim::TabClaim)>>,
     /// Downloads seen and saved (see `download.rs`).
     pub(crate) downloads: crate::download::Downloads,
+    /// The last reported `screenshot --if-changed` per tab and scope.
+    pub(crate) shots: crate::image_diff::History,
 }
 
 impl std::fmt::Debug for Session {
@@ -224,6 +226,7 @@ impl Session {
         let session = Session {
             browser,
             downloads: crate::download::Downloads::new(options.page.download_dir.clone()),
+            shots: crate::image_diff::History::default(),
             options,
             tabs: Mutex::new(TabTable::default()),
             refs: crate::refs::RefStore::default(),

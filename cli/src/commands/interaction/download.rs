@@ -59,5 +59,5 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let path = required(&request.path, "path")?;
     let session = ctx.session().await?;
     let saved = session.download(selector, path, ctx.timeout()).await?;
-    Ok(json!({"path": saved.path, "suggestedFilename": saved.suggested_filename}))
+    Ok(json!({"path": saved.path}))
 }

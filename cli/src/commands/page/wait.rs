@@ -255,5 +255,5 @@ async fn run_download(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let saved = session
         .wait_download(request.path.as_deref(), ctx.timeout())
         .await?;
-    Ok(json!({"path": saved.path, "suggestedFilename": saved.suggested_filename}))
+    Ok(json!({"path": saved.path}))
 }
