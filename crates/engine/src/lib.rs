@@ -46,6 +46,7 @@ mod locate;
 mod page_setup;
 pub mod policy;
 mod popup;
+mod read;
 pub mod refs;
 mod reopen;
 mod session;
@@ -71,6 +72,7 @@ pub use image_diff::{ConditionalShot, ImageDiff, diff_images};
 pub use input::InputEvent;
 pub use page_setup::PageSetup;
 pub use policy::{DomainFilter, GuardFailure, Policy, ProxyAuth};
+pub use read::{ReadOptions, ReadPage};
 pub use session::{
     Evaluated, Navigated, NavigationMarker, ScreenshotOptions, Session, SessionOptions, TabListing,
     WaitUntil,

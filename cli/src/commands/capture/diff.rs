@@ -82,7 +82,7 @@ async fn run_screenshot(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: DiffScreenshotRequest = ctx.params()?;
     let baseline_path = required(&request.baseline, "baseline")?;
     let baseline = std::fs::read(baseline_path)
-        .map_err(|e| Failure::message(format!("Failed to read baseline {baseline_path}: {e}")))?;
+        .map_err(|e| Failure::message(format!("Failed to read baseline: {e}")))?;
     let session = ctx.session().await?;
     let options = abx_engine::ScreenshotOptions {
         full_page: request.full_page,
