@@ -56,11 +56,14 @@ pub(crate) struct HttpCredentials {
 
 /// State shared by the session and the allowlist's interceptors: credentials, headers per
 /// origin, and the tabs the session intercepts itself.
+/// An origin and the extra headers its requests get.
+type OriginHeaders = (String, Vec<(String, String)>);
+
 #[derive(Default)]
 pub(crate) struct FetchHooks {
     credentials: Mutex<Option<HttpCredentials>>,
     /// `(origin, headers)`, the last `open --headers` for an origin winning.
-    headers: Mutex<Vec<(String, Vec<(String, String)>)>>,
+    headers: Mutex<Vec<OriginHeaders>>,
     /// Tabs with the session's own interception (no allowlist on them).
     intercepted: Mutex<HashSet<String>>,
     /// Init scripts added by `addinitscript`: our id → (source, per-target CDP identifiers).
@@ -427,6 +430,7 @@ impl Session {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

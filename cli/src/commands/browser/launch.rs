@@ -32,7 +32,7 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
         && spec.allowed_domains.is_empty()
         && let Some(live) = ctx.live()
     {
-        spec.allowed_domains = live.spec.allowed_domains.clone();
+        spec.allowed_domains = live.spec.allowed_domains;
     }
     // Page settings a launch does not mention stay as the live browser has them (a launch
     // sent for other flags must not relaunch without them); one that changes them relaunches.

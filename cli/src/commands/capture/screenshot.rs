@@ -140,7 +140,7 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
 /// `✓ Screenshot unchanged (revision N, R% pixels changed)` for an `--if-changed` capture
 /// that was not saved.
 fn unchanged(t: &mut Text<'_>, data: &Value) -> bool {
-    if b(data, "changed") != Some(false) {
+    if b(data, "changed") != Some(false) || data.get("revision").is_none() {
         return false;
     }
     let ratio = data
