@@ -2,6 +2,8 @@
 //! `--init-script` with `addinitscript`/`removeinitscript`, `--color-scheme` and `--extension`,
 //! each against real Chromium on fixture pages, and each one's bad input.
 
+#![allow(clippy::unwrap_used)] // Test setup: a failing unwrap is a failing test.
+
 use abx_tests::cli::Cli;
 
 mod common;

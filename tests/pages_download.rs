@@ -1,6 +1,8 @@
 //! Downloads through the binary: `download <sel> <path>`, `wait --download [path]` and the
 //! session-wide `--download-path`, on the fixture's download page; and their bad input.
 
+#![allow(clippy::unwrap_used)] // Test setup: a failing unwrap is a failing test.
+
 use abx_tests::cli::Cli;
 
 mod common;

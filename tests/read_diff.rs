@@ -1,6 +1,8 @@
 //! `read` (the page as Markdown), `screenshot --if-changed` and `diff screenshot` through the
 //! binary, on fixture pages, with their bad input.
 
+#![allow(clippy::unwrap_used)] // Test setup: a failing unwrap is a failing test.
+
 use abx_tests::cli::Cli;
 
 mod common;
