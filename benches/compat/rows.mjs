@@ -644,6 +644,16 @@ export const ROWS = [
     id: 'flags.color-scheme', area: 'Flags', cmd: '`--color-scheme dark` / `AGENT_BROWSER_COLOR_SCHEME`', ref: 97, session: 'dark',
     steps: ['--color-scheme dark open {SITE}/page1.html'], check: ['eval "matchMedia(\'(prefers-color-scheme: dark)\').matches"'], close: true,
   },
+  {
+    id: 'flags.extension', area: 'Flags', cmd: '`--extension <dir>` (a content script marks the page)', ref: 102, session: 'ext',
+    setup: [
+      writeFile('{TMP}/ext/manifest.json', JSON.stringify({ manifest_version: 3, name: 'compat mark', version: '1.0', content_scripts: [{ matches: ['<all_urls>'], js: ['mark.js'], run_at: 'document_start' }] })),
+      writeFile('{TMP}/ext/mark.js', "document.documentElement.dataset.mark = 'ext';\n"),
+    ],
+    steps: ['--extension {TMP}/ext open {SITE}/page1.html'], check: ['eval "document.documentElement.dataset.mark ?? \'none\'"'], close: true,
+  },
+  { id: 'act.download-unwritable', area: 'Interact', cmd: '`download <sel> <path>` into an unwritable directory', ref: 20, page: '/download.html', steps: ['download #dl /proc/abx-compat/report.txt'] },
+  { id: 'diff.screenshot-missing', area: 'Diff', cmd: '`diff screenshot --baseline <missing file>`', ref: 52, page: '/fixture.html', steps: ['diff screenshot --baseline {TMP}/no-such-base.png'] },
   { id: 'flags.provider', area: 'Flags', cmd: '`-p <provider>` without its API key', ref: 98, session: 'prov', steps: ['-p browserbase open {SITE}/page1.html'], check: ['session list'], close: true },
   { id: 'flags.auto-connect', area: 'Flags', cmd: '`--auto-connect` with no Chrome to find', ref: 99, session: 'auto', steps: ['--auto-connect get url'], close: true },
   { id: 'flags.engine', area: 'Flags', cmd: '`--engine lightpanda`', ref: 100, session: 'lp', steps: ['--engine lightpanda open {SITE}/page1.html'] },

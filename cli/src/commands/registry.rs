@@ -279,6 +279,7 @@ pub const TABLE: &[&Command] = &[
     &debug::react::COMMAND,
     &debug::vitals::COMMAND,
     &debug::a11y::COMMAND,
+    &debug::addinitscript::COMMAND,
     &debug::removeinitscript::COMMAND,
     &debug::inspect::COMMAND,
     &control::auth::COMMAND,

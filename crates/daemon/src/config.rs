@@ -107,6 +107,8 @@ pub struct LaunchSpec {
     pub cdp_headers: Vec<(String, String)>,
     /// Engine name (only `chrome` is supported).
     pub engine: String,
+    /// Page settings: download directory, color scheme, init script files (`pages.rs`).
+    pub pages: crate::pages::PageSpec,
 }
 
 impl Default for LaunchSpec {
@@ -130,6 +132,7 @@ impl Default for LaunchSpec {
             pin_tab: false,
             cdp_headers: Vec::new(),
             engine: "chrome".into(),
+            pages: crate::pages::PageSpec::default(),
         }
     }
 }
@@ -227,6 +230,7 @@ impl DaemonConfig {
             pin_tab: truthy(var(env::PIN_TAB)),
             cdp_headers: parse_headers(var(env::CDP_HEADERS)),
             engine: non_empty(var(env::ENGINE)).unwrap_or_else(|| "chrome".into()),
+            pages: crate::pages::PageSpec::from_env(var),
         };
         DaemonConfig {
             session,
@@ -349,6 +353,7 @@ impl LaunchSpec {
         if let Some(engine) = non_empty_field(&request.engine) {
             spec.engine = engine;
         }
+        spec.pages.apply(request);
         spec
     }
 
@@ -385,6 +390,7 @@ impl LaunchSpec {
             self.allow_file_access,
             self.hide_scrollbars,
             binary,
+            self.pages,
         ])
         .to_string();
         fnv1a(canonical.as_bytes())
@@ -400,7 +406,6 @@ impl LaunchSpec {
         abx_chrome::LaunchOptions {
             executable: self.executable.as_ref().map(PathBuf::from),
             headless: self.headless,
-            args: self.args.clone(),
             profile: self
                 .profile
                 .as_ref()
@@ -423,6 +428,7 @@ impl LaunchSpec {
             hide_scrollbars: self.hide_scrollbars,
             restrict_webrtc: !self.allowed_domains.is_empty(),
             user_agent: self.user_agent.clone(),
+            args: self.pages.chrome_args(&self.args),
             ..abx_chrome::LaunchOptions::default()
         }
     }

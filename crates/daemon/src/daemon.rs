@@ -432,6 +432,8 @@ impl Daemon {
             ));
         }
         let started = Instant::now();
+        // Bad page settings (an unreadable init script...) fail before anything is replaced.
+        let page = spec.pages.page_setup()?;
         if let Some(old) = previous {
             note.relaunched = true;
             let _ = old.session.close().await;
@@ -477,6 +479,7 @@ impl Daemon {
             claims: Some(abx_engine::ClaimDir::for_current_user()),
             name: self.config.session.clone(),
             settle_navigation: true,
+            page,
         };
         let browser = Arc::new(browser);
         let session = match Box::pin(Session::start(browser.clone(), options)).await {
@@ -538,6 +541,7 @@ impl Daemon {
             claims: Some(abx_engine::ClaimDir::for_current_user()),
             name: self.config.session.clone(),
             settle_navigation: true,
+            page: live.spec.pages.page_setup().ok()?,
         };
         let browser = Arc::new(browser);
         // The new session re-takes the pinned tab's claim: the old one lets go first.

@@ -22,6 +22,7 @@ pub mod config;
 pub mod daemon;
 pub mod dispatch;
 pub mod errors;
+pub mod pages;
 pub mod protocol;
 pub mod restore;
 mod server;

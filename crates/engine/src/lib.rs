@@ -31,6 +31,7 @@ mod browser;
 mod capture;
 pub mod claim;
 mod dialog;
+mod download;
 pub mod element;
 pub mod emulation;
 mod error;
@@ -38,12 +39,15 @@ mod error;
 mod fake_chrome;
 mod find;
 pub mod glob;
+mod image_diff;
 mod input;
 mod js;
 mod locate;
 pub mod network;
+mod page_setup;
 pub mod policy;
 mod popup;
+mod read;
 pub mod refs;
 mod reopen;
 mod session;
@@ -60,13 +64,17 @@ pub use browser::{AttachOptions, Browser, TargetInfo, endpoint_url};
 pub use capture::{AnnotatedScreenshot, Annotation, PdfOptions};
 pub use claim::{ClaimDir, ClaimHolder};
 pub use dialog::DialogStatus;
+pub use download::Downloaded;
 pub use error::{EngineError, Result, Unanswerable};
 pub use find::{
     AttributeOf, CountOf, FindAction, Found, HtmlOf, IsChecked, IsEnabled, IsVisible, Locator,
     StylesOf, TextOf, ValueOf,
 };
+pub use image_diff::{ConditionalShot, ImageDiff, diff_images};
 pub use input::InputEvent;
+pub use page_setup::PageSetup;
 pub use policy::{DomainFilter, GuardFailure, Policy, ProxyAuth};
+pub use read::{ReadOptions, ReadPage};
 pub use session::{
     Evaluated, Navigated, NavigationMarker, ScreenshotOptions, Session, SessionOptions, TabListing,
     WaitUntil,

@@ -192,6 +192,8 @@ pub(crate) struct Enforcement {
     family: Mutex<Family>,
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     failures: Mutex<Vec<GuardFailure>>,
+    /// Credentials and origin headers the tab-level interception applies (`page_setup.rs`).
+    pub(crate) hooks: Arc<crate::page_setup::FetchHooks>,
 }
 
 /// A target of the session the allowlist could not guard (its interception or guard script did
@@ -433,7 +435,7 @@ async fn install(
         Arc::downgrade(enforcement),
     )));
     let enabled = session
-        .call_within(intercept_all(policy), SETUP_DEADLINE)
+        .call_within(intercept_all(policy, true), SETUP_DEADLINE)
         .await;
     match enabled {
         Ok(_) => {}
@@ -503,6 +505,9 @@ struct Paused {
 #[derive(Deserialize)]
 struct PausedRequest {
     url: String,
+    /// Kept to add origin headers (`page_setup.rs`).
+    #[serde(default)]
+    headers: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Paused {
@@ -544,6 +549,8 @@ async fn answer(
     enforcement: std::sync::Weak<Enforcement>,
 ) {
     let mut auth_tries: HashMap<String, u8> = HashMap::new();
+    let hooks = enforcement.upgrade().map(|e| e.hooks.clone());
+    let hooks = hooks.as_deref();
     while let Some(event) = events.recv().await {
         match event.method() {
             fetch::EventRequestPaused::IDENTIFIER => {
@@ -552,10 +559,10 @@ async fn answer(
                     .upgrade()
                     .map(|e| e.routes.clone())
                     .unwrap_or_default();
-                decide(&session, &policy, &event, Some(&routes)).await
+                decide(&session, &policy, hooks, &event, Some(&routes)).await
             }
             fetch::EventAuthRequired::IDENTIFIER => {
-                answer_auth(&session, &policy, &event, &mut auth_tries).await
+                answer_auth(&session, &policy, hooks, &event, &mut auth_tries).await
             }
             target::EventAttachedToTarget::IDENTIFIER => {
                 let Ok(child) = event.parse::<Attached>() else {
@@ -623,9 +630,15 @@ fn adopt_child(
 }
 
 /// Continues or fails one paused request of the session's own targets (`routes` given), or
-/// continues one of another session's (`None`). An allowed request meets the session's routes;
-/// a blocked one stays blocked whatever a route says.
-async fn decide(session: &CdpSession, policy: &Policy, event: &Event, routes: Option<&Routes>) {
+/// continues one of another session's (`None`). An allowed request meets the session's routes,
+/// then its page hooks (extra headers); a blocked one stays blocked whatever a route says.
+async fn decide(
+    session: &CdpSession,
+    policy: &Policy,
+    hooks: Option<&crate::page_setup::FetchHooks>,
+    event: &Event,
+    routes: Option<&Routes>,
+) {
     let Ok(paused) = event.parse::<Paused>() else {
         return;
     };
@@ -640,7 +653,37 @@ async fn decide(session: &CdpSession, policy: &Policy, event: &Event, routes: Op
             "blocked a request outside the allowlist"
         );
     }
-    routed_release(session, paused, allowed, routes).await;
+    if routed(session, &paused, allowed, routes).await {
+        return;
+    }
+    match hooks {
+        Some(hooks) if allowed => {
+            crate::page_setup::continue_request(
+                session,
+                hooks,
+                paused.request_id,
+                &paused.request.url,
+                &paused.request.headers,
+            )
+            .await
+        }
+        _ => release(session, paused.request_id, allowed).await,
+    }
+}
+
+/// Whether one of the session's routes answered the allowed request.
+async fn routed(
+    session: &CdpSession,
+    paused: &Paused,
+    allowed: bool,
+    routes: Option<&Routes>,
+) -> bool {
+    match routes {
+        Some(routes) if allowed => {
+            crate::network::answer_paused(session, routes, &paused.routed()).await
+        }
+        _ => false,
+    }
 }
 
 /// [`release`], unless a route answers the allowed request.
@@ -650,13 +693,9 @@ async fn routed_release(
     allowed: bool,
     routes: Option<&Routes>,
 ) {
-    if allowed
-        && let Some(routes) = routes
-        && crate::network::answer_paused(session, routes, &paused.routed()).await
-    {
-        return;
+    if !routed(session, &paused, allowed, routes).await {
+        release(session, paused.request_id, allowed).await;
     }
-    release(session, paused.request_id, allowed).await;
 }
 
 /// Lets a paused request go on, or fails it as blocked by the client.
@@ -676,20 +715,22 @@ async fn release(session: &CdpSession, request_id: String, allowed: bool) {
     };
 }
 
-/// `Fetch.enable` for every request, answering proxy challenges too when there are credentials.
-fn intercept_all(policy: &Policy) -> fetch::EnableParams {
+/// `Fetch.enable` for every request, answering proxy challenges too when there are credentials
+/// (and, on a tab, servers' challenges: `set credentials` may give some later).
+fn intercept_all(policy: &Policy, tab_level: bool) -> fetch::EnableParams {
     fetch::EnableParams {
         patterns: Some(vec![fetch::RequestPattern {
             url_pattern: Some("*".into()),
             ..Default::default()
         }]),
-        handle_auth_requests: Some(policy.proxy_auth.is_some()),
+        handle_auth_requests: Some(policy.proxy_auth.is_some() || tab_level),
     }
 }
 
 async fn answer_auth(
     session: &CdpSession,
     policy: &Policy,
+    hooks: Option<&crate::page_setup::FetchHooks>,
     event: &Event,
     tries: &mut HashMap<String, u8>,
 ) {
@@ -712,7 +753,11 @@ async fn answer_auth(
             password: Some(creds.password.clone()),
             ..answer(Answer::ProvideCredentials)
         },
-        _ => answer(Answer::Default),
+        (_, Some("Proxy")) => answer(Answer::Default),
+        _ => match hooks {
+            Some(hooks) => crate::page_setup::server_auth_answer(hooks, *count),
+            None => answer(Answer::Default),
+        },
     };
     if tries.len() > 4096 {
         tries.clear();
@@ -755,7 +800,7 @@ async fn watch_browser(
         Arc::downgrade(enforcement),
     )));
     browser
-        .call_within(intercept_all(policy), SETUP_DEADLINE)
+        .call_within(intercept_all(policy, false), SETUP_DEADLINE)
         .await?;
     Ok(())
 }
@@ -781,7 +826,7 @@ async fn popup_pump(
         };
         match event.method() {
             fetch::EventAuthRequired::IDENTIFIER => {
-                answer_auth(&browser, &policy, &event, &mut auth_tries).await
+                answer_auth(&browser, &policy, None, &event, &mut auth_tries).await
             }
             target::EventTargetInfoChanged::IDENTIFIER => {
                 if let Ok(changed) = event.parse::<Created>() {
@@ -836,10 +881,10 @@ async fn popup_pump(
                 };
                 match held {
                     // Not ours: let it go at once.
-                    None => decide(&browser, &policy, &event, None).await,
+                    None => decide(&browser, &policy, None, &event, None).await,
                     Some(true) => {}
                     Some(false) => {
-                        decide(&browser, &policy, &event, Some(&enforcement.routes)).await
+                        decide(&browser, &policy, None, &event, Some(&enforcement.routes)).await
                     }
                 }
             }

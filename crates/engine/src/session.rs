@@ -76,6 +76,8 @@ pub struct SessionOptions {
     /// within the action's timeout, for the page it leads to before it returns, so the next
     /// call sees that page (default). `false` returns as soon as the input is delivered.
     pub settle_navigation: bool,
+    /// Page settings applied to every tab: color scheme, init scripts, download directory.
+    pub page: crate::page_setup::PageSetup,
 }
 
 impl Default for SessionOptions {
@@ -89,6 +91,7 @@ impl Default for SessionOptions {
             claims: None,
             name: String::new(),
             settle_navigation: true,
+            page: crate::page_setup::PageSetup::default(),
         }
     }
 }
@@ -191,6 +194,10 @@ pub struct Session {
     pub(crate) network: Arc<crate::network::NetworkState>,
     /// The claim on the pinned tab (see `claim.rs`).
     pub(crate) pin_claim: Mutex<Option<(String, crate::claim::TabClaim)>>,
+    /// Downloads seen and saved (see `download.rs`).
+    pub(crate) downloads: crate::download::Downloads,
+    /// The last reported `screenshot --if-changed` per tab and scope.
+    pub(crate) shots: crate::image_diff::History,
 }
 
 impl std::fmt::Debug for Session {
@@ -223,6 +230,8 @@ impl Session {
         let network = crate::network::NetworkState::new(enforcement.routes.clone(), intercepts);
         let session = Session {
             browser,
+            downloads: crate::download::Downloads::new(options.page.download_dir.clone()),
+            shots: crate::image_diff::History::default(),
             options,
             tabs: Mutex::new(TabTable::default()),
             refs: crate::refs::RefStore::default(),
@@ -243,6 +252,7 @@ impl Session {
         }
         session.bind(&target).await?;
         crate::policy::contain_open_pages(&session).await?;
+        crate::page_setup::session_started(&session).await?;
         Ok(session)
     }
 
@@ -325,6 +335,7 @@ impl Session {
         )
         .await?;
         self.network.watch(&tab).await;
+        crate::page_setup::prepare_tab(self, &tab).await?;
         self.table()
             .attached
             .insert(target_id.to_string(), tab.clone());

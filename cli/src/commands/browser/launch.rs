@@ -34,6 +34,11 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     {
         spec.allowed_domains = live.spec.allowed_domains;
     }
+    // Page settings a launch does not mention stay as the live browser has them (a launch
+    // sent for other flags must not relaunch without them); one that changes them relaunches.
+    if let Some(live) = ctx.live() {
+        spec.pages.keep_unmentioned(&launch, &live.spec.pages);
+    }
     // Upstream rejects an allowlist with --cdp or --profile; abx enforces it there too
     // (docs/adr/0004-allowlist.md), so every combination is accepted.
     let had_browser = ctx.live().is_some();

@@ -1,13 +1,13 @@
 //! `diff snapshot|screenshot|url`: compares the page's snapshot with a baseline (a file, or the
-//! last snapshot), two screenshots, or two URLs. `diff screenshot` and `diff url` are not
-//! implemented yet (`Not yet implemented: diff_screenshot|diff_url`).
+//! last snapshot), two screenshots, or two URLs. `diff url` is not implemented yet
+//! (`Not yet implemented: diff_url`).
 
 use crate::commands::capture::snapshot::SnapshotRequest;
 use crate::commands::prelude::*;
 
 /// `diff snapshot`.
 pub const SNAPSHOT: &str = "diff_snapshot";
-/// `diff screenshot` (not implemented yet).
+/// `diff screenshot`.
 pub const SCREENSHOT: &str = "diff_screenshot";
 /// `diff url` (not implemented yet).
 pub const URL: &str = "diff_url";
@@ -37,7 +37,7 @@ pub const COMMAND: Command = Command {
             diff: Some(snapshot_diff),
             ..Render::DEFAULT
         }),
-        Action::todo(SCREENSHOT).rendered(Render {
+        Action::queued(SCREENSHOT, |ctx| Box::pin(run_screenshot(ctx))).rendered(Render {
             diff: Some(screenshot_diff),
             ..Render::DEFAULT
         }),
@@ -56,6 +56,58 @@ async fn run_snapshot(ctx: &Ctx<'_>) -> Result<Value, Failure> {
             .diff_snapshot(&request.snapshot.options(), request.baseline.as_deref())
             .await?,
     )
+}
+
+/// `diff screenshot`: `{"baseline", "output"?, "threshold"?, "selector"?, "fullPage"?}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffScreenshotRequest {
+    /// The baseline image file.
+    pub baseline: Option<String>,
+    /// Where to write the diff image.
+    #[serde(default)]
+    pub output: Option<String>,
+    /// Per-pixel colour tolerance, 0 to 1 (default 0.1).
+    #[serde(default)]
+    pub threshold: Option<f64>,
+    /// Only this element.
+    #[serde(default)]
+    pub selector: Option<String>,
+    /// The whole page.
+    #[serde(default)]
+    pub full_page: bool,
+}
+
+async fn run_screenshot(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: DiffScreenshotRequest = ctx.params()?;
+    let baseline_path = required(&request.baseline, "baseline")?;
+    let baseline = std::fs::read(baseline_path)
+        .map_err(|e| Failure::message(format!("Failed to read baseline: {e}")))?;
+    let session = ctx.session().await?;
+    let options = abx_engine::ScreenshotOptions {
+        full_page: request.full_page,
+        selector: request.selector.clone(),
+        ..Default::default()
+    };
+    let diff = session
+        .diff_screenshot(
+            &baseline,
+            &options,
+            request.threshold.unwrap_or(0.1),
+            ctx.timeout(),
+        )
+        .await?;
+    if let Some(output) = &request.output {
+        crate::commands::support::write_file(std::path::Path::new(output), &diff.diff_png)?;
+    }
+    Ok(json!({
+        "match": diff.matched,
+        "mismatchPercentage": diff.mismatch_percentage,
+        "totalPixels": diff.total_pixels,
+        "differentPixels": diff.different_pixels,
+        "diffPath": request.output,
+        "dimensionMismatch": diff.dimension_mismatch.then_some(true),
+    }))
 }
 
 /// `✓ No changes detected`, or the coloured diff and its counts.

@@ -62,6 +62,7 @@ pub const COMMAND: Command = Command {
     grammar: Grammar::Request(parse),
     actions: &[
         Action::queued(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
+            first: Some(unchanged),
             saved: Some(saved),
             ..Render::DEFAULT
         }),
@@ -136,6 +137,26 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     Ok(encode(ACTION, &request))
 }
 
+/// `✓ Screenshot unchanged (revision N, R% pixels changed)` for an `--if-changed` capture
+/// that was not saved.
+fn unchanged(t: &mut Text<'_>, data: &Value) -> bool {
+    if b(data, "changed") != Some(false) || data.get("revision").is_none() {
+        return false;
+    }
+    let ratio = data
+        .get("pixelChangeRatio")
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0);
+    let p = t.p;
+    t.out(&format!(
+        "{} Screenshot unchanged (revision {}, {:.4}% pixels changed)",
+        p.ok(),
+        u(data, "revision").unwrap_or(0),
+        ratio * 100.0
+    ));
+    true
+}
+
 /// `✓ Screenshot saved to <path>` and the annotation legend.
 fn saved(t: &mut Text<'_>, data: &Value, path: &str) {
     let p = t.p;
@@ -162,6 +183,25 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
         quality: request.quality.map(|q| q.min(100) as u8),
         selector: request.selector.clone(),
     };
+    if request.if_changed || request.threshold.is_some() {
+        // `--threshold` implies `--if-changed`, as upstream documents.
+        let threshold = request.threshold.unwrap_or(0.0);
+        let shot = session
+            .screenshot_if_changed(&options, threshold, ctx.timeout())
+            .await?;
+        let mut data = json!({
+            "changed": shot.changed,
+            "revision": shot.revision,
+            "pixelChangeRatio": shot.pixel_change_ratio,
+            "threshold": shot.threshold,
+        });
+        if let Some(image) = shot.image {
+            let path = screenshot_path(&request);
+            write_file(&path, &image)?;
+            data["path"] = json!(path.display().to_string());
+        }
+        return Ok(data);
+    }
     let (bytes, annotations) = if request.annotate {
         let shot = session
             .screenshot_annotated(&options, ctx.timeout())
@@ -170,12 +210,23 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     } else {
         (session.screenshot(&options, ctx.timeout()).await?, None)
     };
+    let path = screenshot_path(&request);
+    write_file(&path, &bytes)?;
+    let mut data = json!({"path": path.display().to_string()});
+    if let Some(annotations) = annotations {
+        data["annotations"] = json!(annotations);
+    }
+    Ok(data)
+}
+
+/// The path given, or a new file in the screenshot directory.
+fn screenshot_path(request: &ScreenshotRequest) -> PathBuf {
     let extension = if request.format.as_deref() == Some("jpeg") {
         "jpg"
     } else {
         "png"
     };
-    let path = match &request.path {
+    match &request.path {
         Some(path) => PathBuf::from(path),
         None => {
             let dir = request
@@ -185,13 +236,7 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
                 .unwrap_or_else(default_screenshot_dir);
             dir.join(format!("screenshot-{}.{extension}", epoch_ms()))
         }
-    };
-    write_file(&path, &bytes)?;
-    let mut data = json!({"path": path.display().to_string()});
-    if let Some(annotations) = annotations {
-        data["annotations"] = json!(annotations);
     }
-    Ok(data)
 }
 
 fn default_screenshot_dir() -> PathBuf {

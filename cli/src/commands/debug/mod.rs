@@ -1,7 +1,8 @@
 //! Debugging and audits: `trace`, `profiler`, `record`, `console`, `errors`, `react`,
-//! `vitals`, `a11y`, `removeinitscript`, `inspect`.
+//! `vitals`, `a11y`, `addinitscript`, `removeinitscript`, `inspect`.
 
 pub mod a11y;
+pub mod addinitscript;
 pub mod console;
 pub mod errors;
 pub mod inspect;

@@ -1,5 +1,4 @@
-//! `removeinitscript <identifier>`: removes a registered page init script. Not implemented
-//! yet: the daemon answers `Not yet implemented: removeinitscript`.
+//! `removeinitscript <identifier>`: stops running an `addinitscript` script in new documents.
 
 use crate::commands::prelude::*;
 
@@ -15,7 +14,7 @@ pub const COMMAND: Command = Command {
         examples: &["removeinitscript 1"],
     }),
     grammar: Grammar::Request(parse),
-    actions: &[Action::todo(ACTION)],
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
 };
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
@@ -24,4 +23,19 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
         .first()
         .ok_or_else(|| ParseError::missing(ACTION, "removeinitscript <identifier>"))?;
     ok(Req::new(ACTION).set("identifier", *identifier))
+}
+
+/// `{"identifier"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RemoveInitScriptRequest {
+    /// What `addinitscript` printed.
+    pub identifier: Option<String>,
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: RemoveInitScriptRequest = ctx.params()?;
+    let identifier = required(&request.identifier, "identifier")?;
+    let session = ctx.session().await?;
+    session.remove_init_script(identifier).await?;
+    Ok(json!({"removed": true, "identifier": identifier}))
 }

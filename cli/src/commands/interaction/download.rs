@@ -1,5 +1,5 @@
-//! `download <selector> <path>`: clicks an element and saves the download. Not implemented
-//! yet: the daemon answers `Not yet implemented: download`.
+//! `download <selector> <path>`: clicks an element and saves the download it starts to
+//! `path` (its directory is created).
 
 use crate::commands::prelude::*;
 
@@ -17,10 +17,12 @@ pub const COMMAND: Command = Command {
         examples: &["download 'a.report' ./report.pdf"],
     }),
     grammar: Grammar::Request(parse),
-    actions: &[Action::todo(ACTION).rendered(Render {
-        saved: Some(saved),
-        ..Render::DEFAULT
-    })],
+    actions: &[
+        Action::queued(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
+            saved: Some(saved),
+            ..Render::DEFAULT
+        }),
+    ],
 };
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
@@ -40,4 +42,22 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
 pub(crate) fn saved(t: &mut Text<'_>, _data: &Value, path: &str) {
     let p = t.p;
     t.out(&format!("{} Download saved to {}", p.ok(), p.green(path)));
+}
+
+/// `{"selector", "path"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DownloadRequest {
+    /// What to click.
+    pub selector: Option<String>,
+    /// Where to save the file.
+    pub path: Option<String>,
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: DownloadRequest = ctx.params()?;
+    let selector = required(&request.selector, "selector")?;
+    let path = required(&request.path, "path")?;
+    let session = ctx.session().await?;
+    let saved = session.download(selector, path, ctx.timeout()).await?;
+    Ok(json!({"path": saved.path}))
 }

@@ -85,6 +85,25 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
         None => WaitUntil::Load,
     };
     let session = ctx.session().await?;
+    if let Some(headers) = &request.headers {
+        let Some(map) = headers.as_object() else {
+            return Err(Failure::message(
+                "--headers must be a JSON object of header names to values",
+            ));
+        };
+        // Upstream's scope: every later request to this URL's origin, and only there.
+        let headers = map
+            .iter()
+            .map(|(k, v)| {
+                let value = v
+                    .as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| v.to_string());
+                (k.clone(), value)
+            })
+            .collect();
+        session.set_origin_headers(url, headers).await?;
+    }
     let nav = session.navigate(url, wait, ctx.timeout()).await?;
     Ok(json!({"url": nav.url, "title": nav.title}))
 }

@@ -1,6 +1,7 @@
 //! `read [url] [--raw] [--require-md] [--llms <index|full>] [--outline] [--filter <text>]
-//! [--timeout <ms>]`: a page (or URL) as text or markdown. Not implemented yet: the daemon
-//! answers `Not yet implemented: read`.
+//! [--timeout <ms>]`: the active page (or a URL, read in a short-lived tab) as Markdown.
+//! `--llms` and `--require-md` (upstream's HTTP fetch of `llms.txt` / `.md` twins) are refused
+//! with an error rather than ignored.
 
 use crate::commands::prelude::*;
 use crate::commands::support::SYSTEM_CA_BUNDLES;
@@ -19,10 +20,12 @@ pub const COMMAND: Command = Command {
         examples: &["read https://example.com/docs --outline"],
     }),
     grammar: Grammar::Request(parse),
-    actions: &[Action::todo(ACTION).rendered(Render {
-        first: Some(content),
-        ..Render::DEFAULT
-    })],
+    actions: &[
+        Action::queued(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
+            first: Some(content),
+            ..Render::DEFAULT
+        }),
+    ],
 };
 
 /// The fetched content as page text (its origin is the final URL).
@@ -112,4 +115,53 @@ fn read_tls(input: &Input<'_>) -> Value {
         "caCertIsImplicit": implicit,
         "useSystemCa": flags.use_system_ca,
     })
+}
+
+/// The fields of a `read` request the daemon acts on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadRequest {
+    /// Read this URL instead of the active page.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// The HTML as it is.
+    #[serde(default)]
+    pub raw: bool,
+    /// The heading outline only.
+    #[serde(default)]
+    pub outline: bool,
+    /// Sections whose heading contains this.
+    #[serde(default)]
+    pub filter: Option<String>,
+    /// `--llms`.
+    #[serde(default)]
+    pub llms: Option<String>,
+    /// `--require-md`.
+    #[serde(default)]
+    pub require_md: bool,
+    /// Deadline (ms).
+    #[serde(default)]
+    pub timeout: Option<u64>,
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: ReadRequest = ctx.params()?;
+    if request.llms.is_some() || request.require_md {
+        return Err(Failure::message(
+            "read --llms and --require-md fetch llms.txt or Markdown twins over HTTP, which abx does not do: read the page itself (without these flags)",
+        ));
+    }
+    let session = ctx.session().await?;
+    let options = abx_engine::ReadOptions {
+        outline: request.outline,
+        filter: request.filter.clone(),
+        raw: request.raw,
+    };
+    let timeout = request.timeout.map(std::time::Duration::from_millis);
+    let url = request
+        .url
+        .as_deref()
+        .map(crate::commands::support::normalize_url);
+    let page = session.read(url.as_deref(), &options, timeout).await?;
+    data(page)
 }

@@ -14,7 +14,7 @@ pub const URL: &str = "waitforurl";
 pub const LOAD: &str = "waitforloadstate";
 /// `wait --fn <expression>`.
 pub const FUNCTION: &str = "waitforfunction";
-/// `wait --download [path]` (not implemented yet).
+/// `wait --download [path]`.
 pub const DOWNLOAD: &str = "waitfordownload";
 
 const USAGE: &str = "wait <selector|ms|--url|--load|--fn|--text|--download> [--timeout <ms>]";
@@ -79,6 +79,7 @@ pub const COMMAND: Command = Command {
             "wait '#results'",
             "wait --text 'Welcome back'",
             "wait --url '**/dashboard' --timeout 10000",
+            "wait --download ./report.pdf",
         ],
     }),
     grammar: Grammar::Request(parse),
@@ -87,7 +88,7 @@ pub const COMMAND: Command = Command {
         Action::queued(URL, |ctx| Box::pin(run_url(ctx))).with_default_timeout(),
         Action::queued(LOAD, |ctx| Box::pin(run_load(ctx))).with_default_timeout(),
         Action::queued(FUNCTION, |ctx| Box::pin(run_function(ctx))).with_default_timeout(),
-        Action::todo(DOWNLOAD)
+        Action::queued(DOWNLOAD, |ctx| Box::pin(run_download(ctx)))
             .with_default_timeout()
             .rendered(Render {
                 saved: Some(download::saved),
@@ -238,4 +239,21 @@ async fn run_function(ctx: &Ctx<'_>) -> Result<Value, Failure> {
         .wait_for_function(expression, ctx.timeout(), FUNCTION)
         .await?;
     Ok(json!({"result": result}))
+}
+
+/// `waitfordownload`: `{"path"?}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DownloadRequest {
+    /// Where to save the download (default: the download directory, else the temp directory).
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
+async fn run_download(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: DownloadRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    let saved = session
+        .wait_download(request.path.as_deref(), ctx.timeout())
+        .await?;
+    Ok(json!({"path": saved.path}))
 }

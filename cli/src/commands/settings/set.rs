@@ -1,5 +1,5 @@
 //! `set viewport|device|geo|offline|headers|credentials|media`: emulation and browser
-//! settings of the active tab. `set credentials` is not implemented yet.
+//! settings of the active tab. `set credentials` answers servers' HTTP authentication.
 
 use crate::commands::prelude::*;
 
@@ -13,7 +13,7 @@ pub const GEOLOCATION: &str = "geolocation";
 pub const OFFLINE: &str = "offline";
 /// `set headers <json>`.
 pub const HEADERS: &str = "headers";
-/// `set credentials <user> <pass>` (not implemented yet).
+/// `set credentials <user> <pass>`.
 pub const CREDENTIALS: &str = "credentials";
 /// `set media [dark|light] [reduced-motion]`.
 pub const MEDIA: &str = "emulatemedia";
@@ -93,7 +93,7 @@ pub const COMMAND: Command = Command {
         Action::queued(GEOLOCATION, |ctx| Box::pin(run_geolocation(ctx))),
         Action::queued(OFFLINE, |ctx| Box::pin(run_offline(ctx))),
         Action::queued(HEADERS, |ctx| Box::pin(run_headers(ctx))),
-        Action::todo(CREDENTIALS),
+        Action::queued(CREDENTIALS, |ctx| Box::pin(run_credentials(ctx))),
         Action::queued(MEDIA, |ctx| Box::pin(run_media(ctx))),
     ],
 };
@@ -323,4 +323,22 @@ mod tests {
             "Missing required parameter: height"
         );
     }
+}
+
+/// `credentials`: `{"username", "password"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CredentialsRequest {
+    /// User name.
+    pub username: Option<String>,
+    /// Password (never logged or echoed).
+    pub password: Option<String>,
+}
+
+async fn run_credentials(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: CredentialsRequest = ctx.params()?;
+    let username = required(&request.username, "username")?;
+    let password = required(&request.password, "password")?;
+    let session = ctx.session().await?;
+    session.set_http_credentials(username, password).await?;
+    Ok(json!({"set": true}))
 }

@@ -1,0 +1,66 @@
+//! `addinitscript <script>`: runs a script in every new document of the session's tabs, before
+//! the page's own scripts; prints the identifier `removeinitscript` takes. (Upstream 0.41.2
+//! documents the action but its CLI does not know the word.)
+
+use crate::commands::prelude::*;
+
+/// The wire action.
+pub const ACTION: &str = "addinitscript";
+
+const USAGE: &str = "addinitscript <script>";
+
+/// `{"script"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AddInitScriptRequest {
+    /// The JavaScript source.
+    pub script: Option<String>,
+}
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &[ACTION],
+    help: Some(Help {
+        about: "Run a script in every new document (before the page's scripts)",
+        usage: &[USAGE],
+        examples: &["addinitscript 'window.__agent = true'"],
+    }),
+    grammar: Grammar::Request(parse),
+    actions: &[
+        Action::queued(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
+            first: Some(added),
+            ..Render::DEFAULT
+        }),
+    ],
+};
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    let script = input
+        .rest
+        .first()
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| ParseError::missing(ACTION, USAGE))?;
+    Ok(encode(
+        ACTION,
+        &AddInitScriptRequest {
+            script: Some(script.to_string()),
+        },
+    ))
+}
+
+/// `✓ Init script added: <id>`.
+fn added(t: &mut Text<'_>, data: &Value) -> bool {
+    let Some(id) = s(data, "identifier") else {
+        return false;
+    };
+    let p = t.p;
+    t.out(&format!("{} Init script added: {id}", p.ok()));
+    true
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: AddInitScriptRequest = ctx.params()?;
+    let script = required(&request.script, "script")?;
+    let session = ctx.session().await?;
+    let identifier = session.add_init_script(script).await?;
+    Ok(json!({"added": true, "identifier": identifier}))
+}
