@@ -124,7 +124,11 @@ pub enum LocalCommand {
         /// The `state_*` request.
         request: Value,
     },
-    /// A command abx does not implement (`install`, `doctor`, `mcp`, …).
+    /// `mcp …`: the MCP server or one tool call (the words, `mcp` first).
+    Mcp(Vec<String>),
+    /// `profiles`: the Chrome profiles found under HOME.
+    Profiles,
+    /// A command abx does not implement (`install`, `doctor`, …).
     Unsupported {
         /// The command word.
         command: String,
@@ -142,9 +146,11 @@ impl LocalCommand {
                 &crate::output::unsupported_message(command),
                 opts,
             )),
-            LocalCommand::Session(_) | LocalCommand::CloseAll | LocalCommand::StateFile { .. } => {
-                None
-            }
+            LocalCommand::Session(_)
+            | LocalCommand::CloseAll
+            | LocalCommand::Mcp(_)
+            | LocalCommand::Profiles
+            | LocalCommand::StateFile { .. } => None,
         }
     }
 }

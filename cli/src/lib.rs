@@ -34,6 +34,7 @@ pub mod fingerprint;
 pub mod flags;
 mod help;
 pub mod host;
+pub mod mcp;
 pub mod output;
 pub mod session;
 

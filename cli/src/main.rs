@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use abx_wire::extras;
 use agent_browser::client::{Client, SendError, live_sessions};
 use agent_browser::commands::browser::close;
-use agent_browser::commands::control::session;
+use agent_browser::commands::control::{self, session};
 use agent_browser::commands::{Command, LocalCommand, SessionCommand, registry};
 use agent_browser::host::SystemHost;
 use agent_browser::output::{self, Rendered, Response};
@@ -264,6 +264,14 @@ fn run_local(inv: &Invocation, local: &LocalCommand) -> Rendered {
             }
         }
         LocalCommand::CloseAll => close_all(inv),
+        LocalCommand::Mcp(words) => {
+            let argv: Vec<String> = std::env::args().skip(1).collect();
+            agent_browser::mcp::run(inv, &argv, words)
+        }
+        LocalCommand::Profiles => {
+            let home = std::env::var_os("HOME").unwrap_or_default();
+            control::profiles::run(std::path::Path::new(&home), &inv.output)
+        }
         LocalCommand::StateFile { .. } => output::render_error(
             "State files (state list|show|clear|clean|rename) are not supported by abx",
             &inv.output,

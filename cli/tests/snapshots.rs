@@ -73,6 +73,8 @@ fn describe_local(local: &LocalCommand) -> String {
         LocalCommand::CloseAll => "close-all".into(),
         LocalCommand::StateFile { request } => format!("state-file {request}"),
         LocalCommand::Unsupported { command } => format!("unsupported {command}"),
+        LocalCommand::Mcp(words) => format!("mcp {words:?}"),
+        LocalCommand::Profiles => "profiles".into(),
     }
 }
 

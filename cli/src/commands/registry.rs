@@ -287,6 +287,8 @@ pub const TABLE: &[&Command] = &[
     &browser::connect::COMMAND,
     &control::stream::COMMAND,
     &control::session::COMMAND,
+    &control::mcp::COMMAND,
+    &control::profiles::COMMAND,
     &browser::close::COMMAND,
     &browser::launch::COMMAND,
     &control::unsupported::COMMAND,

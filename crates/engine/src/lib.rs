@@ -30,7 +30,9 @@ mod actions;
 mod browser;
 mod capture;
 pub mod claim;
+mod clipboard;
 mod dialog;
+pub mod discover;
 pub mod element;
 pub mod emulation;
 mod error;
@@ -41,6 +43,7 @@ pub mod glob;
 mod input;
 mod js;
 mod locate;
+mod pointer;
 pub mod policy;
 mod popup;
 pub mod refs;
@@ -48,6 +51,7 @@ mod reopen;
 mod session;
 mod snapshot;
 mod tab;
+mod touch;
 
 pub use actions::{
     Checked, ClickOptions, Clicked, Dragged, Filled, Focused, Hovered, Inserted, KeyDown, KeyUp,
@@ -57,6 +61,7 @@ pub use actions::{
 pub use browser::{AttachOptions, Browser, TargetInfo, endpoint_url};
 pub use capture::{AnnotatedScreenshot, Annotation, PdfOptions};
 pub use claim::{ClaimDir, ClaimHolder};
+pub use clipboard::{ClipboardCopied, ClipboardPasted, ClipboardText, ClipboardWritten};
 pub use dialog::DialogStatus;
 pub use error::{EngineError, Result, Unanswerable};
 pub use find::{
@@ -64,6 +69,7 @@ pub use find::{
     StylesOf, TextOf, ValueOf,
 };
 pub use input::InputEvent;
+pub use pointer::Motion;
 pub use policy::{DomainFilter, GuardFailure, Policy, ProxyAuth};
 pub use session::{
     Evaluated, Navigated, NavigationMarker, ScreenshotOptions, Session, SessionOptions, TabListing,
@@ -73,5 +79,6 @@ pub use snapshot::{RefInfo, Snapshot, SnapshotDiff, SnapshotOptions, diff_text};
 pub use tab::{
     ConsoleMessage, Dialog, DialogEvent, PageError, PageEvent, Tab, TabOptions, TabState,
 };
+pub use touch::{Swiped, Tapped};
 
 pub use abx_chrome::{BrowserBinary, BrowserKind, CloseReceipt, LaunchOptions};

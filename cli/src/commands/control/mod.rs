@@ -5,6 +5,8 @@ pub mod auth;
 pub mod batch;
 pub mod confirm;
 pub mod deny;
+pub mod mcp;
+pub mod profiles;
 pub mod session;
 pub mod state;
 pub mod stream;
