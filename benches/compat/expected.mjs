@@ -13,6 +13,10 @@ const KEEPS_LAUNCH = {
 };
 
 export const EXPECTED = {
+  'dbg.clipboard': {
+    reason: '`clipboard read|write` grant the clipboard to the page\'s own origin first, so they work (upstream\'s fail with NotAllowedError in headless Chrome)',
+    ours: /clip text/,
+  },
   'act.click-stale-ref': {
     reason: 'a ref whose element was replaced fails with `stale_ref` (upstream silently re-resolves it by role and name)',
     ours: /is stale/,

@@ -215,13 +215,13 @@ impl Runner {
             }
             None => format!("{stdout}{stderr}").trim().to_string(),
         };
+        // Upstream's shape: the exit code, the parsed response and the CLI's raw output.
         let mut structured = json!({"exitCode": code});
         if let Some(response) = response {
             structured["response"] = response;
         }
-        if !stderr.trim().is_empty() {
-            structured["stderr"] = Value::from(stderr);
-        }
+        structured["stderr"] = Value::from(stderr);
+        structured["stdout"] = Value::from(stdout.into_owned());
         tool_result(text, code != 0, structured)
     }
 }
