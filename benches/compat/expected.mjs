@@ -80,6 +80,10 @@ export const EXPECTED = {
     reason: '`network har stop` without `har start` fails with exit 1 (upstream writes an empty HAR and says it saved 0 requests)',
     ours: /No HAR recording/,
   },
+  'dbg.clipboard': {
+    reason: '`clipboard read|write` grant the clipboard to the page\'s own origin first, so they work (upstream\'s fail with NotAllowedError in headless Chrome)',
+    ours: /clip text/,
+  },
   'act.click-stale-ref': {
     reason: 'a ref whose element was replaced fails with `stale_ref` (upstream silently re-resolves it by role and name)',
     ours: /is stale/,

@@ -158,6 +158,7 @@ export const ROWS = [
   { id: 'act.mouse', area: 'Interact', cmd: '`mouse move|down|up|wheel`', ref: 23, page: '/events.html', steps: ['mouse move 100 120', 'mouse down', 'mouse up', 'mouse wheel 100'], check: ['get text #counts'] },
   { id: 'act.mouse-steps', area: 'Interact', cmd: '`mouse move --steps`, `--human --seed`, `--duration`', ref: 13, page: '/events.html', steps: ['mouse move 300 200 --steps 10', 'eval window.__counts.mousemove', 'mouse move 50 50 --human --seed 42', 'mouse move 200 100 --duration 200 --steps 5'], check: ['eval "window.__counts.mousemove > 12"'] },
   { id: 'act.tap-swipe', area: 'Interact', cmd: '`tap`, `swipe`', ref: 24, page: '/events.html', steps: ['tap #target', 'swipe up 100'], check: ['get text #counts'] },
+  { id: 'act.touch-events', area: 'Interact', cmd: '`tap`, `swipe` (the touch events a page sees)', ref: 24, page: '/touch.html', steps: ['tap #pad', 'swipe up 200'], check: ['eval "window.__touches.filter(function (e) { return e.indexOf(\'touchmove\') === 0 }).length > 3"', 'eval "window.__touches.map(function (e) { return e.split(\'@\')[0] }).filter(function (k) { return k !== \'touchmove\' }).join(\' \')"'] },
   { id: 'act.device-list', area: 'Interact', cmd: '`device list` (iOS, macOS only)', ref: 25, steps: ['device list'] },
 
   // ---- Wait ---------------------------------------------------------------------------------

@@ -130,7 +130,11 @@ pub enum LocalCommand {
     Dashboard(crate::commands::control::dashboard::DashboardCommand),
     /// A command its module carries out in the CLI (`skills`, `doctor`, `install`, `upgrade`).
     Run(LocalRun),
-    /// A command abx does not implement (`mcp`, `chat`, …).
+    /// `mcp …`: the MCP server or one tool call (the words, `mcp` first).
+    Mcp(Vec<String>),
+    /// `profiles`: the Chrome profiles found under HOME.
+    Profiles,
+    /// A command abx does not implement (`plugin`, `chat`, …).
     Unsupported {
         /// The command word.
         command: String,
@@ -152,7 +156,9 @@ impl LocalCommand {
             | LocalCommand::CloseAll
             | LocalCommand::StateFile { .. }
             | LocalCommand::Dashboard(_)
-            | LocalCommand::Run(_) => None,
+            | LocalCommand::Run(_)
+            | LocalCommand::Mcp(_)
+            | LocalCommand::Profiles => None,
         }
     }
 }

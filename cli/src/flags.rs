@@ -1002,7 +1002,15 @@ fn apply_value(flags: &mut Flags, name: &str, value: String, warnings: &mut Vec<
         },
         "--model" => flags.model = Some(value),
         "--ca-cert" => flags.ca_cert = Some(value),
-        "--input-mode" => flags.input_mode = Some(value),
+        "--input-mode" => {
+            if matches!(value.as_str(), "instant" | "smooth" | "human") {
+                flags.input_mode = Some(value);
+            } else {
+                warnings.push(format!(
+                    "--input-mode must be instant, smooth, or human, got '{value}'"
+                ));
+            }
+        }
         // `--config` was consumed by config loading.
         _ => {}
     }

@@ -37,6 +37,7 @@ pub mod fingerprint;
 pub mod flags;
 mod help;
 pub mod host;
+pub mod mcp;
 pub mod output;
 pub mod session;
 

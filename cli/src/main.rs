@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use abx_wire::extras;
 use agent_browser::client::{Client, SendError, live_sessions};
 use agent_browser::commands::browser::close;
-use agent_browser::commands::control::session;
+use agent_browser::commands::control::{self, session};
 use agent_browser::commands::{Command, LocalCommand, SessionCommand, registry};
 use agent_browser::host::SystemHost;
 use agent_browser::output::{self, Rendered, Response};
@@ -336,6 +336,14 @@ fn run_local(inv: &Invocation, local: &LocalCommand) -> Rendered {
                 let client = Client::new(inv)?;
                 client.send(request).map_err(|err| err.to_string())
             },
+            &inv.output,
+        ),
+        LocalCommand::Mcp(words) => {
+            let argv: Vec<String> = std::env::args().skip(1).collect();
+            agent_browser::mcp::run(inv, &argv, words)
+        }
+        LocalCommand::Profiles => control::profiles::run(
+            std::path::Path::new(&std::env::var_os("HOME").unwrap_or_default()),
             &inv.output,
         ),
         LocalCommand::CloseAll => close_all(inv),

@@ -75,6 +75,8 @@ fn describe_local(local: &LocalCommand) -> String {
         LocalCommand::Unsupported { command } => format!("unsupported {command}"),
         LocalCommand::Dashboard(d) => format!("dashboard {d:?}"),
         LocalCommand::Run(run) => format!("run {:?}", run.args),
+        LocalCommand::Mcp(words) => format!("mcp {words:?}"),
+        LocalCommand::Profiles => "profiles".into(),
     }
 }
 

@@ -289,6 +289,8 @@ pub const TABLE: &[&Command] = &[
     &control::stream::COMMAND,
     &control::dashboard::COMMAND,
     &control::session::COMMAND,
+    &control::mcp::COMMAND,
+    &control::profiles::COMMAND,
     &browser::close::COMMAND,
     &browser::launch::COMMAND,
     &control::skills::COMMAND,

@@ -463,11 +463,7 @@ impl Daemon {
                     .await
                     .map_err(Failure::from)?
             }
-            BrowserSource::AutoConnect => {
-                return Err(Failure::message(
-                    "Auto-connect is not supported by abx: start Chrome with --remote-debugging-port and use --cdp <port>",
-                ));
-            }
+            BrowserSource::AutoConnect => auto_connect().await?,
         };
         let preferred = self.read_target_binding();
         let options = SessionOptions {
@@ -677,6 +673,27 @@ pub fn sanitize_url(url: &str) -> String {
         }
         None => cut.to_string(),
     }
+}
+
+/// `--auto-connect`: the first running Chrome found through a `DevToolsActivePort` file in the
+/// user-data directories under `HOME`, else on port 9222 or 9229.
+async fn auto_connect() -> Result<Browser, Failure> {
+    let home = std::env::var_os("HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_default();
+    for endpoint in abx_engine::discover::auto_connect_candidates(&home) {
+        let options = AttachOptions {
+            connect_timeout: Some(Duration::from_secs(2)),
+            ..AttachOptions::default()
+        };
+        match Browser::attach(&endpoint, options).await {
+            Ok(browser) => return Ok(browser),
+            Err(err) => tracing::debug!(%endpoint, %err, "auto-connect candidate failed"),
+        }
+    }
+    Err(Failure::message(
+        "No running Chrome instance found. Launch Chrome with --remote-debugging-port or use --cdp.",
+    ))
 }
 
 #[cfg(test)]

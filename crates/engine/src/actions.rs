@@ -27,6 +27,8 @@ pub struct ClickOptions {
     pub new_tab: bool,
     /// `left` (default), `right` or `middle`.
     pub button: Option<String>,
+    /// `--human`: the pointer travels to the element along a curved path first.
+    pub human: bool,
 }
 
 /// `{"clicked": "<selector>"}` (+ `dialogOpened: true`, or `newTab: true, url` for `--new-tab`).
@@ -350,6 +352,13 @@ impl Session {
         let outcome = if options.new_tab {
             self.open_link_in_new_tab(&tab, &handle, timeout).await
         } else {
+            if options.human {
+                let motion = crate::Motion {
+                    human: true,
+                    ..crate::Motion::default()
+                };
+                self.approach(&tab, selector, &motion, deadline).await?;
+            }
             self.click_handle(
                 &tab,
                 &mut handle,

@@ -30,8 +30,10 @@ mod actions;
 mod browser;
 mod capture;
 pub mod claim;
+mod clipboard;
 mod dialog;
 mod download;
+pub mod discover;
 pub mod element;
 pub mod emulation;
 mod error;
@@ -45,6 +47,7 @@ mod js;
 mod locate;
 pub mod network;
 mod page_setup;
+mod pointer;
 pub mod policy;
 mod popup;
 mod read;
@@ -54,6 +57,7 @@ mod session;
 mod snapshot;
 pub mod storage_state;
 mod tab;
+mod touch;
 
 pub use actions::{
     Checked, ClickOptions, Clicked, Dragged, Filled, Focused, Hovered, Inserted, KeyDown, KeyUp,
@@ -63,6 +67,7 @@ pub use actions::{
 pub use browser::{AttachOptions, Browser, TargetInfo, endpoint_url};
 pub use capture::{AnnotatedScreenshot, Annotation, PdfOptions};
 pub use claim::{ClaimDir, ClaimHolder};
+pub use clipboard::{ClipboardCopied, ClipboardPasted, ClipboardText, ClipboardWritten};
 pub use dialog::DialogStatus;
 pub use download::Downloaded;
 pub use error::{EngineError, Result, Unanswerable};
@@ -73,6 +78,7 @@ pub use find::{
 pub use image_diff::{ConditionalShot, ImageDiff, diff_images};
 pub use input::InputEvent;
 pub use page_setup::PageSetup;
+pub use pointer::Motion;
 pub use policy::{DomainFilter, GuardFailure, Policy, ProxyAuth};
 pub use read::{ReadOptions, ReadPage};
 pub use session::{
@@ -83,5 +89,6 @@ pub use snapshot::{RefInfo, Snapshot, SnapshotDiff, SnapshotOptions, diff_text};
 pub use tab::{
     ConsoleMessage, Dialog, DialogEvent, PageError, PageEvent, Tab, TabOptions, TabState,
 };
+pub use touch::{Swiped, Tapped};
 
 pub use abx_chrome::{BrowserBinary, BrowserKind, CloseReceipt, LaunchOptions};

@@ -9,6 +9,8 @@ pub mod dashboard;
 pub mod deny;
 pub mod doctor;
 pub mod install;
+pub mod mcp;
+pub mod profiles;
 pub mod session;
 pub mod skills;
 pub mod state;

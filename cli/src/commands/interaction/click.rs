@@ -19,7 +19,7 @@ pub struct ClickRequest {
     /// `--new-tab`: open the link's target in a new tab instead.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub new_tab: bool,
-    /// `--human`: upstream's human-like pointer path (abx clicks the same way either way).
+    /// `--human` (or `--input-mode human`): the pointer travels along a curved path first.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub human: bool,
     /// `left` (default), `right` or `middle`.
@@ -48,7 +48,7 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let request = ClickRequest {
         selector: Some(selector.to_string()),
         new_tab: rest.contains(&"--new-tab"),
-        human: rest.contains(&"--human"),
+        human: rest.contains(&"--human") || input.flags.input_mode.as_deref() == Some("human"),
         button: None,
     };
     Ok(encode(ACTION, &request))
@@ -61,6 +61,7 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let options = ClickOptions {
         new_tab: request.new_tab,
         button: request.button.clone(),
+        human: request.human,
     };
     data(session.click(selector, &options, ctx.timeout()).await?)
 }

@@ -14,13 +14,40 @@ pub const UP: &str = "mouseup";
 /// `mouse wheel`.
 pub const WHEEL: &str = "wheel";
 
-/// `{"x", "y"}` (integers from the CLI; any number is read).
+/// `{"x", "y", "steps"?, "duration"?, "human"?, "seed"?}` (integers from the CLI; any number
+/// is read).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MoveRequest {
     /// Page x.
     pub x: Option<Number>,
     /// Page y.
     pub y: Option<Number>,
+    /// `--steps <n>`: movement events (1-240).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<u32>,
+    /// `--duration <ms>`: total time of the move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<u64>,
+    /// `--human` (or `--input-mode human`): a curved, eased path.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub human: bool,
+    /// `--seed <n>`: the human path's seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+const MOVE_USAGE: &str =
+    "mouse move <x> <y> [--duration <ms>] [--steps <n>] [--human] [--seed <n>]";
+
+/// The value after `flag`, parsed; a flag given without a number is an error.
+fn flag_value<T: std::str::FromStr>(rest: &[&str], flag: &str) -> Result<Option<T>, ParseError> {
+    let Some(at) = rest.iter().position(|a| *a == flag) else {
+        return Ok(None);
+    };
+    rest.get(at + 1)
+        .and_then(|v| v.parse::<T>().ok())
+        .map(Some)
+        .ok_or_else(|| ParseError::invalid(format!("{flag} needs a number"), MOVE_USAGE))
 }
 
 /// `{"button"}`: `left` (default), `right` or `middle`.
@@ -45,8 +72,13 @@ pub const COMMAND: Command = Command {
     names: &["mouse"],
     help: Some(Help {
         about: "Low-level mouse input",
-        usage: &["mouse <move|down|up|wheel> [args...]"],
-        examples: &["mouse move 120 300", "mouse wheel 400"],
+        usage: &["mouse <move|down|up|wheel> [args...]", MOVE_USAGE],
+        examples: &[
+            "mouse move 120 300",
+            "mouse move 600 400 --duration 250 --steps 24",
+            "mouse move 600 400 --human --seed 42",
+            "mouse wheel 400",
+        ],
     }),
     grammar: Grammar::Request(parse),
     actions: &[
@@ -68,9 +100,24 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             const USAGE: &str = "mouse move <x> <y>";
             let x = int(1).ok_or_else(|| ParseError::missing("mouse move", USAGE))?;
             let y = int(2).ok_or_else(|| ParseError::missing("mouse move", USAGE))?;
+            let mode = input.flags.input_mode.as_deref();
+            let steps = flag_value::<u32>(rest, "--steps")?;
+            if let Some(n) = steps
+                && !(1..=240).contains(&n)
+            {
+                return Err(ParseError::invalid(
+                    format!("--steps must be between 1 and 240, got {n}"),
+                    MOVE_USAGE,
+                ));
+            }
             let request = MoveRequest {
                 x: Some(Number::from(x)),
                 y: Some(Number::from(y)),
+                // `--input-mode smooth`: ten even steps unless the command says otherwise.
+                steps: steps.or_else(|| (mode == Some("smooth")).then_some(10)),
+                duration: flag_value(rest, "--duration")?,
+                human: rest.contains(&"--human") || mode == Some("human"),
+                seed: flag_value(rest, "--seed")?,
             };
             Ok(encode(MOVE, &request))
         }
@@ -101,6 +148,18 @@ fn number(n: &Option<Number>, default: f64) -> f64 {
 async fn run_move(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: MoveRequest = ctx.params()?;
     let session = ctx.session().await?;
+    let motion = abx_engine::Motion {
+        steps: request.steps,
+        duration_ms: request.duration,
+        human: request.human,
+        seed: request.seed,
+    };
+    if motion.travels() {
+        let x = number(&request.x, 0.0);
+        let y = number(&request.y, 0.0);
+        let steps = session.mouse_travel(x, y, &motion, ctx.timeout()).await?;
+        return Ok(json!({"moved": true, "steps": steps}));
+    }
     data(
         session
             .mouse_move(

@@ -1,5 +1,5 @@
-//! `swipe <up|down|left|right> [distance]`: a touch swipe. Not implemented yet: the daemon
-//! answers `Not yet implemented: swipe`.
+//! `swipe <up|down|left|right> [distance]`: a one-finger touch swipe from the middle of the
+//! viewport (300 px by default); the content follows the finger, so `swipe up` scrolls down.
 
 use crate::commands::prelude::*;
 
@@ -14,10 +14,10 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Swipe (touch)",
         usage: &[USAGE],
-        examples: &["swipe up 400"],
+        examples: &["swipe up", "swipe down 500", "swipe left"],
     }),
     grammar: Grammar::Request(parse),
-    actions: &[Action::todo(ACTION)],
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
 };
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
@@ -36,4 +36,25 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
         req.put("distance", d);
     }
     ok(req)
+}
+
+/// `{"direction", "distance"?}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SwipeRequest {
+    /// `up`, `down`, `left` or `right`.
+    pub direction: Option<String>,
+    /// Pixels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distance: Option<f64>,
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: SwipeRequest = ctx.params()?;
+    let direction = required(&request.direction, "direction")?;
+    let session = ctx.session().await?;
+    data(
+        session
+            .swipe(direction, request.distance, ctx.timeout())
+            .await?,
+    )
 }

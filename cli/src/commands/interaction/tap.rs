@@ -1,5 +1,5 @@
-//! `tap <selector>`: a touch tap on an element. Not implemented yet: the daemon answers
-//! `Not yet implemented: tap`.
+//! `tap <selector>`: a touch tap (touchstart, touchend) on an element's centre, once it can be
+//! acted on.
 
 use crate::commands::prelude::*;
 
@@ -12,8 +12,15 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Tap an element (touch)",
         usage: &["tap <selector>"],
-        examples: &["tap '#menu'"],
+        examples: &["tap '#menu'", "tap @e1"],
     }),
     grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "tap <selector>")),
-    actions: &[Action::todo(ACTION)],
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
 };
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: SelectorRequest = ctx.params()?;
+    let selector = required(&request.selector, "selector")?;
+    let session = ctx.session().await?;
+    data(session.tap(selector, ctx.timeout()).await?)
+}

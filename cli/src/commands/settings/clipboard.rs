@@ -1,21 +1,36 @@
-//! `clipboard read|write <text>|copy|paste`. Not implemented yet: the daemon answers
-//! `Not yet implemented: clipboard`.
+//! `clipboard read|write <text>|copy|paste`: the page's clipboard. Reading and writing grant
+//! the clipboard to the session's own origin only, in its own browser context (engine).
 
 use crate::commands::prelude::*;
 
 /// The wire action.
 pub const ACTION: &str = "clipboard";
 
+/// `{"operation": "read|write|copy|paste", "text"?}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClipboardRequest {
+    /// What to do (`read` when absent, as upstream).
+    pub operation: Option<String>,
+    /// `write`'s text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
 /// The command.
 pub const COMMAND: Command = Command {
     names: &[ACTION],
     help: Some(Help {
-        about: "Clipboard",
+        about: "Read or write the clipboard, copy the selection or paste",
         usage: &["clipboard <read|write|copy|paste> [text]"],
-        examples: &["clipboard write 'hello'", "clipboard read"],
+        examples: &[
+            "clipboard write 'hello'",
+            "clipboard read",
+            "clipboard copy",
+            "clipboard paste",
+        ],
     }),
     grammar: Grammar::Request(parse),
-    actions: &[Action::todo(ACTION)],
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
 };
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
@@ -38,5 +53,23 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             sub,
             &["read", "write", "copy", "paste"],
         )),
+    }
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: ClipboardRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    let timeout = ctx.timeout();
+    match request.operation.as_deref().unwrap_or("read") {
+        "read" => data(session.clipboard_read(timeout).await?),
+        "write" => {
+            let text = required(&request.text, "text")?;
+            data(session.clipboard_write(text, timeout).await?)
+        }
+        "copy" => data(session.clipboard_copy(timeout).await?),
+        "paste" => data(session.clipboard_paste(timeout).await?),
+        other => Err(Failure::message(format!(
+            "Unknown clipboard operation: {other} (read, write, copy or paste)"
+        ))),
     }
 }

@@ -1,0 +1,615 @@
+//! `agent-browser mcp`: a Model Context Protocol server over stdio (newline-delimited JSON-RPC
+//! 2.0), and `mcp call <tool> <json>`, one tool call from the shell.
+//!
+//! The tools come from the command registry ([`tools`]): a tool call becomes the words of one
+//! CLI command, run by this same binary as a child (`--json`, the server's global flags, its
+//! session), so deadlines, errors and the session daemon are exactly the CLI's. The reply is the
+//! CLI's text as `content` and its JSON response as `structuredContent`. The server uses one
+//! browser session for its whole life: the invocation's (`--session`, `AGENT_BROWSER_SESSION`,
+//! else `default`). stdout carries only protocol messages.
+//!
+//! Both protocol eras are served: a client that starts with `initialize` (2024-11-05 through
+//! 2025-11-25) gets its version back when supported, and a stateless client (2026-07-28) may
+//! call `server/discover` and the tool methods without a handshake.
+
+pub mod tools;
+
+use std::io::{BufRead, Write};
+use std::process::{Command as Process, Stdio};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+
+use crate::Invocation;
+use crate::output::{OutputOptions, Rendered, Response};
+use tools::Tool;
+
+/// Protocol revisions this server speaks, newest first.
+pub const PROTOCOL_VERSIONS: &[&str] = &[
+    "2026-07-28",
+    "2025-11-25",
+    "2025-06-18",
+    "2025-03-26",
+    "2024-11-05",
+];
+
+/// The revision answered to a client that asks for one we do not know (the newest that has the
+/// `initialize` handshake, since such a client is using it).
+const HANDSHAKE_VERSION: &str = "2025-11-25";
+
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const METHOD_NOT_FOUND: i64 = -32601;
+const INVALID_PARAMS: i64 = -32602;
+
+/// `mcp` arguments (after the word).
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpArgs {
+    /// Enabled profiles (`--tools`), `core` by default.
+    pub profiles: Vec<String>,
+    /// `--tools` was given.
+    pub limited: bool,
+    /// `mcp call <tool> [json|-]`.
+    pub call: Option<(String, Option<String>)>,
+}
+
+/// Reads `mcp [--tools <p>] [call <tool> [<json>|-]]`.
+pub fn parse_args(words: &[String]) -> Result<McpArgs, String> {
+    let mut profiles = None;
+    let mut rest = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i].as_str();
+        if w == "--tools" {
+            let list = words
+                .get(i + 1)
+                .ok_or("--tools needs a profile list, e.g. --tools core,network")?;
+            profiles = Some(tools::parse_profiles(list)?);
+            i += 2;
+            continue;
+        }
+        if let Some(list) = w.strip_prefix("--tools=") {
+            profiles = Some(tools::parse_profiles(list)?);
+        } else {
+            rest.push(w.to_string());
+        }
+        i += 1;
+    }
+    let call = match rest.first().map(String::as_str) {
+        None => None,
+        Some("call") => {
+            let tool = rest
+                .get(1)
+                .ok_or("Usage: agent-browser mcp call <tool> [<arguments-json> | -]")?;
+            if rest.len() > 3 {
+                return Err(format!(
+                    "mcp call takes one JSON argument; got {}",
+                    rest.len() - 2
+                ));
+            }
+            Some((tool.clone(), rest.get(2).cloned()))
+        }
+        Some(other) => {
+            return Err(format!(
+                "Unknown mcp argument: {other}. Usage: agent-browser mcp [--tools <profiles>] | mcp call <tool> [<json>|-]"
+            ));
+        }
+    };
+    Ok(McpArgs {
+        limited: profiles.is_some(),
+        profiles: profiles.unwrap_or_else(|| vec!["core".to_string()]),
+        call,
+    })
+}
+
+/// Runs `mcp …`: serves stdio until EOF, or runs one call. `argv` is the process argv (without
+/// the program name), whose global flags every tool call repeats.
+pub fn run(inv: &Invocation, argv: &[String], words: &[String]) -> Rendered {
+    let args = match parse_args(words.get(1..).unwrap_or_default()) {
+        Ok(args) => args,
+        Err(message) => return crate::output::render_error(&message, &inv.output),
+    };
+    let runner = Runner {
+        global: global_flags(argv, words),
+        session: inv.session.clone(),
+    };
+    match &args.call {
+        Some((tool, input)) => call_once(&runner, tool, input.as_deref(), &args),
+        None => {
+            serve(&runner, &args.profiles);
+            Rendered::default()
+        }
+    }
+}
+
+/// The argv tokens that are not the `mcp …` words: the global flags, passed to every call.
+fn global_flags(argv: &[String], words: &[String]) -> Vec<String> {
+    let mut flags = Vec::new();
+    let mut next = 0;
+    for token in argv {
+        if words.get(next) == Some(token) {
+            next += 1;
+        } else {
+            flags.push(token.clone());
+        }
+    }
+    flags.retain(|f| f != "--json");
+    flags
+}
+
+/// Runs tool calls as CLI children of this binary.
+struct Runner {
+    global: Vec<String>,
+    session: String,
+}
+
+impl Runner {
+    /// Runs one command line; returns the `tools/call` result.
+    fn run(&self, words: &[String]) -> Value {
+        // Parse here first: a grammar error is the CLI's own message, without a child.
+        let mut argv = self.global.clone();
+        argv.extend(words.iter().cloned());
+        let action = match crate::parse(&argv, &crate::host::SystemHost) {
+            Ok(inv) => match &inv.command {
+                crate::Command::Daemon(plan) => plan.action().map(str::to_string),
+                _ => None,
+            },
+            Err(failure) => {
+                let rendered = failure.render();
+                return tool_result(
+                    text_of(&rendered),
+                    true,
+                    json!({"exitCode": rendered.exit_code}),
+                );
+            }
+        };
+        let exe = match std::env::current_exe() {
+            Ok(exe) => exe,
+            Err(err) => {
+                return tool_result(
+                    format!("Cannot find the agent-browser binary: {err}"),
+                    true,
+                    json!({"exitCode": 1}),
+                );
+            }
+        };
+        let output = Process::new(exe)
+            .args(&self.global)
+            .arg("--json")
+            .args(words)
+            .env(abx_wire::env::SESSION, &self.session)
+            .stdin(Stdio::null())
+            .output();
+        let output = match output {
+            Ok(output) => output,
+            Err(err) => {
+                return tool_result(
+                    format!("Cannot run agent-browser: {err}"),
+                    true,
+                    json!({"exitCode": 1}),
+                );
+            }
+        };
+        let code = output.status.code().unwrap_or(1);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+        let response = stdout
+            .lines()
+            .rev()
+            .find_map(|line| serde_json::from_str::<Value>(line).ok());
+        let text = match response
+            .clone()
+            .and_then(|r| serde_json::from_value::<Response>(r).ok())
+        {
+            // A failure reads as its message, without the CLI's `✗ ` mark.
+            Some(reply) if !reply.success => {
+                reply.error.unwrap_or_else(|| "Unknown error".to_string())
+            }
+            Some(reply) => {
+                let rendered = crate::output::render_response(
+                    &reply,
+                    action.as_deref(),
+                    &OutputOptions::plain(false),
+                );
+                text_of(&rendered)
+            }
+            None => format!("{stdout}{stderr}").trim().to_string(),
+        };
+        // Upstream's shape: the exit code, the parsed response and the CLI's raw output.
+        let mut structured = json!({"exitCode": code});
+        if let Some(response) = response {
+            structured["response"] = response;
+        }
+        structured["stderr"] = Value::from(stderr);
+        structured["stdout"] = Value::from(stdout.into_owned());
+        tool_result(text, code != 0, structured)
+    }
+}
+
+fn text_of(rendered: &Rendered) -> String {
+    let text = format!("{}{}", rendered.stdout, rendered.stderr);
+    let text = text.trim_end();
+    if text.is_empty() {
+        "(no output)".to_string()
+    } else {
+        text.to_string()
+    }
+}
+
+fn tool_result(text: String, is_error: bool, structured: Value) -> Value {
+    json!({
+        "content": [{"type": "text", "text": text}],
+        "isError": is_error,
+        "structuredContent": structured,
+    })
+}
+
+fn profiles_result(enabled: &[String]) -> Value {
+    let all = tools::all();
+    let profiles: Vec<Value> = tools::PROFILES
+        .iter()
+        .map(|(name, about)| {
+            let names: Vec<&str> = all
+                .iter()
+                .filter(|t| t.enabled(&[name.to_string()]))
+                .map(Tool::name)
+                .collect();
+            json!({"name": name, "description": about, "enabled": enabled.iter().any(|e| e == name), "tools": names.len()})
+        })
+        .collect();
+    let text = tools::PROFILES
+        .iter()
+        .map(|(name, about)| format!("{name}: {about}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    tool_result(
+        format!(
+            "{text}\nEnabled: {}. Start the server with --tools <profile,...> to enable more.",
+            enabled.join(",")
+        ),
+        false,
+        json!({"profiles": profiles, "enabled": enabled}),
+    )
+}
+
+/// Why a call did not run (JSON-RPC error).
+struct CallError {
+    code: i64,
+    message: String,
+}
+
+fn call(
+    runner: &Runner,
+    params: &Value,
+    enabled: &[String],
+    listed_only: bool,
+) -> Result<Value, CallError> {
+    let invalid = |message: String| CallError {
+        code: INVALID_PARAMS,
+        message,
+    };
+    let name = params
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid("tools/call needs a tool name".to_string()))?;
+    let tool = tools::find(name)
+        .filter(|t| !listed_only || t.enabled(enabled))
+        .ok_or_else(|| {
+            let hint = if tools::find(name).is_some() {
+                " (start the server with --tools all to enable it)"
+            } else {
+                ""
+            };
+            invalid(format!("Unknown tool: {name}{hint}"))
+        })?;
+    let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
+    let words = tool.argv(&arguments).map_err(|e| invalid(e.0))?;
+    Ok(match words {
+        None => profiles_result(enabled),
+        Some(words) => runner.run(&words),
+    })
+}
+
+fn call_once(runner: &Runner, tool: &str, input: Option<&str>, args: &McpArgs) -> Rendered {
+    let meta = json!({"agentBrowserVersion": crate::UPSTREAM_VERSION});
+    let fail = |code: i64, message: String| Rendered {
+        stdout: format!(
+            "{}\n",
+            json!({"_meta": meta, "error": {"code": code, "message": message}})
+        ),
+        stderr: String::new(),
+        exit_code: 2,
+    };
+    let text = match input {
+        None => "{}".to_string(),
+        Some("-") => {
+            let mut text = String::new();
+            if let Err(err) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
+                return fail(INVALID_PARAMS, format!("Cannot read stdin: {err}"));
+            }
+            text
+        }
+        Some(text) => text.to_string(),
+    };
+    let arguments: Value = match serde_json::from_str(&text) {
+        Ok(value @ Value::Object(_)) => value,
+        Ok(_) => {
+            return fail(
+                INVALID_PARAMS,
+                "Tool arguments must be a JSON object".into(),
+            );
+        }
+        Err(err) => {
+            return fail(
+                INVALID_PARAMS,
+                format!("Tool arguments must be a JSON object: {err}"),
+            );
+        }
+    };
+    // A one-off call may use any tool, unless --tools names the profiles to allow.
+    match call(
+        runner,
+        &json!({"name": tool, "arguments": arguments}),
+        &args.profiles,
+        args.limited,
+    ) {
+        Ok(mut result) => {
+            let failed = result["isError"] == Value::Bool(true);
+            result["_meta"] = meta;
+            Rendered {
+                stdout: format!("{result}\n"),
+                stderr: String::new(),
+                exit_code: i32::from(failed),
+            }
+        }
+        Err(err) => fail(err.code, err.message),
+    }
+}
+
+/// What the server answers with, for `initialize` and `server/discover`.
+fn server_info() -> Value {
+    json!({"name": "agent-browser", "title": "agent-browser (abx)", "version": crate::UPSTREAM_VERSION})
+}
+
+const INSTRUCTIONS: &str = "Drive one browser session with the agent_browser_* tools. Call agent_browser_snapshot after each navigation and use its @refs as selectors. agent_browser_tools_profiles lists the extra tool groups.";
+
+fn respond(id: Value, outcome: Result<Value, CallError>) -> Value {
+    match outcome {
+        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        Err(err) => error(id, err.code, &err.message),
+    }
+}
+
+fn error(id: Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+/// One incoming line: a reply to write, or nothing (a notification). `tools/call` requests are
+/// returned as [`Incoming::Call`] so the loop can run them off the reading thread.
+enum Incoming {
+    Reply(Value),
+    Call(Value, Value),
+    Nothing,
+}
+
+fn handle(line: &str, enabled: &[String]) -> Incoming {
+    let message: Value = match serde_json::from_str(line) {
+        Ok(message) => message,
+        Err(err) => {
+            return Incoming::Reply(error(
+                Value::Null,
+                PARSE_ERROR,
+                &format!("Parse error: {err}"),
+            ));
+        }
+    };
+    let Some(object) = message.as_object() else {
+        let what = if message.is_array() {
+            "batches are not supported; send one request per line"
+        } else {
+            "a request must be a JSON object"
+        };
+        return Incoming::Reply(error(
+            Value::Null,
+            INVALID_REQUEST,
+            &format!("Invalid request: {what}"),
+        ));
+    };
+    let id = object.get("id").cloned();
+    let valid_id = matches!(&id, None | Some(Value::String(_) | Value::Number(_)));
+    let method = object.get("method").and_then(Value::as_str);
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") || !valid_id {
+        return Incoming::Reply(error(
+            id.filter(|_| valid_id).unwrap_or(Value::Null),
+            INVALID_REQUEST,
+            "Invalid request: expected a JSON-RPC 2.0 object with \"jsonrpc\": \"2.0\" and a string or number id",
+        ));
+    }
+    let Some(method) = method else {
+        // A response from the client (we send no requests) or garbage: nothing to answer
+        // unless it carried an id.
+        return match id {
+            Some(id) if !object.contains_key("result") && !object.contains_key("error") => {
+                Incoming::Reply(error(id, INVALID_REQUEST, "Invalid request: no method"))
+            }
+            _ => Incoming::Nothing,
+        };
+    };
+    let Some(id) = id else {
+        // Notifications (initialized, cancelled, …) need no answer.
+        return Incoming::Nothing;
+    };
+    let params = object.get("params").cloned().unwrap_or(Value::Null);
+    if !matches!(params, Value::Null | Value::Object(_)) {
+        return Incoming::Reply(error(
+            id,
+            INVALID_PARAMS,
+            "Invalid params: expected an object",
+        ));
+    }
+    let result = match method {
+        "initialize" => {
+            let asked = params.get("protocolVersion").and_then(Value::as_str);
+            let Some(asked) = asked else {
+                return Incoming::Reply(error(
+                    id,
+                    INVALID_PARAMS,
+                    "initialize needs params.protocolVersion",
+                ));
+            };
+            let version = if PROTOCOL_VERSIONS.contains(&asked) {
+                asked
+            } else {
+                HANDSHAKE_VERSION
+            };
+            json!({
+                "protocolVersion": version,
+                "capabilities": {"tools": {"listChanged": false}},
+                "serverInfo": server_info(),
+                "instructions": INSTRUCTIONS,
+            })
+        }
+        "server/discover" => json!({
+            "supportedVersions": PROTOCOL_VERSIONS,
+            "capabilities": {"tools": {"listChanged": false}},
+            "serverInfo": server_info(),
+            "instructions": INSTRUCTIONS,
+        }),
+        "ping" => json!({}),
+        "tools/list" => json!({"tools": list(enabled)}),
+        "tools/call" => return Incoming::Call(id, params),
+        other => {
+            return Incoming::Reply(error(
+                id,
+                METHOD_NOT_FOUND,
+                &format!("Method not found: {other}"),
+            ));
+        }
+    };
+    Incoming::Reply(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+}
+
+/// The `tools/list` entries for these profiles.
+pub fn list(enabled: &[String]) -> Vec<Value> {
+    tools::all()
+        .iter()
+        .filter(|t| t.enabled(enabled))
+        .map(Tool::listing)
+        .collect()
+}
+
+fn write_line(out: &Mutex<std::io::Stdout>, message: &Value) {
+    if let Ok(mut out) = out.lock() {
+        let _ = writeln!(out, "{message}");
+        let _ = out.flush();
+    }
+}
+
+fn serve(runner: &Runner, enabled: &[String]) {
+    let out = Arc::new(Mutex::new(std::io::stdout()));
+    let stdin = std::io::stdin();
+    // Tool calls run one at a time in order (they drive one session), on their own thread so
+    // `ping` and `tools/list` are answered while a call runs.
+    let (calls, queue) = std::sync::mpsc::channel::<(Value, Value)>();
+    std::thread::scope(|scope| {
+        let worker_out = Arc::clone(&out);
+        scope.spawn(move || {
+            for (id, params) in queue {
+                let reply = respond(id, call(runner, &params, enabled, true));
+                write_line(&worker_out, &reply);
+            }
+        });
+        for line in stdin.lock().lines() {
+            let Ok(line) = line else { break };
+            if line.trim().is_empty() {
+                continue;
+            }
+            match handle(&line, enabled) {
+                Incoming::Reply(reply) => write_line(&out, &reply),
+                Incoming::Call(id, params) => {
+                    if calls.send((id, params)).is_err() {
+                        break;
+                    }
+                }
+                Incoming::Nothing => {}
+            }
+        }
+        drop(calls);
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reply(line: &str) -> Value {
+        match handle(line, &["core".to_string()]) {
+            Incoming::Reply(v) => v,
+            Incoming::Call(..) => panic!("a call"),
+            Incoming::Nothing => Value::Null,
+        }
+    }
+
+    #[test]
+    fn malformed_messages_get_json_rpc_errors() {
+        assert_eq!(reply("{oops")["error"]["code"], PARSE_ERROR);
+        assert_eq!(reply("[1,2]")["error"]["code"], INVALID_REQUEST);
+        assert_eq!(reply("42")["error"]["code"], INVALID_REQUEST);
+        assert_eq!(
+            reply(r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#)["error"]["code"],
+            INVALID_REQUEST
+        );
+        assert_eq!(
+            reply(r#"{"jsonrpc":"2.0","id":1,"method":"nope"}"#)["error"]["code"],
+            METHOD_NOT_FOUND
+        );
+        assert_eq!(
+            reply(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[1]}"#)["error"]["code"],
+            INVALID_PARAMS
+        );
+        assert_eq!(
+            reply(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            Value::Null
+        );
+    }
+
+    #[test]
+    fn initialize_echoes_a_known_version_and_answers_an_unknown_one_with_ours() {
+        let known = reply(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#,
+        );
+        assert_eq!(known["result"]["protocolVersion"], "2025-06-18");
+        let unknown = reply(
+            r#"{"jsonrpc":"2.0","id":"a","method":"initialize","params":{"protocolVersion":"1999-01-01"}}"#,
+        );
+        assert_eq!(unknown["id"], "a");
+        assert_eq!(unknown["result"]["protocolVersion"], HANDSHAKE_VERSION);
+    }
+
+    #[test]
+    fn mcp_arguments() {
+        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let args = parse_args(&words(&["--tools", "core,network"])).expect("ok");
+        assert_eq!(args.profiles, ["core", "network"]);
+        assert!(parse_args(&words(&["--tools", "bogus"])).is_err());
+        let call = parse_args(&words(&["call", "agent_browser_open", "{}"])).expect("ok");
+        assert_eq!(
+            call.call,
+            Some(("agent_browser_open".into(), Some("{}".into())))
+        );
+        assert!(parse_args(&words(&["serve"])).is_err());
+        assert!(parse_args(&words(&["call"])).is_err());
+    }
+
+    #[test]
+    fn global_flags_are_what_is_not_the_mcp_words() {
+        let s = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            global_flags(
+                &s(&["--session", "x", "mcp", "--headed", "--tools", "all"]),
+                &s(&["mcp", "--tools", "all"])
+            ),
+            s(&["--session", "x", "--headed"])
+        );
+    }
+}
