@@ -46,12 +46,14 @@ mod frame;
 mod input;
 mod live;
 pub mod protocol;
+mod record;
 mod relay;
 mod server;
 mod viewer;
 
 pub use error::RelayError;
 pub use frame::{Frame, FrameMetadata, FrameReceiver, jpeg_size, jpeg_size_from_base64};
+pub use record::{RecordError, RecordOptions, Recorder, RecordingStarted, RecordingSummary};
 pub use input::{Input, KeyInput, MouseInput, TouchInput, legacy_key_code};
 pub use live::{LiveView, LiveViewOptions};
 pub use protocol::{
