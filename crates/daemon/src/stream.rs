@@ -17,7 +17,8 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use abx_engine::Session;
 use abx_relay::{
-    CommandReply, LiveEvent, Recorder, Relay, RelayOptions, ServerHooks, ServerOptions, StreamServer,
+    CommandReply, LiveEvent, Recorder, Relay, RelayOptions, ServerHooks, ServerOptions,
+    StreamServer,
 };
 use serde_json::{Value, json};
 

@@ -53,13 +53,13 @@ mod viewer;
 
 pub use error::RelayError;
 pub use frame::{Frame, FrameMetadata, FrameReceiver, jpeg_size, jpeg_size_from_base64};
-pub use record::{RecordError, RecordOptions, Recorder, RecordingStarted, RecordingSummary};
 pub use input::{Input, KeyInput, MouseInput, TouchInput, legacy_key_code};
 pub use live::{LiveView, LiveViewOptions};
 pub use protocol::{
     ClientMessage, LiveEvent, Pacing, ProtocolError, RetargetReason, Status, ViewerConfig,
     parse_client_message,
 };
+pub use record::{RecordError, RecordOptions, Recorder, RecordingStarted, RecordingSummary};
 pub use relay::{Relay, RelayOptions, Viewer};
 pub use server::{
     CommandReply, NoHooks, ServerHooks, ServerOptions, StreamServer, origin_allowed, same_origin,

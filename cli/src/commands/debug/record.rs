@@ -69,9 +69,9 @@ pub struct RecordRequest {
 
 const DEFAULT_FPS: u32 = 30;
 
-fn recorder<'c>(
-    hooks: &'c Option<std::sync::Arc<dyn abx_daemon::daemon::StreamHooks>>,
-) -> Result<&'c Recorder, Failure> {
+fn recorder(
+    hooks: &Option<std::sync::Arc<dyn abx_daemon::daemon::StreamHooks>>,
+) -> Result<&Recorder, Failure> {
     hooks
         .as_ref()
         .and_then(|h| h.recorder())
@@ -151,7 +151,9 @@ async fn stop(ctx: &Ctx<'_>) -> Result<Value, Failure> {
 
 /// `✓ Recording started: <path> (<fps> fps)` (also for `restart`, naming the previous file).
 fn started(t: &mut Text<'_>, data: &Value) -> bool {
-    let path = s(data, "path").unwrap_or("");
+    let Some(path) = s(data, "path").filter(|_| data.get("fps").is_some()) else {
+        return false;
+    };
     let fps = u(data, "fps").unwrap_or(u64::from(DEFAULT_FPS));
     match s(data, "previousPath") {
         Some(prev) => t.out(&format!(
@@ -168,7 +170,9 @@ fn started(t: &mut Text<'_>, data: &Value) -> bool {
 
 /// `✓ Recording saved to <path> (<fps> fps)`.
 fn saved(t: &mut Text<'_>, data: &Value) -> bool {
-    let path = s(data, "path").unwrap_or("");
+    let Some(path) = s(data, "path").filter(|_| data.get("frames").is_some()) else {
+        return false;
+    };
     let fps = u(data, "fps").unwrap_or(u64::from(DEFAULT_FPS));
     t.out(&format!(
         "{} Recording saved to {path} ({fps} fps)",
