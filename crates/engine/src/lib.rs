@@ -48,6 +48,7 @@ mod reopen;
 mod session;
 mod snapshot;
 mod tab;
+mod trace;
 
 pub use actions::{
     Checked, ClickOptions, Clicked, Dragged, Filled, Focused, Hovered, Inserted, KeyDown, KeyUp,
@@ -74,4 +75,5 @@ pub use tab::{
     ConsoleMessage, Dialog, DialogEvent, PageError, PageEvent, Tab, TabOptions, TabState,
 };
 
+pub use trace::{CpuProfile, DEFAULT_TRACE_CATEGORIES, Finished as TraceFinished, Trace};
 pub use abx_chrome::{BrowserBinary, BrowserKind, CloseReceipt, LaunchOptions};
