@@ -159,5 +159,8 @@ fn main() {
             b.as_secs_f64() / a.as_secs_f64().max(1e-9)
         );
     }
-    println!("\n`record stop` (ffmpeg finishing the file): median {} ms", ms(median(stops)));
+    println!(
+        "\n`record stop` (ffmpeg finishing the file): median {} ms",
+        ms(median(stops))
+    );
 }

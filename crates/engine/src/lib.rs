@@ -27,6 +27,7 @@
 //! ```
 
 mod actions;
+mod audit;
 mod browser;
 mod capture;
 pub mod claim;
@@ -75,5 +76,6 @@ pub use tab::{
     ConsoleMessage, Dialog, DialogEvent, PageError, PageEvent, Tab, TabOptions, TabState,
 };
 
-pub use trace::{CpuProfile, DEFAULT_TRACE_CATEGORIES, Finished as TraceFinished, Trace};
 pub use abx_chrome::{BrowserBinary, BrowserKind, CloseReceipt, LaunchOptions};
+pub use audit::web_vitals;
+pub use trace::{CpuProfile, DEFAULT_TRACE_CATEGORIES, Finished as TraceFinished, Trace};

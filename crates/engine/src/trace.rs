@@ -21,9 +21,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use abx_cdp::EventFilter;
 use abx_cdp::protocol::browser_protocol::{io, tracing as cdp};
 use abx_cdp::protocol::js_protocol::profiler;
-use abx_cdp::EventFilter;
 use serde_json::Value;
 
 use crate::error::{EngineError, Result};

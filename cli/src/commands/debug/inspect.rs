@@ -18,10 +18,12 @@ pub const COMMAND: Command = Command {
         examples: &["inspect"],
     }),
     grammar: Grammar::Request(|_| ok(Req::new(ACTION))),
-    actions: &[Action::fast(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
-        first: Some(opened),
-        ..Render::DEFAULT
-    })],
+    actions: &[
+        Action::fast(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
+            first: Some(opened),
+            ..Render::DEFAULT
+        }),
+    ],
 };
 
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
@@ -40,9 +42,14 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
                 "inspect needs a browser reachable on a DevTools port (this one is {cdp})"
             ))
         })?;
-    let scheme = if cdp.starts_with("wss://") { "https" } else { "http" };
+    let scheme = if cdp.starts_with("wss://") {
+        "https"
+    } else {
+        "http"
+    };
     let ws = if scheme == "https" { "wss" } else { "ws" };
-    let url = format!("{scheme}://{host}/devtools/inspector.html?{ws}={host}/devtools/page/{target}");
+    let url =
+        format!("{scheme}://{host}/devtools/inspector.html?{ws}={host}/devtools/page/{target}");
     Ok(json!({"opened": true, "url": url, "targetId": target}))
 }
 
