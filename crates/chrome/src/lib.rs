@@ -26,6 +26,7 @@
 
 mod args;
 mod discovery;
+pub mod encoder;
 pub mod group;
 pub mod guard;
 mod launch;

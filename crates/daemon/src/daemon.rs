@@ -97,6 +97,10 @@ pub trait StreamHooks: Send + Sync {
     fn enable(&self, port: u16) -> Result<Value, Failure>;
     /// `stream disable`.
     fn disable(&self) -> Result<Value, Failure>;
+    /// `record start|stop|restart`: recordings from the live view's screencast.
+    fn recorder(&self) -> Option<&abx_relay::Recorder> {
+        None
+    }
 }
 
 impl Daemon {

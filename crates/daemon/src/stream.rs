@@ -17,7 +17,8 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use abx_engine::Session;
 use abx_relay::{
-    CommandReply, LiveEvent, Relay, RelayOptions, ServerHooks, ServerOptions, StreamServer,
+    CommandReply, LiveEvent, Recorder, Relay, RelayOptions, ServerHooks, ServerOptions,
+    StreamServer,
 };
 use serde_json::{Value, json};
 
@@ -28,9 +29,11 @@ use crate::protocol::Request;
 /// Starts the stream server for `daemon` and registers the hooks.
 pub async fn install(daemon: &Arc<Daemon>) {
     let var = |name: &str| std::env::var(name).ok();
+    let relay = Relay::new(relay_options(&var));
     let hooks = Arc::new(Hooks {
         daemon: Arc::downgrade(daemon),
-        relay: Relay::new(relay_options(&var)),
+        recorder: Recorder::new(relay.clone()),
+        relay,
         server: Mutex::new(None),
     });
     let preferred = daemon.config.stream_port.unwrap_or(0);
@@ -43,6 +46,8 @@ pub async fn install(daemon: &Arc<Daemon>) {
     let shutdown = daemon.shutdown.clone();
     tokio::spawn(async move {
         shutdown.cancelled().await;
+        // A recording ends with the session: ffmpeg writes the file's end and exits.
+        let _ = hooks.recorder.stop().await;
         let server = hooks.server().take();
         if let Some(server) = server {
             server.shutdown().await;
@@ -73,6 +78,7 @@ pub fn relay_options(var: &dyn Fn(&str) -> Option<String>) -> RelayOptions {
 struct Hooks {
     daemon: Weak<Daemon>,
     relay: Relay,
+    recorder: Recorder,
     server: Mutex<Option<StreamServer>>,
 }
 
@@ -179,6 +185,10 @@ impl StreamHooks for Hooks {
             let _ = std::fs::remove_file(daemon.files.path("stream"));
         }
         Ok(json!({"disabled": true}))
+    }
+
+    fn recorder(&self) -> Option<&Recorder> {
+        Some(&self.recorder)
     }
 }
 

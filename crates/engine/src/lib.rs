@@ -27,6 +27,7 @@
 //! ```
 
 mod actions;
+mod audit;
 mod browser;
 mod capture;
 pub mod claim;
@@ -58,6 +59,7 @@ mod snapshot;
 pub mod storage_state;
 mod tab;
 mod touch;
+mod trace;
 
 pub use actions::{
     Checked, ClickOptions, Clicked, Dragged, Filled, Focused, Hovered, Inserted, KeyDown, KeyUp,
@@ -92,3 +94,5 @@ pub use tab::{
 pub use touch::{Swiped, Tapped};
 
 pub use abx_chrome::{BrowserBinary, BrowserKind, CloseReceipt, LaunchOptions};
+pub use audit::web_vitals;
+pub use trace::{CpuProfile, DEFAULT_TRACE_CATEGORIES, Finished as TraceFinished, Trace};

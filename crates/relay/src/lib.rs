@@ -50,6 +50,7 @@ mod frame;
 mod input;
 mod live;
 pub mod protocol;
+mod record;
 mod relay;
 mod server;
 mod viewer;
@@ -65,6 +66,7 @@ pub use protocol::{
     ClientMessage, LiveEvent, Pacing, ProtocolError, RetargetReason, Status, ViewerConfig,
     parse_client_message,
 };
+pub use record::{RecordError, RecordOptions, Recorder, RecordingStarted, RecordingSummary};
 pub use relay::{Relay, RelayOptions, Viewer};
 pub use server::{
     CommandReply, NoHooks, ServerHooks, ServerOptions, StreamServer, origin_allowed, same_origin,

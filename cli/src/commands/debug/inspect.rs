@@ -1,5 +1,8 @@
-//! `inspect`: opens DevTools for the page. Not implemented yet: the daemon answers
-//! `Not yet implemented: inspect`.
+//! `inspect`: the DevTools frontend URL of the session's own tab, served by the browser's own
+//! DevTools port (`http://<host:port>/devtools/inspector.html?ws=<host:port>/devtools/page/<id>`).
+//! Open it in any Chromium browser on this machine to inspect the page live. abx opens no window
+//! itself (headless sessions have none); the reply says `opened` like upstream's so scripts
+//! that read it keep working.
 
 use crate::commands::prelude::*;
 
@@ -15,11 +18,40 @@ pub const COMMAND: Command = Command {
         examples: &["inspect"],
     }),
     grammar: Grammar::Request(|_| ok(Req::new(ACTION))),
-    actions: &[Action::todo(ACTION).rendered(Render {
-        first: Some(opened),
-        ..Render::DEFAULT
-    })],
+    actions: &[
+        Action::fast(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
+            first: Some(opened),
+            ..Render::DEFAULT
+        }),
+    ],
 };
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let session = ctx.session().await?;
+    let target = session
+        .active_target()
+        .ok_or_else(|| Failure::message("No page is open"))?;
+    let cdp = session.browser().cdp_url().to_string();
+    let host = cdp
+        .strip_prefix("ws://")
+        .or_else(|| cdp.strip_prefix("wss://"))
+        .and_then(|rest| rest.split('/').next())
+        .filter(|h| !h.is_empty())
+        .ok_or_else(|| {
+            Failure::message(format!(
+                "inspect needs a browser reachable on a DevTools port (this one is {cdp})"
+            ))
+        })?;
+    let scheme = if cdp.starts_with("wss://") {
+        "https"
+    } else {
+        "http"
+    };
+    let ws = if scheme == "https" { "wss" } else { "ws" };
+    let url =
+        format!("{scheme}://{host}/devtools/inspector.html?{ws}={host}/devtools/page/{target}");
+    Ok(json!({"opened": true, "url": url, "targetId": target}))
+}
 
 /// `✓ Opened DevTools[: <url>]`, or why not (on stderr).
 fn opened(t: &mut Text<'_>, data: &Value) -> bool {

@@ -1,7 +1,77 @@
-//! `profiler start [--categories <list>] | stop [path]`: the Chromium profiler. Not implemented
-//! yet: the daemon answers `Not yet implemented: profiler_start|profiler_stop`.
+//! `profiler start [--categories <list>] | stop [path]`: a CPU profile of the session's own tab.
+//!
+//! Without `--categories` it is the V8 sampling profiler (`Profiler` domain), written as a
+//! DevTools `.cpuprofile` (`nodes`, `startTime`, `endTime`, `samples`, `timeDeltas`; DevTools,
+//! speedscope and VS Code open it); the event count is the number of samples. With
+//! `--categories` it is a trace of those categories, as upstream always does (trace-event JSON).
+//! Without a path the file goes to `~/.agent-browser/tmp/profiles/profile-<ms>.json`.
 
+use abx_engine::{CpuProfile, Trace};
+
+use super::trace::{Running, STOP_TIMEOUT, output_path, slot, write_file};
 use crate::commands::prelude::*;
+
+/// What `profiler start` sends.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct StartRequest {
+    /// Trace categories (then the profile is a trace).
+    #[serde(default)]
+    pub categories: Option<Vec<String>>,
+}
+
+async fn start(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: StartRequest = ctx.params()?;
+    const BUSY: &str = "Profiling/tracing already active";
+    if slot().is_some() {
+        return Err(Failure::message(BUSY));
+    }
+    let session = ctx.session().await?;
+    let tab = session.active_tab().await?;
+    let timeout = ctx.timeout().unwrap_or(STOP_TIMEOUT);
+    let running = match request.categories.as_deref() {
+        Some(categories) if !categories.is_empty() => {
+            Running::ProfileTrace(Trace::start(&tab, Some(categories), timeout).await?)
+        }
+        _ => Running::Profile(CpuProfile::start(&tab, timeout).await?),
+    };
+    let mut current = slot();
+    if current.is_some() {
+        return Err(Failure::message(BUSY));
+    }
+    *current = Some(running);
+    Ok(json!({"started": true}))
+}
+
+async fn stop(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: super::trace::StopRequest = ctx.params()?;
+    let running = {
+        let mut current = slot();
+        match current.take() {
+            Some(Running::Trace(trace)) => {
+                *current = Some(Running::Trace(trace));
+                return Err(Failure::message("No profiling in progress"));
+            }
+            Some(running) => running,
+            None => return Err(Failure::message("No profiling in progress")),
+        }
+    };
+    // Check the path first: a bad one keeps the profile running for a retry.
+    let path = match output_path(request.path.as_deref(), "profiles", "profile")
+        .and_then(|p| write_file(&p, "").map(|()| p))
+    {
+        Ok(path) => path,
+        Err(err) => {
+            *slot() = Some(running);
+            return Err(err);
+        }
+    };
+    let done = match running {
+        Running::Profile(profile) => profile.stop(STOP_TIMEOUT).await?,
+        Running::ProfileTrace(trace) | Running::Trace(trace) => trace.stop(STOP_TIMEOUT).await?,
+    };
+    write_file(&path, &done.json)?;
+    Ok(json!({"path": path.display().to_string(), "eventCount": done.events}))
+}
 
 /// `profiler start`.
 pub const START: &str = "profiler_start";
@@ -21,11 +91,11 @@ pub const COMMAND: Command = Command {
     }),
     grammar: Grammar::Request(parse),
     actions: &[
-        Action::todo(START).rendered(Render {
+        Action::queued(START, |ctx| Box::pin(start(ctx))).rendered(Render {
             started: Some("Profiling started"),
             ..Render::DEFAULT
         }),
-        Action::todo(STOP).rendered(Render {
+        Action::queued(STOP, |ctx| Box::pin(stop(ctx))).rendered(Render {
             saved: Some(saved),
             ..Render::DEFAULT
         }),

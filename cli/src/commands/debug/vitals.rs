@@ -1,5 +1,8 @@
-//! `vitals [url]` (alias `web-vitals`): Core Web Vitals of the page (or of `url`, loaded
-//! first). Not implemented yet: the daemon answers `Not yet implemented: vitals`.
+//! `vitals [url]` (alias `web-vitals`): web vitals of the session's page (or of `url`, loaded
+//! first): TTFB, FCP, LCP (with its element), CLS (the largest session window) and INP (the
+//! longest interaction, `null` without one), read by page JS (`abx_engine::web_vitals`) from the page's own buffered
+//! performance entries. Upstream's React hydration fields are present and empty (`hydration:
+//! null`, no phases): abx reads no React internals here.
 
 use crate::commands::prelude::*;
 use crate::output::text::without_lifecycle;
@@ -16,10 +19,12 @@ pub const COMMAND: Command = Command {
         examples: &["vitals https://example.com"],
     }),
     grammar: Grammar::Request(parse),
-    actions: &[Action::todo(ACTION).rendered(Render {
-        first: Some(report),
-        ..Render::DEFAULT
-    })],
+    actions: &[
+        Action::queued(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
+            first: Some(summary),
+            ..Render::DEFAULT
+        }),
+    ],
 };
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
@@ -28,6 +33,68 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
         req.put("url", *url);
     }
     ok(req)
+}
+
+/// What `vitals` sends.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct VitalsRequest {
+    /// A page to load first.
+    #[serde(default)]
+    pub url: Option<String>,
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: VitalsRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    if let Some(url) = request.url.as_deref() {
+        session
+            .navigate(url, abx_engine::WaitUntil::Load, ctx.timeout())
+            .await?;
+    }
+    Ok(abx_engine::web_vitals(&session, ctx.timeout()).await?)
+}
+
+/// Upstream's summary: `url:`, then `ttfb: …ms  fcp: …ms  lcp: …ms  cls: …  inp: …`, the LCP
+/// element and the hydration line.
+fn summary(t: &mut Text<'_>, data: &Value) -> bool {
+    if data.get("ttfb").is_none() {
+        return report(t, data);
+    }
+    let ms = |v: Option<&Value>| match v.and_then(Value::as_f64) {
+        Some(n) => format!("{}ms", (n * 10.0).round() / 10.0),
+        None => "-".to_string(),
+    };
+    if let Some(url) = s(data, "url") {
+        t.out(&format!("url: {url}"));
+    }
+    let lcp = data.get("lcp").filter(|v| v.is_object());
+    let cls = data
+        .get("cls")
+        .and_then(|c| c.get("score"))
+        .and_then(Value::as_f64)
+        .map_or("-".to_string(), |c| {
+            format!("{}", (c * 10000.0).round() / 10000.0)
+        });
+    t.out(&format!(
+        "ttfb: {}  fcp: {}  lcp: {}  cls: {cls}  inp: {}",
+        ms(data.get("ttfb")),
+        ms(data.get("fcp")),
+        ms(lcp.and_then(|l| l.get("startTime"))),
+        ms(data.get("inp")),
+    ));
+    if let Some(element) = lcp.and_then(|l| s(l, "element")) {
+        t.out(&format!("lcp: element: {element}"));
+    }
+    let count = |k: &str| data.get(k).and_then(Value::as_array).map_or(0, Vec::len);
+    t.out(&format!(
+        "hydration: {}  phases: {}  hydratedComponents: {}",
+        data.get("hydration")
+            .filter(|h| !h.is_null())
+            .map_or("-".to_string(), |h| h.to_string()),
+        count("phases"),
+        count("hydratedComponents")
+    ));
+    true
 }
 
 /// The report as pretty JSON (without `lifecycle`); also `a11y`'s text.

@@ -1,0 +1,30 @@
+//! Page audits run as page JavaScript on the session's own tab: web vitals ([`web_vitals`]).
+//!
+//! ```no_run
+//! # async fn demo(session: &abx_engine::Session) -> abx_engine::Result<()> {
+//! let report = abx_engine::web_vitals(session, None).await?;
+//! println!("LCP at {} ms", report["lcp"]["startTime"]);
+//! # Ok(()) }
+//! ```
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::error::{EngineError, Result};
+use crate::session::Session;
+
+const VITALS_JS: &str = include_str!("audit/vitals.js");
+
+/// Web vitals of the page now: `{url, ttfb, fcp, lcp: {element, size, startTime, url}, cls:
+/// {score, entries}, inp, hydration, phases, hydratedComponents}` (times in ms, `null` where
+/// the page has no such entry).
+pub async fn web_vitals(session: &Session, timeout: Option<Duration>) -> Result<Value> {
+    let value = session.evaluate(VITALS_JS, timeout).await?;
+    match value.value {
+        Value::Object(report) => Ok(Value::Object(report)),
+        other => Err(EngineError::Invalid(format!(
+            "vitals: the page returned no report ({other})"
+        ))),
+    }
+}

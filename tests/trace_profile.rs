@@ -1,0 +1,195 @@
+//! `trace`, `profiler` and `inspect` against real Chromium: the files they write parse, the
+//! URL they print is served, bad input is a clear error.
+
+use abx_tests::cli::Cli;
+use serde_json::Value;
+
+mod common;
+
+fn read_json(path: &std::path::Path) -> Value {
+    let text = std::fs::read_to_string(path).expect("the file was written");
+    serde_json::from_str(&text).expect("the file is JSON")
+}
+
+#[test]
+fn trace_writes_chrome_trace_json_with_the_pages_events() {
+    let site = common::site();
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("trace.json");
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/page1.html")]).success();
+    ab.run(&["trace", "start"]).success();
+    let twice = ab.run(&["trace", "start"]).failure();
+    assert!(
+        twice.stderr.contains("Tracing already active"),
+        "{}",
+        twice.stderr
+    );
+    ab.run(&["open", &site.url("/page2.html")]).success();
+    let stopped = ab
+        .run(&["--json", "trace", "stop", file.to_str().expect("utf-8")])
+        .success()
+        .json();
+    let trace = read_json(&file);
+    let events = trace["traceEvents"].as_array().expect("traceEvents");
+    assert_eq!(
+        stopped["data"]["eventCount"].as_u64(),
+        Some(events.len() as u64)
+    );
+    // The navigation shows in the timeline: a renderer's main thread and page-load events.
+    assert!(
+        events
+            .iter()
+            .any(|e| e["name"] == "CrRendererMain" || e["args"]["name"] == "CrRendererMain"),
+        "no renderer thread in the trace"
+    );
+    assert!(
+        events.iter().any(|e| e["ph"] == "X" || e["ph"] == "B"),
+        "no duration events"
+    );
+    let again = ab
+        .run(&["trace", "stop", file.to_str().expect("utf-8")])
+        .failure();
+    assert_eq!(again.code, 1);
+    assert!(
+        again.stderr.contains("No tracing in progress"),
+        "{}",
+        again.stderr
+    );
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn trace_stop_to_an_unwritable_path_fails_and_keeps_the_trace_running() {
+    let site = common::site();
+    let dir = tempfile::tempdir().expect("tmp");
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/page1.html")]).success();
+    ab.run(&["trace", "start"]).success();
+    let refused = ab
+        .run(&["trace", "stop", "/nonexistent-abx-dir/t.json"])
+        .failure();
+    assert!(
+        refused
+            .stderr
+            .contains("cannot write /nonexistent-abx-dir/t.json"),
+        "{}",
+        refused.stderr
+    );
+    let file = dir.path().join("t.json");
+    ab.run(&["trace", "stop", file.to_str().expect("utf-8")])
+        .success();
+    assert!(read_json(&file)["traceEvents"].is_array());
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn profiler_writes_a_cpuprofile_with_nodes_and_samples() {
+    let site = common::site();
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("run.cpuprofile");
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/page1.html")]).success();
+    let stop = ab.run(&["profiler", "stop"]).failure();
+    assert!(
+        stop.stderr.contains("No profiling in progress"),
+        "{}",
+        stop.stderr
+    );
+    let started = ab.run(&["profiler", "start"]).success();
+    assert_eq!(started.out(), "✓ Profiling started");
+    let busy = ab.run(&["trace", "start"]).failure();
+    assert!(busy.stderr.contains("already active"), "{}", busy.stderr);
+    ab.run(&[
+        "eval",
+        "function spin() { let x = 0; for (let i = 0; i < 2e7; i++) x += i % 7; return x } spin()",
+    ])
+    .success();
+    let saved = ab
+        .run(&["profiler", "stop", file.to_str().expect("utf-8")])
+        .success();
+    let profile = read_json(&file);
+    let nodes = profile["nodes"].as_array().expect("nodes");
+    let samples = profile["samples"].as_array().expect("samples");
+    assert!(!samples.is_empty() && profile["timeDeltas"].is_array());
+    assert!(
+        nodes
+            .iter()
+            .any(|n| n["callFrame"]["functionName"] == "spin"),
+        "the busy function is in the profile"
+    );
+    assert_eq!(
+        saved.out(),
+        format!(
+            "✓ Profile saved to {} ({} events)",
+            file.display(),
+            samples.len()
+        )
+    );
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn profiler_with_categories_writes_a_trace_like_upstream() {
+    let site = common::site();
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("p.json");
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/page1.html")]).success();
+    ab.run(&[
+        "profiler",
+        "start",
+        "--categories",
+        "devtools.timeline,v8.execute",
+    ])
+    .success();
+    ab.run(&["reload"]).success();
+    ab.run(&["profiler", "stop", file.to_str().expect("utf-8")])
+        .success();
+    let trace = read_json(&file);
+    let events = trace["traceEvents"].as_array().expect("traceEvents");
+    assert!(!events.is_empty());
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn inspect_prints_a_devtools_url_for_the_sessions_own_tab() {
+    let site = common::site();
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/page1.html")]).success();
+    let json = ab.run(&["--json", "inspect"]).success().json();
+    let url = json["data"]["url"].as_str().expect("url").to_string();
+    let target = json["data"]["targetId"].as_str().expect("targetId");
+    assert!(
+        url.contains("/devtools/inspector.html?ws=")
+            && url.ends_with(&format!("/devtools/page/{target}")),
+        "{url}"
+    );
+    // The tab it names is this session's tab, and Chrome serves the frontend page.
+    let bound: Value =
+        serde_json::from_str(&std::fs::read_to_string(ab.file("target")).expect(".target"))
+            .expect("json");
+    assert_eq!(bound["targetId"], target);
+    let host = url
+        .strip_prefix("http://")
+        .and_then(|r| r.split('/').next())
+        .expect("host");
+    let mut stream = std::net::TcpStream::connect(host).expect("DevTools port");
+    use std::io::{Read, Write};
+    write!(
+        stream,
+        "GET /devtools/inspector.html HTTP/1.0\r\nHost: {host}\r\n\r\n"
+    )
+    .expect("request");
+    // Chrome keeps the connection open: read the status line only.
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .expect("timeout");
+    let mut head = [0u8; 16];
+    stream.read_exact(&mut head).expect("a reply");
+    let status = String::from_utf8_lossy(&head);
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    let text = ab.run(&["inspect"]).success();
+    assert_eq!(text.out(), format!("✓ Opened DevTools: {url}"));
+    ab.run(&["close"]).success();
+}
