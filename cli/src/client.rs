@@ -5,6 +5,7 @@
 //! would only add start-up time.
 
 use abx_wire::env;
+use std::cell::RefCell;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
@@ -27,6 +28,9 @@ pub struct Client {
     fingerprint: String,
     env: Vec<(String, String)>,
     unset: Vec<String>,
+    /// The connection the last liveness check opened: the next request uses it instead of
+    /// connecting again (one connection per invocation on the warm path).
+    parked: RefCell<Option<UnixStream>>,
 }
 
 /// Why a request could not be delivered.
@@ -57,6 +61,7 @@ impl Client {
             fingerprint: inv.fingerprint(),
             env: inv.daemon_env(),
             unset: inv.daemon_env_unset(),
+            parked: RefCell::new(None),
         })
     }
 
@@ -73,9 +78,25 @@ impl Client {
             .ok()
     }
 
-    /// Whether a daemon accepts connections now.
+    /// Whether a daemon accepts connections now (the connection is kept for the next request).
     pub fn is_alive(&self) -> bool {
-        UnixStream::connect(&self.socket).is_ok()
+        let stream = UnixStream::connect(&self.socket).ok();
+        let alive = stream.is_some();
+        *self.parked.borrow_mut() = stream;
+        alive
+    }
+
+    /// The parked connection, or a new one.
+    fn connection(&self) -> Result<UnixStream, SendError> {
+        if let Some(stream) = self.parked.borrow_mut().take() {
+            return Ok(stream);
+        }
+        UnixStream::connect(&self.socket).map_err(|e| {
+            SendError::NoDaemon(format!(
+                "Failed to connect to daemon at {}: {e}",
+                self.socket.display()
+            ))
+        })
     }
 
     fn ensure_dir(&self) -> Result<(), String> {
@@ -95,7 +116,8 @@ impl Client {
 
     /// Makes sure a daemon of our version serves the session; returns warnings to print.
     pub fn ensure_daemon(&self) -> Result<Vec<String>, String> {
-        self.ensure_dir()?;
+        // A live daemon proves the directory exists and is usable: it is checked (and made)
+        // only on the way to starting one.
         if self.is_alive() {
             let version = std::fs::read_to_string(self.file("version")).unwrap_or_default();
             if version.trim() == crate::UPSTREAM_VERSION {
@@ -105,6 +127,7 @@ impl Client {
             eprintln!("⚠ Daemon version mismatch detected, restarting...");
             self.stop_daemon();
         }
+        self.ensure_dir()?;
         self.spawn()?;
         Ok(Vec::new())
     }
@@ -234,33 +257,86 @@ impl Client {
 
     /// Sends one request (adding an `id`) and returns the daemon's reply.
     pub fn send(&self, request: &Value) -> Result<Value, SendError> {
-        let mut request = request.clone();
-        if let Value::Object(map) = &mut request {
-            map.insert("id".into(), Value::String(crate::request_id()));
-        }
-        // Waits carry their own timeout; the daemon enforces deadlines, this is a safety net.
-        let timeout_ms = request.get("timeout").and_then(Value::as_u64).unwrap_or(0);
-        let read_timeout =
-            Duration::from_millis(timeout_ms.saturating_add(15_000)).max(Duration::from_secs(45));
+        let (request, read_timeout) = with_id(request);
         self.request_raw(&request, read_timeout)
     }
 
     fn request_raw(&self, request: &Value, read_timeout: Duration) -> Result<Value, SendError> {
-        let mut stream = UnixStream::connect(&self.socket).map_err(|e| {
-            SendError::NoDaemon(format!(
-                "Failed to connect to daemon at {}: {e}",
-                self.socket.display()
-            ))
-        })?;
-        let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
-        let _ = stream.set_read_timeout(Some(read_timeout));
         let mut line = request.to_string();
         line.push('\n');
+        let mut reader = self.write_lines(&line)?;
+        read_reply(&mut reader, read_timeout)
+    }
+
+    /// Writes `lines` in one write on the parked (or a new) connection.
+    fn write_lines(&self, lines: &str) -> Result<BufReader<UnixStream>, SendError> {
+        let mut stream = self.connection()?;
+        let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
         stream
-            .write_all(line.as_bytes())
+            .write_all(lines.as_bytes())
             .map_err(|e| SendError::NoDaemon(format!("Failed to send to daemon: {e}")))?;
-        let mut reader = BufReader::new(stream);
-        let mut reply = String::new();
+        Ok(BufReader::new(stream))
+    }
+
+    /// Sends `launch` and then `command` in one write on one connection and reads both
+    /// replies: one round trip instead of two. A failed launch fences the connection (the
+    /// daemon answers the command without running it), so only the launch's reply is returned
+    /// then. `Err` means the launch got no reply; a command that got none is `Some(Err)`.
+    pub fn send_pipelined(
+        &self,
+        launch: &Value,
+        command: &Value,
+    ) -> Result<(Value, Option<Result<Value, SendError>>), SendError> {
+        let (launch, launch_timeout) = with_id(launch);
+        let (command, command_timeout) = with_id(command);
+        let lines = format!("{launch}\n{command}\n");
+        let mut reader = self.write_lines(&lines)?;
+        let launched = read_reply(&mut reader, launch_timeout)?;
+        if launched.get("success").and_then(Value::as_bool) != Some(true) {
+            return Ok((launched, None));
+        }
+        Ok((launched, Some(read_reply(&mut reader, command_timeout))))
+    }
+
+    /// [`Client::send_pipelined`]; if no daemon answers, starts one and retries once.
+    pub fn send_pipelined_with_respawn(
+        &self,
+        launch: &Value,
+        command: &Value,
+    ) -> Result<(Value, Option<Result<Value, SendError>>), SendError> {
+        match self.send_pipelined(launch, command) {
+            Err(SendError::NoDaemon(_)) => {
+                self.parked.borrow_mut().take();
+                let _ = std::fs::remove_file(&self.socket);
+                self.spawn().map_err(SendError::Other)?;
+                self.send_pipelined(launch, command)
+            }
+            other => other,
+        }
+    }
+}
+
+/// `request` with a fresh `id`, and how long to wait for its reply: waits carry their own
+/// timeout; the daemon enforces deadlines, this is a safety net.
+fn with_id(request: &Value) -> (Value, Duration) {
+    let mut request = request.clone();
+    if let Value::Object(map) = &mut request {
+        map.insert("id".into(), Value::String(crate::request_id()));
+    }
+    let timeout_ms = request.get("timeout").and_then(Value::as_u64).unwrap_or(0);
+    let read_timeout =
+        Duration::from_millis(timeout_ms.saturating_add(15_000)).max(Duration::from_secs(45));
+    (request, read_timeout)
+}
+
+/// Reads one reply line.
+fn read_reply(
+    reader: &mut BufReader<UnixStream>,
+    read_timeout: Duration,
+) -> Result<Value, SendError> {
+    let _ = reader.get_ref().set_read_timeout(Some(read_timeout));
+    let mut reply = String::new();
+    {
         match reader.read_line(&mut reply) {
             Ok(0) => Err(SendError::NoDaemon(
                 "Daemon closed the connection without a reply".into(),
@@ -283,7 +359,9 @@ impl Client {
             ))),
         }
     }
+}
 
+impl Client {
     /// Sends a request; if no daemon answers, starts one and retries once.
     pub fn send_with_respawn(&self, request: &Value) -> Result<Value, SendError> {
         match self.send(request) {

@@ -159,32 +159,41 @@ fn run_plan(
         action != Some(agent_browser::commands::page::get::CDP_URL)
             || !matches!(kind, agent_browser::commands::LaunchKind::Local)
     });
+    let pid = if closing { client.daemon_pid() } else { None };
     let mut launch_warning = None;
-    if let Some((launch, kind)) = launch {
-        match client.send_with_respawn(launch) {
-            Ok(reply) => {
-                let mut reply = response(reply);
+    let reply = match launch {
+        Some((launch, kind)) => match client.send_pipelined_with_respawn(launch, request) {
+            Ok((launched, command_reply)) => {
+                let mut launched = response(launched);
                 // e.g. a launch that switched a profile's Chrome binary (a pending dialog's
                 // warning also rides on the command's reply: printed once, below).
-                launch_warning = reply.warning.clone().filter(|_| reply.success);
-                if !reply.success {
-                    // Keep the daemon's code (e.g. browser_lost) in the output.
-                    if reply.error.is_none() {
-                        reply.error = Some(kind.fallback_error().to_string());
+                launch_warning = launched.warning.clone().filter(|_| launched.success);
+                match command_reply {
+                    Some(reply) if launched.success => match reply {
+                        // The daemon went away during the command: as a lone command would.
+                        Err(SendError::NoDaemon(_)) => client.send_with_respawn(request),
+                        other => other,
+                    },
+                    _ => {
+                        // Keep the daemon's code (e.g. browser_lost) in the output.
+                        if launched.error.is_none() {
+                            launched.error = Some(kind.fallback_error().to_string());
+                        }
+                        launched.success = false;
+                        launched.data = None;
+                        rendered.append(output::render_response(&launched, action, &inv.output));
+                        return rendered;
                     }
-                    reply.data = None;
-                    rendered.append(output::render_response(&reply, action, &inv.output));
-                    return rendered;
                 }
             }
             Err(err) => {
                 rendered.append(output::render_error(&err.to_string(), &inv.output));
                 return rendered;
             }
-        }
-    }
-    let pid = client.daemon_pid();
-    match client.send_with_respawn(request) {
+        },
+        None => client.send_with_respawn(request),
+    };
+    match reply {
         Ok(reply) => {
             let closed = reply.pointer("/data/closed").and_then(Value::as_bool) == Some(true);
             if closing && closed {

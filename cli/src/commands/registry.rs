@@ -105,6 +105,8 @@ pub struct Action {
     pub reports_dialog: bool,
     /// Gets `AGENT_BROWSER_DEFAULT_TIMEOUT` as its `timeout` when the command line set none.
     pub default_timeout: bool,
+    /// Its failure fences the rest of its connection (see `Route::fences_on_failure`).
+    pub fences_on_failure: bool,
     /// The daemon's handler; `None` for actions the CLI answers itself (never sent).
     pub handler: Option<Handler>,
     /// How its reply reads as text.
@@ -138,6 +140,7 @@ impl Action {
             moves_tab: false,
             reports_dialog: false,
             default_timeout: false,
+            fences_on_failure: false,
             handler: Some(handler),
             render: Render::DEFAULT,
         }
@@ -189,6 +192,14 @@ impl Action {
         }
     }
 
+    /// See [`Action::fences_on_failure`].
+    pub const fn fencing_on_failure(self) -> Action {
+        Action {
+            fences_on_failure: true,
+            ..self
+        }
+    }
+
     /// See [`Action::default_timeout`].
     pub const fn with_default_timeout(self) -> Action {
         Action {
@@ -215,6 +226,9 @@ impl Action {
         }
         if self.reports_dialog {
             route = route.reporting_dialog();
+        }
+        if self.fences_on_failure {
+            route = route.fencing_on_failure();
         }
         Some(route)
     }

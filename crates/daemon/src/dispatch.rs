@@ -60,6 +60,10 @@ pub struct Route {
     pub moves_tab: bool,
     /// Its reply describes the pending dialog itself, so the daemon adds no dialog `warning`.
     pub reports_dialog: bool,
+    /// When it fails, the requests after it on the same connection are answered without being
+    /// run (a CLI may pipeline `launch` and its command: the command must not run on a browser
+    /// the failed launch did not set up).
+    pub fences_on_failure: bool,
     /// What runs it.
     pub handler: Handler,
 }
@@ -71,6 +75,7 @@ impl std::fmt::Debug for Route {
             .field("lane", &self.lane)
             .field("moves_tab", &self.moves_tab)
             .field("reports_dialog", &self.reports_dialog)
+            .field("fences_on_failure", &self.fences_on_failure)
             .finish_non_exhaustive()
     }
 }
@@ -83,6 +88,7 @@ impl Route {
             lane: Lane::Queued,
             moves_tab: false,
             reports_dialog: false,
+            fences_on_failure: false,
             handler,
         }
     }
@@ -115,6 +121,14 @@ impl Route {
     pub const fn reporting_dialog(self) -> Route {
         Route {
             reports_dialog: true,
+            ..self
+        }
+    }
+
+    /// Marks its failure as fencing its connection (see [`Route::fences_on_failure`]).
+    pub const fn fencing_on_failure(self) -> Route {
+        Route {
+            fences_on_failure: true,
             ..self
         }
     }

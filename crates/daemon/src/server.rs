@@ -96,6 +96,9 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
     let (read, mut write) = stream.into_split();
     let mut reader = BufReader::with_capacity(64 * 1024, read);
     let mut line = Vec::new();
+    // Set once a fencing request (a `launch`) failed: later requests on this connection are
+    // answered without being run.
+    let mut fence: Option<String> = None;
     loop {
         line.clear();
         let read = tokio::select! {
@@ -124,6 +127,26 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
         };
         tracing::debug!(action = %request.action, "request");
         let closing = daemon.routes.lane(&request.action) == Lane::Close;
+        if let Some(reason) = fence.as_deref()
+            && !closing
+        {
+            let reply = crate::protocol::failure(
+                &request.id,
+                &format!("not run: the {reason} before it on this connection failed"),
+                Some("fenced"),
+                None,
+                None,
+            );
+            if write_line(&mut write, &reply).await.is_err() {
+                return;
+            }
+            continue;
+        }
+        let fences = daemon
+            .routes
+            .get(&request.action)
+            .is_some_and(|r| r.fences_on_failure)
+            .then(|| request.action.clone());
         // The command runs in its own task: a client that disconnects mid-command does not
         // cancel it half way (the daemon finishes it and keeps serving).
         let worker = tokio::spawn({
@@ -134,6 +157,9 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
             Ok(reply) => reply,
             Err(err) => invalid(&format!("internal error: {err}")),
         };
+        if fences.is_some() && reply.get("success").and_then(|v| v.as_bool()) != Some(true) {
+            fence = fences;
+        }
         if write_line(&mut write, &reply).await.is_err() || closing {
             return;
         }

@@ -20,7 +20,8 @@ pub const COMMAND: Command = Command {
     names: &[],
     help: None,
     grammar: Grammar::Internal,
-    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    // Fencing: the CLI pipelines `launch` and its command on one connection (see client.rs).
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx))).fencing_on_failure()],
 };
 
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {

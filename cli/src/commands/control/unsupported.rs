@@ -5,12 +5,7 @@ use crate::commands::prelude::*;
 
 /// The command.
 pub const COMMAND: Command = Command {
-    names: &[
-        "plugin",
-        "plugins",
-        "chat",
-        "webmcp",
-    ],
+    names: &["plugin", "plugins", "chat", "webmcp"],
     help: None,
     grammar: Grammar::Unsupported,
     actions: &[],

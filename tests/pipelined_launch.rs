@@ -1,0 +1,107 @@
+//! The CLI writes a `launch` and its command in one write on one connection. A failed launch
+//! must fence that connection: the command after it is answered without being run, so it never
+//! runs on a browser the launch did not set up (crates/daemon/src/server.rs, `fence`).
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::time::Duration;
+
+use abx_tests::cli::Cli;
+use serde_json::Value;
+
+mod common;
+
+/// Writes `lines` in one write and reads one reply per line.
+fn pipelined(cli: &Cli, lines: &[&str]) -> Vec<Value> {
+    let mut stream = UnixStream::connect(cli.file("sock")).expect("daemon socket");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    let mut batch = lines.join("\n");
+    batch.push('\n');
+    stream.write_all(batch.as_bytes()).expect("write");
+    let mut reader = BufReader::new(stream);
+    lines
+        .iter()
+        .map(|_| {
+            let mut reply = String::new();
+            reader.read_line(&mut reply).expect("reply");
+            serde_json::from_str(&reply).expect("JSON reply")
+        })
+        .collect()
+}
+
+/// Pids of processes whose parent is `pid`.
+fn children(pid: i32) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|child| {
+            std::fs::read_to_string(format!("/proc/{child}/stat"))
+                .ok()
+                .and_then(|s| {
+                    let rest = &s[s.rfind(')')? + 2..];
+                    rest.split_whitespace().nth(1)?.parse::<i32>().ok()
+                })
+                == Some(pid)
+        })
+        .collect()
+}
+
+#[test]
+fn a_failed_launch_fences_the_commands_pipelined_after_it_but_not_a_close() {
+    let site = common::site();
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/page1.html")]).success();
+    // Port 1 never serves CDP: the attach fails (and the old browser was let go for it).
+    let replies = pipelined(
+        &ab,
+        &[
+            r#"{"id":"l","action":"launch","cdpPort":1}"#,
+            r#"{"id":"u","action":"url"}"#,
+            r#"{"id":"t","action":"title"}"#,
+        ],
+    );
+    assert_eq!(replies[0]["success"], false, "{}", replies[0]);
+    for reply in &replies[1..] {
+        assert_eq!(reply["success"], false, "{reply}");
+        assert_eq!(reply["code"], "fenced", "{reply}");
+    }
+    let daemon = ab.daemon_pid().expect("daemon pid");
+    assert!(
+        children(daemon).is_empty(),
+        "a fenced command must not launch a browser: children {:?}",
+        children(daemon)
+    );
+    // A new connection is not fenced; a close on a fenced connection still closes.
+    let closed = pipelined(
+        &ab,
+        &[
+            r#"{"id":"l2","action":"launch","cdpPort":1}"#,
+            r#"{"id":"c","action":"close"}"#,
+        ],
+    );
+    assert_eq!(closed[1]["success"], true, "{}", closed[1]);
+    assert_eq!(closed[1]["data"]["closed"], true, "{}", closed[1]);
+}
+
+#[test]
+fn a_cli_command_after_a_failed_launch_reports_the_launch_error_and_starts_no_browser() {
+    let ab = Cli::new().env("AGENT_BROWSER_CDP", "1");
+    let failed = ab.run(&["--json", "get", "url"]).failure().json();
+    assert_eq!(failed["success"], false, "{failed}");
+    assert_ne!(
+        failed["code"], "fenced",
+        "the CLI prints the launch's own error: {failed}"
+    );
+    if let Some(daemon) = ab.daemon_pid() {
+        assert!(
+            children(daemon).is_empty(),
+            "no browser may start after a failed attach: {:?}",
+            children(daemon)
+        );
+    }
+    ab.run(&["close"]).success();
+}
