@@ -378,7 +378,7 @@ impl Daemon {
         launch_ms: &mut u64,
         explicit: bool,
     ) -> Result<Live, Failure> {
-        let result = self.launch_or_reuse(spec, note, launch_ms, explicit).await;
+        let result = Box::pin(self.launch_or_reuse(spec, note, launch_ms, explicit)).await;
         self.launch_failed
             .store(result.is_err(), std::sync::atomic::Ordering::SeqCst);
         result
