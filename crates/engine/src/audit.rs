@@ -14,6 +14,11 @@ use serde_json::Value;
 use crate::error::{EngineError, Result};
 use crate::session::Session;
 
+/// Web vitals from the browser's own performance entries (buffered, so what happened before the
+/// script ran counts), as a promise of upstream's report shape: TTFB from navigation timing, FCP
+/// from the paint entry, LCP the last largest-contentful-paint candidate, CLS the largest session
+/// window of layout shifts without recent input, INP the longest interaction (event timing
+/// entries with an interactionId; null without interactions).
 const VITALS_JS: &str = include_str!("audit/vitals.js");
 
 /// Web vitals of the page now: `{url, ttfb, fcp, lcp: {element, size, startTime, url}, cls:

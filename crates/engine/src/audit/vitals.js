@@ -1,8 +1,3 @@
-// Web vitals of the current page, read from the browser's own performance entries (buffered, so
-// what happened before this script ran counts). Returns a promise of upstream's report shape.
-// TTFB from navigation timing; FCP from the paint entry; LCP the last largest-contentful-paint
-// candidate; CLS the largest session window of layout shifts without recent input; INP the
-// longest interaction (event timing entries with an interactionId), null without interactions.
 (() => {
   const read = (type) => {
     return new Promise((resolve) => {
