@@ -823,7 +823,7 @@ async fn find_by_role_label_text_and_position() {
         )
         .await;
     assert!(
-        matches!(none, Err(EngineError::NotFound { .. })),
+        matches!(none, Err(EngineError::NoElementBy { .. })),
         "{none:?}"
     );
     h.close().await;

@@ -93,10 +93,13 @@ fn auto_connect_attaches_to_a_running_chrome_through_devtools_active_port() {
         !ab.file("engine").exists(),
         "auto-connect launched a browser instead of attaching"
     );
-    let info = ab.run(&["--json", "session", "info"]).success().json();
+    // The session's browser is the one we started: its CDP endpoint is our Chromium's port.
+    let port = std::fs::read_to_string(user_data.join("DevToolsActivePort")).expect("port file");
+    let port = port.lines().next().unwrap_or_default().to_string();
+    let cdp = ab.run(&["get", "cdp-url"]).success().out().to_string();
     assert!(
-        info.to_string().contains("auto-connect") || info.to_string().contains("127.0.0.1"),
-        "{info}"
+        cdp.contains(&format!(":{port}/")),
+        "{cdp} is not port {port}"
     );
     ab.run(&["close"]).success();
     // Closing an attached session detaches: the browser we own keeps running.

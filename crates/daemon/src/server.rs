@@ -36,7 +36,7 @@ pub async fn run(config: DaemonConfig, routes: Routes) -> Result<(), DaemonError
     tracing::debug!("daemon starting");
     let files = Sidecars::new(&config.socket_dir, &config.session);
     files.ensure_dir()?;
-    let Some(lock) = files.lock()? else {
+    let Some(lock) = take_lock(&files).await? else {
         return Err(DaemonError::AlreadyRunning(config.session.clone()));
     };
     // We own the session now: whatever socket file exists belongs to a dead daemon.
@@ -79,6 +79,9 @@ pub async fn run(config: DaemonConfig, routes: Routes) -> Result<(), DaemonError
             },
         }
     }
+    // Refuse new connections at once: a CLI arriving now starts a new daemon (which waits in
+    // `take_lock` until this one has removed its files) instead of talking to one that is leaving.
+    drop(listener);
     // close() already ended the browser; a signal or the idle timer did not.
     let receipt = daemon.close_browser().await;
     tracing::debug!(?receipt, "daemon exiting");
@@ -90,6 +93,23 @@ pub async fn run(config: DaemonConfig, routes: Routes) -> Result<(), DaemonError
     tokio::time::sleep(Duration::from_millis(20)).await;
     drop(lock);
     Ok(())
+}
+
+/// The session's ownership lock. Its holder may be a daemon on its way out (after a failed
+/// launch or a close: it still removes its files): wait for it while nobody accepts on the
+/// socket. A holder that serves the socket is a live daemon: `None` at once.
+async fn take_lock(files: &Sidecars) -> Result<Option<crate::sidecar::OwnerLock>, DaemonError> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        if let Some(lock) = files.lock()? {
+            return Ok(Some(lock));
+        }
+        let serving = std::os::unix::net::UnixStream::connect(files.path("sock")).is_ok();
+        if serving || tokio::time::Instant::now() >= deadline {
+            return Ok(None);
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
