@@ -503,14 +503,18 @@ const TABLE: &[(&str, How)] = &[
     ),
     (
         "--auto-connect",
-        run(&[&["--auto-connect", "open", PAGE]], Refused("uto-connect")),
+        // No Chrome with remote debugging runs here: upstream's message.
+        run(
+            &[&["--auto-connect", "open", PAGE]],
+            Refused("No running Chrome instance found"),
+        ),
     ),
     (
         "AGENT_BROWSER_AUTO_CONNECT",
         run_env(
             &[("AGENT_BROWSER_AUTO_CONNECT", "1")],
             &[&["open", PAGE]],
-            Refused("uto-connect"),
+            Refused("No running Chrome instance found"),
         ),
     ),
     (

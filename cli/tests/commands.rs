@@ -490,12 +490,7 @@ fn local_commands_need_no_daemon() {
         })
     );
     assert_eq!(local(&["close", "--all"]), LocalCommand::CloseAll);
-    assert_eq!(
-        local(&["profiles"]),
-        LocalCommand::Unsupported {
-            command: "profiles".into()
-        }
-    );
+    assert_eq!(local(&["profiles"]), LocalCommand::Profiles);
     assert_eq!(
         local(&["state", "list"]),
         LocalCommand::StateFile {

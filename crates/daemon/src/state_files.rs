@@ -15,7 +15,7 @@
 //! let key = StateKey::new("correct horse").expect("a key");
 //! let sealed = encrypt(b"{}", &key);
 //! assert_eq!(decrypt(&sealed, &key).expect("opens"), b"{}");
-//! assert!(decrypt(&sealed, &StateKey::new("wrong").expect("a key")).is_err());
+//! assert!(decrypt(&sealed, &StateKey::new("wrong").expect("a key")).is_none());
 //! ```
 
 use std::fs;
