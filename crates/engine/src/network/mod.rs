@@ -263,7 +263,12 @@ async fn pump(
             return;
         };
         if event.method() == fetch::EventRequestPaused::IDENTIFIER {
-            // Only subscribed without an allowlist: the routes decide alone.
+            // Only subscribed without an allowlist: the routes decide alone. With no route the
+            // pause is not ours (the session's page hooks intercept for headers and
+            // credentials, and continue it themselves).
+            if state.routes.is_empty() {
+                continue;
+            }
             if let Ok(paused) = event.parse::<PausedRequest>()
                 && !answer_paused(&cdp, &state.routes, &paused).await
             {
