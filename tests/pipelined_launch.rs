@@ -6,6 +6,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
+use abx_tests::children;
 use abx_tests::cli::Cli;
 use serde_json::Value;
 
@@ -30,25 +31,6 @@ fn pipelined(cli: &Cli, lines: &[&str]) -> Vec<Value> {
         replies.push(serde_json::from_str(&reply).expect("JSON reply"));
     }
     replies
-}
-
-/// Pids of processes whose parent is `pid`.
-fn children(pid: i32) -> Vec<i32> {
-    std::fs::read_dir("/proc")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|child| {
-            std::fs::read_to_string(format!("/proc/{child}/stat"))
-                .ok()
-                .and_then(|s| {
-                    let rest = &s[s.rfind(')')? + 2..];
-                    rest.split_whitespace().nth(1)?.parse::<i32>().ok()
-                })
-                == Some(pid)
-        })
-        .collect()
 }
 
 #[test]

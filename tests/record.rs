@@ -6,37 +6,10 @@ use std::process::Command;
 use std::time::Duration;
 
 use abx_tests::cli::Cli;
-use abx_tests::{pids_alive, wait_gone_blocking};
+use abx_tests::{children, cmdline, pids_alive, wait_gone_blocking};
 use serde_json::Value;
 
 mod common;
-
-/// Processes whose parent is `pid`.
-fn children(pid: i32) -> Vec<i32> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(child) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
-            continue;
-        };
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
-            continue;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        if fields.get(1).and_then(|p| p.parse::<i32>().ok()) == Some(pid) {
-            out.push(child);
-        }
-    }
-    out
-}
-
-fn cmdline(pid: i32) -> String {
-    std::fs::read(format!("/proc/{pid}/cmdline"))
-        .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
-        .unwrap_or_default()
-}
 
 /// The daemon's children whose command line contains `needle`.
 fn children_running(daemon: i32, needle: &str) -> Vec<i32> {

@@ -171,3 +171,31 @@ pub fn wait_gone_blocking(pids: &[i32], within: Duration) -> Option<Duration> {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// Processes whose parent is `pid` (direct children), from /proc.
+pub fn children(pid: i32) -> Vec<i32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(child) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
+            continue;
+        };
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.get(1).and_then(|p| p.parse::<i32>().ok()) == Some(pid) {
+            out.push(child);
+        }
+    }
+    out
+}
+
+/// A process's command line with spaces for NULs (empty when it is gone).
+pub fn cmdline(pid: i32) -> String {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+        .unwrap_or_default()
+}
