@@ -758,7 +758,12 @@ async fn control(shared: Arc<Shared>) {
         {
             adopt_popup(&shared, session, running, &known_targets).await;
         }
-        if let Some(session) = &session {
+        // Only a watched cast adopts popups. Unwatched, skip the copy: on a shared anchor every
+        // stage's navigation wakes every other stage's controller, and the copy is O(tabs). The
+        // first watched pass starts no cast before this refresh, so no old tab looks new.
+        if !watching {
+            known_targets.clear();
+        } else if let Some(session) = &session {
             known_targets = session
                 .browser()
                 .targets()
