@@ -196,6 +196,12 @@ fn rss_mb(pid: i32) -> Option<f64> {
     proc_mb(&format!("/proc/{pid}/status"), "VmRSS:")
 }
 
+/// The anonymous part of the RSS (heap, stacks): what a leak grows. The rest is the binary's
+/// pages, which rise as more of its code runs once (a debug build's are many).
+fn anon_mb(pid: i32) -> Option<f64> {
+    proc_mb(&format!("/proc/{pid}/status"), "RssAnon:")
+}
+
 /// CPU time (user + system) of a process in ms, from `/proc/<pid>/stat`.
 fn cpu_ms(pid: i32) -> Option<f64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -275,6 +281,7 @@ struct Point {
     tab_rss: f64,
     renderers: usize,
     daemon_rss: f64,
+    daemon_anon: f64,
     daemon_cpu: f64,
     chrome_cpu: f64,
 }
@@ -349,6 +356,11 @@ async fn scale_point(bin: &Binary, stages: usize, loops: usize, base: &str) -> P
         .filter_map(|s| s.daemon_pid().and_then(rss_mb))
         .collect();
     let daemon_rss = daemons.iter().sum::<f64>() / daemons.len().max(1) as f64;
+    let anon: Vec<f64> = live
+        .iter()
+        .filter_map(|s| s.daemon_pid().and_then(anon_mb))
+        .collect();
+    let daemon_anon = anon.iter().sum::<f64>() / anon.len().max(1) as f64;
     for stage in &stage_list {
         let _ = stage.run(&["close".to_string()]);
     }
@@ -375,6 +387,7 @@ async fn scale_point(bin: &Binary, stages: usize, loops: usize, base: &str) -> P
         tab_rss: (rss - bare_rss) / per_tab,
         renderers: renderers.saturating_sub(bare_renderers),
         daemon_rss,
+        daemon_anon,
         daemon_cpu,
         chrome_cpu,
     }
@@ -384,6 +397,7 @@ struct SoakSample {
     commands: usize,
     seconds: f64,
     rss: Option<f64>,
+    anon: Option<f64>,
     fds: Option<usize>,
     p50: f64,
     p99: f64,
@@ -409,6 +423,7 @@ async fn soak(bin: &Binary, total: usize, every: usize, base: &str) -> (Vec<Soak
         commands,
         seconds,
         rss: pid.and_then(rss_mb),
+        anon: pid.and_then(anon_mb),
         fds: pid.and_then(open_fds),
         p50: quantile(window, 0.5),
         p99: quantile(window, 0.99),
@@ -453,7 +468,7 @@ fn cell(v: f64) -> String {
 
 fn print_curve(points: &[Point]) {
     println!(
-        "| binary | stages | commands (failed) | wall s | actions/s | p50 ms | p99 ms | p99 ÷ 1-stage p99 | Chrome PSS / tab MB | Chrome RSS / tab MB | renderers | daemon RSS / stage MB | daemon CPU ms / command | Chrome CPU ms / command |"
+        "| binary | stages | commands (failed) | wall s | actions/s | p50 ms | p99 ms | p99 ÷ 1-stage p99 | Chrome PSS / tab MB | Chrome RSS / tab MB | renderers | daemon RSS (anonymous) / stage MB | daemon CPU ms / command | Chrome CPU ms / command |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for p in points {
@@ -469,7 +484,7 @@ fn print_curve(points: &[Point]) {
             format!("{} ({} attached)", p.stages, p.attached)
         };
         println!(
-            "| {} | {attached} | {} ({}) | {:.1} | {:.1} | {} | {} | {ratio} | {} | {} | {} | {} | {:.2} | {:.1} |",
+            "| {} | {attached} | {} ({}) | {:.1} | {:.1} | {} | {} | {ratio} | {} | {} | {} | {} ({}) | {:.2} | {:.1} |",
             p.binary,
             p.commands,
             p.failures.len(),
@@ -481,6 +496,7 @@ fn print_curve(points: &[Point]) {
             cell(p.tab_rss),
             p.renderers,
             cell(p.daemon_rss),
+            cell(p.daemon_anon),
             p.daemon_cpu / p.commands.max(1) as f64,
             p.chrome_cpu / p.commands.max(1) as f64,
         );
@@ -575,14 +591,17 @@ async fn main() {
                 "\n## Soak: {soak_total} commands on one {} stage session\n",
                 bin.name
             );
-            println!("| commands | s | daemon RSS MB | open fds | window p50 ms | window p99 ms |");
-            println!("|---|---|---|---|---|---|");
+            println!(
+                "| commands | s | daemon RSS MB | of it anonymous MB | open fds | window p50 ms | window p99 ms |"
+            );
+            println!("|---|---|---|---|---|---|---|");
             for s in &curve {
                 println!(
-                    "| {} | {:.0} | {} | {} | {} | {} |",
+                    "| {} | {:.0} | {} | {} | {} | {} | {} |",
                     s.commands,
                     s.seconds,
                     s.rss.map_or("–".into(), cell),
+                    s.anon.map_or("–".into(), cell),
                     s.fds.map_or("–".into(), |f| f.to_string()),
                     cell(s.p50),
                     cell(s.p99),
