@@ -87,7 +87,12 @@ pub struct OwnerLock {
     _lock: nix::fcntl::Flock<File>,
 }
 
-/// Writes `content` to `path` via a temp file + fsync + rename, mode 0600 regardless of umask.
+/// Writes `content` to `path` via a temp file + rename, mode 0600 regardless of umask.
+///
+/// No fsync: these are runtime files of live processes (and `.target`, a hint for the next
+/// daemon), so a reader needs whole content (the rename gives it), not durability across a
+/// machine crash. An fsync per navigation cost milliseconds (tens on a busy disk) on every
+/// `open`/`back`/`reload`, and concurrent stages queued on the file system's journal.
 pub fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
     let tmp = path.with_extension(format!(
         "{}.tmp{}",
@@ -103,7 +108,6 @@ pub fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
             .open(&tmp)?;
         file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
         file.write_all(content.as_bytes())?;
-        file.sync_all()?;
     }
     std::fs::rename(&tmp, path)
 }

@@ -741,7 +741,8 @@ async fn control(shared: Arc<Shared>) {
     let mut last_streamed: Option<(Arc<str>, bool)> = None;
     // Target changes of the session's browser (popups, tab titles, closed tabs).
     let mut targets: Option<(usize, watch::Receiver<u64>)> = None;
-    let mut known_targets: HashSet<String> = HashSet::new();
+    // The targets seen on the last watched pass; `None` after an unwatched one.
+    let mut known_targets: Option<HashSet<String>> = None;
     loop {
         let session = shared.session();
         let session_key = session.as_ref().map(|s| Arc::as_ptr(s) as usize);
@@ -753,19 +754,26 @@ async fn control(shared: Arc<Shared>) {
         let watching = shared.viewers.load(Ordering::Relaxed) > 0;
 
         if watching
-            && let (Some(session), Some(running)) = (&session, &cast)
+            && let (Some(session), Some(running), Some(known)) = (&session, &cast, &known_targets)
             && shared.options.follow_popups
         {
-            adopt_popup(&shared, session, running, &known_targets).await;
+            adopt_popup(&shared, session, running, known).await;
         }
-        if let Some(session) = &session {
-            known_targets = session
-                .browser()
-                .targets()
-                .into_iter()
-                .map(|t| t.target_id)
-                .collect();
-        }
+        // Only a watched cast adopts popups. Unwatched, skip the copy: on a shared anchor every
+        // stage's navigation wakes every other stage's controller, and the copy is O(tabs). After
+        // an unwatched pass nothing is adopted until a watched pass has looked, so a tab opened
+        // while nobody watched never looks new.
+        known_targets = match &session {
+            Some(session) if watching => Some(
+                session
+                    .browser()
+                    .targets()
+                    .into_iter()
+                    .map(|t| t.target_id)
+                    .collect(),
+            ),
+            _ => None,
+        };
 
         let want = desired(&shared);
         let same = match (&cast, &want) {
