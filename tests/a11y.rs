@@ -87,7 +87,7 @@ fn a11y_finds_every_planted_problem_and_passes_the_clean_page() {
     );
     assert!(
         text.out()
-            .contains("[critical] image-alt: Images must have alternative text (2 nodes)"),
+            .contains("[critical] image-alt: Images need a text alternative (2 nodes)"),
         "{}",
         text.out()
     );

@@ -834,16 +834,19 @@ const TABLE: &[(&str, How)] = &[
     (
         "--enable",
         run(
-            &[&["--enable", "react-devtools", "open", PAGE]],
-            Refused("--enable react-devtools"),
+            &[
+                &["--enable", "react-devtools", "open", "{site}/react.html"],
+                &["react", "tree"],
+            ],
+            Stdout(" Counter"),
         ),
     ),
     (
         "AGENT_BROWSER_ENABLE",
         run_env(
             &[("AGENT_BROWSER_ENABLE", "react-devtools")],
-            &[&["open", PAGE]],
-            Refused("--enable react-devtools"),
+            &[&["open", "{site}/react.html"], &["react", "tree"]],
+            Stdout(" Counter"),
         ),
     ),
     (

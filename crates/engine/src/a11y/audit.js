@@ -17,27 +17,27 @@
   var wcag = 'https://www.w3.org/WAI/WCAG22/Understanding/';
   var RULES = [
     { id: 'html-has-lang', impact: 'serious', tags: ['cat.language', 'wcag2a', 'wcag311'],
-      help: '<html> element must have a lang attribute', url: wcag + 'language-of-page.html', page: true },
+      help: 'The page must declare its language (<html lang>)', url: wcag + 'language-of-page.html', page: true },
     { id: 'document-title', impact: 'serious', tags: ['cat.text-alternatives', 'wcag2a', 'wcag242'],
-      help: 'Documents must have a non-empty <title>', url: wcag + 'page-titled.html', page: true },
+      help: 'The page must have a title', url: wcag + 'page-titled.html', page: true },
     { id: 'image-alt', impact: 'critical', tags: ['cat.text-alternatives', 'wcag2a', 'wcag111'],
-      help: 'Images must have alternative text', url: wcag + 'non-text-content.html' },
+      help: 'Images need a text alternative', url: wcag + 'non-text-content.html' },
     { id: 'label', impact: 'critical', tags: ['cat.forms', 'wcag2a', 'wcag412', 'wcag131'],
-      help: 'Form elements must have labels', url: wcag + 'name-role-value.html' },
+      help: 'Text fields need a label', url: wcag + 'name-role-value.html' },
     { id: 'select-name', impact: 'critical', tags: ['cat.forms', 'wcag2a', 'wcag412', 'wcag131'],
-      help: 'Select element must have an accessible name', url: wcag + 'name-role-value.html' },
+      help: 'Selects need a label', url: wcag + 'name-role-value.html' },
     { id: 'button-name', impact: 'critical', tags: ['cat.name-role-value', 'wcag2a', 'wcag412'],
-      help: 'Buttons must have discernible text', url: wcag + 'name-role-value.html' },
+      help: 'Buttons need a name', url: wcag + 'name-role-value.html' },
     { id: 'link-name', impact: 'serious', tags: ['cat.name-role-value', 'wcag2a', 'wcag244', 'wcag412'],
-      help: 'Links must have discernible text', url: wcag + 'link-purpose-in-context.html' },
+      help: 'Links need a name', url: wcag + 'link-purpose-in-context.html' },
     { id: 'aria-roles', impact: 'critical', tags: ['cat.aria', 'wcag2a', 'wcag412'],
-      help: 'ARIA roles used must conform to valid values', url: wcag + 'name-role-value.html' },
+      help: 'Roles must be ARIA roles', url: wcag + 'name-role-value.html' },
     { id: 'duplicate-id', impact: 'minor', tags: ['cat.parsing', 'best-practice'],
-      help: 'id attribute values must be unique', url: wcag + 'name-role-value.html' },
+      help: 'Ids must be unique in the page', url: wcag + 'name-role-value.html' },
     { id: 'color-contrast', impact: 'serious', tags: ['cat.color', 'wcag2aa', 'wcag143'],
-      help: 'Elements must meet minimum color contrast ratio thresholds', url: wcag + 'contrast-minimum.html' },
+      help: 'Text needs enough contrast with its background', url: wcag + 'contrast-minimum.html' },
     { id: 'heading-order', impact: 'moderate', tags: ['cat.semantics', 'best-practice'],
-      help: 'Heading levels should only increase by one', url: wcag + 'info-and-relationships.html' }
+      help: 'Headings should not skip levels', url: wcag + 'info-and-relationships.html' }
   ];
 
   var ROLES = ('alert alertdialog application article banner blockquote button caption cell checkbox ' +
