@@ -149,6 +149,10 @@ export const EXPECTED = {
   'perf.webmcp-tools': {
     reason: 'a failed tool reports the exception it threw in `error` (upstream: an empty string); `open` does not announce the page\'s tools (upstream prints a `WebMCP tools changed` notice)',
   },
+  'perf.no-webmcp': {
+    reason: 'both list no tools; under `--no-webmcp` abx starts Chrome without its WebMCP features, so the fixture page runs and records `off` (no `document.modelContext`); in upstream\'s session the page\'s marker is unset (`undefined`: its script did not get to run to the end; not investigated further)',
+    ours: /"off"/,
+  },
   'flags.user-agent': KEEPS_LAUNCH,
   'flags.config': KEEPS_LAUNCH,
   'flags.allow-file-access': KEEPS_LAUNCH,

@@ -431,7 +431,7 @@ export const ROWS = [
   {
     id: 'perf.no-webmcp', area: 'Perf', cmd: '`--no-webmcp`, then `webmcp list` on a page with tools', ref: 67, session: 'no-webmcp',
     env: { AGENT_BROWSER_EXECUTABLE_PATH: '/usr/lib/chromium/chromium' },
-    steps: [{ run: '--no-webmcp open {SITE}/webmcp.html', stdout: 'ignore' }, 'webmcp list', 'get attr body data-webmcp'],
+    steps: [{ run: '--no-webmcp open {SITE}/webmcp.html', stdout: 'ignore' }, 'webmcp list', 'eval document.body.dataset.webmcp'],
     close: true,
   },
 
