@@ -200,7 +200,7 @@ fn tree(t: &mut Text<'_>, data: &Value) -> bool {
 
 /// `name (id N)`, then props, state and hooks as JSON lines.
 fn inspected(t: &mut Text<'_>, data: &Value) -> bool {
-    let Some(name) = s(data, "name") else {
+    let (Some(name), Some(_)) = (s(data, "name"), data.get("hooks")) else {
         return false;
     };
     let key = s(data, "key").map_or(String::new(), |k| format!(" key={k:?}"));
