@@ -834,16 +834,19 @@ const TABLE: &[(&str, How)] = &[
     (
         "--enable",
         run(
-            &[&["--enable", "react-devtools", "open", PAGE]],
-            Refused("--enable react-devtools"),
+            &[
+                &["--enable", "react-devtools", "open", "{site}/react.html"],
+                &["react", "tree"],
+            ],
+            Stdout(" Counter"),
         ),
     ),
     (
         "AGENT_BROWSER_ENABLE",
         run_env(
             &[("AGENT_BROWSER_ENABLE", "react-devtools")],
-            &[&["open", PAGE]],
-            Refused("--enable react-devtools"),
+            &[&["open", "{site}/react.html"], &["react", "tree"]],
+            Stdout(" Counter"),
         ),
     ),
     (
@@ -940,13 +943,29 @@ const TABLE: &[(&str, How)] = &[
     ("AGENT_BROWSER_CLEAR_CA_CERT", Pending("as --ca-cert")),
     ("--use-system-ca", Pending("as --ca-cert")),
     ("AGENT_BROWSER_USE_SYSTEM_CA", Pending("as --ca-cert")),
+    // The fixture page records whether Chrome gave it `document.modelContext` (WebMCP is on
+    // by default: tests/webmcp.rs lists its tools).
     (
         "--no-webmcp",
-        Pending(
-            "abx has no WebMCP, so there is nothing to disable: refuse or accept, for the lead to decide",
+        run(
+            &[
+                &["--no-webmcp", "open", "{site}/webmcp.html"],
+                &["get", "attr", "body", "data-webmcp"],
+            ],
+            Stdout("off"),
         ),
     ),
-    ("AGENT_BROWSER_NO_WEBMCP", Pending("as --no-webmcp")),
+    (
+        "AGENT_BROWSER_NO_WEBMCP",
+        run_env(
+            &[("AGENT_BROWSER_NO_WEBMCP", "1")],
+            &[
+                &["open", "{site}/webmcp.html"],
+                &["get", "attr", "body", "data-webmcp"],
+            ],
+            Stdout("off"),
+        ),
+    ),
     (
         "AGENT_BROWSER_NO_VERSION_CHECK",
         Pending("abx never checks for updates: the variable asks for what is already so"),

@@ -1,19 +1,8 @@
 //! Replays upstream's argv → wire captures (`wire-golden.jsonl`) through our binary against a
 //! fake daemon socket, and checks the exact requests (ignoring `id`) and exit codes.
 
-/// Golden argv abx refuses on purpose (docs/compat.md): `--engine` without its binary and
-/// `--enable` of built-in init scripts abx does not ship.
-const REFUSED_BY_DESIGN: &[&[&str]] = &[
-    &["--engine", "lightpanda", "get", "url"],
-    &[
-        "--init-script",
-        "/tmp/i.js",
-        "--enable",
-        "react-devtools",
-        "get",
-        "url",
-    ],
-];
+/// Golden argv abx refuses on purpose (docs/compat.md): `--engine` without its binary.
+const REFUSED_BY_DESIGN: &[&[&str]] = &[&["--engine", "lightpanda", "get", "url"]];
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixListener;

@@ -402,6 +402,38 @@ export const ROWS = [
     steps: ['--enable react-devtools open {SITE}/fixture.html', 'react tree'], close: true,
   },
   { id: 'perf.webmcp', area: 'Perf', cmd: '`webmcp list`, `invoke|result|cancel` of unknown ids', ref: 67, page: '/fixture.html', steps: ['webmcp list', 'webmcp invoke nope', 'webmcp result nope-1', 'webmcp cancel nope-1'] },
+  {
+    id: 'perf.a11y-planted', area: 'Perf', cmd: '`a11y` on a page with planted problems, then on the same page done right (rule ids and targets)', ref: 65, session: 'a11y',
+    steps: [
+      { run: '--json a11y {SITE}/a11y-bad.html', volatile: /^(failureSummary|help|helpUrl|tags|html|counts|axeVersion|engine|rules|incomplete|lifecycle)$/ },
+      { run: '--json a11y {SITE}/a11y-clean.html', volatile: /^(failureSummary|help|helpUrl|tags|html|counts|axeVersion|engine|rules|incomplete|lifecycle)$/ },
+      { run: ['a11y', '--selector', '#nope'] },
+    ],
+    close: true,
+  },
+  {
+    id: 'perf.react-fixture', area: 'Perf', cmd: '`react tree|inspect|renders|suspense` on a React page (`--enable react-devtools`)', ref: 66, session: 'react-fixture',
+    steps: ['--enable react-devtools open {SITE}/react.html', 'react tree', 'react inspect 3', 'react renders start', 'click #inc', 'react renders stop', 'react suspense'],
+    close: true,
+  },
+  {
+    id: 'perf.webmcp-tools', area: 'Perf', cmd: '`webmcp list|invoke|result|cancel` on a page with tools (full Chromium)', ref: 67, session: 'webmcp',
+    env: { AGENT_BROWSER_EXECUTABLE_PATH: '/usr/lib/chromium/chromium' },
+    steps: [
+      { run: 'open {SITE}/webmcp.html', stdout: 'ignore' },
+      { run: '--json webmcp list', volatile: /^(frameId|lifecycle)$/ },
+      { run: ['--json', 'webmcp', 'invoke', 'add', '--params', '{"a":2,"b":3}'], volatile: /^(frameId|invocationId|durationMs|lifecycle)$/ },
+      { run: '--json webmcp invoke broken', volatile: /^(frameId|invocationId|durationMs|lifecycle|error)$/ },
+      { run: 'webmcp invoke nope' },
+    ],
+    close: true,
+  },
+  {
+    id: 'perf.no-webmcp', area: 'Perf', cmd: '`--no-webmcp`, then `webmcp list` on a page with tools', ref: 67, session: 'no-webmcp',
+    env: { AGENT_BROWSER_EXECUTABLE_PATH: '/usr/lib/chromium/chromium' },
+    steps: [{ run: '--no-webmcp open {SITE}/webmcp.html', stdout: 'ignore' }, 'webmcp list', 'eval document.body.dataset.webmcp'],
+    close: true,
+  },
 
   // ---- Sessions, state, auth ----------------------------------------------------------------
   { id: 'session.name-list', area: 'Session', cmd: '`session`, `session list`', ref: 72, page: '/fixture.html', steps: ['session', '--session other session', 'session list'] },

@@ -27,8 +27,11 @@
 //! * `skills` serves abx's own guides (embedded in the binary); `install` never downloads a browser
 //!   (it finds a system Chrome or installs Debian's `chromium` with apt-get as root); `upgrade`
 //!   only says how to replace the binary; `doctor` checks what abx needs, without the network.
-//! * `dashboard`, `profiles`, `plugin(s)`, `mcp`, `chat` and `webmcp` are not provided: they exit
-//!   1 with a clear message.
+//! * `dashboard`, `profiles`, `plugin(s)`, `mcp` and `chat` are not provided: they exit 1 with a
+//!   clear message.
+//! * `a11y` runs abx's own checks in axe-core's report shape (docs/a11y.md); `react` reads fibers
+//!   through abx's own DevTools hook (docs/react.md); `webmcp` uses Chrome's WebMCP domain
+//!   (docs/webmcp.md).
 //! * `--max-output` also truncates console output without `--content-boundaries`.
 
 pub mod client;

@@ -311,6 +311,7 @@ pub const TABLE: &[&Command] = &[
     &control::doctor::COMMAND,
     &control::install::COMMAND,
     &control::upgrade::COMMAND,
+    &control::webmcp::COMMAND,
     &control::unsupported::COMMAND,
 ];
 

@@ -18,7 +18,16 @@ pub struct PageSpec {
     pub init_scripts: Vec<String>,
     /// `--extension` directories (unpacked extensions).
     pub extensions: Vec<String>,
+    /// `--no-webmcp`: launch Chrome without its experimental WebMCP features.
+    pub no_webmcp: bool,
+    /// `--enable` built-in init scripts (`react-devtools`).
+    pub enable: Vec<String>,
 }
+
+/// Chrome's features for WebMCP: the page API (`document.modelContext`) and its DevTools domain.
+const WEBMCP_FEATURES: &str = "WebMCPTesting,DevToolsWebMCPSupport";
+/// The launcher's own `--enable-features` (its defaults), which a second switch would replace.
+const DEFAULT_FEATURES: &str = "NetworkService,NetworkServiceInProcess";
 
 fn list(raw: Option<String>) -> Vec<String> {
     raw.map(|r| {
@@ -43,6 +52,13 @@ impl PageSpec {
             color_scheme: non_empty(var(env::COLOR_SCHEME)),
             init_scripts: list(var(env::INIT_SCRIPTS)),
             extensions: list(var(env::EXTENSIONS)),
+            enable: list(var(env::ENABLE)),
+            no_webmcp: var(env::NO_WEBMCP).is_some_and(|v| {
+                !matches!(
+                    v.trim().to_ascii_lowercase().as_str(),
+                    "" | "0" | "false" | "no"
+                )
+            }),
         }
     }
 
@@ -60,6 +76,12 @@ impl PageSpec {
         if let Some(extensions) = &request.extensions {
             self.extensions = extensions.clone();
         }
+        if let Some(on) = request.webmcp {
+            self.no_webmcp = !on;
+        }
+        if let Some(features) = &request.enable {
+            self.enable = features.clone();
+        }
     }
 
     /// Takes from `live` what `request` does not set.
@@ -75,6 +97,12 @@ impl PageSpec {
         }
         if request.extensions.is_none() {
             self.extensions = live.extensions.clone();
+        }
+        if request.webmcp.is_none() {
+            self.no_webmcp = live.no_webmcp;
+        }
+        if request.enable.is_none() {
+            self.enable = live.enable.clone();
         }
     }
 
@@ -96,6 +124,20 @@ impl PageSpec {
             args.push(format!("--disable-extensions-except={joined}"));
             args.push(format!("--load-extension={joined}"));
         }
+        if !self.no_webmcp {
+            // Chrome keeps only the last `--enable-features`: extend the user's (or the
+            // launcher's defaults) rather than replace them.
+            match args
+                .iter_mut()
+                .rev()
+                .find(|a| a.starts_with("--enable-features="))
+            {
+                Some(user) => user.push_str(&format!(",{WEBMCP_FEATURES}")),
+                None => args.push(format!(
+                    "--enable-features={DEFAULT_FEATURES},{WEBMCP_FEATURES}"
+                )),
+            }
+        }
         args
     }
 
@@ -111,6 +153,17 @@ impl PageSpec {
             }
         }
         let mut init_scripts = Vec::new();
+        for feature in &self.enable {
+            match feature.as_str() {
+                // First, so the hook is in place before any user script or page script.
+                "react-devtools" => init_scripts.push(abx_engine::REACT_DEVTOOLS_HOOK.to_string()),
+                other => {
+                    return Err(Failure::message(format!(
+                        "Unknown --enable feature: {other} (abx has: react-devtools)"
+                    )));
+                }
+            }
+        }
         for path in &self.init_scripts {
             let source = std::fs::read_to_string(path)
                 .map_err(|e| Failure::message(format!("Cannot read init script {path}: {e}")))?;
@@ -123,5 +176,53 @@ impl PageSpec {
         };
         setup.validate().map_err(Failure::from)?;
         Ok(setup)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn webmcp_features_extend_the_last_enable_features_unless_turned_off() {
+        let on = PageSpec::default();
+        assert_eq!(
+            on.chrome_args(&[]),
+            [
+                "--enable-features=NetworkService,NetworkServiceInProcess,WebMCPTesting,DevToolsWebMCPSupport"
+            ]
+        );
+        assert_eq!(
+            on.chrome_args(&["--enable-features=Vulkan".into()]),
+            ["--enable-features=Vulkan,WebMCPTesting,DevToolsWebMCPSupport"]
+        );
+        let off = PageSpec {
+            no_webmcp: true,
+            ..PageSpec::default()
+        };
+        assert!(off.chrome_args(&[]).is_empty());
+        let env = |k: &str| (k == env::NO_WEBMCP).then(|| "1".to_string());
+        assert!(PageSpec::from_env(&env).no_webmcp);
+    }
+
+    #[test]
+    fn react_devtools_puts_the_hook_first_and_unknown_features_fail() {
+        let spec = PageSpec {
+            enable: vec!["react-devtools".into()],
+            ..PageSpec::default()
+        };
+        let setup = spec.page_setup().expect("setup");
+        assert_eq!(setup.init_scripts, [abx_engine::REACT_DEVTOOLS_HOOK]);
+        let bad = PageSpec {
+            enable: vec!["vue-devtools".into()],
+            ..PageSpec::default()
+        };
+        let err = bad.page_setup().expect_err("unknown feature");
+        assert!(
+            err.message
+                .contains("Unknown --enable feature: vue-devtools"),
+            "{}",
+            err.message
+        );
     }
 }

@@ -26,6 +26,7 @@
 //! # Ok(()) }
 //! ```
 
+mod a11y;
 mod actions;
 mod audit;
 mod browser;
@@ -51,6 +52,7 @@ mod page_setup;
 mod pointer;
 pub mod policy;
 mod popup;
+mod react;
 mod read;
 pub mod refs;
 mod reopen;
@@ -60,6 +62,7 @@ pub mod storage_state;
 mod tab;
 mod touch;
 mod trace;
+mod webmcp;
 
 pub use actions::{
     Checked, ClickOptions, Clicked, Dragged, Filled, Focused, Hovered, Inserted, KeyDown, KeyUp,
@@ -93,6 +96,9 @@ pub use tab::{
 };
 pub use touch::{Swiped, Tapped};
 
+pub use a11y::{A11Y_RULES, a11y_audit};
 pub use abx_chrome::{BrowserBinary, BrowserKind, CloseReceipt, LaunchOptions};
 pub use audit::web_vitals;
+pub use react::{REACT_DEVTOOLS_HOOK, ReactError, ReactQuery, react_query};
 pub use trace::{CpuProfile, DEFAULT_TRACE_CATEGORIES, Finished as TraceFinished, Trace};
+pub use webmcp::{WebMcpError, WebMcpInvocation, WebMcpTool, tools_report as webmcp_tools_report};

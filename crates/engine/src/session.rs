@@ -198,6 +198,8 @@ pub struct Session {
     pub(crate) downloads: crate::download::Downloads,
     /// The last reported `screenshot --if-changed` per tab and scope.
     pub(crate) shots: crate::image_diff::History,
+    /// The tabs' WebMCP tools and invocations (see `webmcp.rs`).
+    pub(crate) webmcp: Arc<crate::webmcp::WebMcpState>,
 }
 
 impl std::fmt::Debug for Session {
@@ -238,6 +240,7 @@ impl Session {
             enforcement,
             network: Arc::new(network),
             pin_claim: Mutex::new(None),
+            webmcp: Arc::default(),
         };
         crate::policy::start(
             session.browser.connection(),
@@ -335,6 +338,7 @@ impl Session {
         )
         .await?;
         self.network.watch(&tab).await;
+        self.webmcp.watch(&tab).await;
         crate::page_setup::prepare_tab(self, &tab).await?;
         self.table()
             .attached

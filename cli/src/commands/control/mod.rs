@@ -18,3 +18,4 @@ pub mod stream;
 pub mod unavailable;
 pub mod unsupported;
 pub mod upgrade;
+pub mod webmcp;

@@ -2,7 +2,7 @@
 //! provider (`-p <name>`: abx drives a local or `--cdp` browser only, and must never quietly fall
 //! back to a local Chrome), `chat` (an AI gateway client abx does not ship) and an engine other
 //! than Chrome (`--engine lightpanda|obscura`), an iOS `--device`, and `--enable <feature>`
-//! (upstream's built-in init scripts, which abx does not ship). Where upstream names a missing key or binary, the
+//! other than `react-devtools` (abx's only built-in init script). Where upstream names a missing key or binary, the
 //! error does too.
 
 use crate::flags::Flags;
@@ -56,9 +56,9 @@ pub fn refusal(flags: &Flags, command: Option<&str>, host: &dyn Host) -> Option<
             "--device {device} picks an iOS simulator for -p ios, which needs macOS with Xcode; abx drives Chrome/Chromium only (use `set device <name>` to emulate a phone)"
         ));
     }
-    if let Some(feature) = flags.enable.first() {
+    if let Some(feature) = flags.enable.iter().find(|f| *f != "react-devtools") {
         return Some(format!(
-            "--enable {feature} is not supported by abx: it ships no built-in init scripts"
+            "--enable {feature} is not supported by abx: its only built-in init script is react-devtools"
         ));
     }
     if let Some(engine) = flags

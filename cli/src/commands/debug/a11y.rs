@@ -1,30 +1,55 @@
-//! `a11y [url] [--tags <list>] [--selector <sel>]`: an accessibility audit. Not implemented
-//! yet: the daemon answers `Not yet implemented: a11y`.
+//! `a11y [url] [--tags <list>] [--selector <sel>]`: an accessibility audit of the session's page
+//! (or of `url`, loaded first). Abx does not ship axe-core: the audit is its own DOM checks run
+//! in the page (`abx_engine::a11y_audit`, rules in `abx_engine::A11Y_RULES`, documented in
+//! `docs/a11y.md`), reported in axe-core's shape: `violations` and `incomplete` with rule ids,
+//! impacts, tags and node targets, and `counts`.
 
-use super::vitals::report;
 use crate::commands::prelude::*;
+use crate::output::text::without_lifecycle;
 
 /// The wire action.
 pub const ACTION: &str = "a11y";
+
+const USAGE: &str = "a11y [url] [--tags <list>] [--selector <sel>]";
 
 /// The command.
 pub const COMMAND: Command = Command {
     names: &[ACTION],
     help: Some(Help {
-        about: "Accessibility audit",
-        usage: &["a11y [url] [--tags <list>] [--selector <sel>]"],
-        examples: &["a11y --tags wcag2a,wcag2aa"],
+        about: "Accessibility audit (abx's own checks, axe-core report shape; see docs/a11y.md). Rules: aria-roles, button-name, color-contrast, document-title, duplicate-id, heading-order, html-has-lang, image-alt, label, link-name, select-name",
+        usage: &[USAGE],
+        examples: &[
+            "a11y",
+            "a11y https://example.com",
+            "a11y --tags wcag2a,wcag2aa",
+            "a11y --selector \"#main\" --json",
+        ],
     }),
     grammar: Grammar::Request(parse),
-    actions: &[Action::todo(ACTION).rendered(Render {
-        first: Some(report),
-        ..Render::DEFAULT
-    })],
+    actions: &[
+        Action::queued(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
+            first: Some(summary),
+            ..Render::DEFAULT
+        }),
+    ],
 };
+
+/// What `a11y` sends (upstream's wire: `tags` is the comma list as typed).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct A11yRequest {
+    /// A page to load first.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Comma-separated tags (or rule ids).
+    #[serde(default)]
+    pub tags: Option<String>,
+    /// Only this subtree.
+    #[serde(default)]
+    pub selector: Option<String>,
+}
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
-    const USAGE: &str = "a11y [url] [--tags <list>] [--selector <sel>]";
     let mut req = Req::new(ACTION);
     let mut i = 0;
     while i < rest.len() {
@@ -43,14 +68,105 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                 req.put("selector", *v);
                 i += 1;
             }
-            other if other.starts_with('-') => {}
+            other if other.starts_with('-') => {
+                return Err(ParseError::invalid(
+                    format!("Unknown a11y option: {other}"),
+                    USAGE,
+                ));
+            }
             other => {
-                if !req.has("url") {
-                    req.put("url", other);
+                if req.has("url") {
+                    return Err(ParseError::invalid(
+                        format!("Unexpected argument for a11y: {other}"),
+                        USAGE,
+                    ));
                 }
+                req.put("url", other);
             }
         }
         i += 1;
     }
     ok(req)
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: A11yRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    if let Some(url) = request.url.as_deref() {
+        session
+            .navigate(url, abx_engine::WaitUntil::Load, ctx.timeout())
+            .await?;
+    }
+    let tags: Vec<String> = request
+        .tags
+        .as_deref()
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect();
+    Ok(abx_engine::a11y_audit(&session, &tags, request.selector.as_deref(), ctx.timeout()).await?)
+}
+
+/// `url:`, a counts line, then per violation `[impact] id: help (N nodes)`, its help URL and
+/// its node targets (and the same for incomplete results).
+fn summary(t: &mut Text<'_>, data: &Value) -> bool {
+    let Some(counts) = data.get("counts") else {
+        t.out(&pretty(&without_lifecycle(data)));
+        return true;
+    };
+    if let Some(url) = s(data, "url") {
+        t.out(&format!("url: {url}"));
+    }
+    let n = |k: &str| u(counts, k).unwrap_or(0);
+    t.out(&format!(
+        "abx-a11y  violations: {}  incomplete: {}  passes: {}",
+        n("violations"),
+        n("incomplete"),
+        n("passes")
+    ));
+    if n("violations") + n("incomplete") > 0 {
+        t.out("");
+    }
+    for (key, label) in [("violations", ""), ("incomplete", "incomplete ")] {
+        for rule in data
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let count = u(rule, "nodeCount").unwrap_or(0);
+            t.out(&format!(
+                "[{label}{}] {}: {} ({count} node{})",
+                s(rule, "impact").unwrap_or("minor"),
+                s(rule, "id").unwrap_or_default(),
+                s(rule, "help").unwrap_or_default(),
+                if count == 1 { "" } else { "s" }
+            ));
+            if let Some(url) = s(rule, "helpUrl") {
+                t.out(&format!("  {url}"));
+            }
+            for node in rule
+                .get("nodes")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let target = node
+                    .get("target")
+                    .and_then(Value::as_array)
+                    .map(|parts| {
+                        parts
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                    .unwrap_or_default();
+                t.out(&format!("  - {target}"));
+            }
+        }
+    }
+    true
 }

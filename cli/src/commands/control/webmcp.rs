@@ -1,0 +1,313 @@
+//! `webmcp list [tool] [--frame <id>]`, `webmcp invoke <tool> [--params <json|@file>] [--frame
+//! <id>] [--detach] [--timeout <ms>]`, `webmcp result <id> [--timeout <ms>]`, `webmcp cancel
+//! <id>`: the tools the session's page registers with Chrome's experimental WebMCP
+//! (`document.modelContext.registerTool`), read and invoked through Chrome's `WebMCP` DevTools
+//! domain (`abx_engine::Session::webmcp_*`). Abx launches Chrome with WebMCP on unless
+//! `--no-webmcp` / `AGENT_BROWSER_NO_WEBMCP`; then every page has no tools. Tool names,
+//! descriptions and schemas are the page's claims: the reply marks them `untrusted`.
+
+use std::time::Duration;
+
+use abx_engine::WebMcpError;
+
+use crate::commands::prelude::*;
+
+/// `webmcp list`.
+pub const LIST: &str = "webmcp_list";
+/// `webmcp invoke`.
+pub const INVOKE: &str = "webmcp_invoke";
+/// `webmcp result`.
+pub const RESULT: &str = "webmcp_result";
+/// `webmcp cancel`.
+pub const CANCEL: &str = "webmcp_cancel";
+
+const USAGE: &str = "webmcp <list|invoke|result|cancel>";
+const LIST_USAGE: &str = "webmcp list [tool] [--frame <frame-id>]";
+const INVOKE_USAGE: &str =
+    "webmcp invoke <tool> [--params <json|@file>] [--frame <frame-id>] [--detach] [--timeout <ms>]";
+const RESULT_USAGE: &str = "webmcp result <invocation-id> [--timeout <ms>]";
+const CANCEL_USAGE: &str = "webmcp cancel <invocation-id>";
+
+/// How long `invoke` (without `--detach`) and `result` wait by default.
+const DEFAULT_WAIT: Duration = Duration::from_secs(20);
+
+/// The command.
+pub const COMMAND: Command = Command {
+    names: &["webmcp"],
+    help: Some(Help {
+        about: "Page-provided WebMCP tools (experimental): list, invoke, result, cancel",
+        usage: &[LIST_USAGE, INVOKE_USAGE, RESULT_USAGE, CANCEL_USAGE],
+        examples: &[
+            "webmcp list",
+            "webmcp list add --json",
+            "webmcp invoke add --params '{\"a\":2,\"b\":3}'",
+            "webmcp invoke slow --detach",
+            "webmcp result <invocation-id>",
+        ],
+    }),
+    grammar: Grammar::Request(parse),
+    actions: &[
+        Action::queued(LIST, |ctx| Box::pin(list(ctx))).rendered(Render {
+            first: Some(listed),
+            ..Render::DEFAULT
+        }),
+        Action::queued(INVOKE, |ctx| Box::pin(invoke(ctx))).rendered(Render {
+            first: Some(outcome),
+            ..Render::DEFAULT
+        }),
+        Action::queued(RESULT, |ctx| Box::pin(result(ctx))).rendered(Render {
+            first: Some(outcome),
+            ..Render::DEFAULT
+        }),
+        // Served at once: a cancel must not wait behind the invocation it cancels.
+        Action::fast(CANCEL, |ctx| Box::pin(cancel(ctx))).rendered(Render {
+            first: Some(outcome),
+            ..Render::DEFAULT
+        }),
+    ],
+};
+
+/// What the `webmcp` actions send.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WebMcpRequest {
+    /// The tool (`list`, `invoke`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// Only this frame's tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_id: Option<String>,
+    /// The tool input (`invoke`), a JSON object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<Value>,
+    /// Return at once with the invocation id (`invoke`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub detach: bool,
+    /// How long to wait for the result, in ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// The invocation (`result`, `cancel`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation_id: Option<String>,
+}
+
+fn value_after<'a>(
+    rest: &[&'a str],
+    at: usize,
+    context: &str,
+    usage: &'static str,
+) -> Result<&'a str, ParseError> {
+    rest.get(at + 1)
+        .copied()
+        .ok_or_else(|| ParseError::missing(context, usage))
+}
+
+fn timeout_ms(raw: &str, usage: &'static str) -> Result<u64, ParseError> {
+    raw.parse::<u64>().ok().filter(|ms| *ms > 0).ok_or_else(|| {
+        ParseError::invalid(
+            format!("--timeout expects a number in ms, got '{raw}'"),
+            usage,
+        )
+    })
+}
+
+/// `--params`: inline JSON or `@file`; it must be an object.
+fn tool_input(raw: &str) -> Result<Value, ParseError> {
+    let text = match raw.strip_prefix('@') {
+        Some(path) => std::fs::read_to_string(path).map_err(|e| {
+            ParseError::invalid(
+                format!("Cannot read WebMCP params file '{path}': {e}"),
+                "webmcp invoke <tool> --params @input.json",
+            )
+        })?,
+        None => raw.to_string(),
+    };
+    let value: Value = serde_json::from_str(&text).map_err(|e| {
+        ParseError::invalid(
+            format!("Invalid JSON for --params: {e}"),
+            "webmcp invoke <tool> --params '{\"key\":\"value\"}'",
+        )
+    })?;
+    if !value.is_object() {
+        return Err(ParseError::invalid(
+            "webmcp_invalid_input: WebMCP params must be a JSON object",
+            "webmcp invoke <tool> --params <json|@file>",
+        ));
+    }
+    Ok(value)
+}
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    let rest = input.rest;
+    let sub = rest
+        .first()
+        .copied()
+        .ok_or_else(|| ParseError::missing("webmcp", USAGE))?;
+    let args = &rest[1..];
+    let mut req = WebMcpRequest::default();
+    let mut positional: Vec<&str> = Vec::new();
+    let usage = match sub {
+        "list" => LIST_USAGE,
+        "invoke" => INVOKE_USAGE,
+        "result" => RESULT_USAGE,
+        "cancel" => CANCEL_USAGE,
+        other => {
+            return Err(ParseError::unknown_sub(
+                other,
+                &["list", "invoke", "result", "cancel"],
+            ));
+        }
+    };
+    let mut i = 0;
+    while i < args.len() {
+        match (sub, args[i]) {
+            ("list" | "invoke", "--frame") => {
+                let v = value_after(args, i, &format!("webmcp {sub} --frame"), usage)?;
+                req.frame_id = Some(v.to_string());
+                i += 1;
+            }
+            ("invoke", "--params") => {
+                let v = value_after(args, i, "webmcp invoke --params", usage)?;
+                req.params = Some(tool_input(v)?);
+                i += 1;
+            }
+            ("invoke", "--detach") => req.detach = true,
+            ("invoke" | "result", "--timeout") => {
+                let v = value_after(args, i, &format!("webmcp {sub} --timeout"), usage)?;
+                req.timeout_ms = Some(timeout_ms(v, usage)?);
+                i += 1;
+            }
+            (_, other) if other.starts_with("--") || !positional.is_empty() => {
+                return Err(ParseError::invalid(
+                    format!("Unknown webmcp {sub} option: {other}"),
+                    usage,
+                ));
+            }
+            (_, other) => positional.push(other),
+        }
+        i += 1;
+    }
+    let first = positional.first().map(|s| s.to_string());
+    let action = match sub {
+        "list" => {
+            req.tool = first;
+            LIST
+        }
+        "invoke" => {
+            req.tool = Some(first.ok_or_else(|| ParseError::missing("webmcp invoke", usage))?);
+            INVOKE
+        }
+        "result" => {
+            req.invocation_id =
+                Some(first.ok_or_else(|| ParseError::missing("webmcp result", usage))?);
+            RESULT
+        }
+        _ => {
+            req.invocation_id =
+                Some(first.ok_or_else(|| ParseError::missing("webmcp cancel", usage))?);
+            CANCEL
+        }
+    };
+    Ok(encode(action, &req))
+}
+
+/// A WebMCP error as upstream words it: `<code>: <message>`, with the code.
+fn failure(err: WebMcpError) -> Failure {
+    match (err.code(), err) {
+        (Some(code), err) => Failure::coded(format!("{code}: {err}"), code),
+        (None, WebMcpError::Engine(engine)) => Failure::from(engine),
+        (None, other) => Failure::message(other.to_string()),
+    }
+}
+
+fn wait(request: &WebMcpRequest) -> Duration {
+    request
+        .timeout_ms
+        .map(Duration::from_millis)
+        .unwrap_or(DEFAULT_WAIT)
+}
+
+async fn list(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: WebMcpRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    let tools = session
+        .webmcp_list(request.tool.as_deref(), request.frame_id.as_deref())
+        .await
+        .map_err(failure)?;
+    Ok(abx_engine::webmcp_tools_report(&tools))
+}
+
+async fn invoke(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: WebMcpRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    let tool = required(&request.tool, "tool")?;
+    let done = session
+        .webmcp_invoke(
+            tool,
+            request.frame_id.as_deref(),
+            request.params.clone().unwrap_or_else(|| json!({})),
+            request.detach,
+            wait(&request),
+        )
+        .await
+        .map_err(failure)?;
+    Ok(done.to_json())
+}
+
+async fn result(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: WebMcpRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    let id = required(&request.invocation_id, "invocationId")?;
+    let done = session
+        .webmcp_result(id, wait(&request))
+        .await
+        .map_err(failure)?;
+    Ok(done.to_json())
+}
+
+async fn cancel(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: WebMcpRequest = ctx.params()?;
+    let session = ctx.session().await?;
+    let id = required(&request.invocation_id, "invocationId")?;
+    let done = session.webmcp_cancel(id).await.map_err(failure)?;
+    Ok(done.to_json())
+}
+
+/// `<name> [<frame>]`, its description and origin indented; or that the page has none.
+fn listed(t: &mut Text<'_>, data: &Value) -> bool {
+    let Some(tools) = data.get("tools").and_then(Value::as_array) else {
+        return false;
+    };
+    if tools.is_empty() {
+        t.out("No WebMCP tools registered on the current page");
+        return true;
+    }
+    for tool in tools {
+        t.out(&format!(
+            "{} [{}]",
+            s(tool, "name").unwrap_or_default(),
+            s(tool, "frameId").unwrap_or_default()
+        ));
+        if let Some(d) = s(tool, "description").filter(|d| !d.is_empty()) {
+            t.out(&format!("  {d}"));
+        }
+        if let Some(o) = s(tool, "origin").filter(|o| !o.is_empty()) {
+            t.out(&format!("  {o}"));
+        }
+    }
+    true
+}
+
+/// `<invocation>: <status>`, then the output as JSON (or the error text).
+fn outcome(t: &mut Text<'_>, data: &Value) -> bool {
+    let (Some(id), Some(status)) = (s(data, "invocationId"), s(data, "status")) else {
+        return false;
+    };
+    t.out(&format!("{id}: {status}"));
+    if let Some(output) = data.get("output") {
+        t.out(&output.to_string());
+    } else if let Some(error) = s(data, "error").filter(|e| !e.is_empty()) {
+        t.out(error);
+    }
+    true
+}
