@@ -181,6 +181,24 @@ pub fn incompatible_launch_mode_error(flags: &Flags) -> Option<&'static str> {
     None
 }
 
+/// Upstream runs configured plugins (`AGENT_BROWSER_PLUGINS` or the config's `plugins`) as
+/// external processes that mutate launches, provide browsers and resolve credentials; abx runs
+/// none, so a configured one is refused instead of being carried along unused.
+pub fn unsupported_plugins_error(flags: &Flags) -> Option<String> {
+    if flags.plugins.is_empty() {
+        return None;
+    }
+    let names: Vec<&str> = flags
+        .plugins
+        .iter()
+        .map(|p| p.get("name").and_then(Value::as_str).unwrap_or("?"))
+        .collect();
+    Some(format!(
+        "Plugins are not supported by abx (configured: {}). Remove them from AGENT_BROWSER_PLUGINS or the config file's \"plugins\"",
+        names.join(", ")
+    ))
+}
+
 /// Add `restoreKey`/`restoreSave`/`restoreCheck*` when a restore key is in effect.
 pub fn attach_restore(request: &mut Value, flags: &Flags) {
     let Some(obj) = request.as_object_mut() else {
