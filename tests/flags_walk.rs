@@ -1094,7 +1094,7 @@ const TABLE: &[(&str, How)] = &[
                 ("AGENT_BROWSER_NO_XVFB", "1"),
             ],
             &[&["open", PAGE]],
-            Refused(""),
+            Refused("Missing X server or $DISPLAY"),
         ),
     ),
     ("AGENT_BROWSER_AUTOSAVE_INTERVAL_MS", Check(autosave_interval)),
