@@ -1063,15 +1063,17 @@ const TABLE: &[(&str, How)] = &[
             Stdout("--use-webgpu-adapter=swiftshader"),
         ),
     ),
+    ("--ca-cert", Check(ca_cert_flag)),
+    ("AGENT_BROWSER_CA_CERT", Check(ca_cert_env)),
+    ("--no-ca-cert", Check(no_ca_cert_flag)),
+    ("AGENT_BROWSER_CLEAR_CA_CERT", Check(clear_ca_cert_env)),
     (
-        "--ca-cert",
-        Pending("used by `read` only; the browser launch ignores it"),
+        "--use-system-ca",
+        Inert(
+            "upstream uses the OS trust store for the CLI's own HTTPS requests (read, install, upgrade, doctor) and not for the browser; abx's CLI makes none (read fetches through the session's browser, install never downloads)",
+        ),
     ),
-    ("AGENT_BROWSER_CA_CERT", Pending("as --ca-cert")),
-    ("--no-ca-cert", Pending("as --ca-cert")),
-    ("AGENT_BROWSER_CLEAR_CA_CERT", Pending("as --ca-cert")),
-    ("--use-system-ca", Pending("as --ca-cert")),
-    ("AGENT_BROWSER_USE_SYSTEM_CA", Pending("as --ca-cert")),
+    ("AGENT_BROWSER_USE_SYSTEM_CA", Inert("as --use-system-ca")),
     (
         "--no-webmcp",
         Pending(
@@ -1508,4 +1510,185 @@ fn stream_max_size_env(origin: &str) -> Result<(), String> {
     } else {
         Err(format!("a {width}×{height} frame for limits 400×200"))
     }
+}
+
+/// An HTTPS server on 127.0.0.1 whose certificate a fresh CA signed, and that CA as PEM.
+struct TlsSite {
+    port: u16,
+    ca_pem: String,
+    _rt: tokio::runtime::Runtime,
+}
+
+const SECURE_PAGE: &str = "<!doctype html><title>Secure Fixture</title><h1>secure</h1>";
+
+impl TlsSite {
+    fn start() -> Result<TlsSite, String> {
+        use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, SanType};
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let err = |e: &dyn std::fmt::Display| e.to_string();
+        let mut ca_params = CertificateParams::new(Vec::new()).map_err(|e| err(&e))?;
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca_params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "abx flags walk test CA");
+        let ca_key = KeyPair::generate().map_err(|e| err(&e))?;
+        let ca = ca_params.self_signed(&ca_key).map_err(|e| err(&e))?;
+        let issuer = Issuer::new(ca_params, ca_key);
+        let mut leaf_params = CertificateParams::new(Vec::new()).map_err(|e| err(&e))?;
+        leaf_params.subject_alt_names = vec![SanType::IpAddress(std::net::IpAddr::V4(
+            std::net::Ipv4Addr::LOCALHOST,
+        ))];
+        leaf_params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "127.0.0.1");
+        let leaf_key = KeyPair::generate().map_err(|e| err(&e))?;
+        let leaf = leaf_params
+            .signed_by(&leaf_key, &issuer)
+            .map_err(|e| err(&e))?;
+        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(leaf_key.serialize_der()));
+        let config = rustls::ServerConfig::builder_with_provider(std::sync::Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .map_err(|e| err(&e))?
+        .with_no_client_auth()
+        .with_single_cert(vec![CertificateDer::from(leaf.der().to_vec())], key)
+        .map_err(|e| err(&e))?;
+        let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .map_err(|e| err(&e))?;
+        let listener = rt
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .map_err(|e| err(&e))?;
+        let port = listener.local_addr().map_err(|e| err(&e))?.port();
+        rt.spawn(async move {
+            while let Ok((tcp, _)) = listener.accept().await {
+                let acceptor = acceptor.clone();
+                tokio::spawn(async move {
+                    let Ok(mut tls) = acceptor.accept(tcp).await else {
+                        return;
+                    };
+                    let mut head = Vec::new();
+                    let mut byte = [0u8; 1];
+                    while !head.ends_with(b"\r\n\r\n") {
+                        match tls.read(&mut byte).await {
+                            Ok(1) => head.push(byte[0]),
+                            _ => return,
+                        }
+                    }
+                    let reply = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{SECURE_PAGE}",
+                        SECURE_PAGE.len()
+                    );
+                    let _ = tls.write_all(reply.as_bytes()).await;
+                    let _ = tls.shutdown().await;
+                });
+            }
+        });
+        Ok(TlsSite {
+            port,
+            ca_pem: ca.pem(),
+            _rt: rt,
+        })
+    }
+
+    fn url(&self) -> String {
+        format!("https://127.0.0.1:{}/", self.port)
+    }
+
+    /// Writes the CA to `<home>/ca.pem` and returns the path.
+    fn ca_file(&self, home: &std::path::Path) -> String {
+        let path = home.join("ca.pem");
+        let _ = std::fs::write(&path, &self.ca_pem);
+        path.display().to_string()
+    }
+}
+
+/// Whether `open <https>` loaded the secure page (else the output, for the failure).
+fn opened_securely(out: &abx_tests::cli::Output) -> bool {
+    out.code == 0 && out.stdout.contains("Secure Fixture")
+}
+
+/// Without the CA the page is refused; with it (flag or variable) it opens.
+fn ca_cert_trusts(by_flag: bool) -> Result<(), String> {
+    let tls = TlsSite::start()?;
+    let plain = Cli::new();
+    let refused = plain.run(&["open", &tls.url()]);
+    plain.run(&["close"]);
+    if refused.code != 1 || !refused.stderr.contains("CERT_AUTHORITY_INVALID") {
+        return Err(format!("without the CA: {refused:?}"));
+    }
+    let mut ab = Cli::new();
+    let ca = tls.ca_file(ab.home());
+    let opened = if by_flag {
+        ab.run(&["--ca-cert", &ca, "open", &tls.url()])
+    } else {
+        ab = ab.env("AGENT_BROWSER_CA_CERT", &ca);
+        ab.run(&["open", &tls.url()])
+    };
+    // The trust stays for the session: a later command without the flag still reads the page.
+    let later = ab.run(&["reload"]);
+    ab.run(&["close"]);
+    if !opened_securely(&opened) {
+        return Err(format!("with the CA: {opened:?}"));
+    }
+    if later.code != 0 {
+        return Err(format!("the trust did not stay: {later:?}"));
+    }
+    Ok(())
+}
+
+fn ca_cert_flag(_: &str) -> Result<(), String> {
+    ca_cert_trusts(true)
+}
+
+fn ca_cert_env(_: &str) -> Result<(), String> {
+    ca_cert_trusts(false)
+}
+
+/// `--no-ca-cert` (or the variable) clears trust the session kept: the page is refused again.
+fn clears_ca_trust(by_flag: bool) -> Result<(), String> {
+    let tls = TlsSite::start()?;
+    let ab = Cli::new();
+    let ca = tls.ca_file(ab.home());
+    let opened = ab.run(&["--ca-cert", &ca, "open", &tls.url()]);
+    if !opened_securely(&opened) {
+        ab.run(&["close"]);
+        return Err(format!("with the CA: {opened:?}"));
+    }
+    let cleared = if by_flag {
+        ab.run(&["--no-ca-cert", "open", &tls.url()])
+    } else {
+        let out = ab
+            .command(&["open", &tls.url()])
+            .env("AGENT_BROWSER_CLEAR_CA_CERT", "1")
+            .output();
+        match out {
+            Ok(o) => abx_tests::cli::Output {
+                code: o.status.code().unwrap_or(-1),
+                stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+                took: Duration::ZERO,
+            },
+            Err(e) => return Err(e.to_string()),
+        }
+    };
+    ab.run(&["close"]);
+    if cleared.code == 1 && cleared.stderr.contains("CERT_AUTHORITY_INVALID") {
+        Ok(())
+    } else {
+        Err(format!("after clearing: {cleared:?}"))
+    }
+}
+
+fn no_ca_cert_flag(_: &str) -> Result<(), String> {
+    clears_ca_trust(true)
+}
+
+fn clear_ca_cert_env(_: &str) -> Result<(), String> {
+    clears_ca_trust(false)
 }

@@ -103,6 +103,9 @@ pub struct LaunchSpec {
     pub hide_scrollbars: bool,
     /// The WebGPU preset (`--webgpu`): full Chrome with software Vulkan (see [`WEBGPU_ARGS`]).
     pub webgpu: bool,
+    /// A CA certificate (PEM file or bundle) the browser trusts (`--ca-cert`); kept for the
+    /// daemon's life until `--no-ca-cert`.
+    pub ca_cert: Option<String>,
     /// Strict tab binding.
     pub pin_tab: bool,
     /// Headers for CDP discovery and handshake.
@@ -132,6 +135,7 @@ impl Default for LaunchSpec {
             allow_file_access: false,
             hide_scrollbars: true,
             webgpu: false,
+            ca_cert: None,
             pin_tab: false,
             cdp_headers: Vec::new(),
             engine: "chrome".into(),
@@ -231,6 +235,7 @@ impl DaemonConfig {
                 Some("0") | Some("false")
             ),
             webgpu: strict_true(var(env::WEBGPU)),
+            ca_cert: non_empty(var(env::CA_CERT)).filter(|_| !truthy(var(env::CLEAR_CA_CERT))),
             pin_tab: truthy(var(env::PIN_TAB)),
             cdp_headers: parse_headers(var(env::CDP_HEADERS)),
             engine: non_empty(var(env::ENGINE)).unwrap_or_else(|| "chrome".into()),
@@ -347,6 +352,11 @@ impl LaunchSpec {
         if let Some(v) = request.webgpu {
             spec.webgpu = v;
         }
+        if request.clear_ca_cert == Some(true) {
+            spec.ca_cert = None;
+        } else if let Some(path) = non_empty_field(&request.ca_cert) {
+            spec.ca_cert = Some(path);
+        }
         if request.pin_tab == Some(true) {
             spec.pin_tab = true;
         }
@@ -397,6 +407,7 @@ impl LaunchSpec {
             self.allow_file_access,
             self.hide_scrollbars,
             self.webgpu,
+            self.ca_cert,
             binary,
             self.pages,
         ])
@@ -447,6 +458,14 @@ impl LaunchSpec {
             } else {
                 self.pages.chrome_args(&self.args)
             },
+            ca_certs: self
+                .ca_cert
+                .iter()
+                .map(|p| {
+                    let path = PathBuf::from(expand_tilde(p));
+                    std::path::absolute(&path).unwrap_or(path)
+                })
+                .collect(),
             needs_full_chrome: if self.webgpu {
                 vec!["webgpu".into()]
             } else {

@@ -35,6 +35,16 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     {
         spec.allowed_domains = live.spec.allowed_domains;
     }
+    // CA trust, too, stays for the session until `--no-ca-cert` clears it (upstream's rule).
+    if launch.ca_cert.is_none()
+        && launch.clear_ca_cert != Some(true)
+        && spec.ca_cert.is_none()
+        && !spec.is_attach()
+        && let Some(live) = ctx.live()
+        && !live.spec.is_attach()
+    {
+        spec.ca_cert = live.spec.ca_cert;
+    }
     // Page settings a launch does not mention stay as the live browser has them (a launch
     // sent for other flags must not relaunch without them); one that changes them relaunches.
     if let Some(live) = ctx.live() {
