@@ -305,7 +305,10 @@ const TABLE: &[(&str, How)] = &[
             Stderr("--screenshot-quality must be 0-100"),
         ),
     ),
-    ("AGENT_BROWSER_SCREENSHOT_QUALITY", Check(screenshot_quality_env)),
+    (
+        "AGENT_BROWSER_SCREENSHOT_QUALITY",
+        Check(screenshot_quality_env),
+    ),
     // Launch settings, seen in Chrome's own command line (chrome://version) or the page.
     (
         "--user-agent",
@@ -1017,7 +1020,12 @@ const TABLE: &[(&str, How)] = &[
             env: &[],
             setup: Some(download_dir),
             steps: &[
-                &["--download-path", "{home}/dl", "open", "{site}/download.html"],
+                &[
+                    "--download-path",
+                    "{home}/dl",
+                    "open",
+                    "{site}/download.html",
+                ],
                 &["click", "#dl"],
                 &["wait", "--download"],
             ],
@@ -1099,7 +1107,10 @@ const TABLE: &[(&str, How)] = &[
             Refused("Missing X server or $DISPLAY"),
         ),
     ),
-    ("AGENT_BROWSER_AUTOSAVE_INTERVAL_MS", Check(autosave_interval)),
+    (
+        "AGENT_BROWSER_AUTOSAVE_INTERVAL_MS",
+        Check(autosave_interval),
+    ),
     (
         "AGENT_BROWSER_PLUGINS",
         run_env(
@@ -1114,7 +1125,10 @@ const TABLE: &[(&str, How)] = &[
     ("AGENT_BROWSER_STREAM_PORT", Check(stream_port_env)),
     ("AGENT_BROWSER_STREAM_QUALITY", Check(stream_quality_env)),
     ("AGENT_BROWSER_STREAM_MAX_WIDTH", Check(stream_max_size_env)),
-    ("AGENT_BROWSER_STREAM_MAX_HEIGHT", Check(stream_max_size_env)),
+    (
+        "AGENT_BROWSER_STREAM_MAX_HEIGHT",
+        Check(stream_max_size_env),
+    ),
     (
         "AGENT_BROWSER_IOS_UDID",
         Inert(
@@ -1166,7 +1180,10 @@ fn every_documented_flag_and_variable_changes_something_or_is_refused() {
     let mut inert = Vec::new();
     let only = std::env::var("ABX_FLAGS_ONLY").ok();
     for (name, how) in TABLE {
-        if only.as_deref().is_some_and(|o| !o.split(',').any(|n| n == *name)) {
+        if only
+            .as_deref()
+            .is_some_and(|o| !o.split(',').any(|n| n == *name))
+        {
             continue;
         }
         let (env, setup, steps, expect) = match how {
@@ -1283,7 +1300,9 @@ fn idle_timeout_env(origin: &str) -> Result<(), String> {
     if gone {
         Ok(())
     } else {
-        Err(format!("daemon {pid} still running 30 s after a 1.5 s idle timeout"))
+        Err(format!(
+            "daemon {pid} still running 30 s after a 1.5 s idle timeout"
+        ))
     }
 }
 
@@ -1317,7 +1336,9 @@ fn screenshot_quality_env(origin: &str) -> Result<(), String> {
     let result = if low > 0 && high > low {
         Ok(())
     } else {
-        Err(format!("quality 5 gave {low} bytes, quality 95 gave {high}"))
+        Err(format!(
+            "quality 5 gave {low} bytes, quality 95 gave {high}"
+        ))
     };
     ab.run(&["close"]);
     result
@@ -1326,7 +1347,12 @@ fn screenshot_quality_env(origin: &str) -> Result<(), String> {
 /// `--restore` state is saved while the daemon runs, before any close.
 fn autosave_interval(origin: &str) -> Result<(), String> {
     let ab = Cli::new().env("AGENT_BROWSER_AUTOSAVE_INTERVAL_MS", "300");
-    let opened = ab.run(&["--restore", "auto1", "open", &format!("{origin}/storage.html")]);
+    let opened = ab.run(&[
+        "--restore",
+        "auto1",
+        "open",
+        &format!("{origin}/storage.html"),
+    ]);
     let dir = ab.home().join(".agent-browser/sessions");
     let saved = poll(Duration::from_secs(20), || {
         std::fs::read_dir(&dir).is_ok_and(|entries| {
@@ -1492,7 +1518,9 @@ fn stream_quality_env(origin: &str) -> Result<(), String> {
     if low < high {
         Ok(())
     } else {
-        Err(format!("quality 5 frame {low} bytes, quality 95 frame {high}"))
+        Err(format!(
+            "quality 5 frame {low} bytes, quality 95 frame {high}"
+        ))
     }
 }
 

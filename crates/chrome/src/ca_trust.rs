@@ -22,12 +22,17 @@ pub fn private_home(profile: &Path, certs: &[PathBuf]) -> Result<PathBuf, Launch
     let fail = |reason: String| LaunchError::CaCert { reason };
     // A persistent profile may hold the database of an earlier run: start again from nothing.
     let _ = std::fs::remove_dir_all(&home);
-    std::fs::create_dir_all(&db).map_err(|e| fail(format!("cannot create {}: {e}", db.display())))?;
+    std::fs::create_dir_all(&db)
+        .map_err(|e| fail(format!("cannot create {}: {e}", db.display())))?;
     let db_arg = format!("sql:{}", db.display());
     certutil(&["-N", "-d", &db_arg, "--empty-password"])?;
     for (file_index, cert) in certs.iter().enumerate() {
-        let pem = std::fs::read_to_string(cert)
-            .map_err(|e| fail(format!("cannot read CA certificate {}: {e}", cert.display())))?;
+        let pem = std::fs::read_to_string(cert).map_err(|e| {
+            fail(format!(
+                "cannot read CA certificate {}: {e}",
+                cert.display()
+            ))
+        })?;
         let blocks = pem_certificates(&pem);
         if blocks.is_empty() {
             return Err(fail(format!(

@@ -236,8 +236,11 @@ impl Session {
         let (tab, deadline, _) = self.begin(timeout).await?;
         self.approach(&tab, selector, &Motion::human(), deadline)
             .await?;
-        self.hover(selector, Some(deadline.saturating_duration_since(Instant::now())))
-            .await
+        self.hover(
+            selector,
+            Some(deadline.saturating_duration_since(Instant::now())),
+        )
+        .await
     }
 
     /// `dblclick <selector>` after the pointer travelled to the element along a human path
@@ -250,8 +253,11 @@ impl Session {
         let (tab, deadline, _) = self.begin(timeout).await?;
         self.approach(&tab, selector, &Motion::human(), deadline)
             .await?;
-        self.dblclick(selector, Some(deadline.saturating_duration_since(Instant::now())))
-            .await
+        self.dblclick(
+            selector,
+            Some(deadline.saturating_duration_since(Instant::now())),
+        )
+        .await
     }
 
     /// Brings the pointer to the element's click point along a human path (`click --human`);

@@ -32,7 +32,8 @@ pub const COMMAND: Command = Command {
 };
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
-    let human = input.rest.contains(&"--human") || input.flags.input_mode.as_deref() == Some("human");
+    let human =
+        input.rest.contains(&"--human") || input.flags.input_mode.as_deref() == Some("human");
     let rest: Vec<&str> = input
         .rest
         .iter()
