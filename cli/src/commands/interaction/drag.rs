@@ -5,7 +5,7 @@ use crate::commands::prelude::*;
 /// The wire action.
 pub const ACTION: &str = "drag";
 
-const USAGE: &str = "drag <source> <target> [--human]";
+const USAGE: &str = "drag <source> <target>";
 
 /// `{"source", "target"}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -25,7 +25,7 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Drag one element onto another",
         usage: &[USAGE],
-        examples: &["drag '#card-1' '#done-column'"],
+        examples: &["drag '#card-1' '#done-column'", "drag @e1 @e2 --human"],
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
