@@ -9,6 +9,8 @@ command -v chromium-headless-shell >/dev/null 2>&1 || command -v chrome-headless
 command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
 # ffmpeg (with ffprobe): `record` encodes WebM with it, and its tests check the file.
 command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)
+# certutil (NSS tools): `--ca-cert` puts its CA in a private NSS database for Chrome.
+command -v certutil >/dev/null 2>&1 || need+=(libnss3-tools)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}" >&2
   SUDO=""

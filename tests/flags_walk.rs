@@ -4,9 +4,13 @@
 //!
 //! One table row per name. `How::Run` says how the effect is observed: the invocations to run
 //! (`{site}` is the fixture origin, `{home}` the test's HOME, `{args}` the machine's Chrome
-//! arguments) and what the last one must show. Rows that another branch owns, or whose effect
-//! this file cannot observe yet, are `How::Pending("…reason…")`: greppable (`Pending(`), listed
-//! by the test, and each one a task.
+//! arguments, `{fixtures}` the fixtures dir) and what the last one must show. `How::Check` is a
+//! function for an effect a list of invocations cannot show (a daemon that exits, a handshake
+//! header, a frame's size). `How::Inert` is a variable that truly has nothing to act on here,
+//! with the reason. Rows whose effect this file cannot observe yet are
+//! `How::Pending("…reason…")`: greppable (`Pending(`), listed by the test, and each one a task.
+
+use std::time::{Duration, Instant};
 
 use abx_tests::cli::Cli;
 
@@ -25,6 +29,8 @@ enum Expect {
     Refused(&'static str),
     /// This file exists afterwards.
     File(&'static str),
+    /// This file exists afterwards and contains the text.
+    FileHas(&'static str, &'static str),
 }
 
 enum How {
@@ -34,6 +40,11 @@ enum How {
         steps: &'static [&'static [&'static str]],
         expect: Expect,
     },
+    /// A check of its own against the fixture origin: `Err` says what was seen instead.
+    Check(fn(&str) -> Result<(), String>),
+    /// Nothing here to act on, for the reason given (upstream reads it only in a mode abx
+    /// refuses, or asks for what abx always does).
+    Inert(&'static str),
     /// Not checked here, with the reason (another branch owns it, or it is not observable yet).
     Pending(&'static str),
 }
@@ -80,6 +91,21 @@ fn deny_policy(home: &std::path::Path) {
     std::fs::write(home.join("p.json"), r#"{"deny":["evaluate"]}"#).expect("policy");
 }
 
+/// An init script file.
+fn init_script_file(home: &std::path::Path) {
+    std::fs::write(home.join("init.js"), "window.__fromFile = 'init file';").expect("init script");
+}
+
+/// A download directory.
+fn download_dir(home: &std::path::Path) {
+    std::fs::create_dir_all(home.join("dl")).expect("download dir");
+}
+
+/// A config file that pins the tab.
+fn pin_tab_config(home: &std::path::Path) {
+    std::fs::write(home.join("c.json"), r#"{"pinTab":true}"#).expect("config");
+}
+
 /// A state file ten days old.
 fn old_state(home: &std::path::Path) {
     let file = home.join("old.json");
@@ -98,6 +124,9 @@ const PAGE: &str = "{site}/page1.html";
 const FULL_CHROME: &[(&str, &str)] = &[("AGENT_BROWSER_EXECUTABLE_PATH", "/usr/bin/chromium")];
 const VERSION_WAIT: &[&str] = &["wait", "#command_line"];
 const VERSION_PAGE: &[&str] = &["get", "text", "#command_line"];
+const DARK: &str = "matchMedia('(prefers-color-scheme: dark)').matches";
+const EXTENSION_MARK: &str = "document.documentElement.dataset.abxExtension";
+const RESET_COUNTS: &str = "for (const k in window.__counts) window.__counts[k] = 0";
 
 /// Every documented global flag and variable, and how its effect is seen.
 const TABLE: &[(&str, How)] = &[
@@ -278,9 +307,7 @@ const TABLE: &[(&str, How)] = &[
     ),
     (
         "AGENT_BROWSER_SCREENSHOT_QUALITY",
-        Pending(
-            "an out-of-range value from the environment is dropped without the warning the flag gets; a valid one needs an image-size comparison",
-        ),
+        Check(screenshot_quality_env),
     ),
     // Launch settings, seen in Chrome's own command line (chrome://version) or the page.
     (
@@ -302,9 +329,21 @@ const TABLE: &[(&str, How)] = &[
         ),
     ),
     (
+        // `--args` wins over AGENT_BROWSER_ARGS for its invocation; a later command without it
+        // relaunches with the variable's args again (upstream does the same: the variable is a
+        // launch setting of every command), so the flag rides on the command that looks.
         "--args",
-        Pending(
-            "seen not to reach Chrome while AGENT_BROWSER_ARGS is also set (--args \"--no-sandbox,--user-agent=X\" keeps the default UA): launch owner to check",
+        run(
+            &[
+                &["--args", "{args},--user-agent=ArgsUA/1", "open", PAGE],
+                &[
+                    "--args",
+                    "{args},--user-agent=ArgsUA/1",
+                    "eval",
+                    "navigator.userAgent",
+                ],
+            ],
+            Stdout("ArgsUA/1"),
         ),
     ),
     (
@@ -519,7 +558,28 @@ const TABLE: &[(&str, How)] = &[
     ),
     (
         "--pin-tab",
-        run(&[&["--pin-tab", "open", PAGE]], File("{home}/s/t.target")),
+        run(
+            &[&["--pin-tab", "open", PAGE]],
+            FileHas("{home}/s/t.target", r#""pinned":true"#),
+        ),
+    ),
+    (
+        "AGENT_BROWSER_PIN_TAB",
+        run_env(
+            &[("AGENT_BROWSER_PIN_TAB", "1")],
+            &[&["open", PAGE]],
+            FileHas("{home}/s/t.target", r#""pinned":true"#),
+        ),
+    ),
+    (
+        // Undoes `pinTab` from a config file.
+        "--no-pin-tab",
+        Run {
+            env: &[("AGENT_BROWSER_CONFIG", "{home}/c.json")],
+            setup: Some(pin_tab_config),
+            steps: &[&["--no-pin-tab", "open", PAGE]],
+            expect: FileHas("{home}/s/t.target", r#""pinned":false"#),
+        },
     ),
     (
         "--no-auto-dialog",
@@ -549,6 +609,15 @@ const TABLE: &[(&str, How)] = &[
         run(
             &[&["--idle-timeout", "bogus", "open", PAGE]],
             Stderr("Invalid --idle-timeout"),
+        ),
+    ),
+    ("AGENT_BROWSER_IDLE_TIMEOUT_MS", Check(idle_timeout_env)),
+    (
+        "AGENT_BROWSER_DEFAULT_TIMEOUT",
+        run_env(
+            &[("AGENT_BROWSER_DEFAULT_TIMEOUT", "1500")],
+            &[&["open", PAGE], &["wait", "#never-there"]],
+            Refused("1500"),
         ),
     ),
     // State and logins (tests/state_auth.rs goes deeper).
@@ -864,85 +933,158 @@ const TABLE: &[(&str, How)] = &[
         "-v",
         run(&[&["-v", "chat", "hi"]], Refused("AI_GATEWAY_API_KEY")),
     ),
-    // Owned by other branches of this wave: enable after merge.
+    // Page settings (tests/page_flags.rs, tests/pages_download.rs go deeper).
     (
         "--headers",
-        Pending("owned by pages branch (issue 13 item 5)"),
+        run(
+            &[
+                &[
+                    "--headers",
+                    r#"{"X-Abx-Flag":"yes"}"#,
+                    "open",
+                    "{site}/echo-headers",
+                ],
+                &["get", "text", "body"],
+            ],
+            Stdout(r#""x-abx-flag": "yes""#),
+        ),
     ),
     (
         "--init-script",
-        Pending("owned by pages branch (issue 13 item 5)"),
+        Run {
+            env: &[],
+            setup: Some(init_script_file),
+            steps: &[
+                &["--init-script", "{home}/init.js", "open", PAGE],
+                &["eval", "window.__fromFile"],
+            ],
+            expect: Stdout("init file"),
+        },
     ),
     (
         "AGENT_BROWSER_INIT_SCRIPTS",
-        Pending("owned by pages branch (issue 13 item 5)"),
+        Run {
+            env: &[("AGENT_BROWSER_INIT_SCRIPTS", "{home}/init.js")],
+            setup: Some(init_script_file),
+            steps: &[&["open", PAGE], &["eval", "window.__fromFile"]],
+            expect: Stdout("init file"),
+        },
     ),
     (
         "--color-scheme",
-        Pending("owned by pages branch (issue 13 item 5)"),
+        run(
+            &[&["--color-scheme", "dark", "open", PAGE], &["eval", DARK]],
+            Stdout("true"),
+        ),
     ),
     (
         "AGENT_BROWSER_COLOR_SCHEME",
-        Pending("owned by pages branch (issue 13 item 5)"),
+        run_env(
+            &[("AGENT_BROWSER_COLOR_SCHEME", "dark")],
+            &[&["open", PAGE], &["eval", DARK]],
+            Stdout("true"),
+        ),
     ),
     (
         "--extension",
-        Pending("owned by pages branch (issue 13 item 5)"),
+        run(
+            &[
+                &["--extension", "{fixtures}/extension", "open", PAGE],
+                &["eval", EXTENSION_MARK],
+            ],
+            Stdout("loaded"),
+        ),
     ),
     (
         "AGENT_BROWSER_EXTENSIONS",
-        Pending("owned by pages branch (issue 13 item 5)"),
+        run_env(
+            &[("AGENT_BROWSER_EXTENSIONS", "{fixtures}/extension")],
+            &[&["open", PAGE], &["eval", EXTENSION_MARK]],
+            Stdout("loaded"),
+        ),
     ),
     (
+        // A smooth move is ten mousemove events where the default is one.
         "--input-mode",
-        Pending("owned by pages branch (--human/--steps/--input-mode, issue 13 item 5)"),
+        run(
+            &[
+                &["open", "{site}/events.html"],
+                &["mouse", "move", "5", "5"],
+                &["eval", RESET_COUNTS],
+                &["--input-mode", "smooth", "mouse", "move", "60", "60"],
+                &["eval", "window.__counts.mousemove === 10"],
+            ],
+            Stdout("true"),
+        ),
     ),
     (
         "--download-path",
-        Pending("owned by pages branch (issue 13 item 4)"),
+        Run {
+            env: &[],
+            setup: Some(download_dir),
+            steps: &[
+                &[
+                    "--download-path",
+                    "{home}/dl",
+                    "open",
+                    "{site}/download.html",
+                ],
+                &["click", "#dl"],
+                &["wait", "--download"],
+            ],
+            expect: File("{home}/dl/report.txt"),
+        },
     ),
     (
         "AGENT_BROWSER_DOWNLOAD_PATH",
-        Pending("owned by pages branch (issue 13 item 4)"),
+        Run {
+            env: &[("AGENT_BROWSER_DOWNLOAD_PATH", "{home}/dl")],
+            setup: Some(download_dir),
+            steps: &[
+                &["open", "{site}/download.html"],
+                &["click", "#dl"],
+                &["wait", "--download"],
+            ],
+            expect: File("{home}/dl/report.txt"),
+        },
     ),
-    // Not observable from this file yet, or not acted on: each is a task.
-    (
-        "--cdp-headers",
-        Pending(
-            "needs a CDP endpoint that records its handshake headers (tests/lifecycle.rs attaches without headers)",
-        ),
-    ),
-    ("AGENT_BROWSER_CDP_HEADERS", Pending("as --cdp-headers")),
-    (
-        "--no-pin-tab",
-        Pending("undoes --pin-tab from config: needs a config-file row"),
-    ),
-    (
-        "AGENT_BROWSER_PIN_TAB",
-        Pending(
-            "as --pin-tab; the .target file exists without it too, so needs its `pinned` field",
-        ),
-    ),
-    (
-        "AGENT_BROWSER_IDLE_TIMEOUT_MS",
-        Pending(
-            "observable only by waiting for the daemon to exit (tests/lifecycle.rs covers the idle timeout)",
-        ),
-    ),
+    // Attach, WebGPU, CA trust.
+    ("--cdp-headers", Check(cdp_headers_flag)),
+    ("AGENT_BROWSER_CDP_HEADERS", Check(cdp_headers_env)),
     (
         "--webgpu",
-        Pending("not acted on by the daemon: the launch request's webgpu field is ignored"),
+        run_env(
+            FULL_CHROME,
+            &[
+                &["--webgpu", "open", "chrome://version"],
+                VERSION_WAIT,
+                VERSION_PAGE,
+            ],
+            Stdout("--enable-unsafe-webgpu"),
+        ),
     ),
-    ("AGENT_BROWSER_WEBGPU", Pending("as --webgpu")),
     (
-        "--ca-cert",
-        Pending("used by `read` only; the browser launch ignores it"),
+        "AGENT_BROWSER_WEBGPU",
+        run_env(
+            &[
+                ("AGENT_BROWSER_EXECUTABLE_PATH", "/usr/bin/chromium"),
+                ("AGENT_BROWSER_WEBGPU", "1"),
+            ],
+            &[&["open", "chrome://version"], VERSION_WAIT, VERSION_PAGE],
+            Stdout("--use-webgpu-adapter=swiftshader"),
+        ),
     ),
-    ("AGENT_BROWSER_CA_CERT", Pending("as --ca-cert")),
-    ("--no-ca-cert", Pending("as --ca-cert")),
-    ("AGENT_BROWSER_CLEAR_CA_CERT", Pending("as --ca-cert")),
-    ("--use-system-ca", Pending("as --ca-cert")),
-    ("AGENT_BROWSER_USE_SYSTEM_CA", Pending("as --ca-cert")),
+    ("--ca-cert", Check(ca_cert_flag)),
+    ("AGENT_BROWSER_CA_CERT", Check(ca_cert_env)),
+    ("--no-ca-cert", Check(no_ca_cert_flag)),
+    ("AGENT_BROWSER_CLEAR_CA_CERT", Check(clear_ca_cert_env)),
+    (
+        "--use-system-ca",
+        Inert(
+            "upstream uses the OS trust store for the CLI's own HTTPS requests (read, install, upgrade, doctor) and not for the browser; abx's CLI makes none (read fetches through the session's browser, install never downloads)",
+        ),
+    ),
+    ("AGENT_BROWSER_USE_SYSTEM_CA", Inert("as --use-system-ca")),
     // The fixture page records whether Chrome gave it `document.modelContext` (WebMCP is on
     // by default: tests/webmcp.rs lists its tools).
     (
@@ -968,55 +1110,66 @@ const TABLE: &[(&str, How)] = &[
     ),
     (
         "AGENT_BROWSER_NO_VERSION_CHECK",
-        Pending("abx never checks for updates: the variable asks for what is already so"),
+        Inert(
+            "abx never asks a registry for a newer version (it makes no network requests of its own), so there is no check to turn off",
+        ),
     ),
     (
+        // Headed, no DISPLAY: without Xvfb Chrome has no display and the launch fails.
         "AGENT_BROWSER_NO_XVFB",
-        Pending("needs a headed launch without DISPLAY and an Xvfb probe (tests/lifecycle.rs)"),
+        run_env(
+            &[
+                ("AGENT_BROWSER_HEADED", "1"),
+                ("AGENT_BROWSER_NO_XVFB", "1"),
+            ],
+            &[&["open", PAGE]],
+            Refused("Missing X server or $DISPLAY"),
+        ),
     ),
     (
         "AGENT_BROWSER_AUTOSAVE_INTERVAL_MS",
-        Pending(
-            "periodic autosave of --restore state is not implemented yet (state branch): saved on close only",
-        ),
+        Check(autosave_interval),
     ),
     (
         "AGENT_BROWSER_PLUGINS",
-        Pending("plugins are not implemented by abx; the variable is only forwarded"),
-    ),
-    (
-        "AGENT_BROWSER_DEFAULT_TIMEOUT",
-        Pending(
-            "observable with a command that outlasts a short timeout (tests/commands.rs deadlines)",
+        run_env(
+            &[(
+                "AGENT_BROWSER_PLUGINS",
+                r#"[{"name":"captcha","command":"x","capabilities":["launch.mutate"]}]"#,
+            )],
+            &[&["open", PAGE]],
+            Refused("Plugins are not supported by abx (configured: captcha)"),
         ),
     ),
-    (
-        "AGENT_BROWSER_STREAM_PORT",
-        Pending("covered by tests/stream.rs"),
-    ),
-    (
-        "AGENT_BROWSER_STREAM_QUALITY",
-        Pending("covered by tests/stream.rs"),
-    ),
-    (
-        "AGENT_BROWSER_STREAM_MAX_WIDTH",
-        Pending("covered by tests/stream.rs"),
-    ),
+    ("AGENT_BROWSER_STREAM_PORT", Check(stream_port_env)),
+    ("AGENT_BROWSER_STREAM_QUALITY", Check(stream_quality_env)),
+    ("AGENT_BROWSER_STREAM_MAX_WIDTH", Check(stream_max_size_env)),
     (
         "AGENT_BROWSER_STREAM_MAX_HEIGHT",
-        Pending("covered by tests/stream.rs"),
+        Check(stream_max_size_env),
     ),
     (
         "AGENT_BROWSER_IOS_UDID",
-        Pending("iOS provider only; -p ios is refused"),
+        Inert(
+            "upstream reads it only for `-p ios`, which abx refuses before starting anything (see the -p rows)",
+        ),
     ),
     (
         "AGENT_BROWSER_OBSCURA_STEALTH",
-        Pending("Obscura engine only; --engine obscura is refused"),
+        Inert(
+            "upstream reads it only for `--engine obscura`, which abx refuses before starting anything (see the --engine rows)",
+        ),
     ),
     (
         "AGENT_BROWSER_DASHBOARD_ALLOWED_ORIGINS",
-        Pending("dashboard is not provided by abx"),
+        run_env(
+            &[(
+                "AGENT_BROWSER_DASHBOARD_ALLOWED_ORIGINS",
+                "https://dash.example.com",
+            )],
+            &[&["dashboard", "start"]],
+            Refused("loopback origins only"),
+        ),
     ),
 ];
 
@@ -1024,6 +1177,16 @@ fn fill(text: &str, site: &str, home: &str) -> String {
     text.replace("{site}", site)
         .replace("{home}", home)
         .replace("{args}", &abx_tests::TEST_CHROME_ARGS.join(","))
+        .replace("{fixtures}", &fixtures_dir())
+}
+
+/// The fixtures crate's directory (the extension lives there).
+fn fixtures_dir() -> String {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures")
+        .canonicalize()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default()
 }
 
 #[test]
@@ -1033,18 +1196,36 @@ fn every_documented_flag_and_variable_changes_something_or_is_refused() {
     let origin = origin.trim_end_matches('/');
     let mut failures = Vec::new();
     let mut pending = Vec::new();
+    let mut inert = Vec::new();
+    let only = std::env::var("ABX_FLAGS_ONLY").ok();
     for (name, how) in TABLE {
-        let Run {
-            env,
-            setup,
-            steps,
-            expect,
-        } = how
-        else {
-            if let Pending(reason) = how {
-                pending.push(format!("{name}: {reason}"));
-            }
+        if only
+            .as_deref()
+            .is_some_and(|o| !o.split(',').any(|n| n == *name))
+        {
             continue;
+        }
+        let (env, setup, steps, expect) = match how {
+            Run {
+                env,
+                setup,
+                steps,
+                expect,
+            } => (env, setup, steps, expect),
+            Check(check) => {
+                if let Err(seen) = check(origin) {
+                    failures.push(format!("{name}: {seen}"));
+                }
+                continue;
+            }
+            Inert(reason) => {
+                inert.push(format!("{name}: {reason}"));
+                continue;
+            }
+            Pending(reason) => {
+                pending.push(format!("{name}: {reason}"));
+                continue;
+            }
         };
         let mut ab = Cli::new();
         let home = ab.home().display().to_string();
@@ -1067,6 +1248,8 @@ fn every_documented_flag_and_variable_changes_something_or_is_refused() {
             Stderr(text) => out.code == 0 && out.stderr.contains(text),
             Refused(text) => out.code == 1 && out.stderr.contains(text),
             File(path) => std::path::Path::new(&fill(path, origin, &home)).exists(),
+            FileHas(path, text) => std::fs::read_to_string(fill(path, origin, &home))
+                .is_ok_and(|content| content.contains(text)),
         };
         if !ok {
             failures.push(format!("{name}: {out:?}"));
@@ -1074,7 +1257,9 @@ fn every_documented_flag_and_variable_changes_something_or_is_refused() {
         ab.run(&["close"]);
     }
     eprintln!(
-        "{} rows pending:\n  {}",
+        "{} rows inert here:\n  {}\n{} rows pending:\n  {}",
+        inert.len(),
+        inert.join("\n  "),
         pending.len(),
         pending.join("\n  ")
     );
@@ -1106,4 +1291,451 @@ fn the_table_names_every_variable_abx_reads_from_upstream() {
         .filter(|s| !names.contains(s))
         .collect();
     assert!(missing.is_empty(), "not in the flag walk: {missing:?}");
+}
+
+/// Polls `check` every 50 ms until it holds or `within` passes.
+fn poll(within: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + within;
+    loop {
+        if check() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A short idle timeout ends the daemon: its pid goes and its socket file is removed.
+fn idle_timeout_env(origin: &str) -> Result<(), String> {
+    let ab = Cli::new().env("AGENT_BROWSER_IDLE_TIMEOUT_MS", "1500");
+    let opened = ab.run(&["open", &format!("{origin}/page1.html")]);
+    let pid = ab.daemon_pid().ok_or(format!("no daemon: {opened:?}"))?;
+    let socket = ab.file("sock");
+    let gone = poll(Duration::from_secs(30), || {
+        abx_tests::pids_alive(&[pid]).is_empty() && !socket.exists()
+    });
+    if gone {
+        Ok(())
+    } else {
+        Err(format!(
+            "daemon {pid} still running 30 s after a 1.5 s idle timeout"
+        ))
+    }
+}
+
+/// An out-of-range value is warned about like the flag; a low valid one makes a smaller JPEG.
+fn screenshot_quality_env(origin: &str) -> Result<(), String> {
+    let ab = Cli::new();
+    ab.run(&["open", &format!("{origin}/article.html")]);
+    let shot = |quality: &str, file: &str| {
+        let path = ab.home().join(file);
+        let out = ab
+            .command(&[
+                "--screenshot-format",
+                "jpeg",
+                "screenshot",
+                path.to_str().unwrap_or_default(),
+            ])
+            .env("AGENT_BROWSER_SCREENSHOT_QUALITY", quality)
+            .output();
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        (out, size)
+    };
+    let (bad, _) = shot("101", "bad.jpg");
+    let stderr = bad
+        .map(|o| String::from_utf8_lossy(&o.stderr).to_string())
+        .unwrap_or_default();
+    if !stderr.contains("AGENT_BROWSER_SCREENSHOT_QUALITY must be 0-100, got 101") {
+        return Err(format!("no warning for 101: {stderr}"));
+    }
+    let (_, low) = shot("5", "low.jpg");
+    let (_, high) = shot("95", "high.jpg");
+    let result = if low > 0 && high > low {
+        Ok(())
+    } else {
+        Err(format!(
+            "quality 5 gave {low} bytes, quality 95 gave {high}"
+        ))
+    };
+    ab.run(&["close"]);
+    result
+}
+
+/// `--restore` state is saved while the daemon runs, before any close.
+fn autosave_interval(origin: &str) -> Result<(), String> {
+    let ab = Cli::new().env("AGENT_BROWSER_AUTOSAVE_INTERVAL_MS", "300");
+    let opened = ab.run(&[
+        "--restore",
+        "auto1",
+        "open",
+        &format!("{origin}/storage.html"),
+    ]);
+    let dir = ab.home().join(".agent-browser/sessions");
+    let saved = poll(Duration::from_secs(20), || {
+        std::fs::read_dir(&dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with("auto1"))
+        })
+    });
+    let listing: Vec<String> = std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    ab.run(&["close"]);
+    if saved {
+        Ok(())
+    } else {
+        Err(format!(
+            "no autosaved state within 20 s: {listing:?} after {opened:?}"
+        ))
+    }
+}
+
+const CDP_HEADERS: &str = r#"{"X-Abx-Token":"t0k3n"}"#;
+
+/// A stage attached through a recording forwarder in front of an anchor's Chrome: its
+/// WebSocket handshake must carry the header, given as the flag (`by_flag`) or the variable.
+fn cdp_headers_reach_the_handshake(origin: &str, by_flag: bool) -> Result<(), String> {
+    let anchor = Cli::new()
+        .session("anchor")
+        .env("AGENT_BROWSER_IDLE_TIMEOUT_MS", "0");
+    anchor.run(&["open", "about:blank"]);
+    let cdp = anchor.run(&["get", "cdp-url"]).out().to_string();
+    let port: Option<u16> = cdp
+        .trim_start_matches("ws://127.0.0.1:")
+        .split('/')
+        .next()
+        .and_then(|p| p.parse().ok());
+    let Some(port) = port else {
+        anchor.run(&["close"]);
+        return Err(format!("no CDP port in {cdp:?}"));
+    };
+    let forwarder = abx_tests::raw::DevToolsForwarder::start(port);
+    let mut stage = Cli::new()
+        .session("stage")
+        .without("AGENT_BROWSER_ARGS")
+        .env("AGENT_BROWSER_PIN_TAB", "1")
+        .env("AGENT_BROWSER_IDLE_TIMEOUT_MS", "0");
+    let page = format!("{origin}/page1.html");
+    let url = forwarder.url();
+    let opened = if by_flag {
+        stage.run(&["--cdp", &url, "--cdp-headers", CDP_HEADERS, "open", &page])
+    } else {
+        stage = stage
+            .env("AGENT_BROWSER_CDP", &url)
+            .env("AGENT_BROWSER_CDP_HEADERS", CDP_HEADERS);
+        stage.run(&["open", &page])
+    };
+    let seen = forwarder.seen();
+    let handshake = seen.requests.iter().any(|(path, headers)| {
+        path.starts_with("/devtools/browser/")
+            && headers
+                .iter()
+                .any(|(k, v)| k == "x-abx-token" && v == "t0k3n")
+    });
+    stage.run(&["tab", "close"]);
+    stage.run(&["close"]);
+    anchor.run(&["close"]);
+    if opened.code == 0 && handshake {
+        Ok(())
+    } else {
+        Err(format!("no header in the handshake: {seen:?}, {opened:?}"))
+    }
+}
+
+fn cdp_headers_flag(origin: &str) -> Result<(), String> {
+    cdp_headers_reach_the_handshake(origin, true)
+}
+
+fn cdp_headers_env(origin: &str) -> Result<(), String> {
+    cdp_headers_reach_the_handshake(origin, false)
+}
+
+/// The first screencast frame a viewer of `port` gets, as JPEG bytes.
+fn first_frame(port: u16) -> Result<Vec<u8>, String> {
+    use base64::Engine as _;
+    use futures_util::StreamExt as _;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    rt.block_on(async move {
+        let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}/"))
+            .await
+            .map_err(|e| format!("viewer connect: {e}"))?;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+        loop {
+            let message = tokio::time::timeout_at(deadline, ws.next())
+                .await
+                .map_err(|_| "no frame within 15 s".to_string())?
+                .ok_or("stream closed")?
+                .map_err(|e| e.to_string())?;
+            let tokio_tungstenite::tungstenite::Message::Text(text) = message else {
+                continue;
+            };
+            let value: serde_json::Value =
+                serde_json::from_str(text.as_str()).map_err(|e| e.to_string())?;
+            if value["type"] == "frame" {
+                let data = value["data"].as_str().ok_or("frame without data")?;
+                return base64::engine::general_purpose::STANDARD
+                    .decode(data)
+                    .map_err(|e| e.to_string());
+            }
+        }
+    })
+}
+
+/// A session with `env` on the article page, and its stream port.
+fn streaming(origin: &str, env: &[(&str, &str)]) -> Result<(Cli, u16), String> {
+    let mut ab = Cli::new();
+    for (key, value) in env {
+        ab = ab.env(key, value);
+    }
+    let opened = ab.run(&["open", &format!("{origin}/article.html")]);
+    let port = std::fs::read_to_string(ab.file("stream"))
+        .ok()
+        .and_then(|p| p.trim().parse().ok())
+        .ok_or(format!("no stream port file: {opened:?}"))?;
+    Ok((ab, port))
+}
+
+fn frame_size(origin: &str, env: &[(&str, &str)]) -> Result<(usize, u32, u32), String> {
+    let (ab, port) = streaming(origin, env)?;
+    let frame = first_frame(port);
+    ab.run(&["close"]);
+    let frame = frame?;
+    let image = image::load_from_memory(&frame).map_err(|e| format!("not an image: {e}"))?;
+    Ok((frame.len(), image.width(), image.height()))
+}
+
+/// The stream server listens on the port asked for.
+fn stream_port_env(origin: &str) -> Result<(), String> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| e.to_string())?;
+    let (ab, seen) = streaming(origin, &[("AGENT_BROWSER_STREAM_PORT", &port.to_string())])?;
+    let frame = first_frame(port).map(|_| ());
+    ab.run(&["close"]);
+    if seen != port {
+        return Err(format!("asked for port {port}, the stream is on {seen}"));
+    }
+    frame
+}
+
+/// A low quality makes smaller frames than a high one.
+fn stream_quality_env(origin: &str) -> Result<(), String> {
+    let (low, ..) = frame_size(origin, &[("AGENT_BROWSER_STREAM_QUALITY", "5")])?;
+    let (high, ..) = frame_size(origin, &[("AGENT_BROWSER_STREAM_QUALITY", "95")])?;
+    if low < high {
+        Ok(())
+    } else {
+        Err(format!(
+            "quality 5 frame {low} bytes, quality 95 frame {high}"
+        ))
+    }
+}
+
+/// Frames fit the limits (the viewport is 1280×720).
+fn stream_max_size_env(origin: &str) -> Result<(), String> {
+    let (_, width, height) = frame_size(
+        origin,
+        &[
+            ("AGENT_BROWSER_STREAM_MAX_WIDTH", "400"),
+            ("AGENT_BROWSER_STREAM_MAX_HEIGHT", "200"),
+        ],
+    )?;
+    if width <= 400 && height <= 200 {
+        Ok(())
+    } else {
+        Err(format!("a {width}×{height} frame for limits 400×200"))
+    }
+}
+
+/// An HTTPS server on 127.0.0.1 whose certificate a fresh CA signed, and that CA as PEM.
+struct TlsSite {
+    port: u16,
+    ca_pem: String,
+    _rt: tokio::runtime::Runtime,
+}
+
+const SECURE_PAGE: &str = "<!doctype html><title>Secure Fixture</title><h1>secure</h1>";
+
+impl TlsSite {
+    fn start() -> Result<TlsSite, String> {
+        use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, SanType};
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let err = |e: &dyn std::fmt::Display| e.to_string();
+        let mut ca_params = CertificateParams::new(Vec::new()).map_err(|e| err(&e))?;
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca_params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "abx flags walk test CA");
+        let ca_key = KeyPair::generate().map_err(|e| err(&e))?;
+        let ca = ca_params.self_signed(&ca_key).map_err(|e| err(&e))?;
+        let issuer = Issuer::new(ca_params, ca_key);
+        let mut leaf_params = CertificateParams::new(Vec::new()).map_err(|e| err(&e))?;
+        leaf_params.subject_alt_names = vec![SanType::IpAddress(std::net::IpAddr::V4(
+            std::net::Ipv4Addr::LOCALHOST,
+        ))];
+        leaf_params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "127.0.0.1");
+        let leaf_key = KeyPair::generate().map_err(|e| err(&e))?;
+        let leaf = leaf_params
+            .signed_by(&leaf_key, &issuer)
+            .map_err(|e| err(&e))?;
+        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(leaf_key.serialize_der()));
+        let config = rustls::ServerConfig::builder_with_provider(std::sync::Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .map_err(|e| err(&e))?
+        .with_no_client_auth()
+        .with_single_cert(vec![CertificateDer::from(leaf.der().to_vec())], key)
+        .map_err(|e| err(&e))?;
+        let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .map_err(|e| err(&e))?;
+        let listener = rt
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .map_err(|e| err(&e))?;
+        let port = listener.local_addr().map_err(|e| err(&e))?.port();
+        rt.spawn(async move {
+            while let Ok((tcp, _)) = listener.accept().await {
+                let acceptor = acceptor.clone();
+                tokio::spawn(async move {
+                    let Ok(mut tls) = acceptor.accept(tcp).await else {
+                        return;
+                    };
+                    let mut head = Vec::new();
+                    let mut byte = [0u8; 1];
+                    while !head.ends_with(b"\r\n\r\n") {
+                        match tls.read(&mut byte).await {
+                            Ok(1) => head.push(byte[0]),
+                            _ => return,
+                        }
+                    }
+                    let reply = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{SECURE_PAGE}",
+                        SECURE_PAGE.len()
+                    );
+                    let _ = tls.write_all(reply.as_bytes()).await;
+                    let _ = tls.shutdown().await;
+                });
+            }
+        });
+        Ok(TlsSite {
+            port,
+            ca_pem: ca.pem(),
+            _rt: rt,
+        })
+    }
+
+    fn url(&self) -> String {
+        format!("https://127.0.0.1:{}/", self.port)
+    }
+
+    /// Writes the CA to `<home>/ca.pem` and returns the path.
+    fn ca_file(&self, home: &std::path::Path) -> String {
+        let path = home.join("ca.pem");
+        let _ = std::fs::write(&path, &self.ca_pem);
+        path.display().to_string()
+    }
+}
+
+/// Whether `open <https>` loaded the secure page (else the output, for the failure).
+fn opened_securely(out: &abx_tests::cli::Output) -> bool {
+    out.code == 0 && out.stdout.contains("Secure Fixture")
+}
+
+/// Without the CA the page is refused; with it (flag or variable) it opens.
+fn ca_cert_trusts(by_flag: bool) -> Result<(), String> {
+    let tls = TlsSite::start()?;
+    let plain = Cli::new();
+    let refused = plain.run(&["open", &tls.url()]);
+    plain.run(&["close"]);
+    if refused.code != 1 || !refused.stderr.contains("CERT_AUTHORITY_INVALID") {
+        return Err(format!("without the CA: {refused:?}"));
+    }
+    let mut ab = Cli::new();
+    let ca = tls.ca_file(ab.home());
+    let opened = if by_flag {
+        ab.run(&["--ca-cert", &ca, "open", &tls.url()])
+    } else {
+        ab = ab.env("AGENT_BROWSER_CA_CERT", &ca);
+        ab.run(&["open", &tls.url()])
+    };
+    // The trust stays for the session: a later command without the flag still reads the page.
+    let later = ab.run(&["reload"]);
+    ab.run(&["close"]);
+    if !opened_securely(&opened) {
+        return Err(format!("with the CA: {opened:?}"));
+    }
+    if later.code != 0 {
+        return Err(format!("the trust did not stay: {later:?}"));
+    }
+    Ok(())
+}
+
+fn ca_cert_flag(_: &str) -> Result<(), String> {
+    ca_cert_trusts(true)
+}
+
+fn ca_cert_env(_: &str) -> Result<(), String> {
+    ca_cert_trusts(false)
+}
+
+/// `--no-ca-cert` (or the variable) clears trust the session kept: the page is refused again.
+fn clears_ca_trust(by_flag: bool) -> Result<(), String> {
+    let tls = TlsSite::start()?;
+    let ab = Cli::new();
+    let ca = tls.ca_file(ab.home());
+    let opened = ab.run(&["--ca-cert", &ca, "open", &tls.url()]);
+    if !opened_securely(&opened) {
+        ab.run(&["close"]);
+        return Err(format!("with the CA: {opened:?}"));
+    }
+    let cleared = if by_flag {
+        ab.run(&["--no-ca-cert", "open", &tls.url()])
+    } else {
+        let out = ab
+            .command(&["open", &tls.url()])
+            .env("AGENT_BROWSER_CLEAR_CA_CERT", "1")
+            .output();
+        match out {
+            Ok(o) => abx_tests::cli::Output {
+                code: o.status.code().unwrap_or(-1),
+                stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+                took: Duration::ZERO,
+            },
+            Err(e) => return Err(e.to_string()),
+        }
+    };
+    ab.run(&["close"]);
+    if cleared.code == 1 && cleared.stderr.contains("CERT_AUTHORITY_INVALID") {
+        Ok(())
+    } else {
+        Err(format!("after clearing: {cleared:?}"))
+    }
+}
+
+fn no_ca_cert_flag(_: &str) -> Result<(), String> {
+    clears_ca_trust(true)
+}
+
+fn clear_ca_cert_env(_: &str) -> Result<(), String> {
+    clears_ca_trust(false)
 }

@@ -110,6 +110,8 @@ export const ROWS = [
   { id: 'act.click-human', area: 'Interact', cmd: '`click --human`', ref: 13, page: '/events.html', steps: ['click #target --human'], check: ['eval "window.__counts.mousemove > 3"'] },
   { id: 'act.input-mode-human', area: 'Interact', cmd: '`--input-mode human click`', ref: 13, page: '/events.html', steps: ['--input-mode human click #target'], check: ['eval "window.__counts.mousemove > 3"'] },
   { id: 'act.dblclick', area: 'Interact', cmd: '`dblclick`', ref: 14, page: '/events.html', steps: ['dblclick #target'], check: ['get text #counts'] },
+  { id: 'act.input-mode-human-hover', area: 'Interact', cmd: '`--input-mode human hover`', ref: 13, page: '/events.html', setup: ['mouse move 5 400'], steps: ['--input-mode human hover #target'], check: ['eval "window.__counts.mousemove > 3"'] },
+  { id: 'act.input-mode-human-dblclick', area: 'Interact', cmd: '`--input-mode human dblclick`', ref: 14, page: '/events.html', setup: ['mouse move 5 400'], steps: ['--input-mode human dblclick #target'], check: ['eval "window.__counts.mousemove > 3 && window.__counts.dblclick === 1"'] },
   { id: 'act.fill', area: 'Interact', cmd: '`fill`', ref: 15, page: '/form.html', steps: ['fill #name "Ada Lovelace"'], check: ['get value #name', 'get text #name-mirror'] },
   {
     id: 'act.type', area: 'Interact', cmd: '`type` (`--delay`, `--clear`)', ref: 15, page: '/form.html',
@@ -135,6 +137,7 @@ export const ROWS = [
   { id: 'act.check-uncheck', area: 'Interact', cmd: '`check`, `uncheck`', ref: 18, page: '/form.html', steps: ['check #agree', 'check #color-green', 'uncheck #agree'], check: ['is checked #agree', 'is checked #color-green'] },
   { id: 'act.select', area: 'Interact', cmd: '`select` by value and by label', ref: 18, page: '/form.html', steps: ['select #size m', 'get value #size', 'select #size Large'], check: ['get value #size'] },
   { id: 'act.drag', area: 'Interact', cmd: '`drag <src> <dst>`', ref: 19, page: '/drag.html', steps: ['drag #src #dst'], check: ['get text #result'] },
+  { id: 'act.drag-human', area: 'Interact', cmd: '`drag <src> <dst> --human`', ref: 19, page: '/drag.html', steps: ['drag #src #dst --human'], check: ['get text #result'] },
   {
     id: 'act.upload', area: 'Interact', cmd: '`upload <sel> <file>`', ref: 19, page: '/form.html',
     setup: [writeFile('{TMP}/upload.txt', 'upload me\n')], steps: ['upload #upload {TMP}/upload.txt'], check: ['eval "Array.from(document.querySelector(\'#upload\').files, f => f.name).join()"'],
@@ -640,6 +643,15 @@ export const ROWS = [
   },
   { id: 'flags.headed', area: 'Flags', cmd: '`--headed` (Xvfb when no display)', ref: 91, session: 'headed', timeout: 30_000, env: { DISPLAY: null }, steps: ['--headed open {SITE}/page1.html', 'eval "navigator.userAgent.includes(\'Headless\')"'], close: true },
   { id: 'flags.webgpu', area: 'Flags', cmd: '`--webgpu`', ref: 91, session: 'webgpu', timeout: 30_000, env: { AGENT_BROWSER_WEBGPU: '1' }, steps: ['--webgpu open {SITE}/page1.html'], check: ['eval "navigator.gpu ? navigator.gpu.requestAdapter().then((a) => a !== null) : \'no navigator.gpu\'"'], close: true },
+  {
+    id: 'flags.screenshot-quality-env', area: 'Flags', cmd: '`AGENT_BROWSER_SCREENSHOT_QUALITY` out of range', ref: 89, page: '/fixture.html', env: { AGENT_BROWSER_SCREENSHOT_QUALITY: '101' },
+    steps: [{ run: '--screenshot-format jpeg screenshot {TMP}/quality.jpg', stderr: 'raw' }],
+  },
+  {
+    id: 'flags.plugins-env', area: 'Flags', cmd: '`AGENT_BROWSER_PLUGINS` with a plugin', ref: 91, session: 'plugins',
+    env: { AGENT_BROWSER_PLUGINS: '[{"name":"captcha","command":"/nonexistent/plugin","capabilities":["launch.mutate"]}]' },
+    steps: ['open {SITE}/page1.html'], close: true,
+  },
   { id: 'flags.executable-path', area: 'Flags', cmd: '`--executable-path` of a missing file', ref: 91, session: 'badexe', steps: ['--executable-path /nonexistent/chrome open {SITE}/page1.html'], close: true },
   {
     id: 'flags.allow-file-access', area: 'Flags', cmd: '`--allow-file-access` (file:// pages)', ref: 91, session: 'files', setup: [writeFile('{TMP}/local.html', '<title>Local file</title><h1>local</h1>')],

@@ -383,6 +383,9 @@ fn decide(
     if let Some(msg) = incompatible_launch_mode_error(&flags) {
         return Err(CliError::rejected(msg));
     }
+    if let Some(msg) = browser::launch::unsupported_plugins_error(&flags) {
+        return Err(CliError::rejected(msg));
+    }
     let launch = browser::launch::launch_for(&flags, &request).map_err(CliError::rejected)?;
 
     if action == control::batch::ACTION {

@@ -751,6 +751,20 @@ pub fn parse_flags(args: &[String], host: &dyn Host) -> Result<ParsedArgs, Confi
             }
         });
 
+    // Upstream drops an out-of-range value from the environment without a word; abx warns as
+    // it does for the flag, so a quality that is not applied never looks applied.
+    let screenshot_quality_from_env =
+        env(env::SCREENSHOT_QUALITY).and_then(|raw| match raw.trim().parse::<u32>() {
+            Ok(n) if n <= 100 => Some(n),
+            _ => {
+                warnings.push(format!(
+                    "AGENT_BROWSER_SCREENSHOT_QUALITY must be 0-100, got {}",
+                    raw.trim()
+                ));
+                None
+            }
+        });
+
     let (restore_from_env, restore_env_uses_session) = match env(env::RESTORE) {
         Some(v) if matches!(v.to_lowercase().as_str(), "1" | "true" | "yes") => (None, true),
         Some(v) if !is_truthy(&v) => (None, false),
@@ -837,9 +851,7 @@ pub fn parse_flags(args: &[String], host: &dyn Host) -> Result<ParsedArgs, Confi
             || config.confirm_interactive.unwrap_or(false),
         engine: env(env::ENGINE).or(config.engine.clone()),
         screenshot_dir: env(env::SCREENSHOT_DIR).or(config.screenshot_dir.clone()),
-        screenshot_quality: env(env::SCREENSHOT_QUALITY)
-            .and_then(|s| s.trim().parse().ok())
-            .or(config.screenshot_quality),
+        screenshot_quality: screenshot_quality_from_env.or(config.screenshot_quality),
         screenshot_format: env(env::SCREENSHOT_FORMAT)
             .or(config.screenshot_format.clone())
             .filter(|s| s == "png" || s == "jpeg"),

@@ -392,15 +392,16 @@ fn read_carries_a_tls_object() {
 }
 
 #[test]
-fn plugins_come_from_config_or_env() {
+fn configured_plugins_are_refused_and_an_empty_env_list_overrides_them() {
     let h = host().with_file(
         Path::new("/home/u/.agent-browser/config.json"),
         r#"{"plugins": [{"name": "p", "command": "run-p", "capabilities": ["x"]}]}"#,
     );
-    let r = requests(&h, &["back"]);
-    assert_eq!(
-        r[0]["plugins"],
-        json!([{"name": "p", "command": "run-p", "capabilities": ["x"]}])
+    // abx runs no plugins: a configured one is refused, never carried along unused.
+    let refused = rejection(&h, &["back"]);
+    assert!(
+        refused.contains("Plugins are not supported by abx (configured: p)"),
+        "{refused}"
     );
     let h = h.with_var("AGENT_BROWSER_PLUGINS", "[]");
     assert_eq!(requests(&h, &["back"])[0]["plugins"], json!([]));

@@ -86,6 +86,9 @@ pub struct LaunchOptions {
     pub temp_dir: Option<PathBuf>,
     /// WebSocket (default) or pipe.
     pub transport: Transport,
+    /// PEM files of CA certificates this browser trusts beyond its roots (`--ca-cert`): put in
+    /// a private NSS database inside the profile, with Chrome's `HOME` pointed at it (Linux).
+    pub ca_certs: Vec<PathBuf>,
 }
 
 impl Default for LaunchOptions {
@@ -112,6 +115,7 @@ impl Default for LaunchOptions {
             launch_timeout: Duration::from_secs(30),
             temp_dir: None,
             transport: Transport::WebSocket,
+            ca_certs: Vec::new(),
         }
     }
 }
@@ -175,6 +179,12 @@ pub enum LaunchError {
     Profile {
         /// The profile path.
         path: String,
+        /// Why.
+        reason: String,
+    },
+    /// The CA certificates of `--ca-cert` could not be put in Chrome's trust.
+    #[error("--ca-cert: {reason}")]
+    CaCert {
         /// Why.
         reason: String,
     },
@@ -300,6 +310,14 @@ impl Chrome {
         let port_file = profile.path().join("DevToolsActivePort");
         let _ = std::fs::remove_file(&port_file);
 
+        let ca_home = if options.ca_certs.is_empty() {
+            None
+        } else {
+            Some(crate::ca_trust::private_home(
+                profile.path(),
+                &options.ca_certs,
+            )?)
+        };
         let mut xvfb = None;
         let mut display = options.display.clone();
         if !options.headless && display.is_none() && !options.no_xvfb {
@@ -339,6 +357,16 @@ impl Chrome {
         }
         if let Some(display) = &display {
             command.env("DISPLAY", display);
+        }
+        if let Some(home) = &ca_home {
+            // An X display of the user's own keeps its cookie file when HOME moves.
+            if xvfb.is_none()
+                && std::env::var_os("XAUTHORITY").is_none()
+                && let Some(user_home) = std::env::var_os("HOME")
+            {
+                command.env("XAUTHORITY", Path::new(&user_home).join(".Xauthority"));
+            }
+            command.env("HOME", home);
         }
         for (key, value) in &options.env {
             command.env(key, value);

@@ -25,6 +25,7 @@
 //! ```
 
 mod args;
+mod ca_trust;
 mod discovery;
 pub mod encoder;
 pub mod group;

@@ -101,6 +101,11 @@ pub struct LaunchSpec {
     pub allow_file_access: bool,
     /// Hide scrollbars in headless mode.
     pub hide_scrollbars: bool,
+    /// The WebGPU preset (`--webgpu`): full Chrome with software Vulkan (see [`WEBGPU_ARGS`]).
+    pub webgpu: bool,
+    /// A CA certificate (PEM file or bundle) the browser trusts (`--ca-cert`); kept for the
+    /// daemon's life until `--no-ca-cert`.
+    pub ca_cert: Option<String>,
     /// Strict tab binding.
     pub pin_tab: bool,
     /// Headers for CDP discovery and handshake.
@@ -129,6 +134,8 @@ impl Default for LaunchSpec {
             ignore_https_errors: false,
             allow_file_access: false,
             hide_scrollbars: true,
+            webgpu: false,
+            ca_cert: None,
             pin_tab: false,
             cdp_headers: Vec::new(),
             engine: "chrome".into(),
@@ -227,6 +234,8 @@ impl DaemonConfig {
                 var(env::HIDE_SCROLLBARS).as_deref(),
                 Some("0") | Some("false")
             ),
+            webgpu: strict_true(var(env::WEBGPU)),
+            ca_cert: non_empty(var(env::CA_CERT)).filter(|_| !truthy(var(env::CLEAR_CA_CERT))),
             pin_tab: truthy(var(env::PIN_TAB)),
             cdp_headers: parse_headers(var(env::CDP_HEADERS)),
             engine: non_empty(var(env::ENGINE)).unwrap_or_else(|| "chrome".into()),
@@ -340,6 +349,14 @@ impl LaunchSpec {
         if let Some(v) = request.hide_scrollbars {
             spec.hide_scrollbars = v;
         }
+        if let Some(v) = request.webgpu {
+            spec.webgpu = v;
+        }
+        if request.clear_ca_cert == Some(true) {
+            spec.ca_cert = None;
+        } else if let Some(path) = non_empty_field(&request.ca_cert) {
+            spec.ca_cert = Some(path);
+        }
         if request.pin_tab == Some(true) {
             spec.pin_tab = true;
         }
@@ -389,6 +406,8 @@ impl LaunchSpec {
             self.no_xvfb,
             self.allow_file_access,
             self.hide_scrollbars,
+            self.webgpu,
+            self.ca_cert,
             binary,
             self.pages,
         ])
@@ -428,11 +447,47 @@ impl LaunchSpec {
             hide_scrollbars: self.hide_scrollbars,
             restrict_webrtc: !self.allowed_domains.is_empty(),
             user_agent: self.user_agent.clone(),
-            args: self.pages.chrome_args(&self.args),
+            // The preset comes before the caller's arguments, so theirs win (Chrome keeps the
+            // last of a repeated switch).
+            args: if self.webgpu {
+                WEBGPU_ARGS
+                    .iter()
+                    .map(|a| a.to_string())
+                    .chain(self.pages.chrome_args(&self.args))
+                    .collect()
+            } else {
+                self.pages.chrome_args(&self.args)
+            },
+            ca_certs: self
+                .ca_cert
+                .iter()
+                .map(|p| {
+                    let path = PathBuf::from(expand_tilde(p));
+                    std::path::absolute(&path).unwrap_or(path)
+                })
+                .collect(),
+            needs_full_chrome: if self.webgpu {
+                vec!["webgpu".into()]
+            } else {
+                Vec::new()
+            },
             ..abx_chrome::LaunchOptions::default()
         }
     }
 }
+
+/// Chrome switches of the WebGPU preset, as upstream 0.41.2 adds them on Linux: WebGPU exposed
+/// in headless and GPU-less environments, through SwiftShader's software Vulkan, without Vulkan
+/// surface presentation (real pixels with no GPU). `--enable-features` repeats the defaults,
+/// because Chrome keeps only the last one.
+pub const WEBGPU_ARGS: &[&str] = &[
+    "--enable-unsafe-webgpu",
+    "--use-angle=vulkan",
+    "--use-vulkan=swiftshader",
+    "--use-webgpu-adapter=swiftshader",
+    "--disable-vulkan-surface",
+    "--enable-features=NetworkService,NetworkServiceInProcess,Vulkan",
+];
 
 /// Whether a proxy setting is a PAC script rather than a proxy server: a `data:` or `file:` URL,
 /// or any URL ending in `.pac`.

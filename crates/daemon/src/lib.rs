@@ -18,6 +18,7 @@
 
 use abx_wire::env;
 pub mod action_policy;
+mod autosave;
 pub mod config;
 pub mod daemon;
 pub mod dispatch;

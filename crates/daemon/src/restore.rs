@@ -354,6 +354,11 @@ impl Restore {
         }
     }
 
+    /// Whether a restore key is in effect (there is something to save).
+    pub fn has_key(&self) -> bool {
+        self.lock().restore_key.is_some()
+    }
+
     /// Where the last save went.
     pub fn saved_path(&self) -> Option<PathBuf> {
         self.lock().saved_path.clone()

@@ -53,6 +53,7 @@ pub async fn run(config: DaemonConfig, routes: Routes) -> Result<(), DaemonError
     tracing::debug!("daemon listening");
     crate::stream::install(&daemon).await;
     tokio::spawn(idle_watch(daemon.clone()));
+    tokio::spawn(crate::autosave::watch(daemon.clone()));
     let orphaned = Arc::new(std::sync::atomic::AtomicBool::new(false));
     if let Ok(meta) = std::fs::metadata(&socket) {
         use std::os::unix::fs::MetadataExt;

@@ -993,7 +993,23 @@ impl Session {
         target: &str,
         timeout: Option<Duration>,
     ) -> Result<Dragged> {
+        self.drag_with(source, target, false, timeout).await
+    }
+
+    /// [`Session::drag`]; with `human` (`drag --human`, `--input-mode human`) the pointer first
+    /// travels to the source and then carries it to the target along curved, eased paths.
+    pub async fn drag_with(
+        &self,
+        source: &str,
+        target: &str,
+        human: bool,
+        timeout: Option<Duration>,
+    ) -> Result<Dragged> {
         let (tab, deadline, timeout) = self.begin(timeout).await?;
+        if human {
+            self.approach(&tab, source, &crate::Motion::human(), deadline)
+                .await?;
+        }
         let mut from = self.locate_on(&tab, "drag", source, timeout).await?;
         let mut to = match self.locate_on(&tab, "drag", target, timeout).await {
             Ok(handle) => handle,
@@ -1003,7 +1019,7 @@ impl Session {
             }
         };
         let outcome = self
-            .drag_handles(&tab, &mut from, &mut to, deadline, timeout)
+            .drag_handles(&tab, &mut from, &mut to, human, deadline, timeout)
             .await;
         from.release().await;
         to.release().await;
@@ -1019,6 +1035,7 @@ impl Session {
         tab: &Tab,
         from: &mut Handle,
         to: &mut Handle,
+        human: bool,
         deadline: Instant,
         timeout: Duration,
     ) -> Result<()> {
@@ -1069,13 +1086,26 @@ impl Session {
                 .guarded("drag", self.actionable(tab, to, checks, "drag", deadline))
                 .await?;
             const STEPS: i64 = 5;
+            let path: Vec<(Point, Duration)> = if human {
+                crate::Motion::human().path(start, end)
+            } else {
+                (1..=STEPS)
+                    .map(|step| {
+                        let t = step as f64 / STEPS as f64;
+                        let p = Point {
+                            x: start.x + (end.x - start.x) * t,
+                            y: start.y + (end.y - start.y) * t,
+                        };
+                        (p, Duration::ZERO)
+                    })
+                    .collect()
+            };
             let mut drag_data = None;
-            for step in 1..=STEPS {
-                let t = step as f64 / STEPS as f64;
-                let p = Point {
-                    x: start.x + (end.x - start.x) * t,
-                    y: start.y + (end.y - start.y) * t,
-                };
+            for (index, (p, pause)) in path.into_iter().enumerate() {
+                let step = index + 1;
+                if !pause.is_zero() {
+                    tokio::time::sleep(pause).await;
+                }
                 input::dispatch(
                     tab,
                     &session,

@@ -36,6 +36,14 @@ pub struct Motion {
 pub const MAX_STEPS: u32 = 240;
 
 impl Motion {
+    /// A human path with the default steps, timing and seed (`--human`).
+    pub fn human() -> Motion {
+        Motion {
+            human: true,
+            ..Motion::default()
+        }
+    }
+
     /// Whether this motion moves in more than one event.
     pub fn travels(&self) -> bool {
         self.human || self.steps.is_some_and(|s| s > 1) || self.duration_ms.is_some()
@@ -216,6 +224,40 @@ impl Session {
             sent += 1;
         }
         Ok(sent)
+    }
+
+    /// `hover <selector>` after the pointer travelled to the element along a human path
+    /// (`--input-mode human`).
+    pub async fn hover_human(
+        &self,
+        selector: &str,
+        timeout: Option<Duration>,
+    ) -> Result<crate::Hovered> {
+        let (tab, deadline, _) = self.begin(timeout).await?;
+        self.approach(&tab, selector, &Motion::human(), deadline)
+            .await?;
+        self.hover(
+            selector,
+            Some(deadline.saturating_duration_since(Instant::now())),
+        )
+        .await
+    }
+
+    /// `dblclick <selector>` after the pointer travelled to the element along a human path
+    /// (`--input-mode human`).
+    pub async fn dblclick_human(
+        &self,
+        selector: &str,
+        timeout: Option<Duration>,
+    ) -> Result<crate::Clicked> {
+        let (tab, deadline, _) = self.begin(timeout).await?;
+        self.approach(&tab, selector, &Motion::human(), deadline)
+            .await?;
+        self.dblclick(
+            selector,
+            Some(deadline.saturating_duration_since(Instant::now())),
+        )
+        .await
     }
 
     /// Brings the pointer to the element's click point along a human path (`click --human`);

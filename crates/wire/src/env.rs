@@ -18,6 +18,8 @@ pub const ALLOW_FILE_ACCESS: &str = "AGENT_BROWSER_ALLOW_FILE_ACCESS";
 pub const ANNOTATE: &str = "AGENT_BROWSER_ANNOTATE";
 /// Extra browser arguments, newline- or comma-separated (`--args`).
 pub const ARGS: &str = "AGENT_BROWSER_ARGS";
+/// Periodic autosave of `--restore` state in milliseconds (default 30 000; `0` only on close).
+pub const AUTOSAVE_INTERVAL_MS: &str = "AGENT_BROWSER_AUTOSAVE_INTERVAL_MS";
 /// Attach to a running Chrome (`--auto-connect`).
 pub const AUTO_CONNECT: &str = "AGENT_BROWSER_AUTO_CONNECT";
 /// A CA certificate to trust (`--ca-cert`).
@@ -40,6 +42,8 @@ pub const CONFIRM_ACTIONS: &str = "AGENT_BROWSER_CONFIRM_ACTIONS";
 pub const CONFIRM_INTERACTIVE: &str = "AGENT_BROWSER_CONFIRM_INTERACTIVE";
 /// Wrap page text in nonce markers (`--content-boundaries`).
 pub const CONTENT_BOUNDARIES: &str = "AGENT_BROWSER_CONTENT_BOUNDARIES";
+/// Browser origins a reverse-proxied dashboard may be opened from (abx: refused).
+pub const DASHBOARD_ALLOWED_ORIGINS: &str = "AGENT_BROWSER_DASHBOARD_ALLOWED_ORIGINS";
 /// Set in a spawned process: run as the session daemon, not the CLI.
 pub const DAEMON: &str = "AGENT_BROWSER_DAEMON";
 /// Key for encrypted state files and the credential vault.

@@ -35,6 +35,16 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     {
         spec.allowed_domains = live.spec.allowed_domains;
     }
+    // CA trust, too, stays for the session until `--no-ca-cert` clears it (upstream's rule).
+    if launch.ca_cert.is_none()
+        && launch.clear_ca_cert != Some(true)
+        && spec.ca_cert.is_none()
+        && !spec.is_attach()
+        && let Some(live) = ctx.live()
+        && !live.spec.is_attach()
+    {
+        spec.ca_cert = live.spec.ca_cert;
+    }
     // Page settings a launch does not mention stay as the live browser has them (a launch
     // sent for other flags must not relaunch without them); one that changes them relaunches.
     if let Some(live) = ctx.live() {
@@ -179,6 +189,24 @@ pub fn incompatible_launch_mode_error(flags: &Flags) -> Option<&'static str> {
         return Some("--ca-cert is currently supported only on Linux");
     }
     None
+}
+
+/// Upstream runs configured plugins (`AGENT_BROWSER_PLUGINS` or the config's `plugins`) as
+/// external processes that mutate launches, provide browsers and resolve credentials; abx runs
+/// none, so a configured one is refused instead of being carried along unused.
+pub fn unsupported_plugins_error(flags: &Flags) -> Option<String> {
+    if flags.plugins.is_empty() {
+        return None;
+    }
+    let names: Vec<&str> = flags
+        .plugins
+        .iter()
+        .map(|p| p.get("name").and_then(Value::as_str).unwrap_or("?"))
+        .collect();
+    Some(format!(
+        "Plugins are not supported by abx (configured: {}). Remove them from AGENT_BROWSER_PLUGINS or the config file's \"plugins\"",
+        names.join(", ")
+    ))
 }
 
 /// Add `restoreKey`/`restoreSave`/`restoreCheck*` when a restore key is in effect.

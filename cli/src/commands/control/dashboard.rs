@@ -149,6 +149,19 @@ pub fn run(inv: &Invocation, command: &DashboardCommand) -> Rendered {
 }
 
 fn start(dir: &Path, port: Option<u16>, opts: &OutputOptions) -> Rendered {
+    // Upstream serves a reverse-proxied dashboard to these origins (with private access URLs);
+    // abx's dashboard is loopback-only, so the setting is refused rather than ignored.
+    if let Some(origins) = std::env::var(abx_wire::env::DASHBOARD_ALLOWED_ORIGINS)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+    {
+        return render_error(
+            &format!(
+                "AGENT_BROWSER_DASHBOARD_ALLOWED_ORIGINS is set ({origins}), but the abx dashboard serves loopback origins only: unset it and open http://localhost:<port> (forward the port over SSH for remote access)"
+            ),
+            opts,
+        );
+    }
     // Like upstream: no `--port` means the default port, not "whatever is running".
     let port = port.unwrap_or(abx_relay::DEFAULT_DASHBOARD_PORT);
     if let Some(state) = running(dir) {

@@ -13,13 +13,39 @@ pub const COMMAND: Command = Command {
         usage: &["dblclick <selector>"],
         examples: &["dblclick '#row-3'"],
     }),
-    grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "dblclick <selector>")),
+    grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
 };
 
+/// `{"selector", "human"?}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DblclickRequest {
+    /// The element.
+    pub selector: Option<String>,
+    /// `--input-mode human`: the pointer travels to the element along a curved path first.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub human: bool,
+}
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    let selector = input
+        .rest
+        .first()
+        .ok_or_else(|| ParseError::missing(input.word, "dblclick <selector>"))?;
+    let request = DblclickRequest {
+        selector: Some(selector.to_string()),
+        human: input.flags.input_mode.as_deref() == Some("human"),
+    };
+    Ok(encode(ACTION, &request))
+}
+
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
-    let request: SelectorRequest = ctx.params()?;
-    let selector = request.selector()?;
+    let request: DblclickRequest = ctx.params()?;
+    let selector = required(&request.selector, "selector")?;
     let session = ctx.session().await?;
-    data(session.dblclick(selector, ctx.timeout()).await?)
+    if request.human {
+        data(session.dblclick_human(selector, ctx.timeout()).await?)
+    } else {
+        data(session.dblclick(selector, ctx.timeout()).await?)
+    }
 }

@@ -14,6 +14,9 @@ pub struct DragRequest {
     pub source: Option<String>,
     /// Where to drop it.
     pub target: Option<String>,
+    /// `--human` (or `--input-mode human`): the pointer travels along curved paths.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub human: bool,
 }
 
 /// The command.
@@ -22,14 +25,21 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Drag one element onto another",
         usage: &[USAGE],
-        examples: &["drag '#card-1' '#done-column'"],
+        examples: &["drag '#card-1' '#done-column'", "drag @e1 @e2 --human"],
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
 };
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
-    let rest = input.rest;
+    let human =
+        input.rest.contains(&"--human") || input.flags.input_mode.as_deref() == Some("human");
+    let rest: Vec<&str> = input
+        .rest
+        .iter()
+        .copied()
+        .filter(|a| *a != "--human")
+        .collect();
     let source = rest
         .first()
         .ok_or_else(|| ParseError::missing(ACTION, USAGE))?;
@@ -39,6 +49,7 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let request = DragRequest {
         source: Some(source.to_string()),
         target: Some(target.to_string()),
+        human,
     };
     Ok(encode(ACTION, &request))
 }
@@ -48,5 +59,9 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let source = required(&request.source, "source")?;
     let target = required(&request.target, "target")?;
     let session = ctx.session().await?;
-    data(session.drag(source, target, ctx.timeout()).await?)
+    data(
+        session
+            .drag_with(source, target, request.human, ctx.timeout())
+            .await?,
+    )
 }

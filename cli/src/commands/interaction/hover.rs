@@ -13,13 +13,39 @@ pub const COMMAND: Command = Command {
         usage: &["hover <selector>"],
         examples: &["hover @e4"],
     }),
-    grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "hover <selector>")),
+    grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
 };
 
+/// `{"selector", "human"?}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HoverRequest {
+    /// The element.
+    pub selector: Option<String>,
+    /// `--input-mode human`: the pointer travels to the element along a curved path first.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub human: bool,
+}
+
+fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
+    let selector = input
+        .rest
+        .first()
+        .ok_or_else(|| ParseError::missing(input.word, "hover <selector>"))?;
+    let request = HoverRequest {
+        selector: Some(selector.to_string()),
+        human: input.flags.input_mode.as_deref() == Some("human"),
+    };
+    Ok(encode(ACTION, &request))
+}
+
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
-    let request: SelectorRequest = ctx.params()?;
-    let selector = request.selector()?;
+    let request: HoverRequest = ctx.params()?;
+    let selector = required(&request.selector, "selector")?;
     let session = ctx.session().await?;
-    data(session.hover(selector, ctx.timeout()).await?)
+    if request.human {
+        data(session.hover_human(selector, ctx.timeout()).await?)
+    } else {
+        data(session.hover(selector, ctx.timeout()).await?)
+    }
 }
