@@ -565,7 +565,8 @@ fn install_without_chrome_or_apt_prints_the_packages_and_exits_1() {
             "chromium-headless-shell",
             "xvfb",
             "fonts-liberation",
-            "ffmpeg"
+            "ffmpeg",
+            "libnss3-tools"
         ])
     );
     let out = local_cli().run(&["install", "--bogus"]).failure();

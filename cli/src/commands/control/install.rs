@@ -1,7 +1,7 @@
 //! `install [--with-deps]`: makes sure a system Chrome is there. abx never downloads a browser
 //! build: with Chrome or Chromium found it says which and exits 0; on Debian or Ubuntu as root
 //! it installs Debian's packages with apt-get (`chromium chromium-headless-shell`, plus `xvfb
-//! fonts-liberation ffmpeg` with `--with-deps`); anywhere else it prints the packages and the
+//! fonts-liberation ffmpeg libnss3-tools` with `--with-deps`); anywhere else it prints the packages and the
 //! command to run, and exits 1. Upstream downloads Chrome for Testing instead.
 
 use std::path::{Path, PathBuf};
@@ -29,7 +29,7 @@ pub const COMMAND: Command = Command {
 /// The browser packages (Debian and Ubuntu).
 pub const BROWSER_PACKAGES: &[&str] = &["chromium", "chromium-headless-shell"];
 /// What `--with-deps` adds: a display for headed sessions, fonts, and ffmpeg for `record`.
-pub const DEPENDENCY_PACKAGES: &[&str] = &["xvfb", "fonts-liberation", "ffmpeg"];
+pub const DEPENDENCY_PACKAGES: &[&str] = &["xvfb", "fonts-liberation", "ffmpeg", "libnss3-tools"];
 
 fn parse(clean: &[String]) -> LocalCommand {
     LocalRun::command(clean, run)
@@ -113,6 +113,10 @@ fn missing_dependencies(host: &dyn Host) -> Vec<&'static str> {
     }
     if on_path(host, "ffmpeg").is_none() {
         missing.push("ffmpeg");
+    }
+    // certutil: `--ca-cert` puts its CA in a private NSS database for the session's Chrome.
+    if on_path(host, "certutil").is_none() {
+        missing.push("libnss3-tools");
     }
     missing
 }
