@@ -320,7 +320,7 @@ fn diff_url_compares_the_two_pages_without_their_refs() {
         .run(&["diff", "url", &one, &two, "--screenshot"])
         .success();
     assert!(
-        text.out().contains("+ - heading \"Page Two\" [level=1]"),
+        text.out().contains("+- heading \"Page Two\" [level=1]"),
         "{text:?}"
     );
     assert!(

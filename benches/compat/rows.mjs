@@ -84,7 +84,7 @@ export const ROWS = [
     steps: ['open {SITE}/page1.html', { run: 'snapshot -i', refs: 'absolute' }, 'open {SITE}/page2.html', { run: 'snapshot -i', refs: 'absolute' }], close: true,
   },
   {
-    id: 'snap.delta-change', area: 'Read', cmd: '`snapshot --delta` after a button is renamed', ref: 9, session: 'delta', page: '/form.html',
+    id: 'snap.delta-change', area: 'Read', cmd: '`snapshot --delta` after a button is renamed', ref: 9, session: 'delta', page: '/form.html', setup: ['wait #late'],
     steps: ['snapshot --delta', 'snapshot --delta', 'eval "document.querySelector(\'#submit\').textContent = \'Send\'"', '--json snapshot --delta', 'snapshot --delta --full'], close: true,
   },
   { id: 'snap.json', area: 'Read', cmd: '`--json snapshot -i`', ref: 8, page: '/fixture.html', steps: ['--json snapshot -i'] },
