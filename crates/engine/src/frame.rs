@@ -195,7 +195,7 @@ impl Session {
     /// Where this command's scripts run on `tab`: its selected frame, else the main frame.
     pub(crate) async fn realm(&self, tab: &Tab, timeout: Duration) -> Result<Realm> {
         let scope = self.frame_scope(tab);
-        self.realm_of(tab, scope.as_ref(), timeout).await
+        Box::pin(self.realm_of(tab, scope.as_ref(), timeout)).await
     }
 
     async fn realm_of(

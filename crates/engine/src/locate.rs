@@ -262,7 +262,8 @@ impl Session {
             object_group: Some(group.clone()),
             ..runtime::EvaluateParams::new(finder_js(selector)?)
         };
-        let realm = self.realm(tab, timeout).await?;
+        // Boxed: the realm lookup's future would make every action's future too large.
+        let realm = Box::pin(self.realm(tab, timeout)).await?;
         let reply = realm
             .session
             .call_within(realm.evaluate(find), timeout)
