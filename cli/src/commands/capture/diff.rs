@@ -281,24 +281,6 @@ async fn run_url(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     Ok(data)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::without_refs;
-
-    #[test]
-    fn refs_are_left_out_of_the_compared_lines() {
-        let tree = "- heading \"A\" [level=1, ref=e12]\n- link \"B\" [ref=e3]\n- paragraph";
-        assert_eq!(
-            without_refs(tree),
-            "- heading \"A\" [level=1]\n- link \"B\"\n- paragraph\n"
-        );
-        assert_eq!(
-            without_refs("- button \"X\" [ref=e4, url=/a]"),
-            "- button \"X\" [url=/a]\n"
-        );
-    }
-}
-
 fn parse_depth(raw: Option<&&str>, context: &str, usage: &'static str) -> Result<u32, ParseError> {
     let raw = raw.ok_or_else(|| ParseError::missing(context, usage))?;
     raw.parse::<u32>().map_err(|_| {
@@ -503,5 +485,23 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             "diff",
             "diff <snapshot|screenshot|url>",
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_refs;
+
+    #[test]
+    fn refs_are_left_out_of_the_compared_lines() {
+        let tree = "- heading \"A\" [level=1, ref=e12]\n- link \"B\" [ref=e3]\n- paragraph";
+        assert_eq!(
+            without_refs(tree),
+            "- heading \"A\" [level=1]\n- link \"B\"\n- paragraph\n"
+        );
+        assert_eq!(
+            without_refs("- button \"X\" [ref=e4, url=/a]"),
+            "- button \"X\" [url=/a]\n"
+        );
     }
 }
