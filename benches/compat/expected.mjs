@@ -161,6 +161,26 @@ export const EXPECTED = {
     reason: 'both list no tools; under `--no-webmcp` abx starts Chrome without its WebMCP features, so the fixture page runs and records `off` (no `document.modelContext`); in upstream\'s session the page\'s marker is unset (`undefined`: its script did not get to run to the end; not investigated further)',
     ours: /"off"/,
   },
+  'frame.eval': {
+    reason: '`eval` in a `frame` scope runs in the iframe (upstream runs it in the top page: its own issue #318)',
+    ours: /Inner Frame/,
+  },
+  'frame.cross-site': {
+    reason: '`frame` of a cross-site (out-of-process) iframe works: scripts, input and the snapshot go through the frame\'s own CDP session (upstream: `Frame not found`, exit 1)',
+    ours: /Done/,
+  },
+  'frame.errors': {
+    reason: 'ours names what is wrong (`Element not found: #nope …`, `\'h1\' is not an iframe or frame element (it is <h1>)`); upstream says `Could not find frame for selector` for both',
+    ours: /not an iframe/,
+  },
+  'diff.url': {
+    reason: '`diff url` prints the snapshot diff and its counts as `diff snapshot` does (upstream prints nothing in text mode); `--json` adds the unified diff text as `diff.diff` and, with `--screenshot`, a `screenshot` pixel comparison (upstream accepts `--screenshot` and ignores it)',
+    ours: /additions/,
+  },
+  'diff.url-same': {
+    reason: '`diff url` of identical pages prints `✓ No changes detected` (upstream prints nothing); `--json` adds `diff.diff` (empty here)',
+    ours: /No changes detected/,
+  },
   'flags.user-agent': KEEPS_LAUNCH,
   'flags.config': KEEPS_LAUNCH,
   'flags.allow-file-access': KEEPS_LAUNCH,

@@ -83,6 +83,10 @@ export const ROWS = [
     id: 'snap.ref-numbering', area: 'Read', cmd: 'ref numbers across pages (new session)', ref: 8, session: 'refs',
     steps: ['open {SITE}/page1.html', { run: 'snapshot -i', refs: 'absolute' }, 'open {SITE}/page2.html', { run: 'snapshot -i', refs: 'absolute' }], close: true,
   },
+  {
+    id: 'snap.delta-change', area: 'Read', cmd: '`snapshot --delta` after a button is renamed', ref: 9, session: 'delta', page: '/form.html', setup: ['wait #late'],
+    steps: ['snapshot --delta', 'snapshot --delta', 'eval "document.querySelector(\'#submit\').textContent = \'Send\'"', '--json snapshot --delta', 'snapshot --delta --full'], close: true,
+  },
   { id: 'snap.json', area: 'Read', cmd: '`--json snapshot -i`', ref: 8, page: '/fixture.html', steps: ['--json snapshot -i'] },
   { id: 'snap.delta', area: 'Read', cmd: '`snapshot -i --delta` (twice), `--delta --full`', ref: 9, page: '/fixture.html', steps: ['snapshot -i --delta', 'snapshot -i --delta', 'snapshot -i --delta --full'] },
 
@@ -361,6 +365,10 @@ export const ROWS = [
   { id: 'frame.css', area: 'Tabs', cmd: '`frame <css>`, then a scoped `snapshot -i`', ref: 49, page: '/iframe.html', steps: ['frame "#same"', 'snapshot -i'], teardown: ['frame main'] },
   { id: 'frame.ref', area: 'Tabs', cmd: '`frame @ref`, then `click` in it', ref: 49, page: '/iframe.html', steps: [withRef('frame', 'Iframe "Same-origin frame"'), 'click #inner-btn', 'get text #inner-result'], teardown: ['frame main'] },
   { id: 'frame.main', area: 'Tabs', cmd: '`frame main`', ref: 49, page: '/iframe.html', setup: ['frame "#same"'], steps: ['frame main', 'get title'] },
+  { id: 'frame.json', area: 'Tabs', cmd: '`--json frame <css>` / `--json frame main`', ref: 49, page: '/iframe.html', steps: ['--json frame "#same"', '--json frame main'] },
+  { id: 'frame.eval', area: 'Tabs', cmd: '`eval` and `get text` in a `frame` scope', ref: 49, page: '/iframe.html', steps: ['frame "#same"', 'eval "document.title"', 'get text h1'], teardown: ['frame main'] },
+  { id: 'frame.cross-site', area: 'Tabs', cmd: '`frame` of a cross-site (out-of-process) iframe, then `click` and `snapshot -i`', ref: 49, page: '/iframe.html', steps: ['frame "#cross"', 'click #inner-btn', 'snapshot -i'], teardown: ['frame main'] },
+  { id: 'frame.errors', area: 'Tabs', cmd: '`frame` of a missing element, a non-iframe, an unknown ref, no argument', ref: 49, page: '/iframe.html', steps: ['frame "#nope"', 'frame h1', 'frame @e999', 'frame'] },
   { id: 'frame.refs-inline', area: 'Tabs', cmd: 'refs inside an iframe from the main snapshot', ref: 49, page: '/iframe.html', steps: [withRef('click', 'button "Inner button"')], check: ['eval "document.querySelector(\'#same\').contentDocument.querySelector(\'#inner-result\').textContent"'] },
   {
     id: 'dialog.confirm', area: 'Tabs', cmd: '`dialog status|accept` on a confirm', ref: 50, page: '/dialogs.html',
@@ -376,6 +384,7 @@ export const ROWS = [
     id: 'diff.screenshot', area: 'Diff', cmd: '`diff screenshot --baseline`', ref: 52, page: '/fixture.html', setup: ['screenshot {TMP}/base.png', 'open {SITE}/page2.html'],
     steps: [{ run: 'diff screenshot --baseline {TMP}/base.png --output {TMP}/diff.png', norm: NUMBERS }], check: [file('{TMP}/diff.png', 'png')],
   },
+  { id: 'diff.url-same', area: 'Diff', cmd: '`diff url` of one page twice, `diff url` with one URL', ref: 53, steps: ['diff url {SITE}/page1.html {SITE}/page1.html', '--json diff url {SITE}/page1.html {SITE}/page1.html', 'diff url {SITE}/page1.html'], check: ['get url'] },
   { id: 'diff.url', area: 'Diff', cmd: '`diff url <u1> <u2>`', ref: 53, steps: ['diff url {SITE}/page1.html {SITE}/page2.html', '--json diff url {SITE}/page1.html {SITE}/page2.html'] },
 
   // ---- Debug --------------------------------------------------------------------------------

@@ -616,7 +616,7 @@ impl Session {
                 Err(other) => return Err(other),
             }
         } else {
-            crate::element::count(&tab, selector, timeout).await?
+            self.count_scoped(&tab, selector, timeout).await?
         };
         Ok(CountOf {
             count,

@@ -42,6 +42,7 @@ mod error;
 #[cfg(test)]
 mod fake_chrome;
 mod find;
+mod frame;
 pub mod glob;
 mod image_diff;
 mod input;
@@ -80,6 +81,7 @@ pub use find::{
     AttributeOf, CountOf, FindAction, Found, HtmlOf, IsChecked, IsEnabled, IsVisible, Locator,
     StylesOf, TextOf, ValueOf,
 };
+pub use frame::FrameSelected;
 pub use image_diff::{ConditionalShot, ImageDiff, diff_images};
 pub use input::InputEvent;
 pub use page_setup::PageSetup;
@@ -90,6 +92,7 @@ pub use session::{
     Evaluated, Navigated, NavigationMarker, ScreenshotOptions, Session, SessionOptions, TabListing,
     WaitUntil,
 };
+pub use snapshot::delta::{DeltaSnapshot, RefChange, SnapshotDelta, TreeChange};
 pub use snapshot::{RefInfo, Snapshot, SnapshotDiff, SnapshotOptions, diff_text};
 pub use tab::{
     ConsoleMessage, Dialog, DialogEvent, PageError, PageEvent, Tab, TabOptions, TabState,

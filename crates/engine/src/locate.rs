@@ -262,7 +262,12 @@ impl Session {
             object_group: Some(group.clone()),
             ..runtime::EvaluateParams::new(finder_js(selector)?)
         };
-        let reply = tab.cdp().call_within(find, timeout).await?;
+        // Boxed: the realm lookup's future would make every action's future too large.
+        let realm = Box::pin(self.realm(tab, timeout)).await?;
+        let reply = realm
+            .session
+            .call_within(realm.evaluate(find), timeout)
+            .await?;
         if let Some(details) = &reply.exception_details {
             return Err(EngineError::Invalid(format!(
                 "Invalid selector '{selector}': {}",
@@ -273,9 +278,9 @@ impl Session {
             selector: selector.to_string(),
         })?;
         Ok(Handle {
-            session: tab.cdp().clone(),
-            oopif: false,
-            subframe: false,
+            subframe: realm.subframe(),
+            oopif: realm.oopif,
+            session: realm.session,
             object_id,
             group,
             selector: selector.to_string(),

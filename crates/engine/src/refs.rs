@@ -126,6 +126,10 @@ pub(crate) struct TabRefs {
     pub(crate) mouse: Mouse,
     /// Modifier keys held down by `keydown` (CDP bits), applied to later input.
     pub(crate) modifiers: i64,
+    /// The iframe the tab's page commands are scoped to (`None`: the main frame).
+    pub(crate) frame: Option<crate::frame::FrameScope>,
+    /// The bases of `snapshot --delta`.
+    pub(crate) deltas: crate::snapshot::delta::DeltaHistory,
 }
 
 #[derive(Default)]

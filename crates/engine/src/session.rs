@@ -916,7 +916,9 @@ impl Session {
         // `RemoteObject` fails on subtypes newer than the pinned protocol (`deferredmodule`).
         let reply: Value = tab
             .guarded("eval", async {
-                Ok(tab.cdp().call_as(&eval, Some(timeout)).await?)
+                let realm = self.realm(&tab, timeout).await?;
+                let eval = realm.evaluate(eval);
+                Ok(realm.session.call_as(&eval, Some(timeout)).await?)
             })
             .await?;
         evaluated(&reply)
@@ -948,8 +950,10 @@ impl Session {
             // Own reply type, as for `evaluate`: the caller's predicate may return anything.
             let reply: Result<Value> = tab
                 .guarded(what, async {
-                    Ok(tab
-                        .cdp()
+                    let realm = self.realm(&tab, slice).await?;
+                    let poll = realm.evaluate(poll.clone());
+                    Ok(realm
+                        .session
                         .call_as(&poll, Some(slice + Duration::from_secs(2)))
                         .await?)
                 })

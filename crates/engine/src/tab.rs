@@ -126,6 +126,9 @@ pub struct TabState {
     pub loading: bool,
     /// How many main-frame loads started since attach (tells "this action navigated").
     pub loads_started: u64,
+    /// The default (main-world) execution context of each same-process frame, by frame id:
+    /// `(contextId, uniqueId)`, kept from `Runtime.executionContext*` events (see [`crate::frame`]).
+    pub frame_contexts: std::collections::HashMap<String, (i64, String)>,
 }
 
 impl TabState {

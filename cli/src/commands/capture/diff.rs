@@ -1,6 +1,6 @@
 //! `diff snapshot|screenshot|url`: compares the page's snapshot with a baseline (a file, or the
-//! last snapshot), two screenshots, or two URLs. `diff url` is not implemented yet
-//! (`Not yet implemented: diff_url`).
+//! last snapshot), two screenshots, or two URLs (each opened in turn in the tab, snapshotted
+//! and, with `--screenshot`, captured; the tab stays on the second URL).
 
 use crate::commands::capture::snapshot::SnapshotRequest;
 use crate::commands::prelude::*;
@@ -9,7 +9,7 @@ use crate::commands::prelude::*;
 pub const SNAPSHOT: &str = "diff_snapshot";
 /// `diff screenshot`.
 pub const SCREENSHOT: &str = "diff_screenshot";
-/// `diff url` (not implemented yet).
+/// `diff url`.
 pub const URL: &str = "diff_url";
 
 /// `diff snapshot`: `{"baseline"?, "selector"?, "compact"?, "maxDepth"?}`.
@@ -28,8 +28,16 @@ pub const COMMAND: Command = Command {
     names: &["diff"],
     help: Some(Help {
         about: "Compare snapshots, screenshots or URLs",
-        usage: &["diff <snapshot|screenshot|url>"],
-        examples: &["diff snapshot", "diff snapshot --baseline before.txt -c"],
+        usage: &[
+            "diff snapshot [--baseline <file>] [-s <sel>] [-c] [-d <n>]",
+            "diff screenshot --baseline <file> [-o <out>] [-t <0-1>] [-s <sel>] [--full]",
+            "diff url <url1> <url2> [--screenshot] [--full] [--wait-until <s>] [-s <sel>] [-c] [-d <n>]",
+        ],
+        examples: &[
+            "diff snapshot",
+            "diff snapshot --baseline before.txt -c",
+            "diff url https://staging.example.com https://example.com -c",
+        ],
     }),
     grammar: Grammar::Request(parse),
     actions: &[
@@ -41,7 +49,7 @@ pub const COMMAND: Command = Command {
             diff: Some(screenshot_diff),
             ..Render::DEFAULT
         }),
-        Action::todo(URL).rendered(Render {
+        Action::queued(URL, |ctx| Box::pin(run_url(ctx))).rendered(Render {
             diff: Some(url_diff),
             ..Render::DEFAULT
         }),
@@ -160,17 +168,117 @@ fn screenshot_diff(t: &mut Text<'_>, data: &Value) {
     ));
 }
 
-/// Both reports of `diff url`.
+/// `diff url`'s text (upstream prints nothing): the snapshot report as `diff snapshot` prints
+/// it, then, with `--screenshot`, the image report as `diff screenshot` prints it.
 fn url_diff(t: &mut Text<'_>, data: &Value) {
     let p = t.p;
-    if let Some(snap) = data.get("snapshot").filter(|v| v.is_object()) {
-        t.out(&p.bold("Snapshot diff:"));
+    if let Some(snap) = data.get("diff").filter(|v| v.is_object()) {
         snapshot_diff(t, snap);
     }
     if let Some(shot) = data.get("screenshot").filter(|v| v.is_object()) {
         t.out(&format!("\n{}", p.bold("Screenshot diff:")));
         screenshot_diff(t, shot);
     }
+}
+
+/// `diff url`: `{"url1", "url2", "screenshot"?, "fullPage"?, "waitUntil"?, "selector"?,
+/// "compact"?, "maxDepth"?}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffUrlRequest {
+    /// The first URL (the "before").
+    pub url1: Option<String>,
+    /// The second URL (the "after"); the tab stays there.
+    pub url2: Option<String>,
+    /// Also compare screenshots.
+    #[serde(default)]
+    pub screenshot: bool,
+    /// Screenshots of the whole page.
+    #[serde(default)]
+    pub full_page: bool,
+    /// How long each navigation waits (`load` by default).
+    #[serde(default)]
+    pub wait_until: Option<String>,
+    /// The snapshot options (`-s`, `-c`, `-d`).
+    #[serde(flatten)]
+    pub snapshot: SnapshotRequest,
+}
+
+/// A snapshot line without its ref (refs differ between two loads of the same page).
+fn without_refs(tree: &str) -> String {
+    let mut out = String::with_capacity(tree.len());
+    for line in tree.lines() {
+        let mut line = line.to_string();
+        while let Some(start) = line.find("ref=e") {
+            let digits = line[start + 5..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .count();
+            let mut end = start + 5 + digits;
+            let mut begin = start;
+            if line[end..].starts_with(", ") {
+                end += 2;
+            } else if line[..begin].ends_with(", ") {
+                begin -= 2;
+            }
+            line.replace_range(begin..end, "");
+        }
+        out.push_str(&line.replace(" []", ""));
+        out.push('\n');
+    }
+    out
+}
+
+async fn run_url(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: DiffUrlRequest = ctx.params()?;
+    let url1 = required(&request.url1, "url1")?;
+    let url2 = required(&request.url2, "url2")?;
+    let wait = match &request.wait_until {
+        Some(name) => abx_engine::WaitUntil::parse(name)?,
+        None => abx_engine::WaitUntil::Load,
+    };
+    let options = request.snapshot.options();
+    let shot = abx_engine::ScreenshotOptions {
+        full_page: request.full_page,
+        ..Default::default()
+    };
+    let session = ctx.session().await?;
+    let mut snapshots = Vec::new();
+    let mut images = Vec::new();
+    for url in [url1, url2] {
+        session.navigate(url, wait, ctx.timeout()).await?;
+        snapshots.push(session.snapshot(&options).await?.snapshot);
+        if request.screenshot {
+            images.push(session.screenshot(&shot, ctx.timeout()).await?);
+        }
+    }
+    let diff = abx_engine::diff_text(&without_refs(&snapshots[0]), &without_refs(&snapshots[1]));
+    let mut data = json!({
+        "url1": url1,
+        "url2": url2,
+        "snapshot1": snapshots[0],
+        "snapshot2": snapshots[1],
+        "diff": {
+            "changed": diff.changed,
+            "identical": !diff.changed,
+            "additions": diff.additions,
+            "removals": diff.removals,
+            "deletions": diff.removals,
+            "unchanged": diff.unchanged,
+            "diff": diff.diff,
+        },
+    });
+    if let [before, after] = images.as_slice() {
+        let images = abx_engine::diff_images(before, after, 0.1)?;
+        data["screenshot"] = json!({
+            "match": images.matched,
+            "mismatchPercentage": images.mismatch_percentage,
+            "totalPixels": images.total_pixels,
+            "differentPixels": images.different_pixels,
+            "dimensionMismatch": images.dimension_mismatch.then_some(true),
+        });
+    }
+    Ok(data)
 }
 
 fn parse_depth(raw: Option<&&str>, context: &str, usage: &'static str) -> Result<u32, ParseError> {
@@ -377,5 +485,23 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             "diff",
             "diff <snapshot|screenshot|url>",
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_refs;
+
+    #[test]
+    fn refs_are_left_out_of_the_compared_lines() {
+        let tree = "- heading \"A\" [level=1, ref=e12]\n- link \"B\" [ref=e3]\n- paragraph";
+        assert_eq!(
+            without_refs(tree),
+            "- heading \"A\" [level=1]\n- link \"B\"\n- paragraph\n"
+        );
+        assert_eq!(
+            without_refs("- button \"X\" [ref=e4, url=/a]"),
+            "- button \"X\" [url=/a]\n"
+        );
     }
 }

@@ -28,7 +28,7 @@ pub struct SnapshotRequest {
     /// `--delta`: only what changed since the last snapshot.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub delta: bool,
-    /// `--full`.
+    /// `--full`: with `--delta`, the whole tree again (a new base).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub full: bool,
     /// `-d <n>`: at most this deep (a negative depth means no limit).
@@ -57,8 +57,12 @@ pub const COMMAND: Command = Command {
     names: &[ACTION],
     help: Some(Help {
         about: "Accessibility tree with refs",
-        usage: &["snapshot [-i] [-c] [-d <n>] [-s <sel>] [-u] [-C] [--delta]"],
-        examples: &["snapshot -i", "snapshot -c -d 3 -s main"],
+        usage: &["snapshot [-i] [-c] [-d <n>] [-s <sel>] [-u] [-C] [--delta [--full]]"],
+        examples: &[
+            "snapshot -i",
+            "snapshot -c -d 3 -s main",
+            "snapshot -i --delta",
+        ],
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
@@ -99,9 +103,11 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: SnapshotRequest = ctx.params()?;
     let session = ctx.session().await?;
     if request.delta {
-        return Err(Failure::message(
-            "snapshot --delta is not supported by abx yet; run `snapshot`",
-        ));
+        return data(
+            session
+                .snapshot_delta(&request.options(), request.full)
+                .await?,
+        );
     }
     data(session.snapshot(&request.options()).await?)
 }

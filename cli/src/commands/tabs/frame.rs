@@ -1,29 +1,54 @@
-//! `frame <selector|main>`: scopes later commands to an iframe, or back to the main frame.
-//! Not implemented yet: the daemon answers `Not yet implemented: frame|mainframe`.
+//! `frame <selector|@ref|main>`: scopes the tab's later page commands (snapshot, eval, selectors
+//! and actions, `get`, `is`, waits) to an iframe — same-origin or cross-site — or back to the main
+//! frame. Each `frame` resolves in the frame selected so far, so nested frames are chosen one
+//! level at a time. A new main-frame document (e.g. `open`) goes back to the main frame.
 
 use crate::commands::prelude::*;
 
 /// `frame <selector>`.
 pub const FRAME: &str = "frame";
-/// `frame main`.
+/// `frame main` (a wire action only, as upstream: there is no `mainframe` command).
 pub const MAIN: &str = "mainframe";
+
+/// `{"selector"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FrameRequest {
+    /// The iframe: CSS, `xpath=…` or a snapshot ref.
+    pub selector: Option<String>,
+}
 
 /// The command.
 pub const COMMAND: Command = Command {
     names: &["frame"],
     help: Some(Help {
         about: "Scope commands to an iframe (or back to the main frame)",
-        usage: &["frame <selector|main>"],
-        examples: &["frame '#checkout-iframe'", "frame main"],
+        usage: &["frame <selector|@ref|main>"],
+        examples: &["frame '#checkout-iframe'", "frame @e3", "frame main"],
     }),
     grammar: Grammar::Request(parse),
-    actions: &[Action::todo(FRAME), Action::todo(MAIN)],
+    actions: &[
+        Action::queued(FRAME, |ctx| Box::pin(select(ctx))),
+        Action::queued(MAIN, |ctx| Box::pin(main(ctx))),
+    ],
 };
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     match input.rest.first().copied() {
         Some("main") => ok(Req::new(MAIN)),
         Some(sel) => ok(Req::new(FRAME).set("selector", sel)),
-        None => Err(ParseError::missing("frame", "frame <selector|main>")),
+        None => Err(ParseError::missing("frame", "frame <selector|@ref|main>")),
     }
+}
+
+async fn select(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let request: FrameRequest = ctx.params()?;
+    let selector = required(&request.selector, "selector")?;
+    let session = ctx.session().await?;
+    let selected = session.select_frame(selector, ctx.timeout()).await?;
+    Ok(json!(selected))
+}
+
+async fn main(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let session = ctx.session().await?;
+    Ok(json!(session.select_main_frame().await?))
 }

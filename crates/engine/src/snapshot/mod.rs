@@ -19,8 +19,10 @@
 //! - an AX node without a DOM node gets no ref (it could never be acted on); Chrome gives every
 //!   ref-worthy node one, so numbering is unaffected in practice.
 
+pub(crate) mod delta;
 pub(crate) mod frames;
 pub(crate) mod scan;
+mod scoped;
 pub(crate) mod tree;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -270,6 +272,7 @@ async fn capture(session: &CdpSession, scope: &Scope, timeout: Duration) -> Resu
 /// The backendNodeIds of the DOM subtree under the first match of `selector` (`-s`).
 async fn selector_subtree(
     session: &CdpSession,
+    context: Option<i64>,
     selector: &str,
     timeout: Duration,
 ) -> Result<HashSet<i64>> {
@@ -278,6 +281,7 @@ async fn selector_subtree(
         serde_json::to_string(selector).unwrap_or_default()
     );
     let find = runtime::EvaluateParams {
+        context_id: context.map(runtime::ExecutionContextId::new),
         return_by_value: Some(false),
         ..runtime::EvaluateParams::new(expression)
     };
@@ -395,9 +399,13 @@ impl Session {
         options: &SnapshotOptions,
         timeout: Duration,
     ) -> Result<Snapshot> {
+        let realm = self.realm(tab, timeout).await?;
+        if realm.frame_id.is_some() {
+            return self.snapshot_frame(tab, &realm, options, timeout).await;
+        }
         let session = tab.cdp();
         let subtree = match &options.selector {
-            Some(selector) => Some(selector_subtree(session, selector, timeout).await?),
+            Some(selector) => Some(selector_subtree(session, None, selector, timeout).await?),
             None => None,
         };
         let mut main = capture(session, &Scope::Top, timeout).await?;

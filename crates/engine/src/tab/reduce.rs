@@ -64,6 +64,12 @@ pub(crate) enum TabEvent {
     Console(ConsoleCall),
     /// `Runtime.exceptionThrown`; `None` when its params did not decode (still an error).
     Exception(Option<Box<runtime::EventExceptionThrown>>),
+    /// `Runtime.executionContextCreated` of a frame's default world: (frame id, context id, unique id).
+    ContextCreated(String, i64, String),
+    /// `Runtime.executionContextDestroyed`: its unique id.
+    ContextDestroyed(String),
+    /// `Runtime.executionContextsCleared`.
+    ContextsCleared,
     /// `Inspector.targetCrashed`.
     Crashed,
     /// `Inspector.detached`, or the session's event stream ended.
@@ -151,6 +157,21 @@ impl TabEvent {
                 TabEvent::Console(event.parse().unwrap_or_default())
             }
             runtime::EventExceptionThrown::IDENTIFIER => TabEvent::Exception(typed(event, failed)),
+            runtime::EventExecutionContextCreated::IDENTIFIER => {
+                let created: runtime::EventExecutionContextCreated = typed(event, failed)?;
+                let aux = created.context.aux_data.unwrap_or_default();
+                if aux.get("isDefault").and_then(Value::as_bool) != Some(true) {
+                    return None;
+                }
+                let frame = aux.get("frameId").and_then(Value::as_str)?.to_string();
+                let id = *created.context.id.inner();
+                TabEvent::ContextCreated(frame, id, created.context.unique_id)
+            }
+            runtime::EventExecutionContextDestroyed::IDENTIFIER => {
+                let destroyed: runtime::EventExecutionContextDestroyed = typed(event, failed)?;
+                TabEvent::ContextDestroyed(destroyed.execution_context_unique_id)
+            }
+            runtime::EventExecutionContextsCleared::IDENTIFIER => TabEvent::ContextsCleared,
             inspector::EventTargetCrashed::IDENTIFIER => TabEvent::Crashed,
             inspector::EventDetached::IDENTIFIER => TabEvent::Detached,
             // Only counted: their params are never read.
@@ -355,6 +376,19 @@ pub(crate) fn reduce(state: &mut TabState, event: TabEvent, ctx: &Context<'_>) -
             };
             push_bounded(&mut state.errors, error.clone(), MAX_LOG);
             Reduced::changed().with(Effect::Page(PageEvent::Error(error)))
+        }
+        // Nobody waits on contexts: they are read when a command resolves its frame.
+        TabEvent::ContextCreated(frame, id, unique) => {
+            state.frame_contexts.insert(frame, (id, unique));
+            Reduced::unchanged()
+        }
+        TabEvent::ContextDestroyed(unique) => {
+            state.frame_contexts.retain(|_, (_, u)| *u != unique);
+            Reduced::unchanged()
+        }
+        TabEvent::ContextsCleared => {
+            state.frame_contexts.clear();
+            Reduced::unchanged()
         }
         TabEvent::Crashed => {
             state.crashed = true;
