@@ -31,7 +31,6 @@ pub const COMMAND: Command = Command {
             "react suspense [--only-dynamic]",
         ],
         examples: &[
-            "--enable react-devtools open http://localhost:3000",
             "react tree",
             "react inspect 3",
             "react renders start",
