@@ -7,8 +7,7 @@
 //! arguments, `{fixtures}` the fixtures dir) and what the last one must show. `How::Check` is a
 //! function for an effect a list of invocations cannot show (a daemon that exits, a handshake
 //! header, a frame's size). `How::Inert` is a variable that truly has nothing to act on here,
-//! with the reason. Rows whose effect this file cannot observe yet are
-//! `How::Pending("…reason…")`: greppable (`Pending(`), listed by the test, and each one a task.
+//! with the reason. There is no "pending" kind any more: every row is observed, refused or inert.
 
 use std::time::{Duration, Instant};
 
@@ -45,8 +44,6 @@ enum How {
     /// Nothing here to act on, for the reason given (upstream reads it only in a mode abx
     /// refuses, or asks for what abx always does).
     Inert(&'static str),
-    /// Not checked here, with the reason (another branch owns it, or it is not observable yet).
-    Pending(&'static str),
 }
 
 use Expect::*;
@@ -1195,7 +1192,6 @@ fn every_documented_flag_and_variable_changes_something_or_is_refused() {
     let origin = site.url("");
     let origin = origin.trim_end_matches('/');
     let mut failures = Vec::new();
-    let mut pending = Vec::new();
     let mut inert = Vec::new();
     let only = std::env::var("ABX_FLAGS_ONLY").ok();
     for (name, how) in TABLE {
@@ -1220,10 +1216,6 @@ fn every_documented_flag_and_variable_changes_something_or_is_refused() {
             }
             Inert(reason) => {
                 inert.push(format!("{name}: {reason}"));
-                continue;
-            }
-            Pending(reason) => {
-                pending.push(format!("{name}: {reason}"));
                 continue;
             }
         };
@@ -1256,13 +1248,7 @@ fn every_documented_flag_and_variable_changes_something_or_is_refused() {
         }
         ab.run(&["close"]);
     }
-    eprintln!(
-        "{} rows inert here:\n  {}\n{} rows pending:\n  {}",
-        inert.len(),
-        inert.join("\n  "),
-        pending.len(),
-        pending.join("\n  ")
-    );
+    eprintln!("{} rows inert here:\n  {}", inert.len(), inert.join("\n  "));
     assert!(
         failures.is_empty(),
         "{} rows failed:\n{}",
@@ -1273,7 +1259,7 @@ fn every_documented_flag_and_variable_changes_something_or_is_refused() {
 
 #[test]
 fn the_table_names_every_variable_abx_reads_from_upstream() {
-    // Every upstream name in abx_wire::env is walked (or marked pending) above.
+    // Every upstream name in abx_wire::env is walked (or marked inert) above.
     let names: Vec<&str> = TABLE.iter().map(|(n, _)| *n).collect();
     let source = include_str!("../crates/wire/src/env.rs");
     let skip = [
