@@ -325,6 +325,36 @@ fn decide(
     {
         return Err(CliError::rejected(message));
     }
+    // Upstream checks the session name for `session` and every daemon command, naming where
+    // the name came from.
+    let session_check = || -> Result<(), CliError> {
+        if crate::session::is_valid_session_name(&inv.flags.session) {
+            return Ok(());
+        }
+        let source = if argv
+            .iter()
+            .any(|a| a == "--session" || a.starts_with("--session="))
+        {
+            "--session"
+        } else if host
+            .var(abx_wire::env::SESSION)
+            .is_some_and(|v| !v.is_empty())
+        {
+            abx_wire::env::SESSION
+        } else {
+            "config"
+        };
+        Err(CliError::Rejected {
+            message: format!(
+                "{} Source: {source}.",
+                crate::session::session_name_error(&inv.flags.session)
+            ),
+            kind: Some("invalid_session_name"),
+        })
+    };
+    if first == "session" {
+        session_check()?;
+    }
     match registry::command(first).map(|c| c.grammar) {
         Some(Grammar::Unsupported) => {
             return Ok(Command::Local(LocalCommand::Unsupported {
@@ -374,12 +404,7 @@ fn decide(
         return Ok(Command::Local(LocalCommand::StateFile { request }));
     }
 
-    if !crate::session::is_valid_session_name(&flags.session) {
-        return Err(CliError::Rejected {
-            message: crate::session::session_name_error(&flags.session),
-            kind: Some("invalid_session_name"),
-        });
-    }
+    session_check()?;
     if let Some(msg) = incompatible_launch_mode_error(&flags) {
         return Err(CliError::rejected(msg));
     }

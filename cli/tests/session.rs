@@ -126,20 +126,20 @@ fn session_names_allow_unicode_letters_digits_dash_underscore() {
     assert_eq!(
         failure.error,
         CliError::Rejected {
-            message: "Invalid session name '../x'. Only alphanumeric characters, hyphens, and underscores are allowed.".into(),
+            message: "Invalid session name '../x'. Only alphanumeric characters, hyphens, and underscores are allowed. Source: --session.".into(),
             kind: Some("invalid_session_name"),
         }
     );
     assert_eq!(
         failure.render().stdout,
-        "{\"error\":\"Invalid session name '../x'. Only alphanumeric characters, hyphens, and underscores are allowed.\",\"success\":false,\"type\":\"invalid_session_name\"}\n"
+        "{\"error\":\"Invalid session name '../x'. Only alphanumeric characters, hyphens, and underscores are allowed. Source: --session.\",\"success\":false,\"type\":\"invalid_session_name\"}\n"
     );
     let text = agent_browser::parse(&argv(&["--session", "a b", "back"]), &h)
         .expect_err("invalid session")
         .render();
     assert_eq!(
         text.stderr,
-        "✗ Invalid session name 'a b'. Only alphanumeric characters, hyphens, and underscores are allowed.\n"
+        "✗ Invalid session name 'a b'. Only alphanumeric characters, hyphens, and underscores are allowed. Source: --session.\n"
     );
 }
 
@@ -188,4 +188,32 @@ fn windows_ports_match_upstreams_hash() {
     assert_eq!(windows_port("my-session", None), 63105);
     assert_eq!(windows_port("work", None), 51184);
     assert_eq!(windows_port("", None), 49152);
+}
+
+#[test]
+fn session_command_refuses_an_invalid_name_and_says_where_it_came_from() {
+    // Upstream checks the name for `session` too (not only for daemon commands) and names the
+    // source; ours printed the bad name and exited 0.
+    let flag = agent_browser::parse(
+        &argv(&["--session", "bad name", "session"]),
+        &MemoryHost::new(),
+    )
+    .expect_err("invalid session from the flag");
+    assert_eq!(
+        flag.render().stderr,
+        "✗ Invalid session name 'bad name'. Only alphanumeric characters, hyphens, and underscores are allowed. Source: --session.\n"
+    );
+    let from_env = MemoryHost::new().with_var("AGENT_BROWSER_SESSION", "x/y");
+    let env = agent_browser::parse(&argv(&["get", "url"]), &from_env)
+        .expect_err("invalid session from the environment");
+    assert_eq!(
+        env.error,
+        CliError::Rejected {
+            message: "Invalid session name 'x/y'. Only alphanumeric characters, hyphens, and underscores are allowed. Source: AGENT_BROWSER_SESSION.".into(),
+            kind: Some("invalid_session_name"),
+        }
+    );
+    assert!(
+        agent_browser::parse(&argv(&["--session", "ok-1", "session"]), &MemoryHost::new()).is_ok()
+    );
 }
