@@ -87,6 +87,11 @@ fn parse_errors_use_upstreams_text_and_type() {
             "invalid_session_name",
         ),
         (
+            &["cookies", "set", "c", "3", "--bogus"],
+            "cookies set: unknown flag '--bogus'\nUsage: agent-browser cookies set <name> <value> [--url <url>] [--domain <domain>] [--path <path>] [--http-only] [--secure] [--same-site <Strict|Lax|None>] [--expires <timestamp>]\n  or:  cookies set --curl <file> [--domain <domain>] [--url <url>]",
+            "invalid_value",
+        ),
+        (
             &["swipe", "sideways"],
             "Invalid swipe direction: sideways\nUsage: agent-browser swipe <up|down|left|right> [distance]",
             "invalid_value",

@@ -154,6 +154,13 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                         cookie.insert("expires".into(), json!(n));
                         i += 2;
                     }
+                    // A misspelt flag must not set a cookie without the attribute it meant.
+                    flag if flag.starts_with('-') => {
+                        return Err(ParseError::invalid(
+                            format!("cookies set: unknown flag '{flag}'"),
+                            SET_USAGE,
+                        ));
+                    }
                     _ => i += 1,
                 }
             }
