@@ -13,6 +13,51 @@ const KEEPS_LAUNCH = {
 };
 
 export const EXPECTED = {
+  'dialog.dismiss': {
+    reason: "while a JavaScript dialog blocks the page, every command's reply carries a warning naming it and how to answer it (stderr), so an agent that did not ask `dialog status` still learns why the page is stuck",
+  },
+  'dialog.prompt': {
+    reason: 'as `dialog.dismiss`: the pending-dialog warning on stderr',
+  },
+  'flags.no-auto-dialog': {
+    reason: 'as `dialog.dismiss`: the pending-dialog warning on stderr',
+  },
+  'cookies.json': {
+    reason: '`--json cookies` keeps every field Chrome reports (`priority`, `sourcePort`, `sourceScheme` added; nothing removed)',
+  },
+  'dbg.console-json': {
+    reason: "`--json console` adds each message's `timestamp` (additive)",
+  },
+  'dbg.errors-json': {
+    reason: "`--json errors` adds `message` and `timestamp` to each error (upstream's entries lack the text: its `errors` prints an empty line)",
+  },
+  'dbg.stream-json': {
+    reason: '`--json stream status` adds `viewers` (how many are connected); additive',
+  },
+  'dbg.inspect': {
+    reason: "`inspect` prints the full DevTools frontend URL for the session's own tab (upstream prints only the origin, which does not open that tab)",
+  },
+  'dbg.profiler': {
+    reason: "`profiler stop` writes V8's `.cpuprofile` (what DevTools' Performance and JavaScript Profiler panels load); upstream writes trace events",
+  },
+  'dbg.record': {
+    reason: "`record start|restart` names the file and fps, then adds where the frames come from (the session's own screencast); additive",
+  },
+  'js.addinitscript': {
+    reason: "`addinitscript`/`removeinitscript` are documented by upstream's README but missing from 0.41.2 (`Unknown command`); abx provides them",
+  },
+  'js.removeinitscript': {
+    reason: "an unknown init-script id is refused in words (`No init script with identifier …`) instead of Chrome's raw CDP error",
+  },
+  'flags.extension': {
+    reason: "`--extension` really loads the extension (abx launches full Chrome for it); upstream 0.41.2's launch did not load it here (the page mark stays `none`)",
+  },
+  'act.download-unwritable': {
+    reason: 'the error names the path that cannot be written and why (upstream: `Failed to create download directory`), same exit code',
+  },
+  'flags.executable-path': {
+    reason: 'the error says the executable was not found at that path and exits before a daemon starts; different words, same exit code',
+  },
   'act.input-mode-human-hover': {
     reason: '`--input-mode human` makes `hover` travel along the human path too, like click, dblclick and drag (upstream\'s hover jumps to the element in every input mode)',
     ours: /true/,
