@@ -6,6 +6,10 @@
 //! `ABX_BENCH_BINARY`, default `target/debug/agent-browser`).
 //! Needs `ffmpeg` on PATH.
 
+#[path = "support/twenty_commands.rs"]
+mod support;
+use support::twenty_commands;
+
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -46,34 +50,6 @@ impl Env {
     }
 }
 
-/// The 20 commands: navigation, reads, input, snapshot, eval, screenshot.
-fn session(base: &str, shot: &str) -> Vec<Vec<String>> {
-    let url = |p: &str| format!("{base}{p}");
-    let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    vec![
-        words(&["open", &url("/page1.html")]),
-        words(&["get", "title"]),
-        words(&["snapshot", "-i"]),
-        words(&["click", "a"]),
-        words(&["get", "url"]),
-        words(&["back"]),
-        words(&["open", &url("/form.html")]),
-        words(&["fill", "input[name=name]", "Ada"]),
-        words(&["get", "value", "input[name=name]"]),
-        words(&["press", "Tab"]),
-        words(&["eval", "document.title"]),
-        words(&["snapshot"]),
-        words(&["scroll", "down", "200"]),
-        words(&["screenshot", shot]),
-        words(&["open", &url("/animated.html")]),
-        words(&["get", "title"]),
-        words(&["eval", "1 + 1"]),
-        words(&["is", "visible", "body"]),
-        words(&["get", "text", "body"]),
-        words(&["reload"]),
-    ]
-}
-
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v.get(v.len() / 2).copied().unwrap_or_default()
@@ -107,7 +83,7 @@ fn main() {
     };
     let shot = env.home.path().join("shot.png").display().to_string();
     let video = env.home.path().join("bench.webm").display().to_string();
-    let commands = session(&base, &shot);
+    let commands = twenty_commands(&base, &shot);
     env.run(&["open", &format!("{base}/static.html")]);
     let mut plain: Vec<Vec<Duration>> = vec![Vec::new(); commands.len()];
     let mut recorded: Vec<Vec<Duration>> = vec![Vec::new(); commands.len()];

@@ -25,6 +25,10 @@
 //! `ABX_BENCH_BINARY` picks our binary (default: `target/release/agent-browser`, else debug).
 //! Prints Markdown.
 
+#[path = "support/twenty_commands.rs"]
+mod support;
+use support::twenty_commands;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Barrier};
@@ -130,34 +134,6 @@ impl Stage {
             .parse()
             .ok()
     }
-}
-
-/// The 20 commands of `record_session.rs`: navigation, reads, input, snapshot, eval, screenshot.
-fn session_commands(base: &str, shot: &str) -> Vec<Vec<String>> {
-    let url = |p: &str| format!("{base}{p}");
-    let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    vec![
-        words(&["open", &url("/page1.html")]),
-        words(&["get", "title"]),
-        words(&["snapshot", "-i"]),
-        words(&["click", "a"]),
-        words(&["get", "url"]),
-        words(&["back"]),
-        words(&["open", &url("/form.html")]),
-        words(&["fill", "input[name=name]", "Ada"]),
-        words(&["get", "value", "input[name=name]"]),
-        words(&["press", "Tab"]),
-        words(&["eval", "document.title"]),
-        words(&["snapshot"]),
-        words(&["scroll", "down", "200"]),
-        words(&["screenshot", shot]),
-        words(&["open", &url("/animated.html")]),
-        words(&["get", "title"]),
-        words(&["eval", "1 + 1"]),
-        words(&["is", "visible", "body"]),
-        words(&["get", "text", "body"]),
-        words(&["reload"]),
-    ]
 }
 
 /// The kind a command is reported under: its verb (`get`/`is` with their sub-verb).
@@ -318,7 +294,7 @@ async fn scale_point(bin: &Binary, stages: usize, loops: usize, base: &str) -> P
             let stage = stage.clone();
             let barrier = barrier.clone();
             let shot = home.path().join(format!("{}.png", stage.session));
-            let commands = session_commands(base, &shot.to_string_lossy());
+            let commands = twenty_commands(base, &shot.to_string_lossy());
             std::thread::spawn(move || {
                 let mut samples = Vec::new();
                 let mut errors = Vec::new();
@@ -413,7 +389,7 @@ async fn soak(bin: &Binary, total: usize, every: usize, base: &str) -> (Vec<Soak
         port: anchor.port(),
     };
     let shot = home.path().join("soak.png");
-    let commands = session_commands(base, &shot.to_string_lossy());
+    let commands = twenty_commands(base, &shot.to_string_lossy());
     let mut failures = 0;
     if let Err(e) = stage.run(&["open".to_string(), format!("{base}/page1.html")]) {
         eprintln!("soak attach failed: {e}");
