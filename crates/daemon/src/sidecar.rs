@@ -171,12 +171,10 @@ pub fn pid_alive(pid: i32) -> bool {
     }
 }
 
-/// Sessions with files in `dir`: `(name, pid, alive)`. Stale files of dead daemons are removed
-/// (upstream's `cleanup_stale_files`), judged by the ownership lock when present, else the pid.
-pub fn scan_sessions(dir: &Path) -> Vec<(String, Option<i32>, bool)> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
+/// The session names that have a `.pid` or `.sock` file in `dir`, sorted, each once; `None` when
+/// `dir` cannot be read (it does not exist yet, say).
+pub fn session_names(dir: &Path) -> Option<Vec<String>> {
+    let entries = std::fs::read_dir(dir).ok()?;
     let mut names: Vec<String> = entries
         .flatten()
         .filter_map(|e| {
@@ -188,6 +186,13 @@ pub fn scan_sessions(dir: &Path) -> Vec<(String, Option<i32>, bool)> {
         .collect();
     names.sort();
     names.dedup();
+    Some(names)
+}
+
+/// Sessions with files in `dir`: `(name, pid, alive)`. Stale files of dead daemons are removed
+/// (upstream's `cleanup_stale_files`), judged by the ownership lock when present, else the pid.
+pub fn scan_sessions(dir: &Path) -> Vec<(String, Option<i32>, bool)> {
+    let names = session_names(dir).unwrap_or_default();
     let mut out = Vec::new();
     for name in names {
         let files = Sidecars::new(dir, &name);

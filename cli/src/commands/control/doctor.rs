@@ -790,7 +790,7 @@ const SESSION_FILES: &[&str] = &[
 
 fn daemons(dir: &Path, fix: bool, checks: &mut Vec<Check>, fixed: &mut Vec<String>) {
     const CAT: &str = "Daemons";
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    let Some(names) = abx_daemon::sidecar::session_names(dir) else {
         checks.push(check(
             CAT,
             "daemon.active",
@@ -799,17 +799,6 @@ fn daemons(dir: &Path, fix: bool, checks: &mut Vec<Check>, fixed: &mut Vec<Strin
         ));
         return;
     };
-    let mut names: Vec<String> = entries
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().to_string();
-            name.strip_suffix(".pid")
-                .or_else(|| name.strip_suffix(".sock"))
-                .map(str::to_string)
-        })
-        .collect();
-    names.sort();
-    names.dedup();
     let mut active = Vec::new();
     for name in names {
         let sock = dir.join(format!("{name}.sock"));
