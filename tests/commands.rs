@@ -479,3 +479,22 @@ fn open_works_on_a_chrome_started_without_a_window() {
     assert_eq!(ab.run(&["get", "title"]).success().out(), "Page One");
     ab.run(&["close"]).success();
 }
+
+/// Regression: a headless full-Chrome session used Chrome's startup tab, whose infobar (the
+/// unsupported-flag warning) took 56 px off the viewport: screenshots were 1280×577 where
+/// upstream's, and every other tab's, are 1280×633.
+#[test]
+fn a_headless_chrome_session_s_first_tab_has_the_viewport_of_any_other_tab() {
+    let site = site();
+    let ab = Cli::new().env("AGENT_BROWSER_EXECUTABLE_PATH", "/usr/bin/chromium");
+    let page1 = site.url("/page1.html");
+    ab.run(&["open", &page1]).success();
+    let size = "innerWidth + 'x' + innerHeight";
+    let first = ab.run(&["eval", size]).success().out().to_string();
+    ab.run(&["tab", "new", &page1]).success();
+    let second = ab.run(&["eval", size]).success().out().to_string();
+    assert_eq!(first, second, "first tab and a new tab differ in viewport");
+    assert_eq!(first, "\"1280x633\"");
+    assert_eq!(ab.run(&["tab", "list"]).success().out().lines().count(), 2);
+    ab.run(&["close"]).success();
+}
