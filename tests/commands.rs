@@ -498,3 +498,18 @@ fn a_headless_chrome_session_s_first_tab_has_the_viewport_of_any_other_tab() {
     assert_eq!(ab.run(&["tab", "list"]).success().out().lines().count(), 2);
     ab.run(&["close"]).success();
 }
+
+/// Upstream prints `[agent-browser] launched browser` on stderr when a command started the
+/// browser (and nothing when it reused one); agents and wrappers filter on that line.
+#[test]
+fn a_command_that_starts_the_browser_says_so_on_stderr_once() {
+    // Without AGENT_BROWSER_ARGS no `launch` precedes the command: the command itself starts
+    // the browser (as root the daemon adds --no-sandbox).
+    let ab = Cli::new().without("AGENT_BROWSER_ARGS");
+    let first = ab.run(&["get", "url"]).success();
+    assert_eq!(first.out(), "about:blank");
+    assert_eq!(first.stderr, "[agent-browser] launched browser\n");
+    let second = ab.run(&["get", "url"]).success();
+    assert_eq!(second.stderr, "");
+    ab.run(&["close"]).success();
+}

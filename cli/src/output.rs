@@ -18,7 +18,7 @@ pub mod text;
 
 use crate::flags::Flags;
 pub use text::{Palette, Render, Text};
-use text::{json_string, s};
+use text::{b, json_string, s};
 
 /// What to write and how to exit.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -290,6 +290,9 @@ pub fn render_response(resp: &Response, action: Option<&str>, opts: &OutputOptio
         return r;
     }
     if let Some(data) = &resp.data {
+        if let Some(note) = lifecycle_note(data) {
+            r.err(&format!("{} {note}", p.dim("[agent-browser]")));
+        }
         let render = action
             .and_then(crate::commands::registry::action)
             .map_or(Render::DEFAULT, |a| a.render);
@@ -299,6 +302,31 @@ pub fn render_response(resp: &Response, action: Option<&str>, opts: &OutputOptio
         r.err(&format!("{} {w}", p.warn()));
     }
     r
+}
+
+/// The stderr note upstream prints before a reply's text when the command started or replaced
+/// the browser, or restored or saved state: `launched browser`, `relaunched browser`,
+/// `restore: loaded`, `save: saved`, joined by `; `. `None` when there is nothing to say.
+fn lifecycle_note(data: &Value) -> Option<String> {
+    let lifecycle = data.get("lifecycle")?;
+    let flag = |key: &str| b(lifecycle, key).unwrap_or(false);
+    let mut parts: Vec<String> = Vec::new();
+    if flag("relaunchedBrowser") {
+        parts.push("relaunched browser".into());
+    } else if flag("launched") && !flag("reused") {
+        parts.push("launched browser".into());
+    }
+    if let Some(status) = s(lifecycle, "restoreStatus")
+        && !matches!(status, "not_configured" | "pending")
+    {
+        parts.push(format!("restore: {status}"));
+    }
+    if let Some(status) = s(lifecycle, "saveStatus")
+        && !matches!(status, "not_attempted" | "not_configured")
+    {
+        parts.push(format!("save: {status}"));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// Accumulates `batch` results: text mode prints each step as it comes (blank line between
@@ -537,4 +565,38 @@ pub fn unsupported_message(command: &str) -> String {
     format!(
         "`{command}` is not supported by abx (this agent-browser drives the browser only through its session daemon)"
     )
+}
+
+#[cfg(test)]
+mod lifecycle_note_tests {
+    use serde_json::json;
+
+    use super::lifecycle_note;
+
+    #[test]
+    fn a_command_that_started_the_browser_says_launched_browser() {
+        let data = json!({"lifecycle": {"launched": true, "reused": false,
+            "relaunchedBrowser": false, "restoreStatus": "not_configured",
+            "saveStatus": "not_attempted"}});
+        assert_eq!(lifecycle_note(&data).as_deref(), Some("launched browser"));
+    }
+
+    #[test]
+    fn a_reused_browser_and_unconfigured_restore_say_nothing() {
+        let data = json!({"lifecycle": {"launched": true, "reused": true,
+            "relaunchedBrowser": false, "restoreStatus": "pending",
+            "saveStatus": "not_configured"}});
+        assert_eq!(lifecycle_note(&data), None);
+        assert_eq!(lifecycle_note(&json!({"url": "about:blank"})), None);
+    }
+
+    #[test]
+    fn a_relaunch_with_restore_and_save_joins_the_parts() {
+        let data = json!({"lifecycle": {"launched": true, "reused": false,
+            "relaunchedBrowser": true, "restoreStatus": "loaded", "saveStatus": "saved"}});
+        assert_eq!(
+            lifecycle_note(&data).as_deref(),
+            Some("relaunched browser; restore: loaded; save: saved")
+        );
+    }
 }

@@ -251,11 +251,14 @@ impl Daemon {
                 if let Value::Object(map) = &mut data {
                     map.remove("__cleanup");
                 }
+                // Upstream ORs a reply's own `launched`/`reused`/`relaunchedBrowser` (a
+                // `launch` reports them in its data) into the lifecycle flags.
+                let said = |key: &str| data.get(key).and_then(Value::as_bool).unwrap_or(false);
                 let lifecycle = Lifecycle {
-                    reused: live.is_some() && !outcome.launch.launched_now,
+                    reused: (live.is_some() && !outcome.launch.launched_now) || said("reused"),
                     // Upstream: `launched` only when this command started the browser.
-                    launched: live.is_some() && outcome.launch.launched_now,
-                    relaunched_browser: outcome.launch.relaunched,
+                    launched: (live.is_some() && outcome.launch.launched_now) || said("launched"),
+                    relaunched_browser: outcome.launch.relaunched || said("relaunchedBrowser"),
                     restarted_background: false,
                     restore_status: "not_configured",
                     save_status: "not_attempted",
