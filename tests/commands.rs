@@ -513,3 +513,29 @@ fn a_command_that_starts_the_browser_says_so_on_stderr_once() {
     assert_eq!(second.stderr, "");
     ab.run(&["close"]).success();
 }
+
+/// Regression: `connect` (or `--cdp`) to a port where nothing listens said `browser_lost: the
+/// browser is gone`, as if a browser had been there; it is a discovery failure, in upstream's
+/// opening words, with no `browser_lost` code.
+#[test]
+fn connect_to_a_closed_port_is_a_discovery_failure_not_a_lost_browser() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port");
+    let ab = Cli::new();
+    let out = ab.run(&["connect", &port.to_string()]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr.starts_with(&format!(
+            "✗ All CDP discovery methods failed for 127.0.0.1:{port}: "
+        )),
+        "{out:?}"
+    );
+    let json = ab
+        .run(&["--json", "--cdp", &port.to_string(), "get", "url"])
+        .json();
+    assert_eq!(json["success"], false, "{json}");
+    assert!(json.get("code").is_none_or(|c| c.is_null()), "{json}");
+    ab.run(&["close"]).success();
+}

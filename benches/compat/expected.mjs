@@ -230,4 +230,25 @@ export const EXPECTED = {
   'flags.config': KEEPS_LAUNCH,
   'flags.allow-file-access': KEEPS_LAUNCH,
   'flags.debug': KEEPS_LAUNCH,
+  'snap.json': {
+    reason: "only the latest snapshot's refs resolve in abx, so `removedRefs` lists every earlier ref the new snapshot leaves out, also those a filter (`-i`) dropped; upstream lists only refs whose element is gone",
+  },
+  'act.press': {
+    reason: '`press Shift+C` sends the modifier\'s own keydown and keyup around the key, as a real keyboard (and Playwright) does; upstream sets only the modifier bit, so a page never sees the Shift key',
+    ours: /Shift,C/,
+  },
+  'act.keyboard': {
+    reason: "`keyboard type` sends keydown, char and keyup per character (the 'real keystrokes' upstream's help promises); upstream 0.41.2 sends no keydown at all",
+  },
+  'nav.read': {
+    reason: '`read` keeps emphasis and links as Markdown (`**headings**`, `[first page](url)`) and lists tight; upstream drops both, so an agent cannot follow a link from its output',
+    ours: /\*\*headings\*\*/,
+  },
+  'nav.read-url': {
+    reason: 'as `nav.read`: emphasis and links kept as Markdown',
+    ours: /\*\*headings\*\*/,
+  },
+  'nav.open-blank': {
+    reason: "with launch settings in the environment (AGENT_BROWSER_ARGS), upstream's bare `open` reports the browser as newly started (`reused: false`, so `[agent-browser] launched browser`) although the environment's `launch` just before it started it; abx reports that `launch` reused the running browser, so there is nothing to announce",
+  },
 };

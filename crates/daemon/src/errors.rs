@@ -130,6 +130,10 @@ impl From<EngineError> for Failure {
                 after.as_millis()
             ),
             EngineError::Cdp(inner) => inner.to_string(),
+            // Upstream's opening words, so scripts that look for them keep working.
+            EngineError::EndpointUnreachable { address, reason } => {
+                format!("All CDP discovery methods failed for {address}: {reason}")
+            }
             other => other.to_string(),
         };
         failure

@@ -248,13 +248,16 @@ impl Browser {
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
                 Err(err) => {
-                    let detail = match err {
+                    let reason = match err {
                         abx_cdp::Error::Connect { reason, .. } => reason,
                         other => other.to_string(),
                     };
-                    return Err(EngineError::BrowserLost {
-                        reason: format!("cannot attach to {endpoint}: {detail}"),
-                    });
+                    let address = url
+                        .split_once("://")
+                        .map_or(url.as_str(), |(_, rest)| rest)
+                        .trim_end_matches('/')
+                        .to_string();
+                    return Err(EngineError::EndpointUnreachable { address, reason });
                 }
             }
         };
@@ -267,7 +270,15 @@ impl Browser {
     /// instead of handing back a blank browser. "Same" means at least one target this browser
     /// knew still exists there (target ids are unique per browser process).
     pub async fn reattach(&self, endpoint: &str, options: AttachOptions) -> Result<Browser> {
-        let fresh = Self::attach(endpoint, options).await?;
+        // The endpoint this browser came from no longer answers: the browser is lost.
+        let fresh = Self::attach(endpoint, options)
+            .await
+            .map_err(|err| match err {
+                EngineError::EndpointUnreachable { address, reason } => EngineError::BrowserLost {
+                    reason: format!("cannot attach to {address}: {reason}"),
+                },
+                other => other,
+            })?;
         let known = self.targets();
         let same = fresh
             .targets()

@@ -24,6 +24,15 @@ pub enum EngineError {
         /// What was observed.
         reason: String,
     },
+    /// Nothing answered as a DevTools endpoint at the address given to
+    /// [`crate::Browser::attach`] (no browser was ever reached there).
+    #[error("no DevTools endpoint answers at {address}: {reason}")]
+    EndpointUnreachable {
+        /// `host:port` (or the URL) that was tried.
+        address: String,
+        /// What the last attempt observed.
+        reason: String,
+    },
     /// The tab's renderer crashed.
     #[error("target_crashed: the page crashed (target {target_id}); open a new tab or reload")]
     TargetCrashed {
