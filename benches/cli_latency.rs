@@ -8,6 +8,10 @@
 //! command, which downloads Chrome); when npm is unreachable the upstream column is skipped.
 //!
 //! `cargo bench -p abx-bench --bench cli_latency` (env `ABX_BENCH_ITERATIONS`, default 7).
+//! `ABX_BENCH_OURS_BIN=<path>` measures that abx binary instead of the one built beside the bench;
+//! `ABX_BENCH_BASELINE_BIN=<path>` (named by `ABX_BENCH_BASELINE_NAME`, default `abx before`)
+//! adds an earlier abx build as a third column, alternating with the other two, and a
+//! `ratio abx/before` column: "no command slower than before" in one run.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -125,6 +129,12 @@ fn make_executable(path: &Path) {
 }
 
 fn ours() -> Binary {
+    if let Some(path) = std::env::var_os("ABX_BENCH_OURS_BIN") {
+        return Binary {
+            name: "abx",
+            path: PathBuf::from(path),
+        };
+    }
     let exe = std::env::current_exe().expect("bench exe");
     let target = exe.parent().and_then(Path::parent).expect("target dir");
     // Benches build in release; prefer the release binary, fall back to debug.
@@ -262,6 +272,14 @@ fn main() {
             eprintln!("upstream agent-browser 0.41.2 not available (npm unreachable?): abx only")
         }
     }
+    if let Some(path) = std::env::var_os("ABX_BENCH_BASELINE_BIN") {
+        let name = std::env::var("ABX_BENCH_BASELINE_NAME").unwrap_or_else(|_| "abx before".into());
+        binaries.push(Binary {
+            name: Box::leak(name.into_boxed_str()),
+            path: PathBuf::from(path),
+        });
+    }
+    let baseline = (binaries.len() == 3).then_some(2);
     let envs: Vec<Env> = binaries
         .iter()
         .enumerate()
@@ -299,8 +317,11 @@ fn main() {
         .iter()
         .map(|b| format!("{} median ms", b.name))
         .collect();
+    let before_header = baseline.map_or(String::new(), |b| {
+        format!(" ratio abx/{} |", binaries[b].name)
+    });
     println!(
-        "| scenario | {} |{}",
+        "| scenario | {} |{}{before_header}",
         header.join(" | "),
         if binaries.len() > 1 {
             " ratio abx/upstream |"
@@ -309,21 +330,22 @@ fn main() {
         }
     );
     println!(
-        "|---|{}{}",
+        "|---|{}{}{}",
         "---|".repeat(binaries.len()),
-        if binaries.len() > 1 { "---|" } else { "" }
+        if binaries.len() > 1 { "---|" } else { "" },
+        if baseline.is_some() { "---|" } else { "" }
     );
+    let ratio_to = |medians: &[Duration], other: usize| match medians.get(other) {
+        Some(m) if *m > Duration::ZERO => {
+            format!(" {:.2}× |", medians[0].as_secs_f64() / m.as_secs_f64())
+        }
+        _ => String::new(),
+    };
     for (name, medians) in &rows {
         let cells: Vec<String> = medians.iter().map(|d| ms(*d)).collect();
-        let ratio = if medians.len() > 1 && medians[1] > Duration::ZERO {
-            format!(
-                " {:.2}× |",
-                medians[0].as_secs_f64() / medians[1].as_secs_f64()
-            )
-        } else {
-            String::new()
-        };
-        println!("| {name} | {} |{ratio}", cells.join(" | "));
+        let ratio = ratio_to(medians, 1);
+        let before = baseline.map_or(String::new(), |b| ratio_to(medians, b));
+        println!("| {name} | {} |{ratio}{before}", cells.join(" | "));
     }
     println!();
     for (bin, res) in binaries.iter().zip(&resources) {
