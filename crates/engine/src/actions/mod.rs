@@ -211,35 +211,35 @@ pub struct Inserted {
 /// Clears an input, textarea or contenteditable (value setter plus an `input` event, so
 /// frameworks see it) and leaves it focused. Returns `insert` when text may now be inserted,
 /// `done` when the value was set directly (date/color/range inputs), or an error text.
-const CLEAR_FN: PageFn = PageFn::new(include_str!("actions/clear.js"));
+const CLEAR_FN: PageFn = PageFn::new(include_str!("clear.js"));
 
 /// Selects options by value or visible label.
-const SELECT_FN: PageFn = PageFn::new(include_str!("actions/select.js"));
+const SELECT_FN: PageFn = PageFn::new(include_str!("select.js"));
 
 /// The checked state of a checkbox, radio or ARIA checkable; `null` when it has none.
-pub(crate) const CHECKED_FN: PageFn = PageFn::new(include_str!("actions/checked.js"));
+pub(crate) const CHECKED_FN: PageFn = PageFn::new(include_str!("checked.js"));
 
 /// Whether an element is rendered (for choosing between a real click and a script click).
-const RENDERED_FN: PageFn = PageFn::new(include_str!("actions/rendered.js"));
+const RENDERED_FN: PageFn = PageFn::new(include_str!("rendered.js"));
 
 /// The `href` of the link the element is in (`null` outside a link).
-const LINK_HREF_FN: PageFn = PageFn::new(include_str!("actions/link_href.js"));
+const LINK_HREF_FN: PageFn = PageFn::new(include_str!("link_href.js"));
 /// Focuses the element.
-const FOCUS_FN: PageFn = PageFn::new(include_str!("actions/focus.js"));
+const FOCUS_FN: PageFn = PageFn::new(include_str!("focus.js"));
 /// Whether the element is a radio button.
-const IS_RADIO_FN: PageFn = PageFn::new(include_str!("actions/is_radio.js"));
+const IS_RADIO_FN: PageFn = PageFn::new(include_str!("is_radio.js"));
 /// `HTMLElement.click()`: a click without pointer events, for controls the page hides.
-const SCRIPT_CLICK_FN: PageFn = PageFn::new(include_str!("actions/script_click.js"));
+const SCRIPT_CLICK_FN: PageFn = PageFn::new(include_str!("script_click.js"));
 /// Scrolls the element by (dx, dy).
-const SCROLL_ELEMENT_FN: PageFn = PageFn::new(include_str!("actions/scroll_element.js"));
+const SCROLL_ELEMENT_FN: PageFn = PageFn::new(include_str!("scroll_element.js"));
 /// Scrolls the window by (dx, dy).
-const SCROLL_PAGE_FN: PageFn = PageFn::new(include_str!("actions/scroll_page.js"));
+const SCROLL_PAGE_FN: PageFn = PageFn::new(include_str!("scroll_page.js"));
 /// Scrolls the element to the middle of the viewport.
-const SCROLL_INTO_VIEW_FN: PageFn = PageFn::new(include_str!("actions/scroll_into_view.js"));
+const SCROLL_INTO_VIEW_FN: PageFn = PageFn::new(include_str!("scroll_into_view.js"));
 /// Whether the element is (in) an HTML5 `draggable` element.
-const IS_DRAGGABLE_FN: PageFn = PageFn::new(include_str!("actions/is_draggable.js"));
+const IS_DRAGGABLE_FN: PageFn = PageFn::new(include_str!("is_draggable.js"));
 /// `[type, multiple]` of an `<input>`, `null` for other elements.
-const FILE_INPUT_FN: PageFn = PageFn::new(include_str!("actions/file_input.js"));
+const FILE_INPUT_FN: PageFn = PageFn::new(include_str!("file_input.js"));
 
 /// How often a click the guard blocked is retried before giving up.
 const MAX_CLICK_ATTEMPTS: u32 = 5;

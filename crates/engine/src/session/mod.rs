@@ -1143,11 +1143,11 @@ impl Session {
 }
 
 /// Polls `predicate` (an async function) until it is truthy or `remain` ms have passed.
-const POLL_FN: PageFn = PageFn::new(include_str!("session/poll.js"));
+const POLL_FN: PageFn = PageFn::new(include_str!("poll.js"));
 /// Whether an element (or `null`) is `attached`, `detached`, `visible` or `hidden`.
-const ELEMENT_STATE_FN: PageFn = PageFn::new(include_str!("session/element_state.js"));
+const ELEMENT_STATE_FN: PageFn = PageFn::new(include_str!("element_state.js"));
 /// Whether the page's text contains `needle`.
-const HAS_TEXT_FN: PageFn = PageFn::new(include_str!("session/has_text.js"));
+const HAS_TEXT_FN: PageFn = PageFn::new(include_str!("has_text.js"));
 
 fn history_settled(before: &TabState, now: &TabState, entry_url: &str) -> bool {
     let same_url =
