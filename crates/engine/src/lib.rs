@@ -89,8 +89,7 @@ pub use pointer::Motion;
 pub use policy::{DomainFilter, GuardFailure, Policy, ProxyAuth};
 pub use read::{ReadOptions, ReadPage};
 pub use session::{
-    Evaluated, Navigated, NavigationMarker, ScreenshotOptions, Session, SessionOptions, TabListing,
-    WaitUntil,
+    Evaluated, Navigated, Page, ScreenshotOptions, Session, SessionOptions, TabListing, WaitUntil,
 };
 pub use snapshot::delta::{DeltaSnapshot, RefChange, SnapshotDelta, TreeChange};
 pub use snapshot::{RefInfo, Snapshot, SnapshotDiff, SnapshotOptions, diff_text};
