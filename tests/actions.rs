@@ -22,11 +22,14 @@ const SLOW_LINK: &str = "document.body.insertAdjacentHTML('beforeend', '<a id=\"
 
 #[tokio::test]
 async fn a_click_that_navigates_returns_on_the_page_it_led_to() {
-    // Engine behaviour (a Host calling Session::click gets it, not only the CLI): the click
+    // Engine behaviour (a Host calling Page::click gets it, not only the CLI): the click
     // waits for the navigation it started.
     let h = Harness::at("/page1.html").await;
     h.session
-        .click("#to2", &click(), None)
+        .page(None)
+        .await
+        .expect("page")
+        .click("#to2", &click())
         .await
         .expect("click");
     assert_eq!(
@@ -35,7 +38,10 @@ async fn a_click_that_navigates_returns_on_the_page_it_led_to() {
     );
     h.eval(SLOW_LINK).await;
     h.session
-        .click("#slow", &click(), None)
+        .page(None)
+        .await
+        .expect("page")
+        .click("#slow", &click())
         .await
         .expect("click");
     assert_eq!(
@@ -56,7 +62,10 @@ async fn without_navigation_settling_a_click_returns_once_delivered() {
     h.open("/page1.html").await;
     h.eval(SLOW_LINK).await;
     h.session
-        .click("#slow", &click(), None)
+        .page(None)
+        .await
+        .expect("page")
+        .click("#slow", &click())
         .await
         .expect("click");
     // The server holds the new page for 3 s: the click did not wait for it.
@@ -74,7 +83,10 @@ async fn fill_replaces_the_value_and_fires_input() {
         .await;
     let done = h
         .session
-        .fill("#name", "Ada Lovelace", None)
+        .page(None)
+        .await
+        .expect("page")
+        .fill("#name", "Ada Lovelace")
         .await
         .expect("fill");
     assert_eq!(
@@ -94,6 +106,9 @@ async fn fill_replaces_the_value_and_fires_input() {
     // Into a contenteditable, and by ref.
     let snap = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()
@@ -107,7 +122,10 @@ async fn fill_replaces_the_value_and_fires_input() {
         .map(|(n, _)| format!("@{n}"))
         .expect("editor ref");
     h.session
-        .fill(&editor, "rich text", None)
+        .page(None)
+        .await
+        .expect("page")
+        .fill(&editor, "rich text")
         .await
         .expect("fill editor");
     assert_eq!(
@@ -116,7 +134,13 @@ async fn fill_replaces_the_value_and_fires_input() {
         json!("rich text")
     );
     // Not fillable: a checkbox.
-    let err = h.session.fill("#agree", "x", None).await;
+    let err = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .fill("#agree", "x")
+        .await;
     assert!(matches!(err, Err(EngineError::Invalid(_))), "{err:?}");
     h.close().await;
 }
@@ -126,7 +150,10 @@ async fn type_sends_real_key_events_and_clear_empties_first() {
     let h = Harness::at("/form.html").await;
     let typed = h
         .session
-        .type_text("#bio", "Hi!", false, None, None)
+        .page(None)
+        .await
+        .expect("page")
+        .type_text("#bio", "Hi!", false, None)
         .await
         .expect("type");
     assert_eq!(
@@ -139,7 +166,10 @@ async fn type_sends_real_key_events_and_clear_empties_first() {
     );
     assert_eq!(h.eval("window.__keys.join(',')").await, json!("H,i,!"));
     h.session
-        .type_text("#bio", "ok", true, Some(Duration::from_millis(5)), None)
+        .page(None)
+        .await
+        .expect("page")
+        .type_text("#bio", "ok", true, Some(Duration::from_millis(5)))
         .await
         .expect("type --clear --delay");
     assert_eq!(
@@ -152,8 +182,21 @@ async fn type_sends_real_key_events_and_clear_empties_first() {
 #[tokio::test]
 async fn press_enter_submits_and_chords_edit() {
     let h = Harness::at("/form.html").await;
-    h.session.fill("#name", "Grace", None).await.expect("fill");
-    let pressed = h.session.press("Enter", None).await.expect("press Enter");
+    h.session
+        .page(None)
+        .await
+        .expect("page")
+        .fill("#name", "Grace")
+        .await
+        .expect("fill");
+    let pressed = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .press("Enter")
+        .await
+        .expect("press Enter");
     assert_eq!(
         serde_json::to_value(&pressed).expect("json"),
         json!({"pressed": "Enter"})
@@ -165,21 +208,54 @@ async fn press_enter_submits_and_chords_edit() {
     .await;
     // Control+a selects all, Backspace deletes it.
     h.session
-        .press("Control+a", None)
+        .page(None)
+        .await
+        .expect("page")
+        .press("Control+a")
         .await
         .expect("select all");
-    h.session.press("Backspace", None).await.expect("backspace");
+    h.session
+        .page(None)
+        .await
+        .expect("page")
+        .press("Backspace")
+        .await
+        .expect("backspace");
     assert_eq!(
         h.eval("document.getElementById('name').value").await,
         json!("")
     );
     // Shift+Tab moves focus backwards; Tab forwards.
-    h.session.focus("#email", None).await.expect("focus");
-    h.session.press("Shift+Tab", None).await.expect("shift+tab");
+    h.session
+        .page(None)
+        .await
+        .expect("page")
+        .focus("#email")
+        .await
+        .expect("focus");
+    h.session
+        .page(None)
+        .await
+        .expect("page")
+        .press("Shift+Tab")
+        .await
+        .expect("shift+tab");
     assert_eq!(h.eval("document.activeElement.id").await, json!("name"));
-    h.session.press("Tab", None).await.expect("tab");
+    h.session
+        .page(None)
+        .await
+        .expect("page")
+        .press("Tab")
+        .await
+        .expect("tab");
     assert_eq!(h.eval("document.activeElement.id").await, json!("email"));
-    let err = h.session.press("Hyper+q", None).await;
+    let err = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .press("Hyper+q")
+        .await;
     assert!(matches!(err, Err(EngineError::Invalid(_))), "{err:?}");
     h.close().await;
 }
@@ -187,18 +263,39 @@ async fn press_enter_submits_and_chords_edit() {
 #[tokio::test]
 async fn keydown_keyup_keyboard_type_and_inserttext() {
     let h = Harness::at("/form.html").await;
-    h.session.focus("#name", None).await.expect("focus");
     h.session
-        .key_down("Shift", None)
+        .page(None)
+        .await
+        .expect("page")
+        .focus("#name")
+        .await
+        .expect("focus");
+    h.session
+        .page(None)
+        .await
+        .expect("page")
+        .key_down("Shift")
         .await
         .expect("keydown Shift");
     h.session
-        .keyboard_type("ab", None, None)
+        .page(None)
+        .await
+        .expect("page")
+        .keyboard_type("ab", None)
         .await
         .expect("type with shift held");
-    h.session.key_up("Shift", None).await.expect("keyup Shift");
     h.session
-        .keyboard_type("c", None, None)
+        .page(None)
+        .await
+        .expect("page")
+        .key_up("Shift")
+        .await
+        .expect("keyup Shift");
+    h.session
+        .page(None)
+        .await
+        .expect("page")
+        .keyboard_type("c", None)
         .await
         .expect("type");
     // Held Shift reached the page as a modifier on the typed keys.
@@ -208,7 +305,10 @@ async fn keydown_keyup_keyboard_type_and_inserttext() {
     );
     let inserted = h
         .session
-        .insert_text(" + more", None)
+        .page(None)
+        .await
+        .expect("page")
+        .insert_text(" + more")
         .await
         .expect("inserttext");
     assert_eq!(
@@ -229,7 +329,10 @@ async fn select_by_value_or_label() {
     let h = Harness::at("/form.html").await;
     let selected = h
         .session
-        .select("#size", &["Large".to_string()], None)
+        .page(None)
+        .await
+        .expect("page")
+        .select("#size", &["Large".to_string()])
         .await
         .expect("select by label");
     assert_eq!(
@@ -241,14 +344,24 @@ async fn select_by_value_or_label() {
         json!("l")
     );
     h.session
-        .select("#size", &["m".to_string()], None)
+        .page(None)
+        .await
+        .expect("page")
+        .select("#size", &["m".to_string()])
         .await
         .expect("select by value");
     assert_eq!(
         h.eval("document.getElementById('size').value").await,
         json!("m")
     );
-    match h.session.select("#size", &["XL".to_string()], None).await {
+    match h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .select("#size", &["XL".to_string()])
+        .await
+    {
         Err(EngineError::Invalid(msg)) => assert!(
             msg.starts_with("No option matched [\"XL\"]. Available options: s (\"Small\")"),
             "{msg}"
@@ -258,7 +371,10 @@ async fn select_by_value_or_label() {
     // A <select multiple> takes every match.
     h.eval("document.body.insertAdjacentHTML('beforeend', '<select id=\"m\" multiple><option>a</option><option>b</option><option value=\"cv\">c</option></select>')").await;
     h.session
-        .select("#m", &["a".to_string(), "c".to_string()], None)
+        .page(None)
+        .await
+        .expect("page")
+        .select("#m", &["a".to_string(), "c".to_string()])
         .await
         .expect("select multiple");
     assert_eq!(
@@ -272,7 +388,14 @@ async fn select_by_value_or_label() {
 #[tokio::test]
 async fn check_and_uncheck_are_idempotent_and_work_on_radios() {
     let h = Harness::at("/form.html").await;
-    let checked = h.session.check("#agree", None).await.expect("check");
+    let checked = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .check("#agree")
+        .await
+        .expect("check");
     assert_eq!(
         serde_json::to_value(&checked).expect("json"),
         json!({"checked": "#agree"})
@@ -281,12 +404,25 @@ async fn check_and_uncheck_are_idempotent_and_work_on_radios() {
         h.eval("document.getElementById('agree').checked").await,
         json!(true)
     );
-    h.session.check("#agree", None).await.expect("check again");
+    h.session
+        .page(None)
+        .await
+        .expect("page")
+        .check("#agree")
+        .await
+        .expect("check again");
     assert_eq!(
         h.eval("document.getElementById('agree').checked").await,
         json!(true)
     );
-    let unchecked = h.session.uncheck("#agree", None).await.expect("uncheck");
+    let unchecked = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .uncheck("#agree")
+        .await
+        .expect("uncheck");
     assert_eq!(
         serde_json::to_value(&unchecked).expect("json"),
         json!({"unchecked": "#agree"})
@@ -295,7 +431,13 @@ async fn check_and_uncheck_are_idempotent_and_work_on_radios() {
         h.eval("document.getElementById('agree').checked").await,
         json!(false)
     );
-    h.session.check("#color-green", None).await.expect("radio");
+    h.session
+        .page(None)
+        .await
+        .expect("page")
+        .check("#color-green")
+        .await
+        .expect("radio");
     assert_eq!(
         h.eval("document.querySelector('input[name=color]:checked').value")
             .await,
@@ -304,12 +446,24 @@ async fn check_and_uncheck_are_idempotent_and_work_on_radios() {
     // A hidden input is checked through a script click (styled controls).
     h.eval("document.getElementById('agree').style.display = 'none'")
         .await;
-    h.session.check("#agree", None).await.expect("check hidden");
+    h.session
+        .page(None)
+        .await
+        .expect("page")
+        .check("#agree")
+        .await
+        .expect("check hidden");
     assert_eq!(
         h.eval("document.getElementById('agree').checked").await,
         json!(true)
     );
-    let err = h.session.check("#name", None).await;
+    let err = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .check("#name")
+        .await;
     assert!(matches!(err, Err(EngineError::Invalid(_))), "{err:?}");
     h.close().await;
 }
@@ -318,7 +472,14 @@ async fn check_and_uncheck_are_idempotent_and_work_on_radios() {
 async fn hover_applies_hover_styles() {
     let h = Harness::at("/clickable.html").await;
     h.eval("document.head.insertAdjacentHTML('beforeend', '<style>#real-button:hover { background-color: rgb(1, 2, 3); }</style>')").await;
-    let hovered = h.session.hover("#real-button", None).await.expect("hover");
+    let hovered = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .hover("#real-button")
+        .await
+        .expect("hover");
     assert_eq!(
         serde_json::to_value(&hovered).expect("json"),
         json!({"hovered": "#real-button"})
@@ -336,7 +497,10 @@ async fn clicks_wait_for_late_elements_scroll_far_ones_and_double_click() {
     let h = Harness::at("/form.html").await;
     // #late is hidden and disabled for 500 ms after load.
     h.session
-        .click("#late", &click(), None)
+        .page(None)
+        .await
+        .expect("page")
+        .click("#late", &click())
         .await
         .expect("click late button");
     assert_eq!(
@@ -346,7 +510,10 @@ async fn clicks_wait_for_late_elements_scroll_far_ones_and_double_click() {
     );
     h.open("/scroll.html").await;
     h.session
-        .click("#bottom", &click(), None)
+        .page(None)
+        .await
+        .expect("page")
+        .click("#bottom", &click())
         .await
         .expect("click far button");
     assert_eq!(
@@ -358,13 +525,19 @@ async fn clicks_wait_for_late_elements_scroll_far_ones_and_double_click() {
     h.open("/clickable.html").await;
     h.eval("window.__dbl = 0; document.getElementById('real-button').addEventListener('dblclick', () => window.__dbl++)").await;
     h.session
-        .dblclick("#real-button", None)
+        .page(None)
+        .await
+        .expect("page")
+        .dblclick("#real-button")
         .await
         .expect("dblclick");
     assert_eq!(h.eval("window.__dbl").await, json!(1));
     // xpath= selectors.
     h.session
-        .click("xpath=//div[@id='div-pointer']", &click(), None)
+        .page(None)
+        .await
+        .expect("page")
+        .click("xpath=//div[@id='div-pointer']", &click())
         .await
         .expect("xpath click");
     assert_eq!(
@@ -372,7 +545,13 @@ async fn clicks_wait_for_late_elements_scroll_far_ones_and_double_click() {
             .await,
         json!("div-pointer")
     );
-    let missing = h.session.click("#nope", &click(), None).await;
+    let missing = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .click("#nope", &click())
+        .await;
     assert!(
         matches!(&missing, Err(EngineError::NotFound { selector }) if selector == "#nope"),
         "{missing:?}"
@@ -387,7 +566,10 @@ async fn a_hidden_element_times_out_with_the_reason() {
         .await;
     let err = h
         .session
-        .click("#submit", &click(), Some(Duration::from_millis(300)))
+        .page(Some(Duration::from_millis(300)))
+        .await
+        .expect("page")
+        .click("#submit", &click())
         .await;
     match err {
         Err(EngineError::Timeout { what, .. }) => assert!(what.contains("not visible"), "{what}"),
@@ -399,7 +581,13 @@ async fn a_hidden_element_times_out_with_the_reason() {
 #[tokio::test]
 async fn a_covered_element_names_what_covers_it() {
     let h = Harness::at("/covered.html").await;
-    let err = h.session.click("#target", &click(), None).await;
+    let err = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .click("#target", &click())
+        .await;
     match err {
         Err(EngineError::Covered {
             selector, cover, ..
@@ -418,6 +606,9 @@ async fn a_covered_element_names_what_covers_it() {
     // The same through a ref.
     let snap = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()
@@ -430,7 +621,13 @@ async fn a_covered_element_names_what_covers_it() {
         .find(|(_, r)| r.name == "Covered target")
         .map(|(n, _)| format!("@{n}"))
         .expect("ref");
-    let err = h.session.click(&target, &click(), None).await;
+    let err = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .click(&target, &click())
+        .await;
     assert!(matches!(err, Err(EngineError::Covered { .. })), "{err:?}");
     h.close().await;
 }
@@ -438,10 +635,19 @@ async fn a_covered_element_names_what_covers_it() {
 #[tokio::test]
 async fn a_click_that_opens_a_dialog_reports_it() {
     let h = Harness::at("/fixture.html").await;
-    let clicked = h.session.click("", &click(), None).await;
+    let clicked = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .click("", &click())
+        .await;
     assert!(clicked.is_err(), "an empty selector must not click");
     let snap = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()
@@ -452,7 +658,10 @@ async fn a_click_that_opens_a_dialog_reports_it() {
     let started = std::time::Instant::now();
     let clicked = h
         .session
-        .click("@e4", &click(), None)
+        .page(None)
+        .await
+        .expect("page")
+        .click("@e4", &click())
         .await
         .expect("click Confirm");
     assert!(clicked.dialog_opened, "{clicked:?}");
@@ -481,7 +690,10 @@ async fn a_click_that_opens_a_dialog_reports_it() {
     // An alert is auto-accepted: the click completes without a pending dialog.
     let alert = h
         .session
-        .click("@e3", &click(), None)
+        .page(None)
+        .await
+        .expect("page")
+        .click("@e3", &click())
         .await
         .expect("click Alert");
     assert!(!alert.dialog_opened);
@@ -493,13 +705,15 @@ async fn click_new_tab_opens_the_link_in_a_new_tab() {
     let h = Harness::at("/page1.html").await;
     let clicked = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .click(
             "#to2",
             &ClickOptions {
                 new_tab: true,
                 ..ClickOptions::default()
             },
-            None,
         )
         .await
         .expect("click --new-tab");
@@ -521,7 +735,10 @@ async fn scroll_and_scrollintoview_move_the_page() {
     let h = Harness::at("/scroll.html").await;
     let scrolled = h
         .session
-        .scroll("down", Some(500.0), None, None)
+        .page(None)
+        .await
+        .expect("page")
+        .scroll("down", Some(500.0), None)
         .await
         .expect("scroll");
     assert_eq!(
@@ -530,13 +747,19 @@ async fn scroll_and_scrollintoview_move_the_page() {
     );
     assert_eq!(h.eval("window.scrollY").await, json!(500));
     h.session
-        .scroll("up", Some(200.0), None, None)
+        .page(None)
+        .await
+        .expect("page")
+        .scroll("up", Some(200.0), None)
         .await
         .expect("scroll up");
     assert_eq!(h.eval("window.scrollY").await, json!(300));
     let into = h
         .session
-        .scroll_into_view("#bottom", None)
+        .page(None)
+        .await
+        .expect("page")
+        .scroll_into_view("#bottom")
         .await
         .expect("scrollintoview");
     assert_eq!(
@@ -544,13 +767,22 @@ async fn scroll_and_scrollintoview_move_the_page() {
         json!({"scrolled": "#bottom"})
     );
     assert!(h.eval("window.scrollY").await.as_f64().unwrap_or(0.0) > 4000.0);
-    let err = h.session.scroll("sideways", None, None, None).await;
+    let err = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .scroll("sideways", None, None)
+        .await;
     assert!(matches!(err, Err(EngineError::Invalid(_))), "{err:?}");
     // With a selector, the element scrolls, not the page.
     h.eval("document.body.insertAdjacentHTML('afterbegin', '<div id=\"box\" style=\"height:100px;overflow:auto\"><div style=\"height:1000px\"></div></div>')").await;
     let page_y = h.eval("window.scrollY").await;
     h.session
-        .scroll("down", Some(250.0), Some("#box"), None)
+        .page(None)
+        .await
+        .expect("page")
+        .scroll("down", Some(250.0), Some("#box"))
         .await
         .expect("scroll element");
     assert_eq!(
@@ -565,12 +797,18 @@ async fn scroll_and_scrollintoview_move_the_page() {
 async fn mouse_wheel_scrolls_and_mouse_down_up_drag() {
     let h = Harness::at("/scroll.html").await;
     h.session
-        .mouse_move(200.0, 200.0, None)
+        .page(None)
+        .await
+        .expect("page")
+        .mouse_move(200.0, 200.0)
         .await
         .expect("move");
     let wheeled = h
         .session
-        .mouse_wheel(400.0, 0.0, None)
+        .page(None)
+        .await
+        .expect("page")
+        .mouse_wheel(400.0, 0.0)
         .await
         .expect("wheel");
     assert_eq!(
@@ -580,18 +818,43 @@ async fn mouse_wheel_scrolls_and_mouse_down_up_drag() {
     h.eventually("window.scrollY > 0", json!(true)).await;
 
     h.open("/drag.html").await;
-    let b = h.session.get_box("#handle", None).await.expect("box");
+    let b = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .get_box("#handle")
+        .await
+        .expect("box");
     let (x, y) = (b.x + b.width / 2.0, b.y + b.height / 2.0);
     h.session
-        .mouse_move(x, y, None)
+        .page(None)
+        .await
+        .expect("page")
+        .mouse_move(x, y)
         .await
         .expect("move to handle");
-    h.session.mouse_down(None, None).await.expect("down");
     h.session
-        .mouse_move(x + 100.0, y + 50.0, None)
+        .page(None)
+        .await
+        .expect("page")
+        .mouse_down(None)
+        .await
+        .expect("down");
+    h.session
+        .page(None)
+        .await
+        .expect("page")
+        .mouse_move(x + 100.0, y + 50.0)
         .await
         .expect("move");
-    h.session.mouse_up(None, None).await.expect("up");
+    h.session
+        .page(None)
+        .await
+        .expect("page")
+        .mouse_up(None)
+        .await
+        .expect("up");
     assert_eq!(
         h.eval("document.getElementById('pos').textContent").await,
         json!("120,70")
@@ -604,7 +867,10 @@ async fn drag_moves_the_handle_and_does_html5_drag_and_drop() {
     let h = Harness::at("/drag.html").await;
     let dragged = h
         .session
-        .drag("#handle", "#pos", None)
+        .page(None)
+        .await
+        .expect("page")
+        .drag("#handle", "#pos")
         .await
         .expect("drag handle");
     assert_eq!(
@@ -614,7 +880,10 @@ async fn drag_moves_the_handle_and_does_html5_drag_and_drop() {
     let pos = h.eval("document.getElementById('pos').textContent").await;
     assert_ne!(pos, json!("20,20"), "the handle did not move");
     h.session
-        .drag("#src", "#dst", None)
+        .page(None)
+        .await
+        .expect("page")
+        .drag("#src", "#dst")
         .await
         .expect("drag and drop");
     assert_eq!(
@@ -639,7 +908,10 @@ async fn upload_sets_the_input_files() {
     ];
     let uploaded = h
         .session
-        .upload("#upload", &files, None)
+        .page(None)
+        .await
+        .expect("page")
+        .upload("#upload", &files)
         .await
         .expect("upload");
     assert_eq!(
@@ -649,10 +921,19 @@ async fn upload_sets_the_input_files() {
     assert_eq!(h.eval("Array.from(document.getElementById('upload').files, f => f.name + ':' + f.size).join(',')").await, json!("a.txt:1,b.txt:2"));
     let err = h
         .session
-        .upload("#upload", &["/no/such/file".to_string()], None)
+        .page(None)
+        .await
+        .expect("page")
+        .upload("#upload", &["/no/such/file".to_string()])
         .await;
     assert!(matches!(err, Err(EngineError::Invalid(_))), "{err:?}");
-    let err = h.session.upload("#name", &files[..1], None).await;
+    let err = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .upload("#name", &files[..1])
+        .await;
     assert!(matches!(err, Err(EngineError::Invalid(_))), "{err:?}");
     h.close().await;
 }
@@ -666,7 +947,10 @@ async fn find_by_role_label_text_and_position() {
     };
     let found = h
         .session
-        .find(&role, &FindAction::Text, false, None)
+        .page(None)
+        .await
+        .expect("page")
+        .find(&role, &FindAction::Text, false)
         .await
         .expect("find role");
     assert!(
@@ -675,6 +959,9 @@ async fn find_by_role_label_text_and_position() {
     );
     match h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .find(
             &Locator::Role {
                 role: "button".into(),
@@ -682,7 +969,6 @@ async fn find_by_role_label_text_and_position() {
             },
             &FindAction::Click,
             false,
-            None,
         )
         .await
     {
@@ -697,6 +983,9 @@ async fn find_by_role_label_text_and_position() {
     // Exact matching is case-sensitive and whole.
     let exact = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .find(
             &Locator::Role {
                 role: "button".into(),
@@ -704,17 +993,18 @@ async fn find_by_role_label_text_and_position() {
             },
             &FindAction::Click,
             true,
-            None,
         )
         .await;
     assert!(exact.is_err(), "{exact:?}");
     let filled = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .find(
             &Locator::Label("email".into()),
             &FindAction::Fill("a@b.c".into()),
             false,
-            None,
         )
         .await
         .expect("find label");
@@ -727,16 +1017,21 @@ async fn find_by_role_label_text_and_position() {
         json!("a@b.c")
     );
     h.session
+        .page(None)
+        .await
+        .expect("page")
         .find(
             &Locator::Text("Clickable div".into()),
             &FindAction::Click,
             false,
-            None,
         )
         .await
         .expect("find text");
     assert_eq!(h.eval("window.__divClicks").await, json!(1));
     h.session
+        .page(None)
+        .await
+        .expect("page")
         .find(
             &Locator::Role {
                 role: "checkbox".into(),
@@ -744,7 +1039,6 @@ async fn find_by_role_label_text_and_position() {
             },
             &FindAction::Check,
             false,
-            None,
         )
         .await
         .expect("check");
@@ -754,6 +1048,9 @@ async fn find_by_role_label_text_and_position() {
     );
     let last = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .find(
             &Locator::Nth {
                 selector: "nav a".into(),
@@ -761,7 +1058,6 @@ async fn find_by_role_label_text_and_position() {
             },
             &FindAction::Text,
             false,
-            None,
         )
         .await
         .expect("last");
@@ -771,11 +1067,13 @@ async fn find_by_role_label_text_and_position() {
     );
     h.eval("document.body.insertAdjacentHTML('beforeend', '<input placeholder=\"Search here\"><img alt=\"Logo\" title=\"Brand\" src=\"data:,\" width=\"10\" height=\"10\"><span data-testid=\"tid\">T</span>')").await;
     h.session
+        .page(None)
+        .await
+        .expect("page")
         .find(
             &Locator::Placeholder("search".into()),
             &FindAction::Fill("q".into()),
             false,
-            None,
         )
         .await
         .expect("placeholder");
@@ -785,42 +1083,34 @@ async fn find_by_role_label_text_and_position() {
         json!("q")
     );
     h.session
-        .find(
-            &Locator::Alt("logo".into()),
-            &FindAction::Hover,
-            false,
-            None,
-        )
+        .page(None)
+        .await
+        .expect("page")
+        .find(&Locator::Alt("logo".into()), &FindAction::Hover, false)
         .await
         .expect("alt");
     h.session
-        .find(
-            &Locator::Title("Brand".into()),
-            &FindAction::Hover,
-            true,
-            None,
-        )
+        .page(None)
+        .await
+        .expect("page")
+        .find(&Locator::Title("Brand".into()), &FindAction::Hover, true)
         .await
         .expect("title");
     let tid = h
         .session
-        .find(
-            &Locator::TestId("tid".into()),
-            &FindAction::Text,
-            false,
-            None,
-        )
+        .page(None)
+        .await
+        .expect("page")
+        .find(&Locator::TestId("tid".into()), &FindAction::Text, false)
         .await
         .expect("testid");
     assert!(matches!(&tid, Found::Text(t) if t.text == "T"), "{tid:?}");
     let none = h
         .session
-        .find(
-            &Locator::TestId("absent".into()),
-            &FindAction::Click,
-            false,
-            None,
-        )
+        .page(None)
+        .await
+        .expect("page")
+        .find(&Locator::TestId("absent".into()), &FindAction::Click, false)
         .await;
     assert!(
         matches!(none, Err(EngineError::NoElementBy { .. })),
@@ -834,6 +1124,9 @@ async fn is_and_get_accept_refs_and_selectors() {
     let h = Harness::at("/form.html").await;
     let snap = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()
@@ -851,63 +1144,106 @@ async fn is_and_get_accept_refs_and_selectors() {
     let agree = by_name("I agree");
     assert!(
         !h.session
-            .is_enabled(&disabled, None)
+            .page(None)
+            .await
+            .expect("page")
+            .is_enabled(&disabled)
             .await
             .expect("is enabled")
             .enabled
     );
     assert!(
         h.session
-            .is_enabled("#submit", None)
+            .page(None)
+            .await
+            .expect("page")
+            .is_enabled("#submit")
             .await
             .expect("is enabled")
             .enabled
     );
     assert!(
         h.session
-            .is_visible("#submit", None)
+            .page(None)
+            .await
+            .expect("page")
+            .is_visible("#submit")
             .await
             .expect("is visible")
             .visible
     );
     let hidden = h
         .session
-        .is_visible("#late", None)
+        .page(None)
+        .await
+        .expect("page")
+        .is_visible("#late")
         .await
         .expect("is visible");
     assert_eq!(hidden.origin, h.site.url("/form.html"));
     assert!(
         !h.session
-            .is_checked(&agree, None)
+            .page(None)
+            .await
+            .expect("page")
+            .is_checked(&agree)
             .await
             .expect("is checked")
             .checked
     );
-    h.session.check(&agree, None).await.expect("check by ref");
+    h.session
+        .page(None)
+        .await
+        .expect("page")
+        .check(&agree)
+        .await
+        .expect("check by ref");
     assert!(
         h.session
-            .is_checked("#agree", None)
+            .page(None)
+            .await
+            .expect("page")
+            .is_checked("#agree")
             .await
             .expect("is checked")
             .checked
     );
 
-    h.session.fill("#name", "Zed", None).await.expect("fill");
+    h.session
+        .page(None)
+        .await
+        .expect("page")
+        .fill("#name", "Zed")
+        .await
+        .expect("fill");
     assert_eq!(
         h.session
-            .get_value(&by_name("Name"), None)
+            .page(None)
+            .await
+            .expect("page")
+            .get_value(&by_name("Name"))
             .await
             .expect("value")
             .value,
         "Zed"
     );
     assert_eq!(
-        h.session.get_text("h1", None).await.expect("text").text,
+        h.session
+            .page(None)
+            .await
+            .expect("page")
+            .get_text("h1")
+            .await
+            .expect("text")
+            .text,
         "Form"
     );
     assert_eq!(
         h.session
-            .get_html("#late-result", None)
+            .page(None)
+            .await
+            .expect("page")
+            .get_html("#late-result")
             .await
             .expect("html")
             .html,
@@ -915,13 +1251,19 @@ async fn is_and_get_accept_refs_and_selectors() {
     );
     let attr = h
         .session
-        .get_attribute(&by_name("Submit"), "type", None)
+        .page(None)
+        .await
+        .expect("page")
+        .get_attribute(&by_name("Submit"), "type")
         .await
         .expect("attr");
     assert_eq!(attr.value.as_deref(), Some("submit"));
     assert_eq!(
         h.session
-            .get_attribute("#name", "data-none", None)
+            .page(None)
+            .await
+            .expect("page")
+            .get_attribute("#name", "data-none")
             .await
             .expect("attr")
             .value,
@@ -929,7 +1271,10 @@ async fn is_and_get_accept_refs_and_selectors() {
     );
     assert_eq!(
         h.session
-            .get_count("input[type=radio]", None)
+            .page(None)
+            .await
+            .expect("page")
+            .get_count("input[type=radio]")
             .await
             .expect("count")
             .count,
@@ -937,7 +1282,10 @@ async fn is_and_get_accept_refs_and_selectors() {
     );
     assert_eq!(
         h.session
-            .get_count(&agree, None)
+            .page(None)
+            .await
+            .expect("page")
+            .get_count(&agree)
             .await
             .expect("count")
             .count,
@@ -945,11 +1293,21 @@ async fn is_and_get_accept_refs_and_selectors() {
     );
     let b = h
         .session
-        .get_box(&by_name("Submit"), None)
+        .page(None)
+        .await
+        .expect("page")
+        .get_box(&by_name("Submit"))
         .await
         .expect("box");
     assert!(b.width > 10.0 && b.height > 5.0, "{b:?}");
-    let styles = h.session.get_styles("#editor", None).await.expect("styles");
+    let styles = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .get_styles("#editor")
+        .await
+        .expect("styles");
     assert_eq!(
         styles.styles.get("display").map(String::as_str),
         Some("block")
@@ -964,6 +1322,9 @@ async fn element_and_annotated_screenshots_and_pdf() {
     let h = Harness::at("/fixture.html").await;
     let snap = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()
@@ -973,19 +1334,26 @@ async fn element_and_annotated_screenshots_and_pdf() {
     assert!(snap.refs.contains_key("e1"));
     let shot = h
         .session
-        .screenshot(
-            &ScreenshotOptions {
-                selector: Some("@e1".into()),
-                ..ScreenshotOptions::default()
-            },
-            None,
-        )
+        .page(None)
+        .await
+        .expect("page")
+        .screenshot(&ScreenshotOptions {
+            selector: Some("@e1".into()),
+            ..ScreenshotOptions::default()
+        })
         .await
         .expect("element screenshot by ref");
     assert_eq!(&shot[..8], b"\x89PNG\r\n\x1a\n");
     let width = u32::from_be_bytes([shot[16], shot[17], shot[18], shot[19]]);
     let height = u32::from_be_bytes([shot[20], shot[21], shot[22], shot[23]]);
-    let b = h.session.get_box("@e1", None).await.expect("box");
+    let b = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .get_box("@e1")
+        .await
+        .expect("box");
     assert_eq!(
         (width, height),
         (b.width.round() as u32, b.height.round() as u32)
@@ -993,7 +1361,10 @@ async fn element_and_annotated_screenshots_and_pdf() {
 
     let annotated = h
         .session
-        .screenshot_annotated(&ScreenshotOptions::default(), None)
+        .page(None)
+        .await
+        .expect("page")
+        .screenshot_annotated(&ScreenshotOptions::default())
         .await
         .expect("annotate");
     assert_eq!(&annotated.image[..4], b"\x89PNG");
@@ -1020,7 +1391,10 @@ async fn element_and_annotated_screenshots_and_pdf() {
 
     let pdf = h
         .session
-        .pdf(&PdfOptions::default(), None)
+        .page(None)
+        .await
+        .expect("page")
+        .pdf(&PdfOptions::default())
         .await
         .expect("pdf");
     assert_eq!(&pdf[..5], b"%PDF-");
@@ -1032,6 +1406,9 @@ async fn clicking_an_option_ref_selects_it() {
     let h = Harness::at("/fixture.html").await;
     let snap = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()
@@ -1046,7 +1423,10 @@ async fn clicking_an_option_ref_selects_it() {
     h.eval("window.__changes = 0; document.querySelector('select').addEventListener('change', () => window.__changes++)")
         .await;
     h.session
-        .click("@e13", &click(), None)
+        .page(None)
+        .await
+        .expect("page")
+        .click("@e13", &click())
         .await
         .expect("click option");
     assert_eq!(
@@ -1056,6 +1436,9 @@ async fn clicking_an_option_ref_selects_it() {
     assert_eq!(h.eval("window.__changes").await, json!(1));
     let after = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()

@@ -62,7 +62,10 @@ impl Harness {
     /// Evaluates `script` in the page and returns its value.
     pub async fn eval(&self, script: &str) -> Value {
         self.session
-            .evaluate(script, None)
+            .page(None)
+            .await
+            .expect("page")
+            .evaluate(script)
             .await
             .expect("evaluate")
             .value

@@ -74,10 +74,20 @@ const UPSTREAM_INTERACTIVE: &str = r#"- heading "Hello Fixture" [level=1, ref=e1
 #[tokio::test]
 async fn fixture_page_matches_upstream_text_and_ref_numbers() {
     let h = Harness::at("/fixture.html").await;
-    let full = h.session.snapshot(&opts()).await.expect("snapshot");
+    let full = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .snapshot(&opts())
+        .await
+        .expect("snapshot");
     assert_eq!(full.snapshot, UPSTREAM_FULL);
     let int = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .snapshot(&interactive())
         .await
         .expect("snapshot -i");
@@ -133,7 +143,14 @@ async fn goldens(page: &str) {
         ),
     ];
     for (variant, options) in variants {
-        let text = match h.session.snapshot(&options).await {
+        let text = match h
+            .session
+            .page(None)
+            .await
+            .expect("page")
+            .snapshot(&options)
+            .await
+        {
             Ok(snapshot) => snapshot.snapshot,
             Err(err) => format!("error: {err}"),
         };
@@ -165,7 +182,14 @@ async fn golden_clickable() {
 #[tokio::test]
 async fn refs_survive_new_nodes_get_new_numbers_and_removed_ones_are_listed() {
     let h = Harness::at("/fixture.html").await;
-    let first = h.session.snapshot(&interactive()).await.expect("snapshot");
+    let first = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .snapshot(&interactive())
+        .await
+        .expect("snapshot");
     assert!(
         first.snapshot.contains(r#"link "Second link" [ref=e6]"#),
         "{}",
@@ -173,7 +197,14 @@ async fn refs_survive_new_nodes_get_new_numbers_and_removed_ones_are_listed() {
     );
     h.eval("document.querySelectorAll('nav a')[1].remove(); document.body.insertAdjacentHTML('beforeend', '<button>Later</button>')")
         .await;
-    let second = h.session.snapshot(&interactive()).await.expect("snapshot");
+    let second = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .snapshot(&interactive())
+        .await
+        .expect("snapshot");
     assert!(
         second.snapshot.contains(r#"link "First link" [ref=e5]"#),
         "{}",
@@ -192,14 +223,23 @@ async fn refs_survive_new_nodes_get_new_numbers_and_removed_ones_are_listed() {
     assert!(!second.snapshot.contains("e6"), "{}", second.snapshot);
     assert_eq!(second.removed_refs, ["@e6"]);
     // The removed ref fails loudly; an unknown one says so.
-    let stale = h.session.click("@e6", &ClickOptions::default(), None).await;
+    let stale = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .click("@e6", &ClickOptions::default())
+        .await;
     assert!(
         matches!(stale, Err(EngineError::StaleRef { .. })),
         "{stale:?}"
     );
     let unknown = h
         .session
-        .click("@e99", &ClickOptions::default(), None)
+        .page(None)
+        .await
+        .expect("page")
+        .click("@e99", &ClickOptions::default())
         .await;
     assert!(
         matches!(&unknown, Err(EngineError::UnknownRef(r)) if r == "e99"),
@@ -207,12 +247,22 @@ async fn refs_survive_new_nodes_get_new_numbers_and_removed_ones_are_listed() {
     );
     // The survivors still act on their own element.
     h.session
-        .click("e2", &ClickOptions::default(), None)
+        .page(None)
+        .await
+        .expect("page")
+        .click("e2", &ClickOptions::default())
         .await
         .expect("click e2");
     assert_eq!(h.eval("window.__divClicks").await, json!(1));
     // A third snapshot with nothing changed removes nothing.
-    let third = h.session.snapshot(&interactive()).await.expect("snapshot");
+    let third = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .snapshot(&interactive())
+        .await
+        .expect("snapshot");
     assert!(third.removed_refs.is_empty(), "{:?}", third.removed_refs);
     h.close().await;
 }
@@ -220,7 +270,14 @@ async fn refs_survive_new_nodes_get_new_numbers_and_removed_ones_are_listed() {
 #[tokio::test]
 async fn a_ref_from_before_navigate_is_stale_and_numbers_are_not_reused() {
     let h = Harness::at("/page1.html").await;
-    let before = h.session.snapshot(&interactive()).await.expect("snapshot");
+    let before = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .snapshot(&interactive())
+        .await
+        .expect("snapshot");
     assert!(
         before
             .snapshot
@@ -229,14 +286,27 @@ async fn a_ref_from_before_navigate_is_stale_and_numbers_are_not_reused() {
         before.snapshot
     );
     h.open("/page1.html").await;
-    let err = h.session.click("@e2", &ClickOptions::default(), None).await;
+    let err = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .click("@e2", &ClickOptions::default())
+        .await;
     assert!(matches!(err, Err(EngineError::StaleRef { .. })), "{err:?}");
     assert_eq!(
         h.session.url().await.expect("url"),
         h.site.url("/page1.html"),
         "the stale click navigated"
     );
-    let after = h.session.snapshot(&interactive()).await.expect("snapshot");
+    let after = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .snapshot(&interactive())
+        .await
+        .expect("snapshot");
     assert!(
         after.snapshot.contains(r#"link "Go to page two" [ref=e4]"#),
         "{}",
@@ -250,25 +320,46 @@ async fn a_ref_from_before_navigate_is_stale_and_numbers_are_not_reused() {
 async fn a_ref_from_before_a_click_triggered_navigation_is_stale() {
     // Upstream #1922: after a click navigated, the old ref silently "succeeded".
     let h = Harness::at("/page1.html").await;
-    h.session.snapshot(&interactive()).await.expect("snapshot");
     h.session
-        .click("@e2", &ClickOptions::default(), None)
+        .page(None)
+        .await
+        .expect("page")
+        .snapshot(&interactive())
+        .await
+        .expect("snapshot");
+    h.session
+        .page(None)
+        .await
+        .expect("page")
+        .click("@e2", &ClickOptions::default())
         .await
         .expect("click link");
     h.session
-        .wait_url("**/page2.html", None)
+        .page(None)
+        .await
+        .expect("page")
+        .wait_url("**/page2.html")
         .await
         .expect("on page two");
     for reference in ["@e2", "@e1"] {
         let err = h
             .session
-            .click(reference, &ClickOptions::default(), None)
+            .page(None)
+            .await
+            .expect("page")
+            .click(reference, &ClickOptions::default())
             .await;
         assert!(
             matches!(err, Err(EngineError::StaleRef { .. })),
             "{reference}: {err:?}"
         );
-        let err = h.session.get_text(reference, None).await;
+        let err = h
+            .session
+            .page(None)
+            .await
+            .expect("page")
+            .get_text(reference)
+            .await;
         assert!(
             matches!(err, Err(EngineError::StaleRef { .. })),
             "{reference}: {err:?}"
@@ -284,7 +375,14 @@ async fn a_ref_from_before_a_click_triggered_navigation_is_stale() {
 #[tokio::test]
 async fn refs_inside_same_origin_and_cross_site_iframes_act_on_their_frame() {
     let h = Harness::at("/iframe.html").await;
-    let snap = h.session.snapshot(&interactive()).await.expect("snapshot");
+    let snap = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .snapshot(&interactive())
+        .await
+        .expect("snapshot");
     let inner: Vec<&str> = snap
         .refs
         .iter()
@@ -300,17 +398,30 @@ async fn refs_inside_same_origin_and_cross_site_iframes_act_on_their_frame() {
         .collect();
     for (button, input) in inner.iter().zip(&inputs) {
         h.session
-            .click(button, &ClickOptions::default(), None)
+            .page(None)
+            .await
+            .expect("page")
+            .click(button, &ClickOptions::default())
             .await
             .expect("click inner button");
         h.session
-            .fill(input, "hello", None)
+            .page(None)
+            .await
+            .expect("page")
+            .fill(input, "hello")
             .await
             .expect("fill inner input");
     }
     // Both frames changed, each through its own ref: read back through a fresh snapshot (the
     // cross-site frame's DOM is not reachable from the page's script).
-    let after = h.session.snapshot(&opts()).await.expect("snapshot");
+    let after = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .snapshot(&opts())
+        .await
+        .expect("snapshot");
     assert_eq!(
         after
             .snapshot
@@ -338,7 +449,10 @@ async fn refs_inside_same_origin_and_cross_site_iframes_act_on_their_frame() {
     for reference in inner.iter().chain(&inputs) {
         let err = h
             .session
-            .click(reference, &ClickOptions::default(), None)
+            .page(None)
+            .await
+            .expect("page")
+            .click(reference, &ClickOptions::default())
             .await;
         assert!(
             matches!(err, Err(EngineError::StaleRef { .. })),
@@ -353,6 +467,9 @@ async fn selector_errors_use_upstream_wording() {
     let h = Harness::at("/fixture.html").await;
     let invalid = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .snapshot(&SnapshotOptions {
             selector: Some("##".into()),
             ..opts()
@@ -367,6 +484,9 @@ async fn selector_errors_use_upstream_wording() {
     }
     let missing = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .snapshot(&SnapshotOptions {
             selector: Some("#nope".into()),
             ..opts()
@@ -380,6 +500,9 @@ async fn selector_errors_use_upstream_wording() {
     }
     let nav = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .snapshot(&SnapshotOptions {
             selector: Some("nav".into()),
             ..opts()
@@ -398,6 +521,9 @@ async fn empty_pages_say_so() {
     let h = Harness::at("about:blank").await;
     assert_eq!(
         h.session
+            .page(None)
+            .await
+            .expect("page")
             .snapshot(&opts())
             .await
             .expect("snapshot")
@@ -406,6 +532,9 @@ async fn empty_pages_say_so() {
     );
     assert_eq!(
         h.session
+            .page(None)
+            .await
+            .expect("page")
             .snapshot(&interactive())
             .await
             .expect("snapshot")
@@ -415,6 +544,9 @@ async fn empty_pages_say_so() {
     h.open("data:text/html,<p>only text</p>").await;
     assert_eq!(
         h.session
+            .page(None)
+            .await
+            .expect("page")
             .snapshot(&interactive())
             .await
             .expect("snapshot")
@@ -423,6 +555,9 @@ async fn empty_pages_say_so() {
     );
     assert_eq!(
         h.session
+            .page(None)
+            .await
+            .expect("page")
             .snapshot(&opts())
             .await
             .expect("snapshot")
@@ -437,6 +572,9 @@ async fn urls_flag_prints_each_links_target() {
     let h = Harness::at("/fixture.html").await;
     let snap = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .snapshot(&SnapshotOptions {
             urls: true,
             ..interactive()
@@ -456,6 +594,9 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
     let h = Harness::at("/fixture.html").await;
     let first = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .diff_snapshot(&interactive(), None)
         .await
         .expect("first diff");
@@ -464,6 +605,9 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
     assert_eq!(first.additions, 13);
     let unchanged = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .diff_snapshot(&interactive(), None)
         .await
         .expect("same page");
@@ -476,6 +620,9 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
         .await;
     let changed = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .diff_snapshot(&interactive(), None)
         .await
         .expect("changed page");
@@ -501,6 +648,9 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
     // A literal baseline.
     let baseline = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .diff_snapshot(
             &interactive(),
             Some("- heading \"Hello Fixture\" [level=1, ref=e1]\n"),
@@ -518,6 +668,9 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
     let file = dir.path().join("before.txt");
     let current = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .snapshot(&interactive())
         .await
         .expect("snapshot")
@@ -525,6 +678,9 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
     std::fs::write(&file, &current).expect("write baseline");
     let from_file = h
         .session
+        .page(None)
+        .await
+        .expect("page")
         .diff_snapshot(&interactive(), Some(&file.to_string_lossy()))
         .await
         .expect("baseline file");
@@ -535,19 +691,31 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
 #[tokio::test]
 async fn warm_snapshot_and_ref_click_are_quick() {
     let h = Harness::at("/fixture.html").await;
-    h.session.snapshot(&interactive()).await.expect("warm up");
+    h.session
+        .page(None)
+        .await
+        .expect("page")
+        .snapshot(&interactive())
+        .await
+        .expect("warm up");
     let mut snaps = Vec::new();
     let mut clicks = Vec::new();
     for _ in 0..15 {
         let t = std::time::Instant::now();
         h.session
+            .page(None)
+            .await
+            .expect("page")
             .snapshot(&interactive())
             .await
             .expect("snapshot -i");
         snaps.push(t.elapsed());
         let t = std::time::Instant::now();
         h.session
-            .click("@e2", &ClickOptions::default(), None)
+            .page(None)
+            .await
+            .expect("page")
+            .click("@e2", &ClickOptions::default())
             .await
             .expect("click @e2");
         clicks.push(t.elapsed());
@@ -577,13 +745,31 @@ async fn warm_snapshot_and_ref_click_are_quick() {
 #[tokio::test]
 async fn a_ref_to_a_node_removed_without_a_new_snapshot_is_stale() {
     let h = Harness::at("/fixture.html").await;
-    h.session.snapshot(&interactive()).await.expect("snapshot");
+    h.session
+        .page(None)
+        .await
+        .expect("page")
+        .snapshot(&interactive())
+        .await
+        .expect("snapshot");
     // The page keeps the node alive (so it still resolves) but takes it out of the document.
     h.eval("window.__kept = document.querySelector('nav a'); window.__kept.remove()")
         .await;
-    let err = h.session.get_text("@e5", None).await;
+    let err = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .get_text("@e5")
+        .await;
     assert!(matches!(err, Err(EngineError::StaleRef { .. })), "{err:?}");
-    let err = h.session.click("@e5", &ClickOptions::default(), None).await;
+    let err = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .click("@e5", &ClickOptions::default())
+        .await;
     assert!(matches!(err, Err(EngineError::StaleRef { .. })), "{err:?}");
     h.close().await;
 }
@@ -593,13 +779,25 @@ async fn a_ref_from_a_page_restored_by_back_is_stale() {
     // Back/forward cache can bring the very same document (and nodes) back; refs from before the
     // navigation must still fail instead of quietly working again.
     let h = Harness::at("/page1.html").await;
-    h.session.snapshot(&interactive()).await.expect("snapshot");
+    h.session
+        .page(None)
+        .await
+        .expect("page")
+        .snapshot(&interactive())
+        .await
+        .expect("snapshot");
     h.eval("window.__kept = 1").await;
     h.open("/page2.html").await;
     h.session.history(-1, None).await.expect("back");
     let restored = h.eval("window.__kept === 1").await;
     eprintln!("restored from back/forward cache: {restored}");
-    let err = h.session.click("@e2", &ClickOptions::default(), None).await;
+    let err = h
+        .session
+        .page(None)
+        .await
+        .expect("page")
+        .click("@e2", &ClickOptions::default())
+        .await;
     assert!(matches!(err, Err(EngineError::StaleRef { .. })), "{err:?}");
     assert_eq!(
         h.session.url().await.expect("url"),

@@ -222,8 +222,7 @@ impl std::fmt::Debug for Session {
     }
 }
 
-/// A tab's navigation state before an action that may navigate (see
-/// [`Session::settle_navigation`]).
+/// A tab's navigation state before an action that may navigate (see `Page::settling`).
 #[derive(Clone, Debug)]
 pub(crate) struct NavigationMarker {
     target_id: String,

@@ -19,12 +19,12 @@ use crate::tab::Tab;
 ///
 /// A `Page` keeps acting on its own tab: a `tab switch` after it was taken does not move it,
 /// and when its tab is closed or its renderer crashes, its methods fail with the tab's typed
-/// error ([`EngineError::TabClosed`], [`EngineError::TargetCrashed`]) instead of acting on
+/// error ([`EngineError::TabGone`], [`EngineError::TargetCrashed`]) instead of acting on
 /// another tab. The deadline bounds the command's waits (actionability, navigation settling,
 /// `wait …`); a wait begun after it has passed fails at once with a timeout. Each CDP call
 /// inside is also bounded by the command's timeout.
 ///
-/// [`EngineError::TabClosed`]: crate::EngineError::TabClosed
+/// [`EngineError::TabGone`]: crate::EngineError::TabGone
 /// [`EngineError::TargetCrashed`]: crate::EngineError::TargetCrashed
 #[derive(Clone)]
 pub struct Page<'s> {
@@ -93,7 +93,7 @@ impl<'s> Page<'s> {
     /// Runs `action` (an input that may start a navigation) and, when it succeeds and
     /// [`SessionOptions::settle_navigation`](crate::SessionOptions::settle_navigation) is on,
     /// waits for the navigation it started, within the command's timeout (see
-    /// [`Session::settle_navigation`]).
+    /// [`Page::settle_navigation`]).
     pub(crate) async fn settling<T>(
         &self,
         action: impl std::future::Future<Output = Result<T>>,
@@ -104,26 +104,19 @@ impl<'s> Page<'s> {
         let marker = self.navigation_marker();
         let result = action.await;
         if result.is_ok() {
-            self.session
-                .settle_navigation(Some(marker), self.timeout)
-                .await;
+            self.settle_navigation(&marker, self.timeout).await;
         }
         result
     }
-}
 
-impl Session {
     /// After an action (click, Enter…): if it started a main-frame navigation, waits until the
     /// new document has loaded, so the next command sees the page the action led to. Returns at
     /// once when nothing started loading; never fails the action (a slow page just stops the
-    /// wait at `within`).
-    pub(crate) async fn settle_navigation(
-        &self,
-        marker: Option<NavigationMarker>,
-        within: Duration,
-    ) {
-        let Some(marker) = marker else { return };
-        let Ok(tab) = self.active_tab().await else {
+    /// wait at `within`). It looks at the session's active tab as it is after the action — the
+    /// tab the action led to (`click --new-tab`), and the fallback tab of an unpinned session
+    /// whose tab the action closed — as it did before the view existed.
+    async fn settle_navigation(&self, marker: &NavigationMarker, within: Duration) {
+        let Ok(tab) = self.session.active_tab().await else {
             return;
         };
         // One renderer round trip: a navigation the action requested was requested before this
