@@ -1,6 +1,7 @@
-//! Screenshots — the viewport, the whole page, element clips that accept refs, `--annotate` (numbered `[N]` labels over
-//! the refs of an interactive snapshot, drawn with DOM that is removed again right after the
-//! capture), and `pdf` (`Page.printToPDF`), all on a [`Page`].
+//! Captures on a [`Page`]: screenshots of the viewport, the whole page or one element (a clip
+//! that accepts refs), `--annotate` (numbered `[N]` labels over the refs of an interactive
+//! snapshot, drawn with DOM that is removed again right after the capture), and `pdf`
+//! (`Page.printToPDF`).
 
 use std::time::Duration;
 

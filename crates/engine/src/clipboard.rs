@@ -1,4 +1,4 @@
-//! The page's clipboard (`clipboard read|write|copy|paste`) as [`Session`] methods.
+//! The page's clipboard (`clipboard read|write|copy|paste`) as [`Page`] methods.
 //!
 //! Reading and writing go through the page's own `navigator.clipboard`, after granting
 //! `clipboard-read` and `clipboard-write` to the active tab's origin only, in the tab's own

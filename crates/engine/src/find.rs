@@ -1,6 +1,6 @@
 //! Reading elements and finding them semantically: `find role|text|label|placeholder|alt|title|
 //! testid|first|last|nth`, `is visible|enabled|checked`, and the `get` forms — all accepting
-//! snapshot refs as well as CSS/XPath selectors.
+//! snapshot refs as well as CSS/XPath selectors, as [`Page`] methods.
 //!
 //! `find role` matches on the accessibility tree (so implicit roles work: a `<button>` is a
 //! button without `role=`), with the name as a case-insensitive substring unless `exact`. A miss

@@ -16,13 +16,13 @@ mod view;
 mod wait;
 
 pub use view::Page;
+pub use wait::Evaluated;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::browser::{Browser, TargetInfo};
 use crate::error::{EngineError, Result};
@@ -136,15 +136,6 @@ pub struct Navigated {
     pub url: String,
     /// The page title.
     pub title: String,
-}
-
-/// The result of `eval`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Evaluated {
-    /// The JSON value (`null` for `undefined` and unserializable values).
-    pub value: Value,
-    /// `NaN`, `Infinity`, `-0`, `undefined`... when the value has no JSON form.
-    pub unserializable: Option<String>,
 }
 
 /// Screenshot options.
@@ -720,34 +711,4 @@ fn validate_label(label: &str) -> Result<()> {
             "Invalid tab label '{label}': start with a letter, use letters, digits, '_' or '-', and not the t<N> form"
         )))
     }
-}
-
-/// Turns a `Runtime.evaluate`/`callFunctionOn` reply into a value or an evaluation error.
-pub(crate) fn evaluated(reply: &Value) -> Result<Evaluated> {
-    if let Some(details) = reply.get("exceptionDetails") {
-        let text = details
-            .pointer("/exception/description")
-            .and_then(Value::as_str)
-            .or_else(|| details.pointer("/exception/value").and_then(Value::as_str))
-            .or_else(|| details.get("text").and_then(Value::as_str))
-            .unwrap_or("unknown error");
-        return Err(EngineError::Evaluation(text.to_string()));
-    }
-    let result = reply.get("result").cloned().unwrap_or(Value::Null);
-    if let Some(unser) = result.get("unserializableValue").and_then(Value::as_str) {
-        return Ok(Evaluated {
-            value: Value::Null,
-            unserializable: Some(unser.to_string()),
-        });
-    }
-    if result.get("type").and_then(Value::as_str) == Some("undefined") {
-        return Ok(Evaluated {
-            value: Value::Null,
-            unserializable: Some("undefined".into()),
-        });
-    }
-    Ok(Evaluated {
-        value: result.get("value").cloned().unwrap_or(Value::Null),
-        unserializable: None,
-    })
 }

@@ -81,6 +81,23 @@ impl<'s> Page<'s> {
         self.timeout
     }
 
+    /// The tab, deadline and timeout, in the shape the page actions use them.
+    pub(crate) fn parts(&self) -> (Arc<Tab>, Instant, Duration) {
+        (self.tab.clone(), self.deadline, self.timeout)
+    }
+
+    /// The same view with its timeout cut to what is left of the deadline, for a step that
+    /// follows another within one command (`hover` after the pointer's human approach).
+    pub(crate) fn rest(&self) -> Page<'s> {
+        let timeout = self.deadline.saturating_duration_since(Instant::now());
+        Page {
+            session: self.session,
+            tab: self.tab.clone(),
+            deadline: Instant::now() + timeout,
+            timeout,
+        }
+    }
+
     /// The tab's navigation state before an action that may navigate.
     fn navigation_marker(&self) -> NavigationMarker {
         NavigationMarker {
@@ -93,7 +110,7 @@ impl<'s> Page<'s> {
     /// Runs `action` (an input that may start a navigation) and, when it succeeds and
     /// [`SessionOptions::settle_navigation`](crate::SessionOptions::settle_navigation) is on,
     /// waits for the navigation it started, within the command's timeout (see
-    /// [`Page::settle_navigation`]).
+    /// `settle_navigation`).
     pub(crate) async fn settling<T>(
         &self,
         action: impl std::future::Future<Output = Result<T>>,
@@ -142,26 +159,5 @@ impl<'s> Page<'s> {
                 st.dialog.is_some() || !st.loading
             })
             .await;
-    }
-}
-
-impl Page<'_> {
-    /// The tab, deadline and timeout, in the shape the page actions use them.
-    pub(crate) fn parts(&self) -> (Arc<Tab>, Instant, Duration) {
-        (self.tab.clone(), self.deadline, self.timeout)
-    }
-}
-
-impl<'s> Page<'s> {
-    /// The same view with its timeout cut to what is left of the deadline, for a step that
-    /// follows another within one command (`hover` after the pointer's human approach).
-    pub(crate) fn rest(&self) -> Page<'s> {
-        let timeout = self.deadline.saturating_duration_since(Instant::now());
-        Page {
-            session: self.session,
-            tab: self.tab.clone(),
-            deadline: Instant::now() + timeout,
-            timeout,
-        }
     }
 }

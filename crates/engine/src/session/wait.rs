@@ -6,9 +6,18 @@ use std::time::{Duration, Instant};
 use abx_cdp::protocol::js_protocol::runtime;
 use serde_json::{Value, json};
 
-use super::{Evaluated, Page, Session, WaitUntil, evaluated};
+use super::{Page, Session, WaitUntil};
 use crate::error::{EngineError, Result};
 use crate::js::PageFn;
+
+/// The result of `eval`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluated {
+    /// The JSON value (`null` for `undefined` and unserializable values).
+    pub value: Value,
+    /// `NaN`, `Infinity`, `-0`, `undefined`... when the value has no JSON form.
+    pub unserializable: Option<String>,
+}
 
 impl Session {
     /// `wait <ms>` (no page involved: it also passes while the tab is gone).
@@ -154,4 +163,34 @@ fn with_wait_timeout(err: EngineError, after: Duration) -> EngineError {
         EngineError::Timeout { .. } => wait_timeout(after),
         other => other,
     }
+}
+
+/// Turns a `Runtime.evaluate`/`callFunctionOn` reply into a value or an evaluation error.
+fn evaluated(reply: &Value) -> Result<Evaluated> {
+    if let Some(details) = reply.get("exceptionDetails") {
+        let text = details
+            .pointer("/exception/description")
+            .and_then(Value::as_str)
+            .or_else(|| details.pointer("/exception/value").and_then(Value::as_str))
+            .or_else(|| details.get("text").and_then(Value::as_str))
+            .unwrap_or("unknown error");
+        return Err(EngineError::Evaluation(text.to_string()));
+    }
+    let result = reply.get("result").cloned().unwrap_or(Value::Null);
+    if let Some(unser) = result.get("unserializableValue").and_then(Value::as_str) {
+        return Ok(Evaluated {
+            value: Value::Null,
+            unserializable: Some(unser.to_string()),
+        });
+    }
+    if result.get("type").and_then(Value::as_str) == Some("undefined") {
+        return Ok(Evaluated {
+            value: Value::Null,
+            unserializable: Some("undefined".into()),
+        });
+    }
+    Ok(Evaluated {
+        value: result.get("value").cloned().unwrap_or(Value::Null),
+        unserializable: None,
+    })
 }
