@@ -25,22 +25,14 @@ async fn a_click_that_navigates_returns_on_the_page_it_led_to() {
     // Engine behaviour (a Host calling Page::click gets it, not only the CLI): the click
     // waits for the navigation it started.
     let h = Harness::at("/page1.html").await;
-    h.session
-        .page(None)
-        .await
-        .expect("page")
-        .click("#to2", &click())
-        .await
-        .expect("click");
+    h.page().await.click("#to2", &click()).await.expect("click");
     assert_eq!(
         h.session.url().await.expect("url"),
         h.site.url("/page2.html")
     );
     h.eval(SLOW_LINK).await;
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .click("#slow", &click())
         .await
         .expect("click");
@@ -61,10 +53,8 @@ async fn without_navigation_settling_a_click_returns_once_delivered() {
     .await;
     h.open("/page1.html").await;
     h.eval(SLOW_LINK).await;
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .click("#slow", &click())
         .await
         .expect("click");
@@ -82,10 +72,8 @@ async fn fill_replaces_the_value_and_fires_input() {
     h.eval("document.getElementById('name').value = 'old'")
         .await;
     let done = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .fill("#name", "Ada Lovelace")
         .await
         .expect("fill");
@@ -105,10 +93,8 @@ async fn fill_replaces_the_value_and_fires_input() {
     );
     // Into a contenteditable, and by ref.
     let snap = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()
@@ -121,10 +107,8 @@ async fn fill_replaces_the_value_and_fires_input() {
         .find(|(_, r)| r.role == "generic")
         .map(|(n, _)| format!("@{n}"))
         .expect("editor ref");
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .fill(&editor, "rich text")
         .await
         .expect("fill editor");
@@ -134,13 +118,7 @@ async fn fill_replaces_the_value_and_fires_input() {
         json!("rich text")
     );
     // Not fillable: a checkbox.
-    let err = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .fill("#agree", "x")
-        .await;
+    let err = h.page().await.fill("#agree", "x").await;
     assert!(matches!(err, Err(EngineError::Invalid(_))), "{err:?}");
     h.close().await;
 }
@@ -149,10 +127,8 @@ async fn fill_replaces_the_value_and_fires_input() {
 async fn type_sends_real_key_events_and_clear_empties_first() {
     let h = Harness::at("/form.html").await;
     let typed = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .type_text("#bio", "Hi!", false, None)
         .await
         .expect("type");
@@ -165,10 +141,8 @@ async fn type_sends_real_key_events_and_clear_empties_first() {
         json!("Hi!")
     );
     assert_eq!(h.eval("window.__keys.join(',')").await, json!("H,i,!"));
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .type_text("#bio", "ok", true, Some(Duration::from_millis(5)))
         .await
         .expect("type --clear --delay");
@@ -182,21 +156,8 @@ async fn type_sends_real_key_events_and_clear_empties_first() {
 #[tokio::test]
 async fn press_enter_submits_and_chords_edit() {
     let h = Harness::at("/form.html").await;
-    h.session
-        .page(None)
-        .await
-        .expect("page")
-        .fill("#name", "Grace")
-        .await
-        .expect("fill");
-    let pressed = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .press("Enter")
-        .await
-        .expect("press Enter");
+    h.page().await.fill("#name", "Grace").await.expect("fill");
+    let pressed = h.page().await.press("Enter").await.expect("press Enter");
     assert_eq!(
         serde_json::to_value(&pressed).expect("json"),
         json!({"pressed": "Enter"})
@@ -207,55 +168,19 @@ async fn press_enter_submits_and_chords_edit() {
     )
     .await;
     // Control+a selects all, Backspace deletes it.
-    h.session
-        .page(None)
-        .await
-        .expect("page")
-        .press("Control+a")
-        .await
-        .expect("select all");
-    h.session
-        .page(None)
-        .await
-        .expect("page")
-        .press("Backspace")
-        .await
-        .expect("backspace");
+    h.page().await.press("Control+a").await.expect("select all");
+    h.page().await.press("Backspace").await.expect("backspace");
     assert_eq!(
         h.eval("document.getElementById('name').value").await,
         json!("")
     );
     // Shift+Tab moves focus backwards; Tab forwards.
-    h.session
-        .page(None)
-        .await
-        .expect("page")
-        .focus("#email")
-        .await
-        .expect("focus");
-    h.session
-        .page(None)
-        .await
-        .expect("page")
-        .press("Shift+Tab")
-        .await
-        .expect("shift+tab");
+    h.page().await.focus("#email").await.expect("focus");
+    h.page().await.press("Shift+Tab").await.expect("shift+tab");
     assert_eq!(h.eval("document.activeElement.id").await, json!("name"));
-    h.session
-        .page(None)
-        .await
-        .expect("page")
-        .press("Tab")
-        .await
-        .expect("tab");
+    h.page().await.press("Tab").await.expect("tab");
     assert_eq!(h.eval("document.activeElement.id").await, json!("email"));
-    let err = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .press("Hyper+q")
-        .await;
+    let err = h.page().await.press("Hyper+q").await;
     assert!(matches!(err, Err(EngineError::Invalid(_))), "{err:?}");
     h.close().await;
 }
@@ -263,51 +188,27 @@ async fn press_enter_submits_and_chords_edit() {
 #[tokio::test]
 async fn keydown_keyup_keyboard_type_and_inserttext() {
     let h = Harness::at("/form.html").await;
-    h.session
-        .page(None)
+    h.page().await.focus("#name").await.expect("focus");
+    h.page()
         .await
-        .expect("page")
-        .focus("#name")
-        .await
-        .expect("focus");
-    h.session
-        .page(None)
-        .await
-        .expect("page")
         .key_down("Shift")
         .await
         .expect("keydown Shift");
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .keyboard_type("ab", None)
         .await
         .expect("type with shift held");
-    h.session
-        .page(None)
-        .await
-        .expect("page")
-        .key_up("Shift")
-        .await
-        .expect("keyup Shift");
-    h.session
-        .page(None)
-        .await
-        .expect("page")
-        .keyboard_type("c", None)
-        .await
-        .expect("type");
+    h.page().await.key_up("Shift").await.expect("keyup Shift");
+    h.page().await.keyboard_type("c", None).await.expect("type");
     // Held Shift reached the page as a modifier on the typed keys.
     assert_eq!(
         h.eval("window.__keys.join(',')").await,
         json!("Shift,a,b,c")
     );
     let inserted = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .insert_text(" + more")
         .await
         .expect("inserttext");
@@ -328,10 +229,8 @@ async fn keydown_keyup_keyboard_type_and_inserttext() {
 async fn select_by_value_or_label() {
     let h = Harness::at("/form.html").await;
     let selected = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .select("#size", &["Large".to_string()])
         .await
         .expect("select by label");
@@ -343,10 +242,8 @@ async fn select_by_value_or_label() {
         h.eval("document.getElementById('size').value").await,
         json!("l")
     );
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .select("#size", &["m".to_string()])
         .await
         .expect("select by value");
@@ -354,14 +251,7 @@ async fn select_by_value_or_label() {
         h.eval("document.getElementById('size').value").await,
         json!("m")
     );
-    match h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .select("#size", &["XL".to_string()])
-        .await
-    {
+    match h.page().await.select("#size", &["XL".to_string()]).await {
         Err(EngineError::Invalid(msg)) => assert!(
             msg.starts_with("No option matched [\"XL\"]. Available options: s (\"Small\")"),
             "{msg}"
@@ -370,10 +260,8 @@ async fn select_by_value_or_label() {
     }
     // A <select multiple> takes every match.
     h.eval("document.body.insertAdjacentHTML('beforeend', '<select id=\"m\" multiple><option>a</option><option>b</option><option value=\"cv\">c</option></select>')").await;
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .select("#m", &["a".to_string(), "c".to_string()])
         .await
         .expect("select multiple");
@@ -388,14 +276,7 @@ async fn select_by_value_or_label() {
 #[tokio::test]
 async fn check_and_uncheck_are_idempotent_and_work_on_radios() {
     let h = Harness::at("/form.html").await;
-    let checked = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .check("#agree")
-        .await
-        .expect("check");
+    let checked = h.page().await.check("#agree").await.expect("check");
     assert_eq!(
         serde_json::to_value(&checked).expect("json"),
         json!({"checked": "#agree"})
@@ -404,25 +285,12 @@ async fn check_and_uncheck_are_idempotent_and_work_on_radios() {
         h.eval("document.getElementById('agree').checked").await,
         json!(true)
     );
-    h.session
-        .page(None)
-        .await
-        .expect("page")
-        .check("#agree")
-        .await
-        .expect("check again");
+    h.page().await.check("#agree").await.expect("check again");
     assert_eq!(
         h.eval("document.getElementById('agree').checked").await,
         json!(true)
     );
-    let unchecked = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .uncheck("#agree")
-        .await
-        .expect("uncheck");
+    let unchecked = h.page().await.uncheck("#agree").await.expect("uncheck");
     assert_eq!(
         serde_json::to_value(&unchecked).expect("json"),
         json!({"unchecked": "#agree"})
@@ -431,13 +299,7 @@ async fn check_and_uncheck_are_idempotent_and_work_on_radios() {
         h.eval("document.getElementById('agree').checked").await,
         json!(false)
     );
-    h.session
-        .page(None)
-        .await
-        .expect("page")
-        .check("#color-green")
-        .await
-        .expect("radio");
+    h.page().await.check("#color-green").await.expect("radio");
     assert_eq!(
         h.eval("document.querySelector('input[name=color]:checked').value")
             .await,
@@ -446,24 +308,12 @@ async fn check_and_uncheck_are_idempotent_and_work_on_radios() {
     // A hidden input is checked through a script click (styled controls).
     h.eval("document.getElementById('agree').style.display = 'none'")
         .await;
-    h.session
-        .page(None)
-        .await
-        .expect("page")
-        .check("#agree")
-        .await
-        .expect("check hidden");
+    h.page().await.check("#agree").await.expect("check hidden");
     assert_eq!(
         h.eval("document.getElementById('agree').checked").await,
         json!(true)
     );
-    let err = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .check("#name")
-        .await;
+    let err = h.page().await.check("#name").await;
     assert!(matches!(err, Err(EngineError::Invalid(_))), "{err:?}");
     h.close().await;
 }
@@ -472,14 +322,7 @@ async fn check_and_uncheck_are_idempotent_and_work_on_radios() {
 async fn hover_applies_hover_styles() {
     let h = Harness::at("/clickable.html").await;
     h.eval("document.head.insertAdjacentHTML('beforeend', '<style>#real-button:hover { background-color: rgb(1, 2, 3); }</style>')").await;
-    let hovered = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .hover("#real-button")
-        .await
-        .expect("hover");
+    let hovered = h.page().await.hover("#real-button").await.expect("hover");
     assert_eq!(
         serde_json::to_value(&hovered).expect("json"),
         json!({"hovered": "#real-button"})
@@ -496,10 +339,8 @@ async fn hover_applies_hover_styles() {
 async fn clicks_wait_for_late_elements_scroll_far_ones_and_double_click() {
     let h = Harness::at("/form.html").await;
     // #late is hidden and disabled for 500 ms after load.
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .click("#late", &click())
         .await
         .expect("click late button");
@@ -509,10 +350,8 @@ async fn clicks_wait_for_late_elements_scroll_far_ones_and_double_click() {
         json!("late clicked")
     );
     h.open("/scroll.html").await;
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .click("#bottom", &click())
         .await
         .expect("click far button");
@@ -524,19 +363,15 @@ async fn clicks_wait_for_late_elements_scroll_far_ones_and_double_click() {
     assert!(h.eval("window.scrollY").await.as_f64().unwrap_or(0.0) > 4000.0);
     h.open("/clickable.html").await;
     h.eval("window.__dbl = 0; document.getElementById('real-button').addEventListener('dblclick', () => window.__dbl++)").await;
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .dblclick("#real-button")
         .await
         .expect("dblclick");
     assert_eq!(h.eval("window.__dbl").await, json!(1));
     // xpath= selectors.
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .click("xpath=//div[@id='div-pointer']", &click())
         .await
         .expect("xpath click");
@@ -545,13 +380,7 @@ async fn clicks_wait_for_late_elements_scroll_far_ones_and_double_click() {
             .await,
         json!("div-pointer")
     );
-    let missing = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .click("#nope", &click())
-        .await;
+    let missing = h.page().await.click("#nope", &click()).await;
     assert!(
         matches!(&missing, Err(EngineError::NotFound { selector }) if selector == "#nope"),
         "{missing:?}"
@@ -581,13 +410,7 @@ async fn a_hidden_element_times_out_with_the_reason() {
 #[tokio::test]
 async fn a_covered_element_names_what_covers_it() {
     let h = Harness::at("/covered.html").await;
-    let err = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .click("#target", &click())
-        .await;
+    let err = h.page().await.click("#target", &click()).await;
     match err {
         Err(EngineError::Covered {
             selector, cover, ..
@@ -605,10 +428,8 @@ async fn a_covered_element_names_what_covers_it() {
     );
     // The same through a ref.
     let snap = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()
@@ -621,13 +442,7 @@ async fn a_covered_element_names_what_covers_it() {
         .find(|(_, r)| r.name == "Covered target")
         .map(|(n, _)| format!("@{n}"))
         .expect("ref");
-    let err = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .click(&target, &click())
-        .await;
+    let err = h.page().await.click(&target, &click()).await;
     assert!(matches!(err, Err(EngineError::Covered { .. })), "{err:?}");
     h.close().await;
 }
@@ -635,19 +450,11 @@ async fn a_covered_element_names_what_covers_it() {
 #[tokio::test]
 async fn a_click_that_opens_a_dialog_reports_it() {
     let h = Harness::at("/fixture.html").await;
-    let clicked = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .click("", &click())
-        .await;
+    let clicked = h.page().await.click("", &click()).await;
     assert!(clicked.is_err(), "an empty selector must not click");
     let snap = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()
@@ -657,10 +464,8 @@ async fn a_click_that_opens_a_dialog_reports_it() {
     assert!(snap.snapshot.contains(r#"button "Confirm" [ref=e4]"#));
     let started = std::time::Instant::now();
     let clicked = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .click("@e4", &click())
         .await
         .expect("click Confirm");
@@ -689,10 +494,8 @@ async fn a_click_that_opens_a_dialog_reports_it() {
     .await;
     // An alert is auto-accepted: the click completes without a pending dialog.
     let alert = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .click("@e3", &click())
         .await
         .expect("click Alert");
@@ -704,10 +507,8 @@ async fn a_click_that_opens_a_dialog_reports_it() {
 async fn click_new_tab_opens_the_link_in_a_new_tab() {
     let h = Harness::at("/page1.html").await;
     let clicked = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .click(
             "#to2",
             &ClickOptions {
@@ -734,10 +535,8 @@ async fn click_new_tab_opens_the_link_in_a_new_tab() {
 async fn scroll_and_scrollintoview_move_the_page() {
     let h = Harness::at("/scroll.html").await;
     let scrolled = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .scroll("down", Some(500.0), None)
         .await
         .expect("scroll");
@@ -746,19 +545,15 @@ async fn scroll_and_scrollintoview_move_the_page() {
         json!({"scrolled": true})
     );
     assert_eq!(h.eval("window.scrollY").await, json!(500));
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .scroll("up", Some(200.0), None)
         .await
         .expect("scroll up");
     assert_eq!(h.eval("window.scrollY").await, json!(300));
     let into = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .scroll_into_view("#bottom")
         .await
         .expect("scrollintoview");
@@ -767,21 +562,13 @@ async fn scroll_and_scrollintoview_move_the_page() {
         json!({"scrolled": "#bottom"})
     );
     assert!(h.eval("window.scrollY").await.as_f64().unwrap_or(0.0) > 4000.0);
-    let err = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .scroll("sideways", None, None)
-        .await;
+    let err = h.page().await.scroll("sideways", None, None).await;
     assert!(matches!(err, Err(EngineError::Invalid(_))), "{err:?}");
     // With a selector, the element scrolls, not the page.
     h.eval("document.body.insertAdjacentHTML('afterbegin', '<div id=\"box\" style=\"height:100px;overflow:auto\"><div style=\"height:1000px\"></div></div>')").await;
     let page_y = h.eval("window.scrollY").await;
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .scroll("down", Some(250.0), Some("#box"))
         .await
         .expect("scroll element");
@@ -796,21 +583,8 @@ async fn scroll_and_scrollintoview_move_the_page() {
 #[tokio::test]
 async fn mouse_wheel_scrolls_and_mouse_down_up_drag() {
     let h = Harness::at("/scroll.html").await;
-    h.session
-        .page(None)
-        .await
-        .expect("page")
-        .mouse_move(200.0, 200.0)
-        .await
-        .expect("move");
-    let wheeled = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .mouse_wheel(400.0, 0.0)
-        .await
-        .expect("wheel");
+    h.page().await.mouse_move(200.0, 200.0).await.expect("move");
+    let wheeled = h.page().await.mouse_wheel(400.0, 0.0).await.expect("wheel");
     assert_eq!(
         serde_json::to_value(&wheeled).expect("json"),
         json!({"scrolled": true, "deltaX": 0.0, "deltaY": 400.0})
@@ -818,43 +592,20 @@ async fn mouse_wheel_scrolls_and_mouse_down_up_drag() {
     h.eventually("window.scrollY > 0", json!(true)).await;
 
     h.open("/drag.html").await;
-    let b = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .get_box("#handle")
-        .await
-        .expect("box");
+    let b = h.page().await.get_box("#handle").await.expect("box");
     let (x, y) = (b.x + b.width / 2.0, b.y + b.height / 2.0);
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .mouse_move(x, y)
         .await
         .expect("move to handle");
-    h.session
-        .page(None)
+    h.page().await.mouse_down(None).await.expect("down");
+    h.page()
         .await
-        .expect("page")
-        .mouse_down(None)
-        .await
-        .expect("down");
-    h.session
-        .page(None)
-        .await
-        .expect("page")
         .mouse_move(x + 100.0, y + 50.0)
         .await
         .expect("move");
-    h.session
-        .page(None)
-        .await
-        .expect("page")
-        .mouse_up(None)
-        .await
-        .expect("up");
+    h.page().await.mouse_up(None).await.expect("up");
     assert_eq!(
         h.eval("document.getElementById('pos').textContent").await,
         json!("120,70")
@@ -866,10 +617,8 @@ async fn mouse_wheel_scrolls_and_mouse_down_up_drag() {
 async fn drag_moves_the_handle_and_does_html5_drag_and_drop() {
     let h = Harness::at("/drag.html").await;
     let dragged = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .drag("#handle", "#pos")
         .await
         .expect("drag handle");
@@ -879,10 +628,8 @@ async fn drag_moves_the_handle_and_does_html5_drag_and_drop() {
     );
     let pos = h.eval("document.getElementById('pos').textContent").await;
     assert_ne!(pos, json!("20,20"), "the handle did not move");
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .drag("#src", "#dst")
         .await
         .expect("drag and drop");
@@ -907,10 +654,8 @@ async fn upload_sets_the_input_files() {
         b.to_string_lossy().into_owned(),
     ];
     let uploaded = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .upload("#upload", &files)
         .await
         .expect("upload");
@@ -920,20 +665,12 @@ async fn upload_sets_the_input_files() {
     );
     assert_eq!(h.eval("Array.from(document.getElementById('upload').files, f => f.name + ':' + f.size).join(',')").await, json!("a.txt:1,b.txt:2"));
     let err = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .upload("#upload", &["/no/such/file".to_string()])
         .await;
     assert!(matches!(err, Err(EngineError::Invalid(_))), "{err:?}");
-    let err = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .upload("#name", &files[..1])
-        .await;
+    let err = h.page().await.upload("#name", &files[..1]).await;
     assert!(matches!(err, Err(EngineError::Invalid(_))), "{err:?}");
     h.close().await;
 }
@@ -946,10 +683,8 @@ async fn find_by_role_label_text_and_position() {
         name: Some("confirm".into()),
     };
     let found = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .find(&role, &FindAction::Text, false)
         .await
         .expect("find role");
@@ -958,10 +693,8 @@ async fn find_by_role_label_text_and_position() {
         "{found:?}"
     );
     match h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .find(
             &Locator::Role {
                 role: "button".into(),
@@ -982,10 +715,8 @@ async fn find_by_role_label_text_and_position() {
     }
     // Exact matching is case-sensitive and whole.
     let exact = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .find(
             &Locator::Role {
                 role: "button".into(),
@@ -997,10 +728,8 @@ async fn find_by_role_label_text_and_position() {
         .await;
     assert!(exact.is_err(), "{exact:?}");
     let filled = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .find(
             &Locator::Label("email".into()),
             &FindAction::Fill("a@b.c".into()),
@@ -1016,10 +745,8 @@ async fn find_by_role_label_text_and_position() {
         h.eval("document.getElementById('email').value").await,
         json!("a@b.c")
     );
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .find(
             &Locator::Text("Clickable div".into()),
             &FindAction::Click,
@@ -1028,10 +755,8 @@ async fn find_by_role_label_text_and_position() {
         .await
         .expect("find text");
     assert_eq!(h.eval("window.__divClicks").await, json!(1));
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .find(
             &Locator::Role {
                 role: "checkbox".into(),
@@ -1047,10 +772,8 @@ async fn find_by_role_label_text_and_position() {
         json!(true)
     );
     let last = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .find(
             &Locator::Nth {
                 selector: "nav a".into(),
@@ -1066,10 +789,8 @@ async fn find_by_role_label_text_and_position() {
         "{last:?}"
     );
     h.eval("document.body.insertAdjacentHTML('beforeend', '<input placeholder=\"Search here\"><img alt=\"Logo\" title=\"Brand\" src=\"data:,\" width=\"10\" height=\"10\"><span data-testid=\"tid\">T</span>')").await;
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .find(
             &Locator::Placeholder("search".into()),
             &FindAction::Fill("q".into()),
@@ -1082,34 +803,26 @@ async fn find_by_role_label_text_and_position() {
             .await,
         json!("q")
     );
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .find(&Locator::Alt("logo".into()), &FindAction::Hover, false)
         .await
         .expect("alt");
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .find(&Locator::Title("Brand".into()), &FindAction::Hover, true)
         .await
         .expect("title");
     let tid = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .find(&Locator::TestId("tid".into()), &FindAction::Text, false)
         .await
         .expect("testid");
     assert!(matches!(&tid, Found::Text(t) if t.text == "T"), "{tid:?}");
     let none = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .find(&Locator::TestId("absent".into()), &FindAction::Click, false)
         .await;
     assert!(
@@ -1123,10 +836,8 @@ async fn find_by_role_label_text_and_position() {
 async fn is_and_get_accept_refs_and_selectors() {
     let h = Harness::at("/form.html").await;
     let snap = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()
@@ -1143,84 +854,58 @@ async fn is_and_get_accept_refs_and_selectors() {
     let disabled = by_name("Disabled");
     let agree = by_name("I agree");
     assert!(
-        !h.session
-            .page(None)
+        !h.page()
             .await
-            .expect("page")
             .is_enabled(&disabled)
             .await
             .expect("is enabled")
             .enabled
     );
     assert!(
-        h.session
-            .page(None)
+        h.page()
             .await
-            .expect("page")
             .is_enabled("#submit")
             .await
             .expect("is enabled")
             .enabled
     );
     assert!(
-        h.session
-            .page(None)
+        h.page()
             .await
-            .expect("page")
             .is_visible("#submit")
             .await
             .expect("is visible")
             .visible
     );
     let hidden = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .is_visible("#late")
         .await
         .expect("is visible");
     assert_eq!(hidden.origin, h.site.url("/form.html"));
     assert!(
-        !h.session
-            .page(None)
+        !h.page()
             .await
-            .expect("page")
             .is_checked(&agree)
             .await
             .expect("is checked")
             .checked
     );
-    h.session
-        .page(None)
-        .await
-        .expect("page")
-        .check(&agree)
-        .await
-        .expect("check by ref");
+    h.page().await.check(&agree).await.expect("check by ref");
     assert!(
-        h.session
-            .page(None)
+        h.page()
             .await
-            .expect("page")
             .is_checked("#agree")
             .await
             .expect("is checked")
             .checked
     );
 
-    h.session
-        .page(None)
-        .await
-        .expect("page")
-        .fill("#name", "Zed")
-        .await
-        .expect("fill");
+    h.page().await.fill("#name", "Zed").await.expect("fill");
     assert_eq!(
-        h.session
-            .page(None)
+        h.page()
             .await
-            .expect("page")
             .get_value(&by_name("Name"))
             .await
             .expect("value")
@@ -1228,21 +913,12 @@ async fn is_and_get_accept_refs_and_selectors() {
         "Zed"
     );
     assert_eq!(
-        h.session
-            .page(None)
-            .await
-            .expect("page")
-            .get_text("h1")
-            .await
-            .expect("text")
-            .text,
+        h.page().await.get_text("h1").await.expect("text").text,
         "Form"
     );
     assert_eq!(
-        h.session
-            .page(None)
+        h.page()
             .await
-            .expect("page")
             .get_html("#late-result")
             .await
             .expect("html")
@@ -1250,19 +926,15 @@ async fn is_and_get_accept_refs_and_selectors() {
         ""
     );
     let attr = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .get_attribute(&by_name("Submit"), "type")
         .await
         .expect("attr");
     assert_eq!(attr.value.as_deref(), Some("submit"));
     assert_eq!(
-        h.session
-            .page(None)
+        h.page()
             .await
-            .expect("page")
             .get_attribute("#name", "data-none")
             .await
             .expect("attr")
@@ -1270,10 +942,8 @@ async fn is_and_get_accept_refs_and_selectors() {
         None
     );
     assert_eq!(
-        h.session
-            .page(None)
+        h.page()
             .await
-            .expect("page")
             .get_count("input[type=radio]")
             .await
             .expect("count")
@@ -1281,33 +951,17 @@ async fn is_and_get_accept_refs_and_selectors() {
         2
     );
     assert_eq!(
-        h.session
-            .page(None)
-            .await
-            .expect("page")
-            .get_count(&agree)
-            .await
-            .expect("count")
-            .count,
+        h.page().await.get_count(&agree).await.expect("count").count,
         1
     );
     let b = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .get_box(&by_name("Submit"))
         .await
         .expect("box");
     assert!(b.width > 10.0 && b.height > 5.0, "{b:?}");
-    let styles = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .get_styles("#editor")
-        .await
-        .expect("styles");
+    let styles = h.page().await.get_styles("#editor").await.expect("styles");
     assert_eq!(
         styles.styles.get("display").map(String::as_str),
         Some("block")
@@ -1321,10 +975,8 @@ async fn is_and_get_accept_refs_and_selectors() {
 async fn element_and_annotated_screenshots_and_pdf() {
     let h = Harness::at("/fixture.html").await;
     let snap = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()
@@ -1333,10 +985,8 @@ async fn element_and_annotated_screenshots_and_pdf() {
         .expect("snapshot");
     assert!(snap.refs.contains_key("e1"));
     let shot = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .screenshot(&ScreenshotOptions {
             selector: Some("@e1".into()),
             ..ScreenshotOptions::default()
@@ -1346,24 +996,15 @@ async fn element_and_annotated_screenshots_and_pdf() {
     assert_eq!(&shot[..8], b"\x89PNG\r\n\x1a\n");
     let width = u32::from_be_bytes([shot[16], shot[17], shot[18], shot[19]]);
     let height = u32::from_be_bytes([shot[20], shot[21], shot[22], shot[23]]);
-    let b = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .get_box("@e1")
-        .await
-        .expect("box");
+    let b = h.page().await.get_box("@e1").await.expect("box");
     assert_eq!(
         (width, height),
         (b.width.round() as u32, b.height.round() as u32)
     );
 
     let annotated = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .screenshot_annotated(&ScreenshotOptions::default())
         .await
         .expect("annotate");
@@ -1390,10 +1031,8 @@ async fn element_and_annotated_screenshots_and_pdf() {
     );
 
     let pdf = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .pdf(&PdfOptions::default())
         .await
         .expect("pdf");
@@ -1405,10 +1044,8 @@ async fn element_and_annotated_screenshots_and_pdf() {
 async fn clicking_an_option_ref_selects_it() {
     let h = Harness::at("/fixture.html").await;
     let snap = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()
@@ -1422,10 +1059,8 @@ async fn clicking_an_option_ref_selects_it() {
     );
     h.eval("window.__changes = 0; document.querySelector('select').addEventListener('change', () => window.__changes++)")
         .await;
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .click("@e13", &click())
         .await
         .expect("click option");
@@ -1435,10 +1070,8 @@ async fn clicking_an_option_ref_selects_it() {
     );
     assert_eq!(h.eval("window.__changes").await, json!(1));
     let after = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()

@@ -74,20 +74,11 @@ const UPSTREAM_INTERACTIVE: &str = r#"- heading "Hello Fixture" [level=1, ref=e1
 #[tokio::test]
 async fn fixture_page_matches_upstream_text_and_ref_numbers() {
     let h = Harness::at("/fixture.html").await;
-    let full = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .snapshot(&opts())
-        .await
-        .expect("snapshot");
+    let full = h.page().await.snapshot(&opts()).await.expect("snapshot");
     assert_eq!(full.snapshot, UPSTREAM_FULL);
     let int = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .snapshot(&interactive())
         .await
         .expect("snapshot -i");
@@ -143,14 +134,7 @@ async fn goldens(page: &str) {
         ),
     ];
     for (variant, options) in variants {
-        let text = match h
-            .session
-            .page(None)
-            .await
-            .expect("page")
-            .snapshot(&options)
-            .await
-        {
+        let text = match h.page().await.snapshot(&options).await {
             Ok(snapshot) => snapshot.snapshot,
             Err(err) => format!("error: {err}"),
         };
@@ -183,10 +167,8 @@ async fn golden_clickable() {
 async fn refs_survive_new_nodes_get_new_numbers_and_removed_ones_are_listed() {
     let h = Harness::at("/fixture.html").await;
     let first = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .snapshot(&interactive())
         .await
         .expect("snapshot");
@@ -198,10 +180,8 @@ async fn refs_survive_new_nodes_get_new_numbers_and_removed_ones_are_listed() {
     h.eval("document.querySelectorAll('nav a')[1].remove(); document.body.insertAdjacentHTML('beforeend', '<button>Later</button>')")
         .await;
     let second = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .snapshot(&interactive())
         .await
         .expect("snapshot");
@@ -223,43 +203,27 @@ async fn refs_survive_new_nodes_get_new_numbers_and_removed_ones_are_listed() {
     assert!(!second.snapshot.contains("e6"), "{}", second.snapshot);
     assert_eq!(second.removed_refs, ["@e6"]);
     // The removed ref fails loudly; an unknown one says so.
-    let stale = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .click("@e6", &ClickOptions::default())
-        .await;
+    let stale = h.page().await.click("@e6", &ClickOptions::default()).await;
     assert!(
         matches!(stale, Err(EngineError::StaleRef { .. })),
         "{stale:?}"
     );
-    let unknown = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .click("@e99", &ClickOptions::default())
-        .await;
+    let unknown = h.page().await.click("@e99", &ClickOptions::default()).await;
     assert!(
         matches!(&unknown, Err(EngineError::UnknownRef(r)) if r == "e99"),
         "{unknown:?}"
     );
     // The survivors still act on their own element.
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .click("e2", &ClickOptions::default())
         .await
         .expect("click e2");
     assert_eq!(h.eval("window.__divClicks").await, json!(1));
     // A third snapshot with nothing changed removes nothing.
     let third = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .snapshot(&interactive())
         .await
         .expect("snapshot");
@@ -271,10 +235,8 @@ async fn refs_survive_new_nodes_get_new_numbers_and_removed_ones_are_listed() {
 async fn a_ref_from_before_navigate_is_stale_and_numbers_are_not_reused() {
     let h = Harness::at("/page1.html").await;
     let before = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .snapshot(&interactive())
         .await
         .expect("snapshot");
@@ -286,13 +248,7 @@ async fn a_ref_from_before_navigate_is_stale_and_numbers_are_not_reused() {
         before.snapshot
     );
     h.open("/page1.html").await;
-    let err = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .click("@e2", &ClickOptions::default())
-        .await;
+    let err = h.page().await.click("@e2", &ClickOptions::default()).await;
     assert!(matches!(err, Err(EngineError::StaleRef { .. })), "{err:?}");
     assert_eq!(
         h.session.url().await.expect("url"),
@@ -300,10 +256,8 @@ async fn a_ref_from_before_navigate_is_stale_and_numbers_are_not_reused() {
         "the stale click navigated"
     );
     let after = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .snapshot(&interactive())
         .await
         .expect("snapshot");
@@ -320,46 +274,32 @@ async fn a_ref_from_before_navigate_is_stale_and_numbers_are_not_reused() {
 async fn a_ref_from_before_a_click_triggered_navigation_is_stale() {
     // Upstream #1922: after a click navigated, the old ref silently "succeeded".
     let h = Harness::at("/page1.html").await;
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .snapshot(&interactive())
         .await
         .expect("snapshot");
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .click("@e2", &ClickOptions::default())
         .await
         .expect("click link");
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .wait_url("**/page2.html")
         .await
         .expect("on page two");
     for reference in ["@e2", "@e1"] {
         let err = h
-            .session
-            .page(None)
+            .page()
             .await
-            .expect("page")
             .click(reference, &ClickOptions::default())
             .await;
         assert!(
             matches!(err, Err(EngineError::StaleRef { .. })),
             "{reference}: {err:?}"
         );
-        let err = h
-            .session
-            .page(None)
-            .await
-            .expect("page")
-            .get_text(reference)
-            .await;
+        let err = h.page().await.get_text(reference).await;
         assert!(
             matches!(err, Err(EngineError::StaleRef { .. })),
             "{reference}: {err:?}"
@@ -376,10 +316,8 @@ async fn a_ref_from_before_a_click_triggered_navigation_is_stale() {
 async fn refs_inside_same_origin_and_cross_site_iframes_act_on_their_frame() {
     let h = Harness::at("/iframe.html").await;
     let snap = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .snapshot(&interactive())
         .await
         .expect("snapshot");
@@ -397,31 +335,20 @@ async fn refs_inside_same_origin_and_cross_site_iframes_act_on_their_frame() {
         .map(|(name, _)| name.as_str())
         .collect();
     for (button, input) in inner.iter().zip(&inputs) {
-        h.session
-            .page(None)
+        h.page()
             .await
-            .expect("page")
             .click(button, &ClickOptions::default())
             .await
             .expect("click inner button");
-        h.session
-            .page(None)
+        h.page()
             .await
-            .expect("page")
             .fill(input, "hello")
             .await
             .expect("fill inner input");
     }
     // Both frames changed, each through its own ref: read back through a fresh snapshot (the
     // cross-site frame's DOM is not reachable from the page's script).
-    let after = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .snapshot(&opts())
-        .await
-        .expect("snapshot");
+    let after = h.page().await.snapshot(&opts()).await.expect("snapshot");
     assert_eq!(
         after
             .snapshot
@@ -448,10 +375,8 @@ async fn refs_inside_same_origin_and_cross_site_iframes_act_on_their_frame() {
     h.open("/iframe.html").await;
     for reference in inner.iter().chain(&inputs) {
         let err = h
-            .session
-            .page(None)
+            .page()
             .await
-            .expect("page")
             .click(reference, &ClickOptions::default())
             .await;
         assert!(
@@ -466,10 +391,8 @@ async fn refs_inside_same_origin_and_cross_site_iframes_act_on_their_frame() {
 async fn selector_errors_use_upstream_wording() {
     let h = Harness::at("/fixture.html").await;
     let invalid = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .snapshot(&SnapshotOptions {
             selector: Some("##".into()),
             ..opts()
@@ -483,10 +406,8 @@ async fn selector_errors_use_upstream_wording() {
         other => panic!("expected an invalid selector error, got {other:?}"),
     }
     let missing = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .snapshot(&SnapshotOptions {
             selector: Some("#nope".into()),
             ..opts()
@@ -499,10 +420,8 @@ async fn selector_errors_use_upstream_wording() {
         other => panic!("expected a no-match error, got {other:?}"),
     }
     let nav = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .snapshot(&SnapshotOptions {
             selector: Some("nav".into()),
             ..opts()
@@ -520,10 +439,8 @@ async fn selector_errors_use_upstream_wording() {
 async fn empty_pages_say_so() {
     let h = Harness::at("about:blank").await;
     assert_eq!(
-        h.session
-            .page(None)
+        h.page()
             .await
-            .expect("page")
             .snapshot(&opts())
             .await
             .expect("snapshot")
@@ -531,10 +448,8 @@ async fn empty_pages_say_so() {
         "(empty page)"
     );
     assert_eq!(
-        h.session
-            .page(None)
+        h.page()
             .await
-            .expect("page")
             .snapshot(&interactive())
             .await
             .expect("snapshot")
@@ -543,10 +458,8 @@ async fn empty_pages_say_so() {
     );
     h.open("data:text/html,<p>only text</p>").await;
     assert_eq!(
-        h.session
-            .page(None)
+        h.page()
             .await
-            .expect("page")
             .snapshot(&interactive())
             .await
             .expect("snapshot")
@@ -554,10 +467,8 @@ async fn empty_pages_say_so() {
         "(no interactive elements)"
     );
     assert_eq!(
-        h.session
-            .page(None)
+        h.page()
             .await
-            .expect("page")
             .snapshot(&opts())
             .await
             .expect("snapshot")
@@ -571,10 +482,8 @@ async fn empty_pages_say_so() {
 async fn urls_flag_prints_each_links_target() {
     let h = Harness::at("/fixture.html").await;
     let snap = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .snapshot(&SnapshotOptions {
             urls: true,
             ..interactive()
@@ -593,10 +502,8 @@ async fn urls_flag_prints_each_links_target() {
 async fn diff_snapshot_compares_with_the_previous_snapshot() {
     let h = Harness::at("/fixture.html").await;
     let first = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .diff_snapshot(&interactive(), None)
         .await
         .expect("first diff");
@@ -604,10 +511,8 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
     assert!(first.changed);
     assert_eq!(first.additions, 13);
     let unchanged = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .diff_snapshot(&interactive(), None)
         .await
         .expect("same page");
@@ -619,10 +524,8 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
     h.eval("document.querySelector('button').textContent = 'Send'")
         .await;
     let changed = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .diff_snapshot(&interactive(), None)
         .await
         .expect("changed page");
@@ -647,10 +550,8 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
     );
     // A literal baseline.
     let baseline = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .diff_snapshot(
             &interactive(),
             Some("- heading \"Hello Fixture\" [level=1, ref=e1]\n"),
@@ -667,20 +568,16 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("before.txt");
     let current = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .snapshot(&interactive())
         .await
         .expect("snapshot")
         .snapshot;
     std::fs::write(&file, &current).expect("write baseline");
     let from_file = h
-        .session
-        .page(None)
+        .page()
         .await
-        .expect("page")
         .diff_snapshot(&interactive(), Some(&file.to_string_lossy()))
         .await
         .expect("baseline file");
@@ -691,10 +588,8 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
 #[tokio::test]
 async fn warm_snapshot_and_ref_click_are_quick() {
     let h = Harness::at("/fixture.html").await;
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .snapshot(&interactive())
         .await
         .expect("warm up");
@@ -702,19 +597,15 @@ async fn warm_snapshot_and_ref_click_are_quick() {
     let mut clicks = Vec::new();
     for _ in 0..15 {
         let t = std::time::Instant::now();
-        h.session
-            .page(None)
+        h.page()
             .await
-            .expect("page")
             .snapshot(&interactive())
             .await
             .expect("snapshot -i");
         snaps.push(t.elapsed());
         let t = std::time::Instant::now();
-        h.session
-            .page(None)
+        h.page()
             .await
-            .expect("page")
             .click("@e2", &ClickOptions::default())
             .await
             .expect("click @e2");
@@ -745,31 +636,17 @@ async fn warm_snapshot_and_ref_click_are_quick() {
 #[tokio::test]
 async fn a_ref_to_a_node_removed_without_a_new_snapshot_is_stale() {
     let h = Harness::at("/fixture.html").await;
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .snapshot(&interactive())
         .await
         .expect("snapshot");
     // The page keeps the node alive (so it still resolves) but takes it out of the document.
     h.eval("window.__kept = document.querySelector('nav a'); window.__kept.remove()")
         .await;
-    let err = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .get_text("@e5")
-        .await;
+    let err = h.page().await.get_text("@e5").await;
     assert!(matches!(err, Err(EngineError::StaleRef { .. })), "{err:?}");
-    let err = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .click("@e5", &ClickOptions::default())
-        .await;
+    let err = h.page().await.click("@e5", &ClickOptions::default()).await;
     assert!(matches!(err, Err(EngineError::StaleRef { .. })), "{err:?}");
     h.close().await;
 }
@@ -779,10 +656,8 @@ async fn a_ref_from_a_page_restored_by_back_is_stale() {
     // Back/forward cache can bring the very same document (and nodes) back; refs from before the
     // navigation must still fail instead of quietly working again.
     let h = Harness::at("/page1.html").await;
-    h.session
-        .page(None)
+    h.page()
         .await
-        .expect("page")
         .snapshot(&interactive())
         .await
         .expect("snapshot");
@@ -791,13 +666,7 @@ async fn a_ref_from_a_page_restored_by_back_is_stale() {
     h.session.history(-1, None).await.expect("back");
     let restored = h.eval("window.__kept === 1").await;
     eprintln!("restored from back/forward cache: {restored}");
-    let err = h
-        .session
-        .page(None)
-        .await
-        .expect("page")
-        .click("@e2", &ClickOptions::default())
-        .await;
+    let err = h.page().await.click("@e2", &ClickOptions::default()).await;
     assert!(matches!(err, Err(EngineError::StaleRef { .. })), "{err:?}");
     assert_eq!(
         h.session.url().await.expect("url"),

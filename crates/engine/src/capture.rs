@@ -311,7 +311,7 @@ impl Page<'_> {
         })
     }
 
-    /// `pdf`: prints the active tab to PDF and returns the bytes.
+    /// `pdf`: prints the view's tab to PDF and returns the bytes.
     pub async fn pdf(&self, options: &PdfOptions) -> Result<Vec<u8>> {
         let (tab, timeout) = (&self.tab, self.timeout);
         let print = page::PrintToPdfParams {

@@ -1,7 +1,7 @@
 //! The page's clipboard (`clipboard read|write|copy|paste`) as [`Page`] methods.
 //!
 //! Reading and writing go through the page's own `navigator.clipboard`, after granting
-//! `clipboard-read` and `clipboard-write` to the active tab's origin only, in the tab's own
+//! `clipboard-read` and `clipboard-write` to the page's origin only, in the tab's own
 //! browser context (`Browser.setPermission` with both), so no other origin or context gains
 //! access. Focus emulation is on for the call: the Clipboard API refuses a document without
 //! focus, which a background tab (a stage tab on a shared anchor) never has. `copy` and `paste`
@@ -84,7 +84,7 @@ impl Page<'_> {
         Ok(ClipboardPasted { pasted: true })
     }
 
-    /// Grants the clipboard to the active tab's origin, then evaluates `script` with focus.
+    /// Grants the clipboard to the view's origin, then evaluates `script` with focus.
     async fn with_clipboard(&self, script: &str) -> Result<serde_json::Value> {
         let (tab, _, timeout) = self.parts();
         let origin = self
