@@ -490,7 +490,10 @@ async fn run(viewers: tokio::runtime::Handle, run_for: Duration) {
         .expect("input viewer connects");
     tokio::time::sleep(Duration::from_millis(500)).await;
     let clicks_before = session
-        .evaluate("window.__clicks.length", None)
+        .page(None)
+        .await
+        .expect("page")
+        .evaluate("window.__clicks.length")
         .await
         .expect("evaluate")
         .value
@@ -518,10 +521,12 @@ async fn run(viewers: tokio::runtime::Handle, run_for: Duration) {
     let probe = probe.await.expect("probe viewer");
     let _ = input.close(None).await;
     let handled: Vec<f64> = session
-        .evaluate(
-            &format!("JSON.stringify(window.__clicks.slice({clicks_before}).map(c => c.t))"),
-            None,
-        )
+        .page(None)
+        .await
+        .expect("page")
+        .evaluate(&format!(
+            "JSON.stringify(window.__clicks.slice({clicks_before}).map(c => c.t))"
+        ))
         .await
         .ok()
         .and_then(|e| e.value.as_str().and_then(|s| serde_json::from_str(s).ok()))

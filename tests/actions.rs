@@ -22,20 +22,18 @@ const SLOW_LINK: &str = "document.body.insertAdjacentHTML('beforeend', '<a id=\"
 
 #[tokio::test]
 async fn a_click_that_navigates_returns_on_the_page_it_led_to() {
-    // Engine behaviour (a Host calling Session::click gets it, not only the CLI): the click
+    // Engine behaviour (a Host calling Page::click gets it, not only the CLI): the click
     // waits for the navigation it started.
     let h = Harness::at("/page1.html").await;
-    h.session
-        .click("#to2", &click(), None)
-        .await
-        .expect("click");
+    h.page().await.click("#to2", &click()).await.expect("click");
     assert_eq!(
         h.session.url().await.expect("url"),
         h.site.url("/page2.html")
     );
     h.eval(SLOW_LINK).await;
-    h.session
-        .click("#slow", &click(), None)
+    h.page()
+        .await
+        .click("#slow", &click())
         .await
         .expect("click");
     assert_eq!(
@@ -55,8 +53,9 @@ async fn without_navigation_settling_a_click_returns_once_delivered() {
     .await;
     h.open("/page1.html").await;
     h.eval(SLOW_LINK).await;
-    h.session
-        .click("#slow", &click(), None)
+    h.page()
+        .await
+        .click("#slow", &click())
         .await
         .expect("click");
     // The server holds the new page for 3 s: the click did not wait for it.
@@ -73,8 +72,9 @@ async fn fill_replaces_the_value_and_fires_input() {
     h.eval("document.getElementById('name').value = 'old'")
         .await;
     let done = h
-        .session
-        .fill("#name", "Ada Lovelace", None)
+        .page()
+        .await
+        .fill("#name", "Ada Lovelace")
         .await
         .expect("fill");
     assert_eq!(
@@ -93,7 +93,8 @@ async fn fill_replaces_the_value_and_fires_input() {
     );
     // Into a contenteditable, and by ref.
     let snap = h
-        .session
+        .page()
+        .await
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()
@@ -106,8 +107,9 @@ async fn fill_replaces_the_value_and_fires_input() {
         .find(|(_, r)| r.role == "generic")
         .map(|(n, _)| format!("@{n}"))
         .expect("editor ref");
-    h.session
-        .fill(&editor, "rich text", None)
+    h.page()
+        .await
+        .fill(&editor, "rich text")
         .await
         .expect("fill editor");
     assert_eq!(
@@ -116,7 +118,7 @@ async fn fill_replaces_the_value_and_fires_input() {
         json!("rich text")
     );
     // Not fillable: a checkbox.
-    let err = h.session.fill("#agree", "x", None).await;
+    let err = h.page().await.fill("#agree", "x").await;
     assert!(matches!(err, Err(EngineError::Invalid(_))), "{err:?}");
     h.close().await;
 }
@@ -125,8 +127,9 @@ async fn fill_replaces_the_value_and_fires_input() {
 async fn type_sends_real_key_events_and_clear_empties_first() {
     let h = Harness::at("/form.html").await;
     let typed = h
-        .session
-        .type_text("#bio", "Hi!", false, None, None)
+        .page()
+        .await
+        .type_text("#bio", "Hi!", false, None)
         .await
         .expect("type");
     assert_eq!(
@@ -138,8 +141,9 @@ async fn type_sends_real_key_events_and_clear_empties_first() {
         json!("Hi!")
     );
     assert_eq!(h.eval("window.__keys.join(',')").await, json!("H,i,!"));
-    h.session
-        .type_text("#bio", "ok", true, Some(Duration::from_millis(5)), None)
+    h.page()
+        .await
+        .type_text("#bio", "ok", true, Some(Duration::from_millis(5)))
         .await
         .expect("type --clear --delay");
     assert_eq!(
@@ -152,8 +156,8 @@ async fn type_sends_real_key_events_and_clear_empties_first() {
 #[tokio::test]
 async fn press_enter_submits_and_chords_edit() {
     let h = Harness::at("/form.html").await;
-    h.session.fill("#name", "Grace", None).await.expect("fill");
-    let pressed = h.session.press("Enter", None).await.expect("press Enter");
+    h.page().await.fill("#name", "Grace").await.expect("fill");
+    let pressed = h.page().await.press("Enter").await.expect("press Enter");
     assert_eq!(
         serde_json::to_value(&pressed).expect("json"),
         json!({"pressed": "Enter"})
@@ -164,22 +168,19 @@ async fn press_enter_submits_and_chords_edit() {
     )
     .await;
     // Control+a selects all, Backspace deletes it.
-    h.session
-        .press("Control+a", None)
-        .await
-        .expect("select all");
-    h.session.press("Backspace", None).await.expect("backspace");
+    h.page().await.press("Control+a").await.expect("select all");
+    h.page().await.press("Backspace").await.expect("backspace");
     assert_eq!(
         h.eval("document.getElementById('name').value").await,
         json!("")
     );
     // Shift+Tab moves focus backwards; Tab forwards.
-    h.session.focus("#email", None).await.expect("focus");
-    h.session.press("Shift+Tab", None).await.expect("shift+tab");
+    h.page().await.focus("#email").await.expect("focus");
+    h.page().await.press("Shift+Tab").await.expect("shift+tab");
     assert_eq!(h.eval("document.activeElement.id").await, json!("name"));
-    h.session.press("Tab", None).await.expect("tab");
+    h.page().await.press("Tab").await.expect("tab");
     assert_eq!(h.eval("document.activeElement.id").await, json!("email"));
-    let err = h.session.press("Hyper+q", None).await;
+    let err = h.page().await.press("Hyper+q").await;
     assert!(matches!(err, Err(EngineError::Invalid(_))), "{err:?}");
     h.close().await;
 }
@@ -187,28 +188,28 @@ async fn press_enter_submits_and_chords_edit() {
 #[tokio::test]
 async fn keydown_keyup_keyboard_type_and_inserttext() {
     let h = Harness::at("/form.html").await;
-    h.session.focus("#name", None).await.expect("focus");
-    h.session
-        .key_down("Shift", None)
+    h.page().await.focus("#name").await.expect("focus");
+    h.page()
+        .await
+        .key_down("Shift")
         .await
         .expect("keydown Shift");
-    h.session
-        .keyboard_type("ab", None, None)
+    h.page()
+        .await
+        .keyboard_type("ab", None)
         .await
         .expect("type with shift held");
-    h.session.key_up("Shift", None).await.expect("keyup Shift");
-    h.session
-        .keyboard_type("c", None, None)
-        .await
-        .expect("type");
+    h.page().await.key_up("Shift").await.expect("keyup Shift");
+    h.page().await.keyboard_type("c", None).await.expect("type");
     // Held Shift reached the page as a modifier on the typed keys.
     assert_eq!(
         h.eval("window.__keys.join(',')").await,
         json!("Shift,a,b,c")
     );
     let inserted = h
-        .session
-        .insert_text(" + more", None)
+        .page()
+        .await
+        .insert_text(" + more")
         .await
         .expect("inserttext");
     assert_eq!(
@@ -228,8 +229,9 @@ async fn keydown_keyup_keyboard_type_and_inserttext() {
 async fn select_by_value_or_label() {
     let h = Harness::at("/form.html").await;
     let selected = h
-        .session
-        .select("#size", &["Large".to_string()], None)
+        .page()
+        .await
+        .select("#size", &["Large".to_string()])
         .await
         .expect("select by label");
     assert_eq!(
@@ -240,15 +242,16 @@ async fn select_by_value_or_label() {
         h.eval("document.getElementById('size').value").await,
         json!("l")
     );
-    h.session
-        .select("#size", &["m".to_string()], None)
+    h.page()
+        .await
+        .select("#size", &["m".to_string()])
         .await
         .expect("select by value");
     assert_eq!(
         h.eval("document.getElementById('size').value").await,
         json!("m")
     );
-    match h.session.select("#size", &["XL".to_string()], None).await {
+    match h.page().await.select("#size", &["XL".to_string()]).await {
         Err(EngineError::Invalid(msg)) => assert!(
             msg.starts_with("No option matched [\"XL\"]. Available options: s (\"Small\")"),
             "{msg}"
@@ -257,8 +260,9 @@ async fn select_by_value_or_label() {
     }
     // A <select multiple> takes every match.
     h.eval("document.body.insertAdjacentHTML('beforeend', '<select id=\"m\" multiple><option>a</option><option>b</option><option value=\"cv\">c</option></select>')").await;
-    h.session
-        .select("#m", &["a".to_string(), "c".to_string()], None)
+    h.page()
+        .await
+        .select("#m", &["a".to_string(), "c".to_string()])
         .await
         .expect("select multiple");
     assert_eq!(
@@ -272,7 +276,7 @@ async fn select_by_value_or_label() {
 #[tokio::test]
 async fn check_and_uncheck_are_idempotent_and_work_on_radios() {
     let h = Harness::at("/form.html").await;
-    let checked = h.session.check("#agree", None).await.expect("check");
+    let checked = h.page().await.check("#agree").await.expect("check");
     assert_eq!(
         serde_json::to_value(&checked).expect("json"),
         json!({"checked": "#agree"})
@@ -281,12 +285,12 @@ async fn check_and_uncheck_are_idempotent_and_work_on_radios() {
         h.eval("document.getElementById('agree').checked").await,
         json!(true)
     );
-    h.session.check("#agree", None).await.expect("check again");
+    h.page().await.check("#agree").await.expect("check again");
     assert_eq!(
         h.eval("document.getElementById('agree').checked").await,
         json!(true)
     );
-    let unchecked = h.session.uncheck("#agree", None).await.expect("uncheck");
+    let unchecked = h.page().await.uncheck("#agree").await.expect("uncheck");
     assert_eq!(
         serde_json::to_value(&unchecked).expect("json"),
         json!({"unchecked": "#agree"})
@@ -295,7 +299,7 @@ async fn check_and_uncheck_are_idempotent_and_work_on_radios() {
         h.eval("document.getElementById('agree').checked").await,
         json!(false)
     );
-    h.session.check("#color-green", None).await.expect("radio");
+    h.page().await.check("#color-green").await.expect("radio");
     assert_eq!(
         h.eval("document.querySelector('input[name=color]:checked').value")
             .await,
@@ -304,12 +308,12 @@ async fn check_and_uncheck_are_idempotent_and_work_on_radios() {
     // A hidden input is checked through a script click (styled controls).
     h.eval("document.getElementById('agree').style.display = 'none'")
         .await;
-    h.session.check("#agree", None).await.expect("check hidden");
+    h.page().await.check("#agree").await.expect("check hidden");
     assert_eq!(
         h.eval("document.getElementById('agree').checked").await,
         json!(true)
     );
-    let err = h.session.check("#name", None).await;
+    let err = h.page().await.check("#name").await;
     assert!(matches!(err, Err(EngineError::Invalid(_))), "{err:?}");
     h.close().await;
 }
@@ -318,7 +322,7 @@ async fn check_and_uncheck_are_idempotent_and_work_on_radios() {
 async fn hover_applies_hover_styles() {
     let h = Harness::at("/clickable.html").await;
     h.eval("document.head.insertAdjacentHTML('beforeend', '<style>#real-button:hover { background-color: rgb(1, 2, 3); }</style>')").await;
-    let hovered = h.session.hover("#real-button", None).await.expect("hover");
+    let hovered = h.page().await.hover("#real-button").await.expect("hover");
     assert_eq!(
         serde_json::to_value(&hovered).expect("json"),
         json!({"hovered": "#real-button"})
@@ -335,8 +339,9 @@ async fn hover_applies_hover_styles() {
 async fn clicks_wait_for_late_elements_scroll_far_ones_and_double_click() {
     let h = Harness::at("/form.html").await;
     // #late is hidden and disabled for 500 ms after load.
-    h.session
-        .click("#late", &click(), None)
+    h.page()
+        .await
+        .click("#late", &click())
         .await
         .expect("click late button");
     assert_eq!(
@@ -345,8 +350,9 @@ async fn clicks_wait_for_late_elements_scroll_far_ones_and_double_click() {
         json!("late clicked")
     );
     h.open("/scroll.html").await;
-    h.session
-        .click("#bottom", &click(), None)
+    h.page()
+        .await
+        .click("#bottom", &click())
         .await
         .expect("click far button");
     assert_eq!(
@@ -357,14 +363,16 @@ async fn clicks_wait_for_late_elements_scroll_far_ones_and_double_click() {
     assert!(h.eval("window.scrollY").await.as_f64().unwrap_or(0.0) > 4000.0);
     h.open("/clickable.html").await;
     h.eval("window.__dbl = 0; document.getElementById('real-button').addEventListener('dblclick', () => window.__dbl++)").await;
-    h.session
-        .dblclick("#real-button", None)
+    h.page()
+        .await
+        .dblclick("#real-button")
         .await
         .expect("dblclick");
     assert_eq!(h.eval("window.__dbl").await, json!(1));
     // xpath= selectors.
-    h.session
-        .click("xpath=//div[@id='div-pointer']", &click(), None)
+    h.page()
+        .await
+        .click("xpath=//div[@id='div-pointer']", &click())
         .await
         .expect("xpath click");
     assert_eq!(
@@ -372,7 +380,7 @@ async fn clicks_wait_for_late_elements_scroll_far_ones_and_double_click() {
             .await,
         json!("div-pointer")
     );
-    let missing = h.session.click("#nope", &click(), None).await;
+    let missing = h.page().await.click("#nope", &click()).await;
     assert!(
         matches!(&missing, Err(EngineError::NotFound { selector }) if selector == "#nope"),
         "{missing:?}"
@@ -387,7 +395,10 @@ async fn a_hidden_element_times_out_with_the_reason() {
         .await;
     let err = h
         .session
-        .click("#submit", &click(), Some(Duration::from_millis(300)))
+        .page(Some(Duration::from_millis(300)))
+        .await
+        .expect("page")
+        .click("#submit", &click())
         .await;
     match err {
         Err(EngineError::Timeout { what, .. }) => assert!(what.contains("not visible"), "{what}"),
@@ -399,7 +410,7 @@ async fn a_hidden_element_times_out_with_the_reason() {
 #[tokio::test]
 async fn a_covered_element_names_what_covers_it() {
     let h = Harness::at("/covered.html").await;
-    let err = h.session.click("#target", &click(), None).await;
+    let err = h.page().await.click("#target", &click()).await;
     match err {
         Err(EngineError::Covered {
             selector, cover, ..
@@ -417,7 +428,8 @@ async fn a_covered_element_names_what_covers_it() {
     );
     // The same through a ref.
     let snap = h
-        .session
+        .page()
+        .await
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()
@@ -430,7 +442,7 @@ async fn a_covered_element_names_what_covers_it() {
         .find(|(_, r)| r.name == "Covered target")
         .map(|(n, _)| format!("@{n}"))
         .expect("ref");
-    let err = h.session.click(&target, &click(), None).await;
+    let err = h.page().await.click(&target, &click()).await;
     assert!(matches!(err, Err(EngineError::Covered { .. })), "{err:?}");
     h.close().await;
 }
@@ -438,10 +450,11 @@ async fn a_covered_element_names_what_covers_it() {
 #[tokio::test]
 async fn a_click_that_opens_a_dialog_reports_it() {
     let h = Harness::at("/fixture.html").await;
-    let clicked = h.session.click("", &click(), None).await;
+    let clicked = h.page().await.click("", &click()).await;
     assert!(clicked.is_err(), "an empty selector must not click");
     let snap = h
-        .session
+        .page()
+        .await
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()
@@ -451,8 +464,9 @@ async fn a_click_that_opens_a_dialog_reports_it() {
     assert!(snap.snapshot.contains(r#"button "Confirm" [ref=e4]"#));
     let started = std::time::Instant::now();
     let clicked = h
-        .session
-        .click("@e4", &click(), None)
+        .page()
+        .await
+        .click("@e4", &click())
         .await
         .expect("click Confirm");
     assert!(clicked.dialog_opened, "{clicked:?}");
@@ -480,8 +494,9 @@ async fn a_click_that_opens_a_dialog_reports_it() {
     .await;
     // An alert is auto-accepted: the click completes without a pending dialog.
     let alert = h
-        .session
-        .click("@e3", &click(), None)
+        .page()
+        .await
+        .click("@e3", &click())
         .await
         .expect("click Alert");
     assert!(!alert.dialog_opened);
@@ -492,14 +507,14 @@ async fn a_click_that_opens_a_dialog_reports_it() {
 async fn click_new_tab_opens_the_link_in_a_new_tab() {
     let h = Harness::at("/page1.html").await;
     let clicked = h
-        .session
+        .page()
+        .await
         .click(
             "#to2",
             &ClickOptions {
                 new_tab: true,
                 ..ClickOptions::default()
             },
-            None,
         )
         .await
         .expect("click --new-tab");
@@ -520,8 +535,9 @@ async fn click_new_tab_opens_the_link_in_a_new_tab() {
 async fn scroll_and_scrollintoview_move_the_page() {
     let h = Harness::at("/scroll.html").await;
     let scrolled = h
-        .session
-        .scroll("down", Some(500.0), None, None)
+        .page()
+        .await
+        .scroll("down", Some(500.0), None)
         .await
         .expect("scroll");
     assert_eq!(
@@ -529,14 +545,16 @@ async fn scroll_and_scrollintoview_move_the_page() {
         json!({"scrolled": true})
     );
     assert_eq!(h.eval("window.scrollY").await, json!(500));
-    h.session
-        .scroll("up", Some(200.0), None, None)
+    h.page()
+        .await
+        .scroll("up", Some(200.0), None)
         .await
         .expect("scroll up");
     assert_eq!(h.eval("window.scrollY").await, json!(300));
     let into = h
-        .session
-        .scroll_into_view("#bottom", None)
+        .page()
+        .await
+        .scroll_into_view("#bottom")
         .await
         .expect("scrollintoview");
     assert_eq!(
@@ -544,13 +562,14 @@ async fn scroll_and_scrollintoview_move_the_page() {
         json!({"scrolled": "#bottom"})
     );
     assert!(h.eval("window.scrollY").await.as_f64().unwrap_or(0.0) > 4000.0);
-    let err = h.session.scroll("sideways", None, None, None).await;
+    let err = h.page().await.scroll("sideways", None, None).await;
     assert!(matches!(err, Err(EngineError::Invalid(_))), "{err:?}");
     // With a selector, the element scrolls, not the page.
     h.eval("document.body.insertAdjacentHTML('afterbegin', '<div id=\"box\" style=\"height:100px;overflow:auto\"><div style=\"height:1000px\"></div></div>')").await;
     let page_y = h.eval("window.scrollY").await;
-    h.session
-        .scroll("down", Some(250.0), Some("#box"), None)
+    h.page()
+        .await
+        .scroll("down", Some(250.0), Some("#box"))
         .await
         .expect("scroll element");
     assert_eq!(
@@ -564,15 +583,8 @@ async fn scroll_and_scrollintoview_move_the_page() {
 #[tokio::test]
 async fn mouse_wheel_scrolls_and_mouse_down_up_drag() {
     let h = Harness::at("/scroll.html").await;
-    h.session
-        .mouse_move(200.0, 200.0, None)
-        .await
-        .expect("move");
-    let wheeled = h
-        .session
-        .mouse_wheel(400.0, 0.0, None)
-        .await
-        .expect("wheel");
+    h.page().await.mouse_move(200.0, 200.0).await.expect("move");
+    let wheeled = h.page().await.mouse_wheel(400.0, 0.0).await.expect("wheel");
     assert_eq!(
         serde_json::to_value(&wheeled).expect("json"),
         json!({"scrolled": true, "deltaX": 0.0, "deltaY": 400.0})
@@ -580,18 +592,20 @@ async fn mouse_wheel_scrolls_and_mouse_down_up_drag() {
     h.eventually("window.scrollY > 0", json!(true)).await;
 
     h.open("/drag.html").await;
-    let b = h.session.get_box("#handle", None).await.expect("box");
+    let b = h.page().await.get_box("#handle").await.expect("box");
     let (x, y) = (b.x + b.width / 2.0, b.y + b.height / 2.0);
-    h.session
-        .mouse_move(x, y, None)
+    h.page()
+        .await
+        .mouse_move(x, y)
         .await
         .expect("move to handle");
-    h.session.mouse_down(None, None).await.expect("down");
-    h.session
-        .mouse_move(x + 100.0, y + 50.0, None)
+    h.page().await.mouse_down(None).await.expect("down");
+    h.page()
+        .await
+        .mouse_move(x + 100.0, y + 50.0)
         .await
         .expect("move");
-    h.session.mouse_up(None, None).await.expect("up");
+    h.page().await.mouse_up(None).await.expect("up");
     assert_eq!(
         h.eval("document.getElementById('pos').textContent").await,
         json!("120,70")
@@ -603,8 +617,9 @@ async fn mouse_wheel_scrolls_and_mouse_down_up_drag() {
 async fn drag_moves_the_handle_and_does_html5_drag_and_drop() {
     let h = Harness::at("/drag.html").await;
     let dragged = h
-        .session
-        .drag("#handle", "#pos", None)
+        .page()
+        .await
+        .drag("#handle", "#pos")
         .await
         .expect("drag handle");
     assert_eq!(
@@ -613,8 +628,9 @@ async fn drag_moves_the_handle_and_does_html5_drag_and_drop() {
     );
     let pos = h.eval("document.getElementById('pos').textContent").await;
     assert_ne!(pos, json!("20,20"), "the handle did not move");
-    h.session
-        .drag("#src", "#dst", None)
+    h.page()
+        .await
+        .drag("#src", "#dst")
         .await
         .expect("drag and drop");
     assert_eq!(
@@ -638,8 +654,9 @@ async fn upload_sets_the_input_files() {
         b.to_string_lossy().into_owned(),
     ];
     let uploaded = h
-        .session
-        .upload("#upload", &files, None)
+        .page()
+        .await
+        .upload("#upload", &files)
         .await
         .expect("upload");
     assert_eq!(
@@ -648,11 +665,12 @@ async fn upload_sets_the_input_files() {
     );
     assert_eq!(h.eval("Array.from(document.getElementById('upload').files, f => f.name + ':' + f.size).join(',')").await, json!("a.txt:1,b.txt:2"));
     let err = h
-        .session
-        .upload("#upload", &["/no/such/file".to_string()], None)
+        .page()
+        .await
+        .upload("#upload", &["/no/such/file".to_string()])
         .await;
     assert!(matches!(err, Err(EngineError::Invalid(_))), "{err:?}");
-    let err = h.session.upload("#name", &files[..1], None).await;
+    let err = h.page().await.upload("#name", &files[..1]).await;
     assert!(matches!(err, Err(EngineError::Invalid(_))), "{err:?}");
     h.close().await;
 }
@@ -665,8 +683,9 @@ async fn find_by_role_label_text_and_position() {
         name: Some("confirm".into()),
     };
     let found = h
-        .session
-        .find(&role, &FindAction::Text, false, None)
+        .page()
+        .await
+        .find(&role, &FindAction::Text, false)
         .await
         .expect("find role");
     assert!(
@@ -674,7 +693,8 @@ async fn find_by_role_label_text_and_position() {
         "{found:?}"
     );
     match h
-        .session
+        .page()
+        .await
         .find(
             &Locator::Role {
                 role: "button".into(),
@@ -682,7 +702,6 @@ async fn find_by_role_label_text_and_position() {
             },
             &FindAction::Click,
             false,
-            None,
         )
         .await
     {
@@ -696,7 +715,8 @@ async fn find_by_role_label_text_and_position() {
     }
     // Exact matching is case-sensitive and whole.
     let exact = h
-        .session
+        .page()
+        .await
         .find(
             &Locator::Role {
                 role: "button".into(),
@@ -704,17 +724,16 @@ async fn find_by_role_label_text_and_position() {
             },
             &FindAction::Click,
             true,
-            None,
         )
         .await;
     assert!(exact.is_err(), "{exact:?}");
     let filled = h
-        .session
+        .page()
+        .await
         .find(
             &Locator::Label("email".into()),
             &FindAction::Fill("a@b.c".into()),
             false,
-            None,
         )
         .await
         .expect("find label");
@@ -726,17 +745,18 @@ async fn find_by_role_label_text_and_position() {
         h.eval("document.getElementById('email').value").await,
         json!("a@b.c")
     );
-    h.session
+    h.page()
+        .await
         .find(
             &Locator::Text("Clickable div".into()),
             &FindAction::Click,
             false,
-            None,
         )
         .await
         .expect("find text");
     assert_eq!(h.eval("window.__divClicks").await, json!(1));
-    h.session
+    h.page()
+        .await
         .find(
             &Locator::Role {
                 role: "checkbox".into(),
@@ -744,7 +764,6 @@ async fn find_by_role_label_text_and_position() {
             },
             &FindAction::Check,
             false,
-            None,
         )
         .await
         .expect("check");
@@ -753,7 +772,8 @@ async fn find_by_role_label_text_and_position() {
         json!(true)
     );
     let last = h
-        .session
+        .page()
+        .await
         .find(
             &Locator::Nth {
                 selector: "nav a".into(),
@@ -761,7 +781,6 @@ async fn find_by_role_label_text_and_position() {
             },
             &FindAction::Text,
             false,
-            None,
         )
         .await
         .expect("last");
@@ -770,12 +789,12 @@ async fn find_by_role_label_text_and_position() {
         "{last:?}"
     );
     h.eval("document.body.insertAdjacentHTML('beforeend', '<input placeholder=\"Search here\"><img alt=\"Logo\" title=\"Brand\" src=\"data:,\" width=\"10\" height=\"10\"><span data-testid=\"tid\">T</span>')").await;
-    h.session
+    h.page()
+        .await
         .find(
             &Locator::Placeholder("search".into()),
             &FindAction::Fill("q".into()),
             false,
-            None,
         )
         .await
         .expect("placeholder");
@@ -784,43 +803,27 @@ async fn find_by_role_label_text_and_position() {
             .await,
         json!("q")
     );
-    h.session
-        .find(
-            &Locator::Alt("logo".into()),
-            &FindAction::Hover,
-            false,
-            None,
-        )
+    h.page()
+        .await
+        .find(&Locator::Alt("logo".into()), &FindAction::Hover, false)
         .await
         .expect("alt");
-    h.session
-        .find(
-            &Locator::Title("Brand".into()),
-            &FindAction::Hover,
-            true,
-            None,
-        )
+    h.page()
+        .await
+        .find(&Locator::Title("Brand".into()), &FindAction::Hover, true)
         .await
         .expect("title");
     let tid = h
-        .session
-        .find(
-            &Locator::TestId("tid".into()),
-            &FindAction::Text,
-            false,
-            None,
-        )
+        .page()
+        .await
+        .find(&Locator::TestId("tid".into()), &FindAction::Text, false)
         .await
         .expect("testid");
     assert!(matches!(&tid, Found::Text(t) if t.text == "T"), "{tid:?}");
     let none = h
-        .session
-        .find(
-            &Locator::TestId("absent".into()),
-            &FindAction::Click,
-            false,
-            None,
-        )
+        .page()
+        .await
+        .find(&Locator::TestId("absent".into()), &FindAction::Click, false)
         .await;
     assert!(
         matches!(none, Err(EngineError::NoElementBy { .. })),
@@ -833,7 +836,8 @@ async fn find_by_role_label_text_and_position() {
 async fn is_and_get_accept_refs_and_selectors() {
     let h = Harness::at("/form.html").await;
     let snap = h
-        .session
+        .page()
+        .await
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()
@@ -850,106 +854,114 @@ async fn is_and_get_accept_refs_and_selectors() {
     let disabled = by_name("Disabled");
     let agree = by_name("I agree");
     assert!(
-        !h.session
-            .is_enabled(&disabled, None)
+        !h.page()
+            .await
+            .is_enabled(&disabled)
             .await
             .expect("is enabled")
             .enabled
     );
     assert!(
-        h.session
-            .is_enabled("#submit", None)
+        h.page()
+            .await
+            .is_enabled("#submit")
             .await
             .expect("is enabled")
             .enabled
     );
     assert!(
-        h.session
-            .is_visible("#submit", None)
+        h.page()
+            .await
+            .is_visible("#submit")
             .await
             .expect("is visible")
             .visible
     );
     let hidden = h
-        .session
-        .is_visible("#late", None)
+        .page()
+        .await
+        .is_visible("#late")
         .await
         .expect("is visible");
     assert_eq!(hidden.origin, h.site.url("/form.html"));
     assert!(
-        !h.session
-            .is_checked(&agree, None)
+        !h.page()
+            .await
+            .is_checked(&agree)
             .await
             .expect("is checked")
             .checked
     );
-    h.session.check(&agree, None).await.expect("check by ref");
+    h.page().await.check(&agree).await.expect("check by ref");
     assert!(
-        h.session
-            .is_checked("#agree", None)
+        h.page()
+            .await
+            .is_checked("#agree")
             .await
             .expect("is checked")
             .checked
     );
 
-    h.session.fill("#name", "Zed", None).await.expect("fill");
+    h.page().await.fill("#name", "Zed").await.expect("fill");
     assert_eq!(
-        h.session
-            .get_value(&by_name("Name"), None)
+        h.page()
+            .await
+            .get_value(&by_name("Name"))
             .await
             .expect("value")
             .value,
         "Zed"
     );
     assert_eq!(
-        h.session.get_text("h1", None).await.expect("text").text,
+        h.page().await.get_text("h1").await.expect("text").text,
         "Form"
     );
     assert_eq!(
-        h.session
-            .get_html("#late-result", None)
+        h.page()
+            .await
+            .get_html("#late-result")
             .await
             .expect("html")
             .html,
         ""
     );
     let attr = h
-        .session
-        .get_attribute(&by_name("Submit"), "type", None)
+        .page()
+        .await
+        .get_attribute(&by_name("Submit"), "type")
         .await
         .expect("attr");
     assert_eq!(attr.value.as_deref(), Some("submit"));
     assert_eq!(
-        h.session
-            .get_attribute("#name", "data-none", None)
+        h.page()
+            .await
+            .get_attribute("#name", "data-none")
             .await
             .expect("attr")
             .value,
         None
     );
     assert_eq!(
-        h.session
-            .get_count("input[type=radio]", None)
+        h.page()
+            .await
+            .get_count("input[type=radio]")
             .await
             .expect("count")
             .count,
         2
     );
     assert_eq!(
-        h.session
-            .get_count(&agree, None)
-            .await
-            .expect("count")
-            .count,
+        h.page().await.get_count(&agree).await.expect("count").count,
         1
     );
     let b = h
-        .session
-        .get_box(&by_name("Submit"), None)
+        .page()
+        .await
+        .get_box(&by_name("Submit"))
         .await
         .expect("box");
     assert!(b.width > 10.0 && b.height > 5.0, "{b:?}");
-    let styles = h.session.get_styles("#editor", None).await.expect("styles");
+    let styles = h.page().await.get_styles("#editor").await.expect("styles");
     assert_eq!(
         styles.styles.get("display").map(String::as_str),
         Some("block")
@@ -963,7 +975,8 @@ async fn is_and_get_accept_refs_and_selectors() {
 async fn element_and_annotated_screenshots_and_pdf() {
     let h = Harness::at("/fixture.html").await;
     let snap = h
-        .session
+        .page()
+        .await
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()
@@ -972,28 +985,27 @@ async fn element_and_annotated_screenshots_and_pdf() {
         .expect("snapshot");
     assert!(snap.refs.contains_key("e1"));
     let shot = h
-        .session
-        .screenshot(
-            &ScreenshotOptions {
-                selector: Some("@e1".into()),
-                ..ScreenshotOptions::default()
-            },
-            None,
-        )
+        .page()
+        .await
+        .screenshot(&ScreenshotOptions {
+            selector: Some("@e1".into()),
+            ..ScreenshotOptions::default()
+        })
         .await
         .expect("element screenshot by ref");
     assert_eq!(&shot[..8], b"\x89PNG\r\n\x1a\n");
     let width = u32::from_be_bytes([shot[16], shot[17], shot[18], shot[19]]);
     let height = u32::from_be_bytes([shot[20], shot[21], shot[22], shot[23]]);
-    let b = h.session.get_box("@e1", None).await.expect("box");
+    let b = h.page().await.get_box("@e1").await.expect("box");
     assert_eq!(
         (width, height),
         (b.width.round() as u32, b.height.round() as u32)
     );
 
     let annotated = h
-        .session
-        .screenshot_annotated(&ScreenshotOptions::default(), None)
+        .page()
+        .await
+        .screenshot_annotated(&ScreenshotOptions::default())
         .await
         .expect("annotate");
     assert_eq!(&annotated.image[..4], b"\x89PNG");
@@ -1019,8 +1031,9 @@ async fn element_and_annotated_screenshots_and_pdf() {
     );
 
     let pdf = h
-        .session
-        .pdf(&PdfOptions::default(), None)
+        .page()
+        .await
+        .pdf(&PdfOptions::default())
         .await
         .expect("pdf");
     assert_eq!(&pdf[..5], b"%PDF-");
@@ -1031,7 +1044,8 @@ async fn element_and_annotated_screenshots_and_pdf() {
 async fn clicking_an_option_ref_selects_it() {
     let h = Harness::at("/fixture.html").await;
     let snap = h
-        .session
+        .page()
+        .await
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()
@@ -1045,8 +1059,9 @@ async fn clicking_an_option_ref_selects_it() {
     );
     h.eval("window.__changes = 0; document.querySelector('select').addEventListener('change', () => window.__changes++)")
         .await;
-    h.session
-        .click("@e13", &click(), None)
+    h.page()
+        .await
+        .click("@e13", &click())
         .await
         .expect("click option");
     assert_eq!(
@@ -1055,7 +1070,8 @@ async fn clicking_an_option_ref_selects_it() {
     );
     assert_eq!(h.eval("window.__changes").await, json!(1));
     let after = h
-        .session
+        .page()
+        .await
         .snapshot(&SnapshotOptions {
             interactive: true,
             ..Default::default()

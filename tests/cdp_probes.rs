@@ -583,13 +583,18 @@ async fn probe_engine_permissions() {
         .await
         .unwrap();
     session
-        .evaluate("document.getElementById('request').click()", None)
+        .page(None)
+        .await
+        .expect("page")
+        .evaluate("document.getElementById('request').click()")
         .await
         .unwrap();
     session
+        .page(Some(Duration::from_secs(6)))
+        .await
+        .expect("page")
         .wait_for_function(
             "!document.getElementById('result').textContent.endsWith(':pending')",
-            Some(Duration::from_secs(6)),
             "w",
         )
         .await
@@ -597,7 +602,10 @@ async fn probe_engine_permissions() {
     println!(
         "engine: outcome {:?}",
         session
-            .evaluate("document.getElementById('result').textContent", None)
+            .page(None)
+            .await
+            .expect("page")
+            .evaluate("document.getElementById('result').textContent")
             .await
             .unwrap()
             .value
@@ -623,13 +631,18 @@ async fn probe_engine_permissions() {
         .await
         .unwrap();
     session
-        .evaluate("document.getElementById('request').click()", None)
+        .page(None)
+        .await
+        .expect("page")
+        .evaluate("document.getElementById('request').click()")
         .await
         .unwrap();
     session
+        .page(Some(Duration::from_secs(6)))
+        .await
+        .expect("page")
         .wait_for_function(
             "!document.getElementById('result').textContent.endsWith(':pending')",
-            Some(Duration::from_secs(6)),
             "w",
         )
         .await
@@ -637,7 +650,10 @@ async fn probe_engine_permissions() {
     println!(
         "engine: outcome after direct {:?}",
         session
-            .evaluate("document.getElementById('result').textContent", None)
+            .page(None)
+            .await
+            .expect("page")
+            .evaluate("document.getElementById('result').textContent")
             .await
             .unwrap()
             .value

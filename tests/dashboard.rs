@@ -44,14 +44,20 @@ fn free_port() -> u16 {
 
 /// Runs `script` in the dashboard page.
 async fn eval(page: &Session, script: &str) -> Value {
-    page.evaluate(script, Some(WAIT))
+    page.page(Some(WAIT))
+        .await
+        .expect("page")
+        .evaluate(script)
         .await
         .unwrap_or_else(|e| panic!("evaluate {script}: {e}"))
         .value
 }
 
 async fn wait_for(page: &Session, expression: &str, what: &str) -> Value {
-    page.wait_for_function(expression, Some(WAIT), what)
+    page.page(Some(WAIT))
+        .await
+        .expect("page")
+        .wait_for_function(expression, what)
         .await
         .unwrap_or_else(|e| panic!("dashboard: {what}: {e}"))
 }
@@ -77,9 +83,24 @@ async fn click_through(page: &Session, session: &str, (x, y): (f64, f64)) {
     );
     let at = eval(page, &script).await;
     let (px, py) = (at[0].as_f64().expect("x"), at[1].as_f64().expect("y"));
-    page.mouse_move(px, py, Some(WAIT)).await.expect("move");
-    page.mouse_down(None, Some(WAIT)).await.expect("down");
-    page.mouse_up(None, Some(WAIT)).await.expect("up");
+    page.page(Some(WAIT))
+        .await
+        .expect("page")
+        .mouse_move(px, py)
+        .await
+        .expect("move");
+    page.page(Some(WAIT))
+        .await
+        .expect("page")
+        .mouse_down(None)
+        .await
+        .expect("down");
+    page.page(Some(WAIT))
+        .await
+        .expect("page")
+        .mouse_up(None)
+        .await
+        .expect("up");
 }
 
 /// Polls the stage until `script` evaluates to `want`.
@@ -205,13 +226,22 @@ async fn a_person_types_and_answers_a_confirm_through_the_dashboard() {
     // Type into the form through the page: a click on the image focuses the field, keys follow
     // (a typo fixed with Backspace, which only works with its legacy key code), Enter submits.
     click_through(&page, "stage-form", centre_in_stage(&form, "#name")).await;
-    page.keyboard_type("Adx", None, Some(WAIT))
+    page.page(Some(WAIT))
+        .await
+        .expect("page")
+        .keyboard_type("Adx", None)
         .await
         .expect("type");
-    page.press("Backspace", Some(WAIT))
+    page.page(Some(WAIT))
+        .await
+        .expect("page")
+        .press("Backspace")
         .await
         .expect("backspace");
-    page.keyboard_type("a Lovelace", None, Some(WAIT))
+    page.page(Some(WAIT))
+        .await
+        .expect("page")
+        .keyboard_type("a Lovelace", None)
         .await
         .expect("type");
     let typed = stage_until(
@@ -225,7 +255,12 @@ async fn a_person_types_and_answers_a_confirm_through_the_dashboard() {
         json!("Ada Lovelace"),
         "the form field through the dashboard"
     );
-    page.press("Enter", Some(WAIT)).await.expect("enter");
+    page.page(Some(WAIT))
+        .await
+        .expect("page")
+        .press("Enter")
+        .await
+        .expect("enter");
     let submitted = stage_until(
         &form,
         "JSON.parse(document.querySelector('#result').textContent || '{}').name || null",
@@ -267,14 +302,14 @@ async fn a_person_types_and_answers_a_confirm_through_the_dashboard() {
     step("screenshot");
     // The screenshot a person sees (dialog bar included).
     let shot = page
-        .screenshot(
-            &ScreenshotOptions {
-                format: Some("jpeg".into()),
-                quality: Some(90),
-                ..Default::default()
-            },
-            Some(WAIT),
-        )
+        .page(Some(WAIT))
+        .await
+        .expect("page")
+        .screenshot(&ScreenshotOptions {
+            format: Some("jpeg".into()),
+            quality: Some(90),
+            ..Default::default()
+        })
         .await
         .expect("screenshot of the dashboard");
     let target = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
@@ -295,13 +330,15 @@ async fn a_person_types_and_answers_a_confirm_through_the_dashboard() {
     );
 
     step("accept");
-    page.click(
-        "section.card[data-session=\"stage-form\"] .dialog-accept",
-        &Default::default(),
-        Some(WAIT),
-    )
-    .await
-    .expect("click Accept");
+    page.page(Some(WAIT))
+        .await
+        .expect("page")
+        .click(
+            "section.card[data-session=\"stage-form\"] .dialog-accept",
+            &Default::default(),
+        )
+        .await
+        .expect("click Accept");
     let answered = stage_until(
         &form,
         "document.querySelector('#result').textContent",

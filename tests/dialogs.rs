@@ -350,10 +350,10 @@ async fn the_library_streams_dialog_events_and_answers_them() {
         .expect("navigate");
     let mut events = session.dialog_events().await.expect("events");
     session
-        .evaluate(
-            "setTimeout(() => document.querySelector('#prompt').click(), 10); true",
-            None,
-        )
+        .page(None)
+        .await
+        .expect("page")
+        .evaluate("setTimeout(() => document.querySelector('#prompt').click(), 10); true")
         .await
         .expect("raise");
     let opened = tokio::time::timeout(Duration::from_secs(5), events.recv())
@@ -381,7 +381,10 @@ async fn the_library_streams_dialog_events_and_answers_them() {
         "{closed:?}"
     );
     let result = session
-        .evaluate("document.querySelector('#result').textContent", None)
+        .page(None)
+        .await
+        .expect("page")
+        .evaluate("document.querySelector('#result').textContent")
         .await
         .expect("read");
     assert_eq!(result.value, "prompt:lib");
@@ -416,10 +419,12 @@ async fn a_finished_command_keeps_its_result_when_a_dialog_opens_right_after() {
         // The confirm opens as soon as the reply has left the page, so its event often lands
         // before the reply is picked up.
         let evaluated = session
-            .evaluate(
-                &format!("setTimeout(() => confirm('round {round}'), 0); {round}"),
-                None,
-            )
+            .page(None)
+            .await
+            .expect("page")
+            .evaluate(&format!(
+                "setTimeout(() => confirm('round {round}'), 0); {round}"
+            ))
             .await;
         let evaluated = evaluated.unwrap_or_else(|err| panic!("round {round}: {err:?}"));
         assert_eq!(evaluated.value, round, "round {round}");

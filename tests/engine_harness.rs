@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use abx_engine::{Browser, Session, SessionOptions, WaitUntil};
+use abx_engine::{Browser, Page, Session, SessionOptions, WaitUntil};
 use abx_fixtures::FixtureServer;
 use serde_json::Value;
 
@@ -59,10 +59,16 @@ impl Harness {
             .expect("navigate");
     }
 
+    /// A view of the active tab with the session's default deadline.
+    pub async fn page(&self) -> Page<'_> {
+        self.session.page(None).await.expect("page")
+    }
+
     /// Evaluates `script` in the page and returns its value.
     pub async fn eval(&self, script: &str) -> Value {
-        self.session
-            .evaluate(script, None)
+        self.page()
+            .await
+            .evaluate(script)
             .await
             .expect("evaluate")
             .value

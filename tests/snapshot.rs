@@ -74,10 +74,11 @@ const UPSTREAM_INTERACTIVE: &str = r#"- heading "Hello Fixture" [level=1, ref=e1
 #[tokio::test]
 async fn fixture_page_matches_upstream_text_and_ref_numbers() {
     let h = Harness::at("/fixture.html").await;
-    let full = h.session.snapshot(&opts()).await.expect("snapshot");
+    let full = h.page().await.snapshot(&opts()).await.expect("snapshot");
     assert_eq!(full.snapshot, UPSTREAM_FULL);
     let int = h
-        .session
+        .page()
+        .await
         .snapshot(&interactive())
         .await
         .expect("snapshot -i");
@@ -133,7 +134,7 @@ async fn goldens(page: &str) {
         ),
     ];
     for (variant, options) in variants {
-        let text = match h.session.snapshot(&options).await {
+        let text = match h.page().await.snapshot(&options).await {
             Ok(snapshot) => snapshot.snapshot,
             Err(err) => format!("error: {err}"),
         };
@@ -165,7 +166,12 @@ async fn golden_clickable() {
 #[tokio::test]
 async fn refs_survive_new_nodes_get_new_numbers_and_removed_ones_are_listed() {
     let h = Harness::at("/fixture.html").await;
-    let first = h.session.snapshot(&interactive()).await.expect("snapshot");
+    let first = h
+        .page()
+        .await
+        .snapshot(&interactive())
+        .await
+        .expect("snapshot");
     assert!(
         first.snapshot.contains(r#"link "Second link" [ref=e6]"#),
         "{}",
@@ -173,7 +179,12 @@ async fn refs_survive_new_nodes_get_new_numbers_and_removed_ones_are_listed() {
     );
     h.eval("document.querySelectorAll('nav a')[1].remove(); document.body.insertAdjacentHTML('beforeend', '<button>Later</button>')")
         .await;
-    let second = h.session.snapshot(&interactive()).await.expect("snapshot");
+    let second = h
+        .page()
+        .await
+        .snapshot(&interactive())
+        .await
+        .expect("snapshot");
     assert!(
         second.snapshot.contains(r#"link "First link" [ref=e5]"#),
         "{}",
@@ -192,27 +203,30 @@ async fn refs_survive_new_nodes_get_new_numbers_and_removed_ones_are_listed() {
     assert!(!second.snapshot.contains("e6"), "{}", second.snapshot);
     assert_eq!(second.removed_refs, ["@e6"]);
     // The removed ref fails loudly; an unknown one says so.
-    let stale = h.session.click("@e6", &ClickOptions::default(), None).await;
+    let stale = h.page().await.click("@e6", &ClickOptions::default()).await;
     assert!(
         matches!(stale, Err(EngineError::StaleRef { .. })),
         "{stale:?}"
     );
-    let unknown = h
-        .session
-        .click("@e99", &ClickOptions::default(), None)
-        .await;
+    let unknown = h.page().await.click("@e99", &ClickOptions::default()).await;
     assert!(
         matches!(&unknown, Err(EngineError::UnknownRef(r)) if r == "e99"),
         "{unknown:?}"
     );
     // The survivors still act on their own element.
-    h.session
-        .click("e2", &ClickOptions::default(), None)
+    h.page()
+        .await
+        .click("e2", &ClickOptions::default())
         .await
         .expect("click e2");
     assert_eq!(h.eval("window.__divClicks").await, json!(1));
     // A third snapshot with nothing changed removes nothing.
-    let third = h.session.snapshot(&interactive()).await.expect("snapshot");
+    let third = h
+        .page()
+        .await
+        .snapshot(&interactive())
+        .await
+        .expect("snapshot");
     assert!(third.removed_refs.is_empty(), "{:?}", third.removed_refs);
     h.close().await;
 }
@@ -220,7 +234,12 @@ async fn refs_survive_new_nodes_get_new_numbers_and_removed_ones_are_listed() {
 #[tokio::test]
 async fn a_ref_from_before_navigate_is_stale_and_numbers_are_not_reused() {
     let h = Harness::at("/page1.html").await;
-    let before = h.session.snapshot(&interactive()).await.expect("snapshot");
+    let before = h
+        .page()
+        .await
+        .snapshot(&interactive())
+        .await
+        .expect("snapshot");
     assert!(
         before
             .snapshot
@@ -229,14 +248,19 @@ async fn a_ref_from_before_navigate_is_stale_and_numbers_are_not_reused() {
         before.snapshot
     );
     h.open("/page1.html").await;
-    let err = h.session.click("@e2", &ClickOptions::default(), None).await;
+    let err = h.page().await.click("@e2", &ClickOptions::default()).await;
     assert!(matches!(err, Err(EngineError::StaleRef { .. })), "{err:?}");
     assert_eq!(
         h.session.url().await.expect("url"),
         h.site.url("/page1.html"),
         "the stale click navigated"
     );
-    let after = h.session.snapshot(&interactive()).await.expect("snapshot");
+    let after = h
+        .page()
+        .await
+        .snapshot(&interactive())
+        .await
+        .expect("snapshot");
     assert!(
         after.snapshot.contains(r#"link "Go to page two" [ref=e4]"#),
         "{}",
@@ -250,25 +274,32 @@ async fn a_ref_from_before_navigate_is_stale_and_numbers_are_not_reused() {
 async fn a_ref_from_before_a_click_triggered_navigation_is_stale() {
     // Upstream #1922: after a click navigated, the old ref silently "succeeded".
     let h = Harness::at("/page1.html").await;
-    h.session.snapshot(&interactive()).await.expect("snapshot");
-    h.session
-        .click("@e2", &ClickOptions::default(), None)
+    h.page()
+        .await
+        .snapshot(&interactive())
+        .await
+        .expect("snapshot");
+    h.page()
+        .await
+        .click("@e2", &ClickOptions::default())
         .await
         .expect("click link");
-    h.session
-        .wait_url("**/page2.html", None)
+    h.page()
+        .await
+        .wait_url("**/page2.html")
         .await
         .expect("on page two");
     for reference in ["@e2", "@e1"] {
         let err = h
-            .session
-            .click(reference, &ClickOptions::default(), None)
+            .page()
+            .await
+            .click(reference, &ClickOptions::default())
             .await;
         assert!(
             matches!(err, Err(EngineError::StaleRef { .. })),
             "{reference}: {err:?}"
         );
-        let err = h.session.get_text(reference, None).await;
+        let err = h.page().await.get_text(reference).await;
         assert!(
             matches!(err, Err(EngineError::StaleRef { .. })),
             "{reference}: {err:?}"
@@ -284,7 +315,12 @@ async fn a_ref_from_before_a_click_triggered_navigation_is_stale() {
 #[tokio::test]
 async fn refs_inside_same_origin_and_cross_site_iframes_act_on_their_frame() {
     let h = Harness::at("/iframe.html").await;
-    let snap = h.session.snapshot(&interactive()).await.expect("snapshot");
+    let snap = h
+        .page()
+        .await
+        .snapshot(&interactive())
+        .await
+        .expect("snapshot");
     let inner: Vec<&str> = snap
         .refs
         .iter()
@@ -299,18 +335,20 @@ async fn refs_inside_same_origin_and_cross_site_iframes_act_on_their_frame() {
         .map(|(name, _)| name.as_str())
         .collect();
     for (button, input) in inner.iter().zip(&inputs) {
-        h.session
-            .click(button, &ClickOptions::default(), None)
+        h.page()
+            .await
+            .click(button, &ClickOptions::default())
             .await
             .expect("click inner button");
-        h.session
-            .fill(input, "hello", None)
+        h.page()
+            .await
+            .fill(input, "hello")
             .await
             .expect("fill inner input");
     }
     // Both frames changed, each through its own ref: read back through a fresh snapshot (the
     // cross-site frame's DOM is not reachable from the page's script).
-    let after = h.session.snapshot(&opts()).await.expect("snapshot");
+    let after = h.page().await.snapshot(&opts()).await.expect("snapshot");
     assert_eq!(
         after
             .snapshot
@@ -337,8 +375,9 @@ async fn refs_inside_same_origin_and_cross_site_iframes_act_on_their_frame() {
     h.open("/iframe.html").await;
     for reference in inner.iter().chain(&inputs) {
         let err = h
-            .session
-            .click(reference, &ClickOptions::default(), None)
+            .page()
+            .await
+            .click(reference, &ClickOptions::default())
             .await;
         assert!(
             matches!(err, Err(EngineError::StaleRef { .. })),
@@ -352,7 +391,8 @@ async fn refs_inside_same_origin_and_cross_site_iframes_act_on_their_frame() {
 async fn selector_errors_use_upstream_wording() {
     let h = Harness::at("/fixture.html").await;
     let invalid = h
-        .session
+        .page()
+        .await
         .snapshot(&SnapshotOptions {
             selector: Some("##".into()),
             ..opts()
@@ -366,7 +406,8 @@ async fn selector_errors_use_upstream_wording() {
         other => panic!("expected an invalid selector error, got {other:?}"),
     }
     let missing = h
-        .session
+        .page()
+        .await
         .snapshot(&SnapshotOptions {
             selector: Some("#nope".into()),
             ..opts()
@@ -379,7 +420,8 @@ async fn selector_errors_use_upstream_wording() {
         other => panic!("expected a no-match error, got {other:?}"),
     }
     let nav = h
-        .session
+        .page()
+        .await
         .snapshot(&SnapshotOptions {
             selector: Some("nav".into()),
             ..opts()
@@ -397,7 +439,8 @@ async fn selector_errors_use_upstream_wording() {
 async fn empty_pages_say_so() {
     let h = Harness::at("about:blank").await;
     assert_eq!(
-        h.session
+        h.page()
+            .await
             .snapshot(&opts())
             .await
             .expect("snapshot")
@@ -405,7 +448,8 @@ async fn empty_pages_say_so() {
         "(empty page)"
     );
     assert_eq!(
-        h.session
+        h.page()
+            .await
             .snapshot(&interactive())
             .await
             .expect("snapshot")
@@ -414,7 +458,8 @@ async fn empty_pages_say_so() {
     );
     h.open("data:text/html,<p>only text</p>").await;
     assert_eq!(
-        h.session
+        h.page()
+            .await
             .snapshot(&interactive())
             .await
             .expect("snapshot")
@@ -422,7 +467,8 @@ async fn empty_pages_say_so() {
         "(no interactive elements)"
     );
     assert_eq!(
-        h.session
+        h.page()
+            .await
             .snapshot(&opts())
             .await
             .expect("snapshot")
@@ -436,7 +482,8 @@ async fn empty_pages_say_so() {
 async fn urls_flag_prints_each_links_target() {
     let h = Harness::at("/fixture.html").await;
     let snap = h
-        .session
+        .page()
+        .await
         .snapshot(&SnapshotOptions {
             urls: true,
             ..interactive()
@@ -455,7 +502,8 @@ async fn urls_flag_prints_each_links_target() {
 async fn diff_snapshot_compares_with_the_previous_snapshot() {
     let h = Harness::at("/fixture.html").await;
     let first = h
-        .session
+        .page()
+        .await
         .diff_snapshot(&interactive(), None)
         .await
         .expect("first diff");
@@ -463,7 +511,8 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
     assert!(first.changed);
     assert_eq!(first.additions, 13);
     let unchanged = h
-        .session
+        .page()
+        .await
         .diff_snapshot(&interactive(), None)
         .await
         .expect("same page");
@@ -475,7 +524,8 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
     h.eval("document.querySelector('button').textContent = 'Send'")
         .await;
     let changed = h
-        .session
+        .page()
+        .await
         .diff_snapshot(&interactive(), None)
         .await
         .expect("changed page");
@@ -500,7 +550,8 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
     );
     // A literal baseline.
     let baseline = h
-        .session
+        .page()
+        .await
         .diff_snapshot(
             &interactive(),
             Some("- heading \"Hello Fixture\" [level=1, ref=e1]\n"),
@@ -517,14 +568,16 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("before.txt");
     let current = h
-        .session
+        .page()
+        .await
         .snapshot(&interactive())
         .await
         .expect("snapshot")
         .snapshot;
     std::fs::write(&file, &current).expect("write baseline");
     let from_file = h
-        .session
+        .page()
+        .await
         .diff_snapshot(&interactive(), Some(&file.to_string_lossy()))
         .await
         .expect("baseline file");
@@ -535,19 +588,25 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
 #[tokio::test]
 async fn warm_snapshot_and_ref_click_are_quick() {
     let h = Harness::at("/fixture.html").await;
-    h.session.snapshot(&interactive()).await.expect("warm up");
+    h.page()
+        .await
+        .snapshot(&interactive())
+        .await
+        .expect("warm up");
     let mut snaps = Vec::new();
     let mut clicks = Vec::new();
     for _ in 0..15 {
         let t = std::time::Instant::now();
-        h.session
+        h.page()
+            .await
             .snapshot(&interactive())
             .await
             .expect("snapshot -i");
         snaps.push(t.elapsed());
         let t = std::time::Instant::now();
-        h.session
-            .click("@e2", &ClickOptions::default(), None)
+        h.page()
+            .await
+            .click("@e2", &ClickOptions::default())
             .await
             .expect("click @e2");
         clicks.push(t.elapsed());
@@ -577,13 +636,17 @@ async fn warm_snapshot_and_ref_click_are_quick() {
 #[tokio::test]
 async fn a_ref_to_a_node_removed_without_a_new_snapshot_is_stale() {
     let h = Harness::at("/fixture.html").await;
-    h.session.snapshot(&interactive()).await.expect("snapshot");
+    h.page()
+        .await
+        .snapshot(&interactive())
+        .await
+        .expect("snapshot");
     // The page keeps the node alive (so it still resolves) but takes it out of the document.
     h.eval("window.__kept = document.querySelector('nav a'); window.__kept.remove()")
         .await;
-    let err = h.session.get_text("@e5", None).await;
+    let err = h.page().await.get_text("@e5").await;
     assert!(matches!(err, Err(EngineError::StaleRef { .. })), "{err:?}");
-    let err = h.session.click("@e5", &ClickOptions::default(), None).await;
+    let err = h.page().await.click("@e5", &ClickOptions::default()).await;
     assert!(matches!(err, Err(EngineError::StaleRef { .. })), "{err:?}");
     h.close().await;
 }
@@ -593,13 +656,17 @@ async fn a_ref_from_a_page_restored_by_back_is_stale() {
     // Back/forward cache can bring the very same document (and nodes) back; refs from before the
     // navigation must still fail instead of quietly working again.
     let h = Harness::at("/page1.html").await;
-    h.session.snapshot(&interactive()).await.expect("snapshot");
+    h.page()
+        .await
+        .snapshot(&interactive())
+        .await
+        .expect("snapshot");
     h.eval("window.__kept = 1").await;
     h.open("/page2.html").await;
     h.session.history(-1, None).await.expect("back");
     let restored = h.eval("window.__kept === 1").await;
     eprintln!("restored from back/forward cache: {restored}");
-    let err = h.session.click("@e2", &ClickOptions::default(), None).await;
+    let err = h.page().await.click("@e2", &ClickOptions::default()).await;
     assert!(matches!(err, Err(EngineError::StaleRef { .. })), "{err:?}");
     assert_eq!(
         h.session.url().await.expect("url"),

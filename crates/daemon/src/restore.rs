@@ -380,16 +380,23 @@ async fn check(
             ));
         }
     }
-    if let Some(text) = text
-        && session.wait_text(&text, Some(CHECK_TIMEOUT)).await.is_err()
-    {
-        return Err(format!("--restore-check-text: '{text}' is not on the page"));
+    if let Some(text) = text {
+        let found = match session.page(Some(CHECK_TIMEOUT)).await {
+            Ok(page) => page.wait_text(&text).await.is_ok(),
+            Err(_) => false,
+        };
+        if !found {
+            return Err(format!("--restore-check-text: '{text}' is not on the page"));
+        }
     }
+    let holds = |func: String| async move {
+        match session.page(Some(CHECK_TIMEOUT)).await {
+            Ok(page) => page.wait_for_function(&func, "restore check").await.is_ok(),
+            Err(_) => false,
+        }
+    };
     if let Some(func) = func
-        && session
-            .wait_for_function(&func, Some(CHECK_TIMEOUT), "restore check")
-            .await
-            .is_err()
+        && !holds(func.clone()).await
     {
         return Err(format!(
             "--restore-check-fn: '{func}' is not true on the page"

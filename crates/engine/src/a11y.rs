@@ -4,17 +4,15 @@
 //!
 //! ```no_run
 //! # async fn demo(session: &abx_engine::Session) -> abx_engine::Result<()> {
-//! let report = abx_engine::a11y_audit(session, &[], None, None).await?;
+//! let report = abx_engine::a11y_audit(&session.page(None).await?, &[], None).await?;
 //! println!("{} violations", report["violations"].as_array().map_or(0, Vec::len));
 //! # Ok(()) }
 //! ```
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use crate::error::{EngineError, Result};
-use crate::session::Session;
+use crate::session::Page;
 
 /// The audit, a function of `{tags, selector}` (see the file's header).
 const AUDIT_JS: &str = include_str!("a11y/audit.js");
@@ -94,18 +92,13 @@ pub const A11Y_RULES: &[(&str, &str, &str, &str)] = &[
 /// then skipped). The report: `{url, engine, rules, counts, violations, incomplete}`, each
 /// violation `{id, impact, help, helpUrl, tags, nodeCount, nodes: [{target, html,
 /// failureSummary}]}`.
-pub async fn a11y_audit(
-    session: &Session,
-    tags: &[String],
-    selector: Option<&str>,
-    timeout: Option<Duration>,
-) -> Result<Value> {
+pub async fn a11y_audit(page: &Page<'_>, tags: &[String], selector: Option<&str>) -> Result<Value> {
     let options = json!({
         "tags": if tags.is_empty() { Value::Null } else { json!(tags) },
         "selector": selector,
     });
     let script = format!("({AUDIT_JS})({options})");
-    let raw = session.evaluate(&script, timeout).await?.value;
+    let raw = page.evaluate(&script).await?.value;
     if let Some(error) = raw.get("error").and_then(Value::as_str) {
         return Err(EngineError::Invalid(error.to_string()));
     }

@@ -2,17 +2,15 @@
 //!
 //! ```no_run
 //! # async fn demo(session: &abx_engine::Session) -> abx_engine::Result<()> {
-//! let report = abx_engine::web_vitals(session, None).await?;
+//! let report = abx_engine::web_vitals(&session.page(None).await?).await?;
 //! println!("LCP at {} ms", report["lcp"]["startTime"]);
 //! # Ok(()) }
 //! ```
 
-use std::time::Duration;
-
 use serde_json::Value;
 
 use crate::error::{EngineError, Result};
-use crate::session::Session;
+use crate::session::Page;
 
 /// Web vitals from the browser's own performance entries (buffered, so what happened before the
 /// script ran counts), as a promise of upstream's report shape: TTFB from navigation timing, FCP
@@ -24,8 +22,8 @@ const VITALS_JS: &str = include_str!("audit/vitals.js");
 /// Web vitals of the page now: `{url, ttfb, fcp, lcp: {element, size, startTime, url}, cls:
 /// {score, entries}, inp, hydration, phases, hydratedComponents}` (times in ms, `null` where
 /// the page has no such entry).
-pub async fn web_vitals(session: &Session, timeout: Option<Duration>) -> Result<Value> {
-    let value = session.evaluate(VITALS_JS, timeout).await?;
+pub async fn web_vitals(page: &Page<'_>) -> Result<Value> {
+    let value = page.evaluate(VITALS_JS).await?;
     match value.value {
         Value::Object(report) => Ok(Value::Object(report)),
         other => Err(EngineError::Invalid(format!(

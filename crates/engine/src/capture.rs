@@ -1,6 +1,7 @@
-//! Screenshot extras: element clips that accept refs, `--annotate` (numbered `[N]` labels over
-//! the refs of an interactive snapshot, drawn with DOM that is removed again right after the
-//! capture), and `pdf` (`Page.printToPDF`).
+//! Captures on a [`Page`]: screenshots of the viewport, the whole page or one element (a clip
+//! that accepts refs), `--annotate` (numbered `[N]` labels over the refs of an interactive
+//! snapshot, drawn with DOM that is removed again right after the capture), and `pdf`
+//! (`Page.printToPDF`).
 
 use std::time::Duration;
 
@@ -14,7 +15,7 @@ use crate::element::BoundingBox;
 use crate::error::{EngineError, Result};
 use crate::js::PageFn;
 use crate::refs::FrameKey;
-use crate::session::{ScreenshotOptions, Session};
+use crate::session::{Page, ScreenshotOptions, Session};
 use crate::snapshot::SnapshotOptions;
 use crate::tab::Tab;
 
@@ -116,6 +117,85 @@ impl Session {
         handle.release().await;
         outcome
     }
+}
+
+impl Page<'_> {
+    /// `screenshot`: captures the viewport, the whole page or one element and returns the image bytes.
+    pub async fn screenshot(&self, options: &ScreenshotOptions) -> Result<Vec<u8>> {
+        let (tab, timeout) = (&self.tab, self.timeout);
+        let format = options.format.clone().unwrap_or_else(|| "png".into());
+        if format != "png" && format != "jpeg" {
+            return Err(EngineError::Invalid(format!(
+                "Invalid screenshot format: {format}. Use png or jpeg"
+            )));
+        }
+        let mut capture = page::CaptureScreenshotParams {
+            format: Some(if format == "jpeg" {
+                page::CaptureScreenshotFormat::Jpeg
+            } else {
+                page::CaptureScreenshotFormat::Png
+            }),
+            ..Default::default()
+        };
+        if format == "jpeg" {
+            capture.quality = Some(i64::from(options.quality.unwrap_or(80).min(100)));
+        }
+        if let Some(selector) = &options.selector {
+            // CSS, XPath or a snapshot ref; the clip is in document coordinates.
+            let b = self.session.element_clip(tab, selector, timeout).await?;
+            capture.clip = Some(page::Viewport {
+                x: b.x,
+                y: b.y,
+                width: b.width.max(1.0),
+                height: b.height.max(1.0),
+                scale: 1.0,
+            });
+            capture.capture_beyond_viewport = Some(true);
+        } else if options.full_page {
+            // Own reply type: only the content size is read, with the pre-`css*` name as the
+            // fallback older Chromes answer with.
+            #[derive(serde::Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct Metrics {
+                css_content_size: Option<Size>,
+                content_size: Option<Size>,
+            }
+            #[derive(serde::Deserialize)]
+            struct Size {
+                width: f64,
+                height: f64,
+            }
+            let metrics = page::GetLayoutMetricsParams::default();
+            let metrics: Metrics = tab
+                .guarded("screenshot", async {
+                    Ok(tab.cdp().call_as(&metrics, Some(timeout)).await?)
+                })
+                .await?;
+            let size = metrics.css_content_size.or(metrics.content_size);
+            let (width, height) = size.map_or((1280.0, 720.0), |s| (s.width, s.height));
+            capture.clip = Some(page::Viewport {
+                x: 0.0,
+                y: 0.0,
+                width,
+                height,
+                scale: 1.0,
+            });
+            capture.capture_beyond_viewport = Some(true);
+        }
+        // Own reply type: the image's base64 text is read once, straight into its string.
+        #[derive(serde::Deserialize)]
+        struct Shot {
+            data: String,
+        }
+        let shot: Shot = tab
+            .guarded("screenshot", async {
+                Ok(tab.cdp().call_as(&capture, Some(timeout)).await?)
+            })
+            .await?;
+        base64::engine::general_purpose::STANDARD
+            .decode(shot.data.as_bytes())
+            .map_err(|e| EngineError::Invalid(format!("screenshot data is not base64: {e}")))
+    }
 
     /// `screenshot --annotate`: takes an interactive snapshot (so the refs are fresh and
     /// usable), draws `[N]` over each visible ref of the main frame, captures, and removes the
@@ -123,16 +203,15 @@ impl Session {
     pub async fn screenshot_annotated(
         &self,
         options: &ScreenshotOptions,
-        timeout: Option<Duration>,
     ) -> Result<AnnotatedScreenshot> {
-        let limit = timeout.unwrap_or(self.options().default_timeout);
+        let (tab, limit) = (&self.tab, self.timeout);
         self.snapshot(&SnapshotOptions {
             interactive: true,
             ..SnapshotOptions::default()
         })
         .await?;
-        let tab = self.active_tab().await?;
         let refs: Vec<_> = self
+            .session
             .refs
             .live(tab.target_id())
             .into_iter()
@@ -217,7 +296,7 @@ impl Session {
                     .unwrap_or(annotation.bounds.y);
             }
         }
-        let shot = self.screenshot(options, timeout).await;
+        let shot = self.screenshot(options).await;
         // The drawing comes off whatever happened to the capture.
         let _ = tab
             .cdp()
@@ -232,9 +311,9 @@ impl Session {
         })
     }
 
-    /// `pdf`: prints the active tab to PDF and returns the bytes.
-    pub async fn pdf(&self, options: &PdfOptions, timeout: Option<Duration>) -> Result<Vec<u8>> {
-        let (tab, _, timeout) = self.begin(timeout).await?;
+    /// `pdf`: prints the view's tab to PDF and returns the bytes.
+    pub async fn pdf(&self, options: &PdfOptions) -> Result<Vec<u8>> {
+        let (tab, timeout) = (&self.tab, self.timeout);
         let print = page::PrintToPdfParams {
             landscape: Some(options.landscape),
             print_background: Some(options.print_background),

@@ -1,7 +1,7 @@
-//! The page's clipboard (`clipboard read|write|copy|paste`) as [`Session`] methods.
+//! The page's clipboard (`clipboard read|write|copy|paste`) as [`Page`] methods.
 //!
 //! Reading and writing go through the page's own `navigator.clipboard`, after granting
-//! `clipboard-read` and `clipboard-write` to the active tab's origin only, in the tab's own
+//! `clipboard-read` and `clipboard-write` to the page's origin only, in the tab's own
 //! browser context (`Browser.setPermission` with both), so no other origin or context gains
 //! access. Focus emulation is on for the call: the Clipboard API refuses a document without
 //! focus, which a background tab (a stage tab on a shared anchor) never has. `copy` and `paste`
@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::error::{EngineError, Result};
 use crate::input::{self, InputEvent};
-use crate::session::Session;
+use crate::session::{Page, Session};
 use crate::tab::Tab;
 
 /// `{"text": "<clipboard text>"}`.
@@ -48,11 +48,11 @@ pub struct ClipboardPasted {
 
 const CLIPBOARD_PERMISSIONS: &[&str] = &["clipboard-read", "clipboard-write"];
 
-impl Session {
+impl Page<'_> {
     /// `clipboard read`: the clipboard's text, read by the page.
-    pub async fn clipboard_read(&self, timeout: Option<Duration>) -> Result<ClipboardText> {
+    pub async fn clipboard_read(&self) -> Result<ClipboardText> {
         let value = self
-            .with_clipboard(timeout, "navigator.clipboard.readText()")
+            .with_clipboard("navigator.clipboard.readText()")
             .await?;
         Ok(ClipboardText {
             text: value.as_str().unwrap_or_default().to_string(),
@@ -60,17 +60,12 @@ impl Session {
     }
 
     /// `clipboard write <text>`: puts `text` on the clipboard from the page.
-    pub async fn clipboard_write(
-        &self,
-        text: &str,
-        timeout: Option<Duration>,
-    ) -> Result<ClipboardWritten> {
+    pub async fn clipboard_write(&self, text: &str) -> Result<ClipboardWritten> {
         let literal = serde_json::to_string(text)
             .map_err(|e| EngineError::Invalid(format!("cannot encode the text: {e}")))?;
-        self.with_clipboard(
-            timeout,
-            &format!("navigator.clipboard.writeText({literal}).then(() => true)"),
-        )
+        self.with_clipboard(&format!(
+            "navigator.clipboard.writeText({literal}).then(() => true)"
+        ))
         .await?;
         Ok(ClipboardWritten {
             written: text.to_string(),
@@ -78,26 +73,22 @@ impl Session {
     }
 
     /// `clipboard copy`: Ctrl+C on the focused element (the page's selection).
-    pub async fn clipboard_copy(&self, timeout: Option<Duration>) -> Result<ClipboardCopied> {
-        self.editing_key(timeout, "c", "KeyC", 67, "copy").await?;
+    pub async fn clipboard_copy(&self) -> Result<ClipboardCopied> {
+        self.editing_key("c", "KeyC", 67, "copy").await?;
         Ok(ClipboardCopied { copied: true })
     }
 
     /// `clipboard paste`: Ctrl+V into the focused element.
-    pub async fn clipboard_paste(&self, timeout: Option<Duration>) -> Result<ClipboardPasted> {
-        self.editing_key(timeout, "v", "KeyV", 86, "paste").await?;
+    pub async fn clipboard_paste(&self) -> Result<ClipboardPasted> {
+        self.editing_key("v", "KeyV", 86, "paste").await?;
         Ok(ClipboardPasted { pasted: true })
     }
 
-    /// Grants the clipboard to the active tab's origin, then evaluates `script` with focus.
-    async fn with_clipboard(
-        &self,
-        timeout: Option<Duration>,
-        script: &str,
-    ) -> Result<serde_json::Value> {
-        let (tab, _, timeout) = self.begin(timeout).await?;
+    /// Grants the clipboard to the view's origin, then evaluates `script` with focus.
+    async fn with_clipboard(&self, script: &str) -> Result<serde_json::Value> {
+        let (tab, _, timeout) = self.parts();
         let origin = self
-            .evaluate("location.origin", Some(timeout))
+            .evaluate("location.origin")
             .await?
             .value
             .as_str()
@@ -109,45 +100,18 @@ impl Session {
                     .to_string(),
             ));
         }
-        self.grant_clipboard(&tab, &origin, timeout).await?;
+        self.session.grant_clipboard(&tab, &origin, timeout).await?;
         let focus = |enabled: bool| emulation::SetFocusEmulationEnabledParams::new(enabled);
         tab.cdp().call_within(focus(true), timeout).await?;
-        let outcome = self.evaluate(script, Some(timeout)).await;
+        let outcome = self.evaluate(script).await;
         if let Err(err) = tab.cdp().send(&focus(false)).await {
             tracing::debug!(%err, "cannot turn focus emulation off");
         }
         Ok(outcome?.value)
     }
 
-    async fn grant_clipboard(&self, tab: &Tab, origin: &str, timeout: Duration) -> Result<()> {
-        let context = self
-            .browser()
-            .target(tab.target_id())
-            .and_then(|t| t.browser_context_id);
-        let browser = self.browser().connection().browser();
-        for name in CLIPBOARD_PERMISSIONS {
-            let grant = cdp_browser::SetPermissionParams {
-                origin: Some(origin.to_string()),
-                browser_context_id: context.clone().map(cdp_browser::BrowserContextId::from),
-                ..cdp_browser::SetPermissionParams::new(
-                    cdp_browser::PermissionDescriptor::new(*name),
-                    cdp_browser::PermissionSetting::Granted,
-                )
-            };
-            browser.call_within(grant, timeout).await?;
-        }
-        Ok(())
-    }
-
-    async fn editing_key(
-        &self,
-        timeout: Option<Duration>,
-        key: &str,
-        code: &str,
-        key_code: i64,
-        command: &str,
-    ) -> Result<()> {
-        let (tab, deadline, _) = self.begin(timeout).await?;
+    async fn editing_key(&self, key: &str, code: &str, key_code: i64, command: &str) -> Result<()> {
+        let (tab, deadline, _) = self.parts();
         let event = |kind: cdp::DispatchKeyEventType, commands: Option<Vec<String>>| {
             InputEvent::Key(cdp::DispatchKeyEventParams {
                 modifiers: Some(CONTROL),
@@ -166,6 +130,28 @@ impl Session {
             event(cdp::DispatchKeyEventType::KeyUp, None),
         ];
         input::dispatch(&tab, tab.cdp(), "clipboard", &events, deadline).await?;
+        Ok(())
+    }
+}
+
+impl Session {
+    async fn grant_clipboard(&self, tab: &Tab, origin: &str, timeout: Duration) -> Result<()> {
+        let context = self
+            .browser()
+            .target(tab.target_id())
+            .and_then(|t| t.browser_context_id);
+        let browser = self.browser().connection().browser();
+        for name in CLIPBOARD_PERMISSIONS {
+            let grant = cdp_browser::SetPermissionParams {
+                origin: Some(origin.to_string()),
+                browser_context_id: context.clone().map(cdp_browser::BrowserContextId::from),
+                ..cdp_browser::SetPermissionParams::new(
+                    cdp_browser::PermissionDescriptor::new(*name),
+                    cdp_browser::PermissionSetting::Granted,
+                )
+            };
+            browser.call_within(grant, timeout).await?;
+        }
         Ok(())
     }
 }

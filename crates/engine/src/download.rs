@@ -258,7 +258,9 @@ impl Session {
         self.downloads_started().await?;
         let frames = self.tab_frames(timeout).await?;
         let mark = self.downloads.ledger().records.len();
-        self.click(selector, &ClickOptions::default(), Some(timeout))
+        self.page(Some(timeout))
+            .await?
+            .click(selector, &ClickOptions::default())
             .await?;
         self.claim_download(&frames, mark, Some(dest), timeout, "download")
             .await

@@ -412,12 +412,12 @@ impl Session {
         match key {
             Some(key) => {
                 let script = STORAGE_FN.call(&[json!(area), json!("get"), json!(key)]);
-                let value = self.evaluate(&script, Some(SHORT)).await?.value;
+                let value = self.page(Some(SHORT)).await?.evaluate(&script).await?.value;
                 Ok(StorageRead::Item(value.as_str().map(str::to_string)))
             }
             None => {
                 let script = STORAGE_FN.call(&[json!(area), json!("all")]);
-                let value = self.evaluate(&script, Some(SHORT)).await?.value;
+                let value = self.page(Some(SHORT)).await?.evaluate(&script).await?.value;
                 let items = value
                     .as_object()
                     .map(|map| {
@@ -435,7 +435,7 @@ impl Session {
     pub async fn storage_set(&self, kind: &str, key: &str, value: &str) -> Result<()> {
         let area = Self::storage_area(kind)?;
         let script = STORAGE_FN.call(&[json!(area), json!("set"), json!(key), json!(value)]);
-        self.evaluate(&script, Some(SHORT)).await?;
+        self.page(Some(SHORT)).await?.evaluate(&script).await?;
         Ok(())
     }
 
@@ -443,7 +443,7 @@ impl Session {
     pub async fn storage_clear(&self, kind: &str) -> Result<()> {
         let area = Self::storage_area(kind)?;
         let script = STORAGE_FN.call(&[json!(area), json!("clear")]);
-        self.evaluate(&script, Some(SHORT)).await?;
+        self.page(Some(SHORT)).await?.evaluate(&script).await?;
         Ok(())
     }
 }

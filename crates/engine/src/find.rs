@@ -1,6 +1,6 @@
 //! Reading elements and finding them semantically: `find role|text|label|placeholder|alt|title|
 //! testid|first|last|nth`, `is visible|enabled|checked`, and the `get` forms — all accepting
-//! snapshot refs as well as CSS/XPath selectors.
+//! snapshot refs as well as CSS/XPath selectors, as [`Page`] methods.
 //!
 //! `find role` matches on the accessibility tree (so implicit roles work: a `<button>` is a
 //! button without `role=`), with the name as a case-insensitive substring unless `exact`. A miss
@@ -20,7 +20,7 @@ use crate::element::{BoundingBox, finder_all_js, ref_name};
 use crate::error::{EngineError, Result};
 use crate::js::PageFn;
 use crate::locate::Handle;
-use crate::session::Session;
+use crate::session::{Page, Session};
 use crate::snapshot::tree::{RawTree, Tree};
 use crate::tab::Tab;
 
@@ -231,92 +231,6 @@ impl Session {
         }
     }
 
-    /// Runs `function` on the element `selector` names and returns its value.
-    async fn read_element(
-        &self,
-        command: &str,
-        selector: &str,
-        function: PageFn,
-        args: &[Value],
-        timeout: Option<Duration>,
-    ) -> Result<(Value, String)> {
-        let (tab, _, timeout) = self.begin(timeout).await?;
-        let handle = self.locate_on(&tab, command, selector, timeout).await?;
-        let value = tab
-            .guarded(command, handle.call(function, args, timeout))
-            .await;
-        handle.release().await;
-        Ok((value?, self.origin_of(&tab)))
-    }
-
-    /// `find <locator> <value> [action]`; then waits for a navigation the action started
-    /// (like [`Session::click`]).
-    pub async fn find(
-        &self,
-        locator: &Locator,
-        action: &FindAction,
-        exact: bool,
-        timeout: Option<Duration>,
-    ) -> Result<Found> {
-        self.settling(
-            timeout,
-            self.find_unsettled(locator, action, exact, timeout),
-        )
-        .await
-    }
-
-    async fn find_unsettled(
-        &self,
-        locator: &Locator,
-        action: &FindAction,
-        exact: bool,
-        timeout: Option<Duration>,
-    ) -> Result<Found> {
-        let (tab, deadline, timeout) = self.begin(timeout).await?;
-        let mut handle = tab
-            .guarded("find", self.locate_semantic(&tab, locator, exact, timeout))
-            .await?;
-        let described = locator.describe();
-        handle.selector = described.clone();
-        let outcome = async {
-            Ok(match action {
-                FindAction::Click => {
-                    let mut clicked = self
-                        .click_handle(&tab, &mut handle, "left", 1, deadline)
-                        .await?;
-                    clicked.clicked = described;
-                    Found::Clicked(clicked)
-                }
-                FindAction::Fill(value) => {
-                    self.fill_handle(&tab, &mut handle, value, deadline, timeout)
-                        .await?;
-                    Found::Filled(Filled { filled: described })
-                }
-                FindAction::Check => {
-                    self.set_checked_handle(&tab, &mut handle, true, deadline, timeout)
-                        .await?;
-                    Found::Checked(Checked { checked: described })
-                }
-                FindAction::Hover => {
-                    self.hover_handle(&tab, &mut handle, deadline).await?;
-                    Found::Hovered(Hovered { hovered: described })
-                }
-                FindAction::Text => {
-                    let text = tab
-                        .guarded("find", handle.call(TEXT_FN, &[], timeout))
-                        .await?;
-                    Found::Text(TextOf {
-                        text: text.as_str().unwrap_or_default().to_string(),
-                        origin: self.origin_of(&tab),
-                    })
-                }
-            })
-        }
-        .await;
-        handle.release().await;
-        outcome
-    }
-
     async fn locate_semantic(
         &self,
         tab: &Tab,
@@ -515,124 +429,6 @@ impl Session {
         })
     }
 
-    /// `is visible <selector>`.
-    pub async fn is_visible(&self, selector: &str, timeout: Option<Duration>) -> Result<IsVisible> {
-        let (value, origin) = self
-            .read_element("is visible", selector, VISIBLE_FN, &[], timeout)
-            .await?;
-        Ok(IsVisible {
-            visible: value == Value::Bool(true),
-            origin,
-        })
-    }
-
-    /// `is enabled <selector>`.
-    pub async fn is_enabled(&self, selector: &str, timeout: Option<Duration>) -> Result<IsEnabled> {
-        let (value, origin) = self
-            .read_element("is enabled", selector, ENABLED_FN, &[], timeout)
-            .await?;
-        Ok(IsEnabled {
-            enabled: value == Value::Bool(true),
-            origin,
-        })
-    }
-
-    /// `is checked <selector>`.
-    pub async fn is_checked(&self, selector: &str, timeout: Option<Duration>) -> Result<IsChecked> {
-        let (value, origin) = self
-            .read_element("is checked", selector, CHECKED_FN, &[], timeout)
-            .await?;
-        Ok(IsChecked {
-            checked: value == Value::Bool(true),
-            origin,
-        })
-    }
-
-    /// `get text <selector>`.
-    pub async fn get_text(&self, selector: &str, timeout: Option<Duration>) -> Result<TextOf> {
-        let function = TEXT_FN;
-        let (value, origin) = self
-            .read_element("get text", selector, function, &[], timeout)
-            .await?;
-        Ok(TextOf {
-            text: value.as_str().unwrap_or_default().to_string(),
-            origin,
-        })
-    }
-
-    /// `get html <selector>`.
-    pub async fn get_html(&self, selector: &str, timeout: Option<Duration>) -> Result<HtmlOf> {
-        let function = INNER_HTML_FN;
-        let (value, _) = self
-            .read_element("get html", selector, function, &[], timeout)
-            .await?;
-        Ok(HtmlOf {
-            html: value.as_str().unwrap_or_default().to_string(),
-        })
-    }
-
-    /// `get value <selector>`.
-    pub async fn get_value(&self, selector: &str, timeout: Option<Duration>) -> Result<ValueOf> {
-        let function = VALUE_FN;
-        let (value, _) = self
-            .read_element("get value", selector, function, &[], timeout)
-            .await?;
-        let value = match value {
-            Value::String(s) => s,
-            Value::Null => String::new(),
-            other => other.to_string(),
-        };
-        Ok(ValueOf { value })
-    }
-
-    /// `get attr <selector> <name>`.
-    pub async fn get_attribute(
-        &self,
-        selector: &str,
-        name: &str,
-        timeout: Option<Duration>,
-    ) -> Result<AttributeOf> {
-        let function = ATTRIBUTE_FN;
-        let (value, origin) = self
-            .read_element("get attribute", selector, function, &[json!(name)], timeout)
-            .await?;
-        Ok(AttributeOf {
-            value: value.as_str().map(str::to_string),
-            origin,
-        })
-    }
-
-    /// `get count <selector>` (a live ref counts as one).
-    pub async fn get_count(&self, selector: &str, timeout: Option<Duration>) -> Result<CountOf> {
-        let (tab, _, timeout) = self.begin(timeout).await?;
-        let count = if ref_name(selector).is_some() {
-            let handle = self.locate_on(&tab, "count", selector, timeout).await;
-            match handle {
-                Ok(handle) => {
-                    handle.release().await;
-                    1
-                }
-                Err(EngineError::UnknownRef(_) | EngineError::StaleRef { .. }) => 0,
-                Err(other) => return Err(other),
-            }
-        } else {
-            self.count_scoped(&tab, selector, timeout).await?
-        };
-        Ok(CountOf {
-            count,
-            selector: selector.to_string(),
-        })
-    }
-
-    /// `get box <selector>`: the element's box in the viewport, in page (top frame) coordinates.
-    pub async fn get_box(&self, selector: &str, timeout: Option<Duration>) -> Result<BoundingBox> {
-        let (tab, _, timeout) = self.begin(timeout).await?;
-        let handle = self.locate_on(&tab, "get box", selector, timeout).await?;
-        let outcome = tab.guarded("get box", self.box_of(&handle, timeout)).await;
-        handle.release().await;
-        outcome
-    }
-
     /// The element's box: script-measured in its document, or from `DOM.getContentQuads` for a
     /// same-process child frame (whose script coordinates are frame-local).
     pub(crate) async fn box_of(&self, handle: &Handle, timeout: Duration) -> Result<BoundingBox> {
@@ -660,11 +456,220 @@ impl Session {
         serde_json::from_value(value)
             .map_err(|e| EngineError::Invalid(format!("unexpected box reply: {e}")))
     }
+}
+
+impl Page<'_> {
+    /// Runs `function` on the element `selector` names and returns its value.
+    async fn read_element(
+        &self,
+        command: &str,
+        selector: &str,
+        function: PageFn,
+        args: &[Value],
+    ) -> Result<(Value, String)> {
+        let (tab, _, timeout) = self.parts();
+        let handle = self
+            .session
+            .locate_on(&tab, command, selector, timeout)
+            .await?;
+        let value = tab
+            .guarded(command, handle.call(function, args, timeout))
+            .await;
+        handle.release().await;
+        Ok((value?, self.session.origin_of(&tab)))
+    }
+
+    /// `find <locator> <value> [action]`; then waits for a navigation the action started
+    /// (like [`Page::click`]).
+    pub async fn find(&self, locator: &Locator, action: &FindAction, exact: bool) -> Result<Found> {
+        self.settling(self.find_unsettled(locator, action, exact))
+            .await
+    }
+
+    async fn find_unsettled(
+        &self,
+        locator: &Locator,
+        action: &FindAction,
+        exact: bool,
+    ) -> Result<Found> {
+        let (tab, deadline, timeout) = self.parts();
+        let mut handle = tab
+            .guarded(
+                "find",
+                self.session.locate_semantic(&tab, locator, exact, timeout),
+            )
+            .await?;
+        let described = locator.describe();
+        handle.selector = described.clone();
+        let outcome = async {
+            Ok(match action {
+                FindAction::Click => {
+                    let mut clicked = self
+                        .session
+                        .click_handle(&tab, &mut handle, "left", 1, deadline)
+                        .await?;
+                    clicked.clicked = described;
+                    Found::Clicked(clicked)
+                }
+                FindAction::Fill(value) => {
+                    self.session
+                        .fill_handle(&tab, &mut handle, value, deadline, timeout)
+                        .await?;
+                    Found::Filled(Filled { filled: described })
+                }
+                FindAction::Check => {
+                    self.session
+                        .set_checked_handle(&tab, &mut handle, true, deadline, timeout)
+                        .await?;
+                    Found::Checked(Checked { checked: described })
+                }
+                FindAction::Hover => {
+                    self.session
+                        .hover_handle(&tab, &mut handle, deadline)
+                        .await?;
+                    Found::Hovered(Hovered { hovered: described })
+                }
+                FindAction::Text => {
+                    let text = tab
+                        .guarded("find", handle.call(TEXT_FN, &[], timeout))
+                        .await?;
+                    Found::Text(TextOf {
+                        text: text.as_str().unwrap_or_default().to_string(),
+                        origin: self.session.origin_of(&tab),
+                    })
+                }
+            })
+        }
+        .await;
+        handle.release().await;
+        outcome
+    }
+
+    /// `is visible <selector>`.
+    pub async fn is_visible(&self, selector: &str) -> Result<IsVisible> {
+        let (value, origin) = self
+            .read_element("is visible", selector, VISIBLE_FN, &[])
+            .await?;
+        Ok(IsVisible {
+            visible: value == Value::Bool(true),
+            origin,
+        })
+    }
+
+    /// `is enabled <selector>`.
+    pub async fn is_enabled(&self, selector: &str) -> Result<IsEnabled> {
+        let (value, origin) = self
+            .read_element("is enabled", selector, ENABLED_FN, &[])
+            .await?;
+        Ok(IsEnabled {
+            enabled: value == Value::Bool(true),
+            origin,
+        })
+    }
+
+    /// `is checked <selector>`.
+    pub async fn is_checked(&self, selector: &str) -> Result<IsChecked> {
+        let (value, origin) = self
+            .read_element("is checked", selector, CHECKED_FN, &[])
+            .await?;
+        Ok(IsChecked {
+            checked: value == Value::Bool(true),
+            origin,
+        })
+    }
+
+    /// `get text <selector>`.
+    pub async fn get_text(&self, selector: &str) -> Result<TextOf> {
+        let function = TEXT_FN;
+        let (value, origin) = self
+            .read_element("get text", selector, function, &[])
+            .await?;
+        Ok(TextOf {
+            text: value.as_str().unwrap_or_default().to_string(),
+            origin,
+        })
+    }
+
+    /// `get html <selector>`.
+    pub async fn get_html(&self, selector: &str) -> Result<HtmlOf> {
+        let function = INNER_HTML_FN;
+        let (value, _) = self
+            .read_element("get html", selector, function, &[])
+            .await?;
+        Ok(HtmlOf {
+            html: value.as_str().unwrap_or_default().to_string(),
+        })
+    }
+
+    /// `get value <selector>`.
+    pub async fn get_value(&self, selector: &str) -> Result<ValueOf> {
+        let function = VALUE_FN;
+        let (value, _) = self
+            .read_element("get value", selector, function, &[])
+            .await?;
+        let value = match value {
+            Value::String(s) => s,
+            Value::Null => String::new(),
+            other => other.to_string(),
+        };
+        Ok(ValueOf { value })
+    }
+
+    /// `get attr <selector> <name>`.
+    pub async fn get_attribute(&self, selector: &str, name: &str) -> Result<AttributeOf> {
+        let function = ATTRIBUTE_FN;
+        let (value, origin) = self
+            .read_element("get attribute", selector, function, &[json!(name)])
+            .await?;
+        Ok(AttributeOf {
+            value: value.as_str().map(str::to_string),
+            origin,
+        })
+    }
+
+    /// `get count <selector>` (a live ref counts as one).
+    pub async fn get_count(&self, selector: &str) -> Result<CountOf> {
+        let (tab, _, timeout) = self.parts();
+        let count = if ref_name(selector).is_some() {
+            let handle = self
+                .session
+                .locate_on(&tab, "count", selector, timeout)
+                .await;
+            match handle {
+                Ok(handle) => {
+                    handle.release().await;
+                    1
+                }
+                Err(EngineError::UnknownRef(_) | EngineError::StaleRef { .. }) => 0,
+                Err(other) => return Err(other),
+            }
+        } else {
+            self.session.count_scoped(&tab, selector, timeout).await?
+        };
+        Ok(CountOf {
+            count,
+            selector: selector.to_string(),
+        })
+    }
+
+    /// `get box <selector>`: the element's box in the viewport, in page (top frame) coordinates.
+    pub async fn get_box(&self, selector: &str) -> Result<BoundingBox> {
+        let (tab, _, timeout) = self.parts();
+        let handle = self
+            .session
+            .locate_on(&tab, "get box", selector, timeout)
+            .await?;
+        let outcome = tab
+            .guarded("get box", self.session.box_of(&handle, timeout))
+            .await;
+        handle.release().await;
+        outcome
+    }
 
     /// `get styles <selector>`.
-    pub async fn get_styles(&self, selector: &str, timeout: Option<Duration>) -> Result<StylesOf> {
+    pub async fn get_styles(&self, selector: &str) -> Result<StylesOf> {
         let (value, _) = self
-            .read_element("styles", selector, STYLES_FN, &[], timeout)
+            .read_element("styles", selector, STYLES_FN, &[])
             .await?;
         let styles = value
             .as_object()

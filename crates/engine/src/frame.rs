@@ -110,7 +110,7 @@ impl Session {
         selector: &str,
         timeout: Option<Duration>,
     ) -> Result<FrameSelected> {
-        let (tab, _, timeout) = self.begin(timeout).await?;
+        let (tab, _, timeout) = self.page(timeout).await?.parts();
         let handle = self.locate_on(&tab, "frame", selector, timeout).await?;
         let outcome = async {
             let info = handle.call(FRAME_ELEMENT_FN, &[], timeout).await?;
@@ -179,7 +179,12 @@ impl Session {
     /// counts as none).
     pub async fn selected_frame(&self) -> Result<Option<String>> {
         let tab = self.active_tab().await?;
-        Ok(self.frame_scope(&tab).map(|s| s.frame_id))
+        Ok(self.selected_frame_of(&tab))
+    }
+
+    /// The frame id `tab` is scoped to, if any.
+    pub(crate) fn selected_frame_of(&self, tab: &Tab) -> Option<String> {
+        self.frame_scope(tab).map(|s| s.frame_id)
     }
 
     fn frame_scope(&self, tab: &Tab) -> Option<FrameScope> {

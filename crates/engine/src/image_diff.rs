@@ -7,13 +7,12 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::Duration;
 
 use image::{ImageFormat, Rgba, RgbaImage};
 use serde::Serialize;
 
 use crate::error::{EngineError, Result};
-use crate::session::{ScreenshotOptions, Session};
+use crate::session::{Page, ScreenshotOptions};
 
 /// How two images compare (`diff screenshot`).
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -124,7 +123,7 @@ fn change_ratio(before: &[u8], after: &[u8]) -> Result<f64> {
     Ok(changed as f64 / total as f64)
 }
 
-impl Session {
+impl Page<'_> {
     /// `screenshot --if-changed [--threshold t]`: captures, and reports the image only when more
     /// than `threshold` (0 to 1) of its pixels changed since the last reported capture of the
     /// same tab and scope (viewport, full page, or a selector).
@@ -132,14 +131,13 @@ impl Session {
         &self,
         options: &ScreenshotOptions,
         threshold: f64,
-        timeout: Option<Duration>,
     ) -> Result<ConditionalShot> {
         if !(0.0..=1.0).contains(&threshold) {
             return Err(EngineError::Invalid(format!(
                 "Threshold must be between 0 and 1, got {threshold}"
             )));
         }
-        let tab = self.active_tab().await?;
+        let tab = &self.tab;
         let scope = format!(
             "{}|{}|{}|{}",
             tab.target_id(),
@@ -147,8 +145,9 @@ impl Session {
             options.selector.as_deref().unwrap_or(""),
             options.format.as_deref().unwrap_or("png")
         );
-        let image = self.screenshot(options, timeout).await?;
+        let image = self.screenshot(options).await?;
         let previous = self
+            .session
             .shots
             .scopes
             .lock()
@@ -162,7 +161,12 @@ impl Session {
                 (revision + 1, ratio, ratio > threshold)
             }
         };
-        let mut scopes = self.shots.scopes.lock().unwrap_or_else(|p| p.into_inner());
+        let mut scopes = self
+            .session
+            .shots
+            .scopes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         let entry = scopes.entry(scope).or_insert((0, Vec::new()));
         entry.0 = revision;
         if changed {
@@ -183,13 +187,12 @@ impl Session {
         baseline: &[u8],
         options: &ScreenshotOptions,
         threshold: f64,
-        timeout: Option<Duration>,
     ) -> Result<ImageDiff> {
         let options = ScreenshotOptions {
             format: Some("png".into()),
             ..options.clone()
         };
-        let current = self.screenshot(&options, timeout).await?;
+        let current = self.screenshot(&options).await?;
         diff_images(baseline, &current, threshold)
     }
 }

@@ -13,14 +13,27 @@
 //! dialog, console, errors, crash); commands wait on that state with deadlines, so a dialog, a
 //! closed tab or a crashed renderer ends a wait at once with a typed [`EngineError`].
 //!
+//! Page work goes through a [`Page`]: `session.page(timeout)` takes one command's view of the
+//! active tab (and its `frame` scope) with that command's deadline, resolved once; its methods
+//! (`click`, `fill`, `press`, `find`, `get_text`, `evaluate`, `wait_selector`, `snapshot`,
+//! `screenshot`, …) take no timeout of their own. A click or key press that starts a navigation
+//! waits for the new page before it returns ([`SessionOptions::settle_navigation`]). What
+//! outlives one command stays on [`Session`]: tabs, navigation, frame selection, cookies,
+//! storage, emulation, network, dialogs, downloads, close.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), abx_engine::EngineError> {
 //! use std::sync::Arc;
-//! use abx_engine::{Browser, Session, SessionOptions, WaitUntil};
+//! use std::time::Duration;
+//! use abx_engine::{Browser, ClickOptions, Session, SessionOptions, WaitUntil};
 //! let browser = Arc::new(Browser::launch(abx_chrome::LaunchOptions::default()).await?);
 //! let session = Session::start(browser.clone(), SessionOptions::default()).await?;
-//! let page = session.navigate("http://127.0.0.1:8080/", WaitUntil::Load, None).await?;
-//! println!("{} — {}", page.title, page.url);
+//! let loaded = session.navigate("http://127.0.0.1:8080/", WaitUntil::Load, None).await?;
+//! println!("{} — {}", loaded.title, loaded.url);
+//! let page = session.page(Some(Duration::from_secs(10))).await?;
+//! page.fill("#name", "Ada").await?;
+//! page.click("button[type=submit]", &ClickOptions::default()).await?;
+//! println!("{}", page.get_text("#greeting").await?.text);
 //! let receipt = session.close().await;
 //! assert!(receipt.verified);
 //! # Ok(()) }
@@ -89,8 +102,7 @@ pub use pointer::Motion;
 pub use policy::{DomainFilter, GuardFailure, Policy, ProxyAuth};
 pub use read::{ReadOptions, ReadPage};
 pub use session::{
-    Evaluated, Navigated, NavigationMarker, ScreenshotOptions, Session, SessionOptions, TabListing,
-    WaitUntil,
+    Evaluated, Navigated, Page, ScreenshotOptions, Session, SessionOptions, TabListing, WaitUntil,
 };
 pub use snapshot::delta::{DeltaSnapshot, RefChange, SnapshotDelta, TreeChange};
 pub use snapshot::{RefInfo, Snapshot, SnapshotDiff, SnapshotOptions, diff_text};

@@ -14,7 +14,7 @@ use abx_cdp::protocol::browser_protocol::input as cdp;
 use crate::error::{EngineError, Result};
 use crate::input::{self, InputEvent};
 use crate::locate::{Checks, Point};
-use crate::session::Session;
+use crate::session::{Page, Session};
 use crate::tab::Tab;
 
 /// How the pointer travels to its target.
@@ -152,21 +152,39 @@ fn controls(from: Point, to: Point, distance: f64, seed: u64) -> (Point, Point) 
     )
 }
 
-impl Session {
+impl Page<'_> {
     /// `mouse move <x> <y>` along `motion`'s path from the tracked pointer; returns how many
     /// movement events were sent.
-    pub async fn mouse_travel(
-        &self,
-        x: f64,
-        y: f64,
-        motion: &Motion,
-        timeout: Option<Duration>,
-    ) -> Result<u32> {
+    pub async fn mouse_travel(&self, x: f64, y: f64, motion: &Motion) -> Result<u32> {
         motion.checked()?;
-        let (tab, deadline, _) = self.begin(timeout).await?;
-        self.travel(&tab, Point { x, y }, motion, deadline).await
+        let (tab, deadline, _) = self.parts();
+        self.session
+            .travel(&tab, Point { x, y }, motion, deadline)
+            .await
     }
 
+    /// `hover <selector>` after the pointer travelled to the element along a human path
+    /// (`--input-mode human`).
+    pub async fn hover_human(&self, selector: &str) -> Result<crate::Hovered> {
+        let (tab, deadline, _) = self.parts();
+        self.session
+            .approach(&tab, selector, &Motion::human(), deadline)
+            .await?;
+        self.rest().hover(selector).await
+    }
+
+    /// `dblclick <selector>` after the pointer travelled to the element along a human path
+    /// (`--input-mode human`).
+    pub async fn dblclick_human(&self, selector: &str) -> Result<crate::Clicked> {
+        let (tab, deadline, _) = self.parts();
+        self.session
+            .approach(&tab, selector, &Motion::human(), deadline)
+            .await?;
+        self.rest().dblclick(selector).await
+    }
+}
+
+impl Session {
     /// Moves the tracked pointer to `to` along `motion`'s path, with the held buttons and
     /// modifiers, pausing between events; the pointer ends at `to` even when the deadline cuts
     /// the path short.
@@ -224,40 +242,6 @@ impl Session {
             sent += 1;
         }
         Ok(sent)
-    }
-
-    /// `hover <selector>` after the pointer travelled to the element along a human path
-    /// (`--input-mode human`).
-    pub async fn hover_human(
-        &self,
-        selector: &str,
-        timeout: Option<Duration>,
-    ) -> Result<crate::Hovered> {
-        let (tab, deadline, _) = self.begin(timeout).await?;
-        self.approach(&tab, selector, &Motion::human(), deadline)
-            .await?;
-        self.hover(
-            selector,
-            Some(deadline.saturating_duration_since(Instant::now())),
-        )
-        .await
-    }
-
-    /// `dblclick <selector>` after the pointer travelled to the element along a human path
-    /// (`--input-mode human`).
-    pub async fn dblclick_human(
-        &self,
-        selector: &str,
-        timeout: Option<Duration>,
-    ) -> Result<crate::Clicked> {
-        let (tab, deadline, _) = self.begin(timeout).await?;
-        self.approach(&tab, selector, &Motion::human(), deadline)
-            .await?;
-        self.dblclick(
-            selector,
-            Some(deadline.saturating_duration_since(Instant::now())),
-        )
-        .await
     }
 
     /// Brings the pointer to the element's click point along a human path (`click --human`);

@@ -5,17 +5,15 @@
 //!
 //! ```no_run
 //! # async fn demo(session: &abx_engine::Session) -> Result<(), abx_engine::ReactError> {
-//! let tree = abx_engine::react_query(session, abx_engine::ReactQuery::Tree, None).await?;
+//! let tree = abx_engine::react_query(&session.page(None).await?, abx_engine::ReactQuery::Tree).await?;
 //! println!("{} components", tree["nodes"].as_array().map_or(0, Vec::len));
 //! # Ok(()) }
 //! ```
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use crate::error::EngineError;
-use crate::session::Session;
+use crate::session::Page;
 
 /// The DevTools global hook (`window.__REACT_DEVTOOLS_GLOBAL_HOOK__`) as an init script.
 pub const REACT_DEVTOOLS_HOOK: &str = include_str!("react/hook.js");
@@ -61,11 +59,7 @@ pub enum ReactError {
 }
 
 /// Runs `query` on the session's page.
-pub async fn react_query(
-    session: &Session,
-    query: ReactQuery,
-    timeout: Option<Duration>,
-) -> Result<Value, ReactError> {
+pub async fn react_query(page: &Page<'_>, query: ReactQuery) -> Result<Value, ReactError> {
     let (op, arg) = match query {
         ReactQuery::Tree => ("tree", Value::Null),
         ReactQuery::Inspect(id) => ("inspect", json!(id)),
@@ -74,7 +68,7 @@ pub async fn react_query(
         ReactQuery::Suspense => ("suspense", Value::Null),
     };
     let script = format!("({QUERY_JS})({}, {arg})", json!(op));
-    let value = session.evaluate(&script, timeout).await?.value;
+    let value = page.evaluate(&script).await?.value;
     match value.get("error").and_then(Value::as_str) {
         None if value.is_object() => Ok(value),
         None => Err(EngineError::Invalid(format!("react: the page returned {value}")).into()),

@@ -87,6 +87,7 @@ impl Session {
         timeout: Option<Duration>,
     ) -> Result<ReadPage> {
         let final_url = self.url().await?;
+        let page = self.page(timeout).await?;
         let (script, content_type) = if options.raw {
             (
                 "document.documentElement ? document.documentElement.outerHTML : ''".to_string(),
@@ -96,7 +97,7 @@ impl Session {
             let args = json!({"outline": options.outline, "filter": options.filter});
             (MARKDOWN_FN.call(&[args]), "text/markdown")
         };
-        let value = self.evaluate(&script, timeout).await?;
+        let value = page.evaluate(&script).await?;
         let Value::String(content) = value.value else {
             return Err(EngineError::Evaluation(
                 "the page did not give its text".into(),

@@ -117,7 +117,11 @@ impl Session {
             .cloned()
             .unwrap_or_default();
         let mut origins = Vec::new();
-        let collected = self.evaluate(&COLLECT_FN.call(&[]), Some(SHORT)).await?;
+        let collected = self
+            .page(Some(SHORT))
+            .await?
+            .evaluate(&COLLECT_FN.call(&[]))
+            .await?;
         if let Ok(origin) = serde_json::from_value::<OriginStorage>(collected.value)
             && origin.origin.starts_with("http")
             && !(origin.local_storage.is_empty() && origin.session_storage.is_empty())
@@ -171,7 +175,11 @@ impl Session {
                 skipped.push(origin.origin.clone());
                 continue;
             }
-            let collected = self.evaluate(&COLLECT_FN.call(&[]), Some(SHORT)).await?;
+            let collected = self
+                .page(Some(SHORT))
+                .await?
+                .evaluate(&COLLECT_FN.call(&[]))
+                .await?;
             let landed = collected
                 .value
                 .get("origin")
@@ -186,7 +194,9 @@ impl Session {
                 .map_err(|e| EngineError::Invalid(e.to_string()))?;
             let session = serde_json::to_value(&origin.session_storage)
                 .map_err(|e| EngineError::Invalid(e.to_string()))?;
-            self.evaluate(&APPLY_FN.call(&[local, session]), Some(SHORT))
+            self.page(Some(SHORT))
+                .await?
+                .evaluate(&APPLY_FN.call(&[local, session]))
                 .await?;
         }
         if start.starts_with("http") || start.starts_with("file:") {

@@ -1,4 +1,4 @@
-//! Touch input (`tap`, `swipe`) as [`Session`] methods, with `Input.dispatchTouchEvent`.
+//! Touch input (`tap`, `swipe`) as [`Page`] methods, with `Input.dispatchTouchEvent`.
 //!
 //! `tap <selector>` waits until the element can be acted on (visible, stable, not covered, as
 //! for a click), then touches its centre and lifts. `swipe <direction> [distance]` drags one
@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::error::{EngineError, Result};
 use crate::input::{self, InputEvent};
 use crate::locate::{Checks, Point};
-use crate::session::Session;
+use crate::session::Page;
 use crate::tab::Tab;
 
 /// `{"tapped": "<selector>"}`.
@@ -58,11 +58,14 @@ async fn lift(tab: &Tab, session: &abx_cdp::Session, deadline: Instant) -> Resul
     .map(drop)
 }
 
-impl Session {
+impl Page<'_> {
     /// `tap <selector>`: a touch on the element's centre.
-    pub async fn tap(&self, selector: &str, timeout: Option<Duration>) -> Result<Tapped> {
-        let (tab, deadline, timeout) = self.begin(timeout).await?;
-        let mut handle = self.locate_on(&tab, "tap", selector, timeout).await?;
+    pub async fn tap(&self, selector: &str) -> Result<Tapped> {
+        let (tab, deadline, timeout) = self.parts();
+        let mut handle = self
+            .session
+            .locate_on(&tab, "tap", selector, timeout)
+            .await?;
         let checks = Checks {
             option: false,
             ..Checks::CLICK
@@ -70,7 +73,8 @@ impl Session {
         let prepared = tab
             .guarded(
                 "tap",
-                self.prepare(&tab, &mut handle, checks, "tap", deadline),
+                self.session
+                    .prepare(&tab, &mut handle, checks, "tap", deadline),
             )
             .await;
         let session = if handle.oopif {
@@ -99,12 +103,7 @@ impl Session {
     }
 
     /// `swipe <up|down|left|right> [distance]` (300 px by default) from the viewport's centre.
-    pub async fn swipe(
-        &self,
-        direction: &str,
-        distance: Option<f64>,
-        timeout: Option<Duration>,
-    ) -> Result<Swiped> {
+    pub async fn swipe(&self, direction: &str, distance: Option<f64>) -> Result<Swiped> {
         let distance = distance.unwrap_or(300.0);
         let (dx, dy) = match direction {
             "up" => (0.0, -distance),
@@ -117,11 +116,8 @@ impl Session {
                 )));
             }
         };
-        let (tab, deadline, timeout) = self.begin(timeout).await?;
-        let size = self
-            .evaluate("[innerWidth, innerHeight]", Some(timeout))
-            .await?
-            .value;
+        let (tab, deadline, _) = self.parts();
+        let size = self.evaluate("[innerWidth, innerHeight]").await?.value;
         let half = |i: usize| size.get(i).and_then(|v| v.as_f64()).unwrap_or(400.0) / 2.0;
         let start = Point {
             x: half(0),

@@ -53,7 +53,7 @@ async fn click(view: &LiveView, x: f64, y: f64) -> Result<(), Error> {
 
 /// Evaluates `script` on a session and returns its JSON value.
 async fn eval(session: &Session, script: &str) -> Result<serde_json::Value, Error> {
-    Ok(session.evaluate(script, None).await?.value)
+    Ok(session.page(None).await?.evaluate(script).await?.value)
 }
 
 /// The whole Host flow against the fixture site at `site`.

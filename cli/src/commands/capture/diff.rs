@@ -61,6 +61,8 @@ async fn run_snapshot(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let session = ctx.session().await?;
     data(
         session
+            .page(None)
+            .await?
             .diff_snapshot(&request.snapshot.options(), request.baseline.as_deref())
             .await?,
     )
@@ -98,12 +100,9 @@ async fn run_screenshot(ctx: &Ctx<'_>) -> Result<Value, Failure> {
         ..Default::default()
     };
     let diff = session
-        .diff_screenshot(
-            &baseline,
-            &options,
-            request.threshold.unwrap_or(0.1),
-            ctx.timeout(),
-        )
+        .page(ctx.timeout())
+        .await?
+        .diff_screenshot(&baseline, &options, request.threshold.unwrap_or(0.1))
         .await?;
     if let Some(output) = &request.output {
         crate::commands::support::write_file(std::path::Path::new(output), &diff.diff_png)?;
@@ -247,9 +246,9 @@ async fn run_url(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let mut images = Vec::new();
     for url in [url1, url2] {
         session.navigate(url, wait, ctx.timeout()).await?;
-        snapshots.push(session.snapshot(&options).await?.snapshot);
+        snapshots.push(session.page(None).await?.snapshot(&options).await?.snapshot);
         if request.screenshot {
-            images.push(session.screenshot(&shot, ctx.timeout()).await?);
+            images.push(session.page(ctx.timeout()).await?.screenshot(&shot).await?);
         }
     }
     let diff = abx_engine::diff_text(&without_refs(&snapshots[0]), &without_refs(&snapshots[1]));

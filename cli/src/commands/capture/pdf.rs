@@ -54,7 +54,11 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: PdfRequest = ctx.params()?;
     let path = required(&request.path, "path")?;
     let session = ctx.session().await?;
-    let bytes = session.pdf(&PdfOptions::default(), ctx.timeout()).await?;
+    let bytes = session
+        .page(ctx.timeout())
+        .await?
+        .pdf(&PdfOptions::default())
+        .await?;
     write_file(std::path::Path::new(path), &bytes)?;
     Ok(json!({"path": path}))
 }

@@ -187,7 +187,9 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
         // `--threshold` implies `--if-changed`, as upstream documents.
         let threshold = request.threshold.unwrap_or(0.0);
         let shot = session
-            .screenshot_if_changed(&options, threshold, ctx.timeout())
+            .page(ctx.timeout())
+            .await?
+            .screenshot_if_changed(&options, threshold)
             .await?;
         let mut data = json!({
             "changed": shot.changed,
@@ -204,11 +206,20 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     }
     let (bytes, annotations) = if request.annotate {
         let shot = session
-            .screenshot_annotated(&options, ctx.timeout())
+            .page(ctx.timeout())
+            .await?
+            .screenshot_annotated(&options)
             .await?;
         (shot.image, Some(shot.annotations))
     } else {
-        (session.screenshot(&options, ctx.timeout()).await?, None)
+        (
+            session
+                .page(ctx.timeout())
+                .await?
+                .screenshot(&options)
+                .await?,
+            None,
+        )
     };
     let path = screenshot_path(&request);
     write_file(&path, &bytes)?;

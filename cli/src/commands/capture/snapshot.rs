@@ -105,9 +105,17 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     if request.delta {
         return data(
             session
+                .page(None)
+                .await?
                 .snapshot_delta(&request.options(), request.full)
                 .await?,
         );
     }
-    data(session.snapshot(&request.options()).await?)
+    data(
+        session
+            .page(None)
+            .await?
+            .snapshot(&request.options())
+            .await?,
+    )
 }

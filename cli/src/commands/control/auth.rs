@@ -127,7 +127,9 @@ async fn first_visible(
 ) -> Result<String, Failure> {
     let expression = format!("({FIRST_VISIBLE_JS})({})", json!(selectors));
     match session
-        .wait_for_function(&expression, timeout, "auth login")
+        .page(timeout)
+        .await?
+        .wait_for_function(&expression, "auth login")
         .await
     {
         Ok(Value::String(found)) => Ok(found),
@@ -161,19 +163,29 @@ async fn run_login(ctx: &Ctx<'_>) -> Result<Value, Failure> {
         Some(sel) => first_visible(&session, &[sel.as_str()], "username field", timeout).await?,
         None => first_visible(&session, USERNAME_SELECTORS, "username field", timeout).await?,
     };
-    session.fill(&user_sel, &profile.username, timeout).await?;
+    session
+        .page(timeout)
+        .await?
+        .fill(&user_sel, &profile.username)
+        .await?;
     let pass_sel = match pick(&request.password_selector, &profile.password_selector) {
         Some(sel) => first_visible(&session, &[sel.as_str()], "password field", timeout).await?,
         None => first_visible(&session, PASSWORD_SELECTORS, "password field", timeout).await?,
     };
-    session.fill(&pass_sel, &profile.password, timeout).await?;
+    session
+        .page(timeout)
+        .await?
+        .fill(&pass_sel, &profile.password)
+        .await?;
     let submit_sel = match pick(&request.submit_selector, &profile.submit_selector) {
         Some(sel) => first_visible(&session, &[sel.as_str()], "submit button", timeout).await?,
         None => first_visible(&session, SUBMIT_SELECTORS, "submit button", timeout).await?,
     };
     // The click waits for the navigation the submit starts.
     session
-        .click(&submit_sel, &ClickOptions::default(), timeout)
+        .page(timeout)
+        .await?
+        .click(&submit_sel, &ClickOptions::default())
         .await?;
     let _ = vault.touch_login(name);
     Ok(json!({"loggedIn": true, "name": name}))

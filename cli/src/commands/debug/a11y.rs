@@ -106,7 +106,8 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
         .filter(|t| !t.is_empty())
         .map(str::to_string)
         .collect();
-    Ok(abx_engine::a11y_audit(&session, &tags, request.selector.as_deref(), ctx.timeout()).await?)
+    let page = session.page(ctx.timeout()).await?;
+    Ok(abx_engine::a11y_audit(&page, &tags, request.selector.as_deref()).await?)
 }
 
 /// `url:`, a counts line, then per violation `[impact] id: help (N nodes)`, its help URL and

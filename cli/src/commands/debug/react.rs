@@ -149,7 +149,8 @@ async fn run(ctx: &Ctx<'_>, op: Op) -> Result<Value, Failure> {
         Op::RendersStop => ReactQuery::RendersStop,
         Op::Suspense => ReactQuery::Suspense,
     };
-    let mut data = abx_engine::react_query(&session, query, ctx.timeout())
+    let page = session.page(ctx.timeout()).await?;
+    let mut data = abx_engine::react_query(&page, query)
         .await
         .map_err(failure)?;
     match op {

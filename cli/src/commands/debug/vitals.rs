@@ -51,7 +51,7 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
             .navigate(url, abx_engine::WaitUntil::Load, ctx.timeout())
             .await?;
     }
-    Ok(abx_engine::web_vitals(&session, ctx.timeout()).await?)
+    Ok(abx_engine::web_vitals(&session.page(ctx.timeout()).await?).await?)
 }
 
 /// Upstream's summary: `url:`, then `ttfb: …ms  fcp: …ms  lcp: …ms  cls: …  inp: …`, the LCP

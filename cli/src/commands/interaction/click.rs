@@ -63,5 +63,11 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
         button: request.button.clone(),
         human: request.human,
     };
-    data(session.click(selector, &options, ctx.timeout()).await?)
+    data(
+        session
+            .page(ctx.timeout())
+            .await?
+            .click(selector, &options)
+            .await?,
+    )
 }

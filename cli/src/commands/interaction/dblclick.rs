@@ -44,8 +44,20 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let selector = required(&request.selector, "selector")?;
     let session = ctx.session().await?;
     if request.human {
-        data(session.dblclick_human(selector, ctx.timeout()).await?)
+        data(
+            session
+                .page(ctx.timeout())
+                .await?
+                .dblclick_human(selector)
+                .await?,
+        )
     } else {
-        data(session.dblclick(selector, ctx.timeout()).await?)
+        data(
+            session
+                .page(ctx.timeout())
+                .await?
+                .dblclick(selector)
+                .await?,
+        )
     }
 }

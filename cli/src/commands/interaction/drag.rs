@@ -61,7 +61,9 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let session = ctx.session().await?;
     data(
         session
-            .drag_with(source, target, request.human, ctx.timeout())
+            .page(ctx.timeout())
+            .await?
+            .drag_with(source, target, request.human)
             .await?,
     )
 }

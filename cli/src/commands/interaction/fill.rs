@@ -45,7 +45,9 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let session = ctx.session().await?;
     data(
         session
-            .fill(selector, &request.value, ctx.timeout())
+            .page(ctx.timeout())
+            .await?
+            .fill(selector, &request.value)
             .await?,
     )
 }

@@ -21,6 +21,10 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: SelectorRequest = ctx.params()?;
     let selector = request.selector()?;
     let session = ctx.session().await?;
-    session.scroll_into_view(selector, ctx.timeout()).await?;
+    session
+        .page(ctx.timeout())
+        .await?
+        .scroll_into_view(selector)
+        .await?;
     Ok(json!({"highlighted": selector}))
 }

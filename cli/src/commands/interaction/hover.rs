@@ -44,8 +44,14 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let selector = required(&request.selector, "selector")?;
     let session = ctx.session().await?;
     if request.human {
-        data(session.hover_human(selector, ctx.timeout()).await?)
+        data(
+            session
+                .page(ctx.timeout())
+                .await?
+                .hover_human(selector)
+                .await?,
+        )
     } else {
-        data(session.hover(selector, ctx.timeout()).await?)
+        data(session.page(ctx.timeout()).await?.hover(selector).await?)
     }
 }

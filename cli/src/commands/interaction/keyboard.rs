@@ -69,16 +69,18 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: KeyboardRequest = ctx.params()?;
     let session = ctx.session().await?;
     match request.subaction.as_deref().unwrap_or("type") {
-        "insertText" | "inserttext" => {
-            data(session.insert_text(&request.text, ctx.timeout()).await?)
-        }
+        "insertText" | "inserttext" => data(
+            session
+                .page(ctx.timeout())
+                .await?
+                .insert_text(&request.text)
+                .await?,
+        ),
         _ => data(
             session
-                .keyboard_type(
-                    &request.text,
-                    request.delay.map(Duration::from_millis),
-                    ctx.timeout(),
-                )
+                .page(ctx.timeout())
+                .await?
+                .keyboard_type(&request.text, request.delay.map(Duration::from_millis))
                 .await?,
         ),
     }

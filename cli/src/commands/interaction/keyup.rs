@@ -22,5 +22,5 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: KeyRequest = ctx.params()?;
     let key = required(&request.key, "key")?;
     let session = ctx.session().await?;
-    data(session.key_up(key, ctx.timeout()).await?)
+    data(session.page(ctx.timeout()).await?.key_up(key).await?)
 }

@@ -157,16 +157,18 @@ async fn run_move(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     if motion.travels() {
         let x = number(&request.x, 0.0);
         let y = number(&request.y, 0.0);
-        let steps = session.mouse_travel(x, y, &motion, ctx.timeout()).await?;
+        let steps = session
+            .page(ctx.timeout())
+            .await?
+            .mouse_travel(x, y, &motion)
+            .await?;
         return Ok(json!({"moved": true, "steps": steps}));
     }
     data(
         session
-            .mouse_move(
-                number(&request.x, 0.0),
-                number(&request.y, 0.0),
-                ctx.timeout(),
-            )
+            .page(ctx.timeout())
+            .await?
+            .mouse_move(number(&request.x, 0.0), number(&request.y, 0.0))
             .await?,
     )
 }
@@ -176,7 +178,9 @@ async fn run_down(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let session = ctx.session().await?;
     data(
         session
-            .mouse_down(request.button.as_deref(), ctx.timeout())
+            .page(ctx.timeout())
+            .await?
+            .mouse_down(request.button.as_deref())
             .await?,
     )
 }
@@ -186,7 +190,9 @@ async fn run_up(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let session = ctx.session().await?;
     data(
         session
-            .mouse_up(request.button.as_deref(), ctx.timeout())
+            .page(ctx.timeout())
+            .await?
+            .mouse_up(request.button.as_deref())
             .await?,
     )
 }
@@ -196,10 +202,11 @@ async fn run_wheel(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let session = ctx.session().await?;
     data(
         session
+            .page(ctx.timeout())
+            .await?
             .mouse_wheel(
                 number(&request.delta_y, 100.0),
                 number(&request.delta_x, 0.0),
-                ctx.timeout(),
             )
             .await?,
     )

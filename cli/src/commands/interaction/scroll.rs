@@ -75,11 +75,12 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let session = ctx.session().await?;
     data(
         session
+            .page(ctx.timeout())
+            .await?
             .scroll(
                 request.direction.as_deref().unwrap_or("down"),
                 request.amount.as_ref().and_then(Number::as_f64),
                 request.selector.as_deref(),
-                ctx.timeout(),
             )
             .await?,
     )

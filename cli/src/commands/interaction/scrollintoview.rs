@@ -36,5 +36,11 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: SelectorRequest = ctx.params()?;
     let selector = request.selector()?;
     let session = ctx.session().await?;
-    data(session.scroll_into_view(selector, ctx.timeout()).await?)
+    data(
+        session
+            .page(ctx.timeout())
+            .await?
+            .scroll_into_view(selector)
+            .await?,
+    )
 }

@@ -65,5 +65,11 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
         None => Vec::new(),
     };
     let session = ctx.session().await?;
-    data(session.select(selector, &values, ctx.timeout()).await?)
+    data(
+        session
+            .page(ctx.timeout())
+            .await?
+            .select(selector, &values)
+            .await?,
+    )
 }

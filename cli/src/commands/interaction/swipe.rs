@@ -54,7 +54,9 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let session = ctx.session().await?;
     data(
         session
-            .swipe(direction, request.distance, ctx.timeout())
+            .page(ctx.timeout())
+            .await?
+            .swipe(direction, request.distance)
             .await?,
     )
 }

@@ -22,5 +22,5 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: SelectorRequest = ctx.params()?;
     let selector = required(&request.selector, "selector")?;
     let session = ctx.session().await?;
-    data(session.tap(selector, ctx.timeout()).await?)
+    data(session.page(ctx.timeout()).await?.tap(selector).await?)
 }

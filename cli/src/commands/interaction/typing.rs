@@ -82,12 +82,13 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let session = ctx.session().await?;
     data(
         session
+            .page(ctx.timeout())
+            .await?
             .type_text(
                 selector,
                 &request.text,
                 request.clear,
                 request.delay.map(Duration::from_millis),
-                ctx.timeout(),
             )
             .await?,
     )

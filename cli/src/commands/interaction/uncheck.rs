@@ -21,5 +21,5 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: SelectorRequest = ctx.params()?;
     let selector = request.selector()?;
     let session = ctx.session().await?;
-    data(session.uncheck(selector, ctx.timeout()).await?)
+    data(session.page(ctx.timeout()).await?.uncheck(selector).await?)
 }

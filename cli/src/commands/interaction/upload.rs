@@ -45,7 +45,9 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let session = ctx.session().await?;
     data(
         session
-            .upload(selector, &request.files, ctx.timeout())
+            .page(ctx.timeout())
+            .await?
+            .upload(selector, &request.files)
             .await?,
     )
 }

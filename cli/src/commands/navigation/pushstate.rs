@@ -42,6 +42,6 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let url = required(&request.url, "url")?;
     let session = ctx.session().await?;
     let script = format!("history.pushState(null, '', {}); location.href", json!(url));
-    let value = session.evaluate(&script, ctx.timeout()).await?;
+    let value = session.page(ctx.timeout()).await?.evaluate(&script).await?;
     Ok(json!({"url": value.value}))
 }

@@ -80,7 +80,7 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: EvalRequest = ctx.params()?;
     let script = required(&request.script, "script")?;
     let session = ctx.session().await?;
-    let evaluated = session.evaluate(script, ctx.timeout()).await?;
+    let evaluated = session.page(ctx.timeout()).await?.evaluate(script).await?;
     let origin = session.url().await.unwrap_or_default();
     let mut data = json!({"result": evaluated.value, "origin": origin});
     if let Some(unserializable) = evaluated.unserializable {

@@ -309,12 +309,9 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let session = ctx.session().await?;
     data(
         session
-            .find(
-                &locator,
-                &action,
-                request.exact.unwrap_or(false),
-                ctx.timeout(),
-            )
+            .page(ctx.timeout())
+            .await?
+            .find(&locator, &action, request.exact.unwrap_or(false))
             .await?,
     )
 }

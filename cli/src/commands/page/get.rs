@@ -123,21 +123,39 @@ async fn run_text(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: SelectorRequest = ctx.params()?;
     let selector = request.selector()?;
     let session = ctx.session().await?;
-    data(session.get_text(selector, ctx.timeout()).await?)
+    data(
+        session
+            .page(ctx.timeout())
+            .await?
+            .get_text(selector)
+            .await?,
+    )
 }
 
 async fn run_html(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: SelectorRequest = ctx.params()?;
     let selector = request.selector()?;
     let session = ctx.session().await?;
-    data(session.get_html(selector, ctx.timeout()).await?)
+    data(
+        session
+            .page(ctx.timeout())
+            .await?
+            .get_html(selector)
+            .await?,
+    )
 }
 
 async fn run_value(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: SelectorRequest = ctx.params()?;
     let selector = request.selector()?;
     let session = ctx.session().await?;
-    data(session.get_value(selector, ctx.timeout()).await?)
+    data(
+        session
+            .page(ctx.timeout())
+            .await?
+            .get_value(selector)
+            .await?,
+    )
 }
 
 async fn run_attribute(ctx: &Ctx<'_>) -> Result<Value, Failure> {
@@ -147,7 +165,9 @@ async fn run_attribute(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let session = ctx.session().await?;
     data(
         session
-            .get_attribute(selector, attribute, ctx.timeout())
+            .page(ctx.timeout())
+            .await?
+            .get_attribute(selector, attribute)
             .await?,
     )
 }
@@ -175,19 +195,31 @@ async fn run_count(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: SelectorRequest = ctx.params()?;
     let selector = request.selector()?;
     let session = ctx.session().await?;
-    data(session.get_count(selector, ctx.timeout()).await?)
+    data(
+        session
+            .page(ctx.timeout())
+            .await?
+            .get_count(selector)
+            .await?,
+    )
 }
 
 async fn run_box(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: SelectorRequest = ctx.params()?;
     let selector = request.selector()?;
     let session = ctx.session().await?;
-    data(session.get_box(selector, ctx.timeout()).await?)
+    data(session.page(ctx.timeout()).await?.get_box(selector).await?)
 }
 
 async fn run_styles(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: SelectorRequest = ctx.params()?;
     let selector = request.selector()?;
     let session = ctx.session().await?;
-    data(session.get_styles(selector, ctx.timeout()).await?)
+    data(
+        session
+            .page(ctx.timeout())
+            .await?
+            .get_styles(selector)
+            .await?,
+    )
 }

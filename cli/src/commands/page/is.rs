@@ -59,19 +59,37 @@ async fn run_visible(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: SelectorRequest = ctx.params()?;
     let selector = request.selector()?;
     let session = ctx.session().await?;
-    data(session.is_visible(selector, ctx.timeout()).await?)
+    data(
+        session
+            .page(ctx.timeout())
+            .await?
+            .is_visible(selector)
+            .await?,
+    )
 }
 
 async fn run_enabled(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: SelectorRequest = ctx.params()?;
     let selector = request.selector()?;
     let session = ctx.session().await?;
-    data(session.is_enabled(selector, ctx.timeout()).await?)
+    data(
+        session
+            .page(ctx.timeout())
+            .await?
+            .is_enabled(selector)
+            .await?,
+    )
 }
 
 async fn run_checked(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: SelectorRequest = ctx.params()?;
     let selector = request.selector()?;
     let session = ctx.session().await?;
-    data(session.is_checked(selector, ctx.timeout()).await?)
+    data(
+        session
+            .page(ctx.timeout())
+            .await?
+            .is_checked(selector)
+            .await?,
+    )
 }

@@ -202,11 +202,15 @@ async fn run_wait(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let timeout = ctx.timeout();
     if let Some(selector) = &request.selector {
         let state = request.state.as_deref().unwrap_or("visible");
-        session.wait_selector(selector, state, timeout).await?;
+        session
+            .page(timeout)
+            .await?
+            .wait_selector(selector, state)
+            .await?;
         return Ok(json!({"waited": "selector", "selector": selector}));
     }
     if let Some(text) = &request.text {
-        session.wait_text(text, timeout).await?;
+        session.page(timeout).await?.wait_text(text).await?;
         return Ok(json!({"waited": "text", "text": text}));
     }
     let ms = ctx.request().u64(abx_wire::extras::TIMEOUT).unwrap_or(0);
@@ -218,16 +222,15 @@ async fn run_url(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: UrlRequest = ctx.params()?;
     let pattern = required(&request.url, "url")?;
     let session = ctx.session().await?;
-    Ok(json!({"url": session.wait_url(pattern, ctx.timeout()).await?}))
+    Ok(json!({"url": session.page(ctx.timeout()).await?.wait_url(pattern).await?}))
 }
 
 async fn run_load(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: LoadRequest = ctx.params()?;
     let state = request.state.as_deref().unwrap_or("load");
     let session = ctx.session().await?;
-    session
-        .wait_load(WaitUntil::parse(state)?, ctx.timeout())
-        .await?;
+    let wait = WaitUntil::parse(state)?;
+    session.page(ctx.timeout()).await?.wait_load(wait).await?;
     Ok(json!({"state": state}))
 }
 
@@ -236,7 +239,9 @@ async fn run_function(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let expression = required(&request.expression, "expression")?;
     let session = ctx.session().await?;
     let result = session
-        .wait_for_function(expression, ctx.timeout(), FUNCTION)
+        .page(ctx.timeout())
+        .await?
+        .wait_for_function(expression, FUNCTION)
         .await?;
     Ok(json!({"result": result}))
 }

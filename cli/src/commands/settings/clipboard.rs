@@ -61,13 +61,13 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let session = ctx.session().await?;
     let timeout = ctx.timeout();
     match request.operation.as_deref().unwrap_or("read") {
-        "read" => data(session.clipboard_read(timeout).await?),
+        "read" => data(session.page(timeout).await?.clipboard_read().await?),
         "write" => {
             let text = required(&request.text, "text")?;
-            data(session.clipboard_write(text, timeout).await?)
+            data(session.page(timeout).await?.clipboard_write(text).await?)
         }
-        "copy" => data(session.clipboard_copy(timeout).await?),
-        "paste" => data(session.clipboard_paste(timeout).await?),
+        "copy" => data(session.page(timeout).await?.clipboard_copy().await?),
+        "paste" => data(session.page(timeout).await?.clipboard_paste().await?),
         other => Err(Failure::message(format!(
             "Unknown clipboard operation: {other} (read, write, copy or paste)"
         ))),

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::{RefInfo, SnapshotOptions};
 use crate::error::Result;
-use crate::session::Session;
+use crate::session::Page;
 
 /// One `snapshot --delta` answer; serializes to upstream's `data`: `{"origin", "snapshot"}`.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -226,9 +226,9 @@ impl DeltaHistory {
     }
 }
 
-impl Session {
+impl Page<'_> {
     /// `snapshot --delta [--full]`: takes a snapshot (refs update as for
-    /// [`Session::snapshot`]) and reports it against the tab's previous delta snapshot with the
+    /// [`Page::snapshot`]) and reports it against the tab's previous delta snapshot with the
     /// same options and frame.
     pub async fn snapshot_delta(
         &self,
@@ -236,10 +236,10 @@ impl Session {
         full: bool,
     ) -> Result<DeltaSnapshot> {
         let snapshot = self.snapshot(options).await?;
-        let tab = self.active_tab().await?;
-        let frame = self.selected_frame().await?;
+        let tab = &self.tab;
+        let frame = self.session.selected_frame_of(tab);
         let key = format!("{options:?}|{frame:?}");
-        let delta = self.refs.with_tab(tab.target_id(), |t| {
+        let delta = self.session.refs.with_tab(tab.target_id(), |t| {
             t.deltas.record(
                 key,
                 &snapshot.origin,

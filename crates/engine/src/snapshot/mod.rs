@@ -36,7 +36,7 @@ use serde_json::Value;
 
 use crate::error::{EngineError, Result};
 use crate::refs::{DocumentId, FrameKey, RefRequest};
-use crate::session::Session;
+use crate::session::{Page, Session};
 use crate::tab::Tab;
 use scan::Cleanup;
 use tree::{CursorInfo, RawTree, Render, Tree};
@@ -354,17 +354,17 @@ fn apply_refs(
     }
 }
 
-impl Session {
-    /// Takes a snapshot of the active tab (upstream's algorithm, contract §4) and updates the
+impl Page<'_> {
+    /// Takes a snapshot of the view's tab (upstream's algorithm, contract §4) and updates the
     /// tab's refs.
     pub async fn snapshot(&self, options: &SnapshotOptions) -> Result<Snapshot> {
-        let timeout = self.options().default_timeout;
-        let tab = self.active_tab().await?;
+        let (tab, _, timeout) = self.parts();
         let snapshot = tab
-            .guarded("snapshot", self.snapshot_on(&tab, options, timeout))
+            .guarded("snapshot", self.session.snapshot_on(&tab, options, timeout))
             .await?;
         let text = snapshot.snapshot.clone();
-        self.refs
+        self.session
+            .refs
             .with_tab(tab.target_id(), |t| t.last_snapshot = Some(text));
         Ok(snapshot)
     }
@@ -383,8 +383,9 @@ impl Session {
                 Err(_) => b.to_string(),
             },
             None => {
-                let tab = self.active_tab().await?;
-                self.refs
+                let tab = &self.tab;
+                self.session
+                    .refs
                     .with_tab(tab.target_id(), |t| t.last_snapshot.clone())
                     .unwrap_or_default()
             }
@@ -392,7 +393,9 @@ impl Session {
         let after = self.snapshot(options).await?.snapshot;
         Ok(diff_text(&before, &after))
     }
+}
 
+impl Session {
     async fn snapshot_on(
         &self,
         tab: &Tab,

@@ -1,20 +1,32 @@
 //! A session: what one `agent-browser` session (one daemon) drives in a browser — its tabs
-//! (`t1`, `t2`, … never reused), its active tab, pin-tab semantics, and the page commands.
+//! (`t1`, `t2`, … never reused), its active tab, pin-tab semantics — and [`Page`], the view one
+//! command takes of the active tab to act on it.
+//!
+//! Where the line runs: [`Session`] keeps what outlives one command or belongs to the browser —
+//! binding and attaching, the tab table (`tab new|switch|close`, windows), navigation (it
+//! replaces the document a `Page` views), frame selection (like a tab switch, it chooses what
+//! later views act on), cookies, storage, emulation, network log and routes, dialog answers,
+//! downloads, tracing, WebMCP, close. [`Page`] (from [`Session::page`]) carries the active tab
+//! and one command's deadline, resolved once, and hosts the work done on the document within
+//! that deadline: input (click, fill, type, press, keys, mouse, touch, drag, upload, scroll),
+//! element reads (`find`, `get`, `is`), `eval`, waits, snapshots and screenshots.
+
+mod navigation;
+mod view;
+mod wait;
+
+pub use view::Page;
+pub use wait::Evaluated;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use abx_cdp::protocol::browser_protocol::{page, target};
-use abx_cdp::protocol::js_protocol::runtime;
-use base64::Engine as _;
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use crate::browser::{Browser, TargetInfo};
 use crate::error::{EngineError, Result};
-use crate::js::PageFn;
-use crate::tab::{Tab, TabOptions, TabState};
+use crate::tab::{Tab, TabOptions};
 
 /// When a navigation counts as done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -126,15 +138,6 @@ pub struct Navigated {
     pub title: String,
 }
 
-/// The result of `eval`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Evaluated {
-    /// The JSON value (`null` for `undefined` and unserializable values).
-    pub value: Value,
-    /// `NaN`, `Infinity`, `-0`, `undefined`... when the value has no JSON form.
-    pub unserializable: Option<String>,
-}
-
 /// Screenshot options.
 #[derive(Clone, Debug, Default)]
 pub struct ScreenshotOptions {
@@ -210,10 +213,9 @@ impl std::fmt::Debug for Session {
     }
 }
 
-/// The active tab's navigation state before an action that may navigate (see
-/// [`Session::settle_navigation`]).
+/// A tab's navigation state before an action that may navigate (see `Page::settling`).
 #[derive(Clone, Debug)]
-pub struct NavigationMarker {
+pub(crate) struct NavigationMarker {
     target_id: String,
     loads_started: u64,
     syncs: u64,
@@ -677,455 +679,6 @@ impl Session {
         Ok(listing)
     }
 
-    /// Navigates the active tab and waits per `wait`.
-    pub async fn navigate(
-        &self,
-        url: &str,
-        wait: WaitUntil,
-        timeout: Option<Duration>,
-    ) -> Result<Navigated> {
-        let tab = self.active_tab().await?;
-        self.navigate_tab(&tab, url, wait, timeout).await
-    }
-
-    /// [`Session::navigate`] on a given tab of the session.
-    async fn navigate_tab(
-        &self,
-        tab: &Tab,
-        url: &str,
-        wait: WaitUntil,
-        timeout: Option<Duration>,
-    ) -> Result<Navigated> {
-        let timeout = timeout.unwrap_or(self.options.default_timeout);
-        let deadline = deadline_after(timeout);
-        // Boxed: keeps the policy's awaits out of every caller's future.
-        Box::pin(crate::policy::before_navigation(
-            self.browser.connection(),
-            &self.options.policy,
-            url,
-        ))
-        .await?;
-        let reply = tab
-            .request("navigate", page::NavigateParams::new(url), timeout)
-            .await?;
-        if let Some(error) = reply.error_text.filter(|e| !e.is_empty()) {
-            return Err(EngineError::Navigation(error));
-        }
-        if let Some(loader) = reply.loader_id
-            && let Some(name) = wait.lifecycle_name()
-        {
-            let loader: String = loader.into();
-            tab.wait_state("navigation", deadline, false, |st| {
-                st.has_lifecycle(&loader, name)
-            })
-            .await
-            .map_err(|e| with_timeout(e, timeout))?;
-        }
-        let url = self.url_of(tab);
-        let title = self.title_of(tab).await;
-        Ok(Navigated { url, title })
-    }
-
-    /// Goes one entry back (`-1`) or forward (`+1`) in history and waits for the page.
-    pub async fn history(&self, delta: i64, timeout: Option<Duration>) -> Result<String> {
-        let timeout = timeout.unwrap_or(self.options.default_timeout);
-        let deadline = deadline_after(timeout);
-        let command = if delta < 0 { "back" } else { "forward" };
-        let tab = self.active_tab().await?;
-        let history = tab
-            .request(
-                command,
-                page::GetNavigationHistoryParams::default(),
-                timeout,
-            )
-            .await?;
-        let index = history.current_index + delta;
-        let Some(entry) = usize::try_from(index)
-            .ok()
-            .and_then(|i| history.entries.get(i))
-        else {
-            return Ok(self.url_of(&tab));
-        };
-        let entry_url = entry.url.clone();
-        let before = tab.state();
-        let go = page::NavigateToHistoryEntryParams::new(entry.id);
-        tab.request(command, go, timeout).await?;
-        tab.wait_state(command, deadline, false, |st| {
-            history_settled(&before, st, &entry_url)
-        })
-        .await
-        .map_err(|e| with_timeout(e, timeout))?;
-        Ok(self.url_of(&tab))
-    }
-
-    /// Reloads and waits for the new document's `load`.
-    pub async fn reload(&self, timeout: Option<Duration>) -> Result<String> {
-        let timeout = timeout.unwrap_or(self.options.default_timeout);
-        let deadline = deadline_after(timeout);
-        let tab = self.active_tab().await?;
-        let before = tab.state();
-        tab.request("reload", page::ReloadParams::default(), timeout)
-            .await?;
-        tab.wait_state("reload", deadline, false, |st| {
-            st.loader_id != before.loader_id && st.has_lifecycle(&st.loader_id, "load")
-        })
-        .await
-        .map_err(|e| with_timeout(e, timeout))?;
-        Ok(self.url_of(&tab))
-    }
-
-    fn url_of(&self, tab: &Tab) -> String {
-        let url = tab.state().url;
-        if !url.is_empty() {
-            return url;
-        }
-        self.browser
-            .target(tab.target_id())
-            .map(|t| t.url)
-            .unwrap_or_default()
-    }
-
-    async fn title_of(&self, tab: &Tab) -> String {
-        // document.title when the page answers; Chrome's own view of the title (browser-side,
-        // never blocked by a dialog) otherwise.
-        if tab.dialog().is_none()
-            && let Ok(reply) = tab
-                .cdp()
-                .call_within(
-                    crate::js::evaluate("document.title"),
-                    Duration::from_secs(2),
-                )
-                .await
-            && let Some(title) = reply.result.value.as_ref().and_then(Value::as_str)
-        {
-            return title.to_string();
-        }
-        // Target.getTargetInfo is answered by the browser process, fresh (the discovery cache
-        // can lag behind title changes).
-        // Our lenient target info (see `TargetInfo`), from the typed command.
-        #[derive(serde::Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Info {
-            target_info: TargetInfo,
-        }
-        let info = target::GetTargetInfoParams {
-            target_id: Some(tab.target_id().to_string().into()),
-        };
-        if let Ok(info) = self
-            .browser
-            .connection()
-            .browser()
-            .call_as::<_, Info>(&info, Some(Duration::from_secs(2)))
-            .await
-        {
-            return info.target_info.title;
-        }
-        self.browser
-            .target(tab.target_id())
-            .map(|t| t.title)
-            .unwrap_or_default()
-    }
-
-    /// A marker of the active tab's navigation state, taken before an action that may navigate
-    /// (see [`Session::settle_navigation`]).
-    pub async fn navigation_marker(&self) -> Option<NavigationMarker> {
-        self.active_tab().await.ok().map(|tab| NavigationMarker {
-            target_id: tab.target_id().to_string(),
-            loads_started: tab.state().loads_started,
-            syncs: tab.syncs(),
-        })
-    }
-
-    /// After an action (click, Enter…): if it started a main-frame navigation, waits until the
-    /// new document has loaded, so the next command sees the page the action led to. Returns at
-    /// once when nothing started loading; never fails the action (a slow page just stops the
-    /// wait at `within`).
-    pub async fn settle_navigation(&self, marker: Option<NavigationMarker>, within: Duration) {
-        let Some(marker) = marker else { return };
-        let Ok(tab) = self.active_tab().await else {
-            return;
-        };
-        // One renderer round trip: a navigation the action requested was requested before this
-        // evaluate ran on the page's main thread, and its `frameRequestedNavigation` event travels
-        // the same DevTools channel ahead of this reply (a context destroyed by it is fine too).
-        // A click already made that round trip when it checked where its events landed.
-        let synced = tab.target_id() == marker.target_id && tab.syncs() != marker.syncs;
-        if !synced {
-            let _ = tab
-                .cdp()
-                .call_within(
-                    runtime::EvaluateParams::new("0"),
-                    Duration::from_millis(500),
-                )
-                .await;
-        }
-        if tab.state().loads_started == marker.loads_started {
-            return;
-        }
-        let deadline = Instant::now() + within;
-        let _ = tab
-            .wait_state("navigation", deadline, true, |st| {
-                st.dialog.is_some() || !st.loading
-            })
-            .await;
-    }
-
-    /// Runs `action` (an input that may start a navigation) and, when it succeeds and
-    /// [`SessionOptions::settle_navigation`] is on, waits for the navigation it started (see
-    /// [`Session::settle_navigation`]), within `timeout` or the default timeout.
-    pub(crate) async fn settling<T>(
-        &self,
-        timeout: Option<Duration>,
-        action: impl std::future::Future<Output = Result<T>>,
-    ) -> Result<T> {
-        if !self.options.settle_navigation {
-            return action.await;
-        }
-        let marker = self.navigation_marker().await;
-        let result = action.await;
-        if result.is_ok() {
-            let within = timeout.unwrap_or(self.options.default_timeout);
-            self.settle_navigation(marker, within).await;
-        }
-        result
-    }
-
-    /// `get url`: served from state (works while a dialog is open).
-    pub async fn url(&self) -> Result<String> {
-        let tab = self.active_tab().await?;
-        Ok(self.url_of(&tab))
-    }
-
-    /// `get title` (works while a dialog is open, without waiting for a timeout).
-    pub async fn title(&self) -> Result<String> {
-        let tab = self.active_tab().await?;
-        Ok(self.title_of(&tab).await)
-    }
-
-    /// `eval`: evaluates `script` in the page (promises awaited).
-    pub async fn evaluate(&self, script: &str, timeout: Option<Duration>) -> Result<Evaluated> {
-        let timeout = timeout.unwrap_or(self.options.default_timeout);
-        let tab = self.active_tab().await?;
-        let eval = runtime::EvaluateParams {
-            return_by_value: Some(true),
-            await_promise: Some(true),
-            user_gesture: Some(true),
-            ..runtime::EvaluateParams::new(script)
-        };
-        // Own reply type: the page's code can produce any value, and the generated
-        // `RemoteObject` fails on subtypes newer than the pinned protocol (`deferredmodule`).
-        let reply: Value = tab
-            .guarded("eval", async {
-                let realm = self.realm(&tab, timeout).await?;
-                let eval = realm.evaluate(eval);
-                Ok(realm.session.call_as(&eval, Some(timeout)).await?)
-            })
-            .await?;
-        evaluated(&reply)
-    }
-
-    /// Polls a JS predicate in the page until it is truthy; survives navigations.
-    pub async fn wait_for_function(
-        &self,
-        expression: &str,
-        timeout: Option<Duration>,
-        what: &str,
-    ) -> Result<Value> {
-        let timeout = timeout.unwrap_or(self.options.default_timeout);
-        let deadline = deadline_after(timeout);
-        let tab = self.active_tab().await?;
-        loop {
-            let remaining = deadline.saturating_duration_since(Instant::now());
-            if remaining.is_zero() {
-                return Err(wait_timeout(timeout));
-            }
-            // Each in-page poll runs at most 1 s so navigations and deadlines are noticed.
-            let slice = remaining.min(Duration::from_secs(1));
-            let expr = POLL_FN.call_with_code(&[json!(slice.as_millis() as u64)], expression);
-            let poll = runtime::EvaluateParams {
-                return_by_value: Some(true),
-                await_promise: Some(true),
-                ..runtime::EvaluateParams::new(expr)
-            };
-            // Own reply type, as for `evaluate`: the caller's predicate may return anything.
-            let reply: Result<Value> = tab
-                .guarded(what, async {
-                    let realm = self.realm(&tab, slice).await?;
-                    let poll = realm.evaluate(poll.clone());
-                    Ok(realm
-                        .session
-                        .call_as(&poll, Some(slice + Duration::from_secs(2)))
-                        .await?)
-                })
-                .await;
-            match reply {
-                Ok(reply) => {
-                    if reply.get("exceptionDetails").is_none()
-                        && let Some(result) = reply.get("result")
-                        && result.get("type").and_then(Value::as_str) != Some("undefined")
-                    {
-                        return Ok(result.get("value").cloned().unwrap_or(Value::Bool(true)));
-                    }
-                }
-                // Context destroyed by a navigation: try again in the new document.
-                Err(EngineError::Cdp(abx_cdp::Error::Protocol { .. })) => {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-                Err(err) => return Err(err),
-            }
-        }
-    }
-
-    /// `wait <ms>`.
-    pub async fn wait_ms(&self, ms: u64) {
-        tokio::time::sleep(Duration::from_millis(ms)).await;
-    }
-
-    /// `wait <selector> [--state visible|hidden|attached|detached]`.
-    pub async fn wait_selector(
-        &self,
-        selector: &str,
-        state: &str,
-        timeout: Option<Duration>,
-    ) -> Result<()> {
-        let finder = crate::element::finder_js(selector)?;
-        let state = match state {
-            "attached" | "detached" | "hidden" => state,
-            "visible" | "" => "visible",
-            other => {
-                return Err(EngineError::Invalid(format!(
-                    "Invalid state: {other}. Use visible, hidden, attached or detached"
-                )));
-            }
-        };
-        let predicate = ELEMENT_STATE_FN.call_exprs(&[&finder, &json!(state).to_string()]);
-        self.wait_for_function(&predicate, timeout, "wait")
-            .await
-            .map(|_| ())
-    }
-
-    /// `wait --text <t>`.
-    pub async fn wait_text(&self, text: &str, timeout: Option<Duration>) -> Result<()> {
-        let predicate = HAS_TEXT_FN.call(&[json!(text)]);
-        self.wait_for_function(&predicate, timeout, "wait")
-            .await
-            .map(|_| ())
-    }
-
-    /// `wait --url <glob>`.
-    pub async fn wait_url(&self, pattern: &str, timeout: Option<Duration>) -> Result<String> {
-        let timeout = timeout.unwrap_or(self.options.default_timeout);
-        let tab = self.active_tab().await?;
-        let glob = crate::glob::Glob::new(pattern);
-        let state = tab
-            .wait_state("wait for url", deadline_after(timeout), true, |st| {
-                glob.matches(&st.url)
-            })
-            .await
-            .map_err(|e| with_wait_timeout(e, timeout))?;
-        Ok(state.url)
-    }
-
-    /// `wait --load <state>`.
-    pub async fn wait_load(&self, wait: WaitUntil, timeout: Option<Duration>) -> Result<()> {
-        let timeout = timeout.unwrap_or(self.options.default_timeout);
-        let Some(name) = wait.lifecycle_name() else {
-            return Ok(());
-        };
-        let tab = self.active_tab().await?;
-        tab.wait_state(
-            "wait for load state",
-            deadline_after(timeout),
-            false,
-            |st| st.has_lifecycle(&st.loader_id, name),
-        )
-        .await
-        .map_err(|e| with_wait_timeout(e, timeout))?;
-        Ok(())
-    }
-
-    /// Takes a screenshot of the active tab and returns the image bytes.
-    pub async fn screenshot(
-        &self,
-        options: &ScreenshotOptions,
-        timeout: Option<Duration>,
-    ) -> Result<Vec<u8>> {
-        let timeout = timeout.unwrap_or(self.options.default_timeout);
-        let tab = self.active_tab().await?;
-        let format = options.format.clone().unwrap_or_else(|| "png".into());
-        if format != "png" && format != "jpeg" {
-            return Err(EngineError::Invalid(format!(
-                "Invalid screenshot format: {format}. Use png or jpeg"
-            )));
-        }
-        let mut capture = page::CaptureScreenshotParams {
-            format: Some(if format == "jpeg" {
-                page::CaptureScreenshotFormat::Jpeg
-            } else {
-                page::CaptureScreenshotFormat::Png
-            }),
-            ..Default::default()
-        };
-        if format == "jpeg" {
-            capture.quality = Some(i64::from(options.quality.unwrap_or(80).min(100)));
-        }
-        if let Some(selector) = &options.selector {
-            // CSS, XPath or a snapshot ref; the clip is in document coordinates.
-            let b = self.element_clip(&tab, selector, timeout).await?;
-            capture.clip = Some(page::Viewport {
-                x: b.x,
-                y: b.y,
-                width: b.width.max(1.0),
-                height: b.height.max(1.0),
-                scale: 1.0,
-            });
-            capture.capture_beyond_viewport = Some(true);
-        } else if options.full_page {
-            // Own reply type: only the content size is read, with the pre-`css*` name as the
-            // fallback older Chromes answer with.
-            #[derive(serde::Deserialize)]
-            #[serde(rename_all = "camelCase")]
-            struct Metrics {
-                css_content_size: Option<Size>,
-                content_size: Option<Size>,
-            }
-            #[derive(serde::Deserialize)]
-            struct Size {
-                width: f64,
-                height: f64,
-            }
-            let metrics = page::GetLayoutMetricsParams::default();
-            let metrics: Metrics = tab
-                .guarded("screenshot", async {
-                    Ok(tab.cdp().call_as(&metrics, Some(timeout)).await?)
-                })
-                .await?;
-            let size = metrics.css_content_size.or(metrics.content_size);
-            let (width, height) = size.map_or((1280.0, 720.0), |s| (s.width, s.height));
-            capture.clip = Some(page::Viewport {
-                x: 0.0,
-                y: 0.0,
-                width,
-                height,
-                scale: 1.0,
-            });
-            capture.capture_beyond_viewport = Some(true);
-        }
-        // Own reply type: the image's base64 text is read once, straight into its string.
-        #[derive(serde::Deserialize)]
-        struct Shot {
-            data: String,
-        }
-        let shot: Shot = tab
-            .guarded("screenshot", async {
-                Ok(tab.cdp().call_as(&capture, Some(timeout)).await?)
-            })
-            .await?;
-        base64::engine::general_purpose::STANDARD
-            .decode(shot.data.as_bytes())
-            .map_err(|e| EngineError::Invalid(format!("screenshot data is not base64: {e}")))
-    }
-
     /// Ends the session's hold on the browser: an owned browser is closed gracefully, an
     /// attached one is detached from (its tabs stay).
     pub async fn close(&self) -> abx_chrome::CloseReceipt {
@@ -1140,28 +693,6 @@ impl Session {
         drop(claim);
         self.browser.close().await
     }
-}
-
-/// Polls `predicate` (an async function) until it is truthy or `remain` ms have passed.
-const POLL_FN: PageFn = PageFn::new(include_str!("session/poll.js"));
-/// Whether an element (or `null`) is `attached`, `detached`, `visible` or `hidden`.
-const ELEMENT_STATE_FN: PageFn = PageFn::new(include_str!("session/element_state.js"));
-/// Whether the page's text contains `needle`.
-const HAS_TEXT_FN: PageFn = PageFn::new(include_str!("session/has_text.js"));
-
-fn history_settled(before: &TabState, now: &TabState, entry_url: &str) -> bool {
-    let same_url =
-        now.url == entry_url || now.url.trim_end_matches('#') == entry_url.trim_end_matches('#');
-    if !same_url {
-        return false;
-    }
-    if now.loader_id == before.loader_id {
-        // Same-document history move (hash / pushState).
-        return true;
-    }
-    // A new or restored document: done once it has loaded (a back/forward-cache restore reuses
-    // a loader that loaded before).
-    now.has_lifecycle(&now.loader_id, "load")
 }
 
 fn validate_label(label: &str) -> Result<()> {
@@ -1180,55 +711,4 @@ fn validate_label(label: &str) -> Result<()> {
             "Invalid tab label '{label}': start with a letter, use letters, digits, '_' or '-', and not the t<N> form"
         )))
     }
-}
-
-fn with_timeout(err: EngineError, after: Duration) -> EngineError {
-    match err {
-        EngineError::Timeout { what, .. } => EngineError::Timeout { what, after },
-        other => other,
-    }
-}
-
-fn wait_timeout(after: Duration) -> EngineError {
-    EngineError::Timeout {
-        what: "Wait".into(),
-        after,
-    }
-}
-
-fn with_wait_timeout(err: EngineError, after: Duration) -> EngineError {
-    match err {
-        EngineError::Timeout { .. } => wait_timeout(after),
-        other => other,
-    }
-}
-
-/// Turns a `Runtime.evaluate`/`callFunctionOn` reply into a value or an evaluation error.
-pub(crate) fn evaluated(reply: &Value) -> Result<Evaluated> {
-    if let Some(details) = reply.get("exceptionDetails") {
-        let text = details
-            .pointer("/exception/description")
-            .and_then(Value::as_str)
-            .or_else(|| details.pointer("/exception/value").and_then(Value::as_str))
-            .or_else(|| details.get("text").and_then(Value::as_str))
-            .unwrap_or("unknown error");
-        return Err(EngineError::Evaluation(text.to_string()));
-    }
-    let result = reply.get("result").cloned().unwrap_or(Value::Null);
-    if let Some(unser) = result.get("unserializableValue").and_then(Value::as_str) {
-        return Ok(Evaluated {
-            value: Value::Null,
-            unserializable: Some(unser.to_string()),
-        });
-    }
-    if result.get("type").and_then(Value::as_str) == Some("undefined") {
-        return Ok(Evaluated {
-            value: Value::Null,
-            unserializable: Some("undefined".into()),
-        });
-    }
-    Ok(Evaluated {
-        value: result.get("value").cloned().unwrap_or(Value::Null),
-        unserializable: None,
-    })
 }

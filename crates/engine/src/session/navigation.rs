@@ -1,0 +1,198 @@
+//! Navigation of the active tab (`open`, `back`, `forward`, `reload`) and the state reads
+//! `get url` / `get title`. These stay on [`Session`]: a navigation replaces the document a
+//! [`Page`](super::Page) views, and `tab new <url>` navigates a tab before it is active.
+
+use std::time::Duration;
+
+use abx_cdp::protocol::browser_protocol::{page, target};
+use serde_json::Value;
+
+use super::{Navigated, Session, WaitUntil, deadline_after};
+use crate::browser::TargetInfo;
+use crate::error::{EngineError, Result};
+use crate::tab::{Tab, TabState};
+
+impl Session {
+    /// Navigates the active tab and waits per `wait`.
+    pub async fn navigate(
+        &self,
+        url: &str,
+        wait: WaitUntil,
+        timeout: Option<Duration>,
+    ) -> Result<Navigated> {
+        let tab = self.active_tab().await?;
+        self.navigate_tab(&tab, url, wait, timeout).await
+    }
+
+    /// [`Session::navigate`] on a given tab of the session.
+    pub(super) async fn navigate_tab(
+        &self,
+        tab: &Tab,
+        url: &str,
+        wait: WaitUntil,
+        timeout: Option<Duration>,
+    ) -> Result<Navigated> {
+        let timeout = timeout.unwrap_or(self.options.default_timeout);
+        let deadline = deadline_after(timeout);
+        // Boxed: keeps the policy's awaits out of every caller's future.
+        Box::pin(crate::policy::before_navigation(
+            self.browser.connection(),
+            &self.options.policy,
+            url,
+        ))
+        .await?;
+        let reply = tab
+            .request("navigate", page::NavigateParams::new(url), timeout)
+            .await?;
+        if let Some(error) = reply.error_text.filter(|e| !e.is_empty()) {
+            return Err(EngineError::Navigation(error));
+        }
+        if let Some(loader) = reply.loader_id
+            && let Some(name) = wait.lifecycle_name()
+        {
+            let loader: String = loader.into();
+            tab.wait_state("navigation", deadline, false, |st| {
+                st.has_lifecycle(&loader, name)
+            })
+            .await
+            .map_err(|e| with_timeout(e, timeout))?;
+        }
+        let url = self.url_of(tab);
+        let title = self.title_of(tab).await;
+        Ok(Navigated { url, title })
+    }
+
+    /// Goes one entry back (`-1`) or forward (`+1`) in history and waits for the page.
+    pub async fn history(&self, delta: i64, timeout: Option<Duration>) -> Result<String> {
+        let timeout = timeout.unwrap_or(self.options.default_timeout);
+        let deadline = deadline_after(timeout);
+        let command = if delta < 0 { "back" } else { "forward" };
+        let tab = self.active_tab().await?;
+        let history = tab
+            .request(
+                command,
+                page::GetNavigationHistoryParams::default(),
+                timeout,
+            )
+            .await?;
+        let index = history.current_index + delta;
+        let Some(entry) = usize::try_from(index)
+            .ok()
+            .and_then(|i| history.entries.get(i))
+        else {
+            return Ok(self.url_of(&tab));
+        };
+        let entry_url = entry.url.clone();
+        let before = tab.state();
+        let go = page::NavigateToHistoryEntryParams::new(entry.id);
+        tab.request(command, go, timeout).await?;
+        tab.wait_state(command, deadline, false, |st| {
+            history_settled(&before, st, &entry_url)
+        })
+        .await
+        .map_err(|e| with_timeout(e, timeout))?;
+        Ok(self.url_of(&tab))
+    }
+
+    /// Reloads and waits for the new document's `load`.
+    pub async fn reload(&self, timeout: Option<Duration>) -> Result<String> {
+        let timeout = timeout.unwrap_or(self.options.default_timeout);
+        let deadline = deadline_after(timeout);
+        let tab = self.active_tab().await?;
+        let before = tab.state();
+        tab.request("reload", page::ReloadParams::default(), timeout)
+            .await?;
+        tab.wait_state("reload", deadline, false, |st| {
+            st.loader_id != before.loader_id && st.has_lifecycle(&st.loader_id, "load")
+        })
+        .await
+        .map_err(|e| with_timeout(e, timeout))?;
+        Ok(self.url_of(&tab))
+    }
+
+    fn url_of(&self, tab: &Tab) -> String {
+        let url = tab.state().url;
+        if !url.is_empty() {
+            return url;
+        }
+        self.browser
+            .target(tab.target_id())
+            .map(|t| t.url)
+            .unwrap_or_default()
+    }
+
+    async fn title_of(&self, tab: &Tab) -> String {
+        // document.title when the page answers; Chrome's own view of the title (browser-side,
+        // never blocked by a dialog) otherwise.
+        if tab.dialog().is_none()
+            && let Ok(reply) = tab
+                .cdp()
+                .call_within(
+                    crate::js::evaluate("document.title"),
+                    Duration::from_secs(2),
+                )
+                .await
+            && let Some(title) = reply.result.value.as_ref().and_then(Value::as_str)
+        {
+            return title.to_string();
+        }
+        // Target.getTargetInfo is answered by the browser process, fresh (the discovery cache
+        // can lag behind title changes).
+        // Our lenient target info (see `TargetInfo`), from the typed command.
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Info {
+            target_info: TargetInfo,
+        }
+        let info = target::GetTargetInfoParams {
+            target_id: Some(tab.target_id().to_string().into()),
+        };
+        if let Ok(info) = self
+            .browser
+            .connection()
+            .browser()
+            .call_as::<_, Info>(&info, Some(Duration::from_secs(2)))
+            .await
+        {
+            return info.target_info.title;
+        }
+        self.browser
+            .target(tab.target_id())
+            .map(|t| t.title)
+            .unwrap_or_default()
+    }
+
+    /// `get url`: served from state (works while a dialog is open).
+    pub async fn url(&self) -> Result<String> {
+        let tab = self.active_tab().await?;
+        Ok(self.url_of(&tab))
+    }
+
+    /// `get title` (works while a dialog is open, without waiting for a timeout).
+    pub async fn title(&self) -> Result<String> {
+        let tab = self.active_tab().await?;
+        Ok(self.title_of(&tab).await)
+    }
+}
+
+fn history_settled(before: &TabState, now: &TabState, entry_url: &str) -> bool {
+    let same_url =
+        now.url == entry_url || now.url.trim_end_matches('#') == entry_url.trim_end_matches('#');
+    if !same_url {
+        return false;
+    }
+    if now.loader_id == before.loader_id {
+        // Same-document history move (hash / pushState).
+        return true;
+    }
+    // A new or restored document: done once it has loaded (a back/forward-cache restore reuses
+    // a loader that loaded before).
+    now.has_lifecycle(&now.loader_id, "load")
+}
+
+fn with_timeout(err: EngineError, after: Duration) -> EngineError {
+    match err {
+        EngineError::Timeout { what, .. } => EngineError::Timeout { what, after },
+        other => other,
+    }
+}
