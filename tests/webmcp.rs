@@ -284,3 +284,38 @@ fn no_webmcp_launches_chrome_without_webmcp() {
         ab.run(&["close"]).success();
     }
 }
+
+/// Regression: `--no-webmcp` on a session attached to a running browser (`--cdp`, a Host's
+/// stage on an anchor launched with WebMCP) did nothing: the launch flag had no launch to act
+/// on, so the stage still saw and could call the page's tools. It now keeps WebMCP off in the
+/// session's own tabs.
+#[test]
+fn no_webmcp_on_an_attached_session_keeps_webmcp_off_in_its_tabs() {
+    let site = common::site();
+    let anchor = Cli::new()
+        .session("anchor")
+        .env("AGENT_BROWSER_IDLE_TIMEOUT_MS", "0");
+    anchor.run(&["open", "about:blank"]).success();
+    let cdp = anchor.run(&["get", "cdp-url"]).success().out().to_string();
+    let stage = |name: &str| {
+        Cli::new()
+            .session(name)
+            .without("AGENT_BROWSER_ARGS")
+            .env("AGENT_BROWSER_CDP", &cdp)
+            .env("AGENT_BROWSER_PIN_TAB", "1")
+    };
+    let url = site.url("/webmcp.html");
+    let with = stage("with");
+    with.run(&["open", &url]).success();
+    let list = with.run(&["--json", "webmcp", "list"]).success().json();
+    assert_eq!(names(&list), ["add", "broken", "wait"], "{list}");
+
+    let without = stage("without").env("AGENT_BROWSER_NO_WEBMCP", "1");
+    without.run(&["open", &url]).success();
+    let list = without.run(&["--json", "webmcp", "list"]).success().json();
+    assert_eq!(list["data"]["tools"], serde_json::json!([]), "{list}");
+
+    with.run(&["close"]).success();
+    without.run(&["close"]).success();
+    anchor.run(&["close"]).success();
+}

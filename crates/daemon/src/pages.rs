@@ -173,6 +173,7 @@ impl PageSpec {
             download_dir: self.download_path.as_ref().map(std::path::PathBuf::from),
             color_scheme: self.color_scheme.clone(),
             init_scripts,
+            no_webmcp: self.no_webmcp,
         };
         setup.validate().map_err(Failure::from)?;
         Ok(setup)

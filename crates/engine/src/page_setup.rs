@@ -31,6 +31,9 @@ pub struct PageSetup {
     pub color_scheme: Option<String>,
     /// Scripts run in every new document before its own scripts (the sources).
     pub init_scripts: Vec<String>,
+    /// Leave WebMCP off in the session's tabs (no `WebMCP.enable`, so no tools are seen), also
+    /// on a browser the session attached to, whose features it cannot change.
+    pub no_webmcp: bool,
 }
 
 impl PageSetup {

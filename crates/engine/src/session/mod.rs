@@ -340,7 +340,9 @@ impl Session {
         )
         .await?;
         self.network.watch(&tab).await;
-        self.webmcp.watch(&tab).await;
+        if !self.options.page.no_webmcp {
+            self.webmcp.watch(&tab).await;
+        }
         crate::page_setup::prepare_tab(self, &tab).await?;
         self.table()
             .attached
