@@ -268,7 +268,10 @@ fn attach_never_launches_a_local_chrome() {
         .port();
     let lonely = stage("nolaunch", &format!("http://127.0.0.1:{port}"));
     let failed = lonely.run(&["open", "about:blank"]).failure();
-    assert!(failed.stderr.contains("cannot attach"), "{failed:?}");
+    assert!(
+        failed.stderr.contains("All CDP discovery methods failed"),
+        "{failed:?}"
+    );
     if let Some(pid) = lonely.daemon_pid() {
         assert!(
             children(pid).is_empty(),

@@ -86,14 +86,15 @@ pub fn build_args_for(
     if (run_as_root || options.no_sandbox) && !user_sets("--disable-dev-shm-usage") {
         args.push("--disable-dev-shm-usage".into());
     }
-    // Unless the caller passed a start page: a headless full Chrome starts with no window, so
-    // the session's first tab is one it creates. Chrome's startup tab carries an infobar (the
-    // unsupported-flag warning) that takes 56 px off its viewport (1280×577 instead of the
-    // 1280×633 every other tab, and upstream's, gets at 1280×720). Elsewhere start on
-    // about:blank: otherwise Chrome opens its new-tab page, whose target is swapped out on the
-    // first navigation.
+    // Unless the caller passed a start page: a headless full Chrome on a throw-away profile
+    // starts with no window, so the session's first tab is one it creates. Chrome's startup tab
+    // carries an infobar (the unsupported-flag warning) that takes 56 px off its viewport
+    // (1280×577 instead of the 1280×633 every other tab, and upstream's, gets at 1280×720). A
+    // persistent profile keeps its startup window: Chrome restores a profile's last session
+    // into it. Elsewhere start on about:blank: otherwise Chrome opens its new-tab page, whose
+    // target is swapped out on the first navigation.
     if !options.args.iter().any(|a| !a.starts_with('-')) {
-        if kind == BrowserKind::Chrome && options.headless {
+        if kind == BrowserKind::Chrome && options.headless && options.profile.is_none() {
             if !user_sets("--no-startup-window") {
                 args.push("--no-startup-window".into());
             }
@@ -197,7 +198,7 @@ mod tests {
     }
 
     #[test]
-    fn a_start_page_or_a_headed_launch_keeps_the_startup_window() {
+    fn a_start_page_a_headed_launch_or_a_profile_keeps_the_startup_window() {
         let page = LaunchOptions {
             args: vec!["http://127.0.0.1:1/".into()],
             ..LaunchOptions::default()
@@ -217,6 +218,16 @@ mod tests {
             "{args:?}"
         );
         assert!(args.contains(&"about:blank".to_string()), "{args:?}");
+        // A persistent profile restores its last session into the startup window.
+        let profile = LaunchOptions {
+            profile: Some("/tmp/profile".into()),
+            ..LaunchOptions::default()
+        };
+        let args = build_args(&profile, Path::new("/tmp/profile"), false);
+        assert!(
+            !args.contains(&"--no-startup-window".to_string()),
+            "{args:?}"
+        );
     }
 
     #[test]
