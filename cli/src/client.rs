@@ -121,8 +121,20 @@ impl Client {
         if self.is_alive() {
             let version = std::fs::read_to_string(self.file("version")).unwrap_or_default();
             if version.trim() == crate::UPSTREAM_VERSION {
-                self.refuse_unapplied_gate()?;
-                return Ok(self.fingerprint_warnings());
+                // The running daemon's settings against ours, read and parsed once.
+                let settings =
+                    std::fs::read_to_string(self.file("config"))
+                        .ok()
+                        .and_then(|running| {
+                            let mine = serde_json::from_str::<Value>(&self.fingerprint).ok()?;
+                            let theirs = serde_json::from_str::<Value>(&running).ok()?;
+                            Some((mine, theirs))
+                        });
+                let Some((mine, theirs)) = settings else {
+                    return Ok(Vec::new());
+                };
+                self.refuse_unapplied_gate(&mine, &theirs)?;
+                return Ok(self.fingerprint_warnings(&mine, &theirs));
             }
             eprintln!("⚠ Daemon version mismatch detected, restarting...");
             self.stop_daemon();
@@ -134,16 +146,7 @@ impl Client {
 
     /// A running session started without this invocation's `--action-policy` or
     /// `--confirm-actions` would run the command ungated: refuse instead of warning.
-    fn refuse_unapplied_gate(&self) -> Result<(), String> {
-        let Ok(running) = std::fs::read_to_string(self.file("config")) else {
-            return Ok(());
-        };
-        let (Ok(mine), Ok(theirs)) = (
-            serde_json::from_str::<Value>(&self.fingerprint),
-            serde_json::from_str::<Value>(&running),
-        ) else {
-            return Ok(());
-        };
+    fn refuse_unapplied_gate(&self, mine: &Value, theirs: &Value) -> Result<(), String> {
         for key in ["action_policy", "confirm_actions"] {
             let wanted = &mine[key];
             if !wanted.is_null() && wanted != &theirs[key] {
@@ -161,16 +164,7 @@ impl Client {
         Ok(())
     }
 
-    fn fingerprint_warnings(&self) -> Vec<String> {
-        let Ok(running) = std::fs::read_to_string(self.file("config")) else {
-            return Vec::new();
-        };
-        let (Ok(mine), Ok(theirs)) = (
-            serde_json::from_str::<Value>(&self.fingerprint),
-            serde_json::from_str::<Value>(&running),
-        ) else {
-            return Vec::new();
-        };
+    fn fingerprint_warnings(&self, mine: &Value, theirs: &Value) -> Vec<String> {
         if mine == theirs {
             return Vec::new();
         }
@@ -212,14 +206,18 @@ impl Client {
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .env(env::DAEMON, "1")
             .env(env::ABX_DAEMON_SOCKET_DIR, &self.dir)
+            .env(env::ABX_DAEMON_READY, "1")
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child = command
             .spawn()
             .map_err(|e| format!("Daemon failed to start: {e}"))?;
         let pid = child.id() as i32;
         let started = Instant::now();
+        // The daemon writes a line to its stdout once its socket accepts, or closes it by
+        // exiting: wait on that instead of polling the socket with sleeps in between.
+        let mut ready = child.stdout.take().map(wait_ready);
         let mut lost_race = false;
         loop {
             if self.is_alive() {
@@ -245,13 +243,23 @@ impl Client {
                     });
                 }
             }
-            if started.elapsed() > START_TIMEOUT {
+            let left = START_TIMEOUT.saturating_sub(started.elapsed());
+            if left.is_zero() {
                 return Err(format!(
                     "Daemon failed to start (socket: {})",
                     self.socket.display()
                 ));
             }
-            std::thread::sleep(Duration::from_millis(5));
+            match ready.as_ref().filter(|_| !lost_race) {
+                // Ready (the next connect succeeds) or closed without the line (the daemon
+                // exited; the next rounds reap it): either way the signal is spent.
+                Some(signal) => match signal.recv_timeout(left) {
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                    _ => ready = None,
+                },
+                // Another daemon serves the session, or the signal is spent: poll.
+                None => std::thread::sleep(Duration::from_millis(5)),
+            }
         }
     }
 
@@ -386,6 +394,18 @@ impl Client {
             std::thread::sleep(Duration::from_millis(5));
         }
     }
+}
+
+/// Reads a spawned daemon's stdout on a thread until its ready line or the pipe's end: `true`
+/// (ready) or `false` (closed without it, i.e. the daemon exited) arrives on the channel once.
+fn wait_ready(mut stdout: std::process::ChildStdout) -> std::sync::mpsc::Receiver<bool> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut byte = [0u8; 1];
+        let ready = matches!(stdout.read(&mut byte), Ok(1));
+        let _ = tx.send(ready);
+    });
+    rx
 }
 
 /// Whether a process exists (EPERM counts as alive).

@@ -38,6 +38,8 @@ pub struct DaemonConfig {
     pub launch: LaunchSpec,
     /// Accept the `__abx_fault` action (tests only: `ABX_FAULT_INJECTION=1`).
     pub fault_injection: bool,
+    /// Write a line to stdout once the socket accepts (`ABX_DAEMON_READY=1`, set by the CLI).
+    pub signal_ready: bool,
 }
 
 /// A value that must not appear in logs or `Debug` output (a proxy password).
@@ -253,6 +255,7 @@ impl DaemonConfig {
             stream_token: non_empty(var(env::STREAM_TOKEN)),
             launch,
             fault_injection: var(env::ABX_FAULT_INJECTION).as_deref() == Some("1"),
+            signal_ready: var(env::ABX_DAEMON_READY).as_deref() == Some("1"),
         }
     }
 }

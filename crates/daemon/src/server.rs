@@ -48,6 +48,9 @@ pub async fn run(config: DaemonConfig, routes: Routes) -> Result<(), DaemonError
     let _ = std::fs::remove_file(&socket);
     let listener = UnixListener::bind(&socket)?;
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))?;
+    if config.signal_ready {
+        signal_ready();
+    }
 
     let daemon = Daemon::new(config, files.clone(), routes);
     tracing::debug!("daemon listening");
@@ -94,6 +97,20 @@ pub async fn run(config: DaemonConfig, routes: Routes) -> Result<(), DaemonError
     tokio::time::sleep(Duration::from_millis(20)).await;
     drop(lock);
     Ok(())
+}
+
+/// Tells the CLI that spawned us that the socket accepts (one line on stdout, see
+/// [`abx_wire::env::ABX_DAEMON_READY`]), then points stdout at `/dev/null`: the pipe's reader
+/// exits soon, and a later write to a closed pipe would fail.
+fn signal_ready() {
+    use std::io::Write;
+    use std::os::fd::AsRawFd;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(abx_wire::env::DAEMON_READY_LINE.as_bytes());
+    let _ = out.flush();
+    if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
+        let _ = nix::unistd::dup2(null.as_raw_fd(), std::io::stdout().as_raw_fd());
+    }
 }
 
 /// The session's ownership lock. Its holder may be a daemon on its way out (after a failed

@@ -338,12 +338,21 @@ impl Tab {
             .await;
         // A healthy page answers in 1-2 ms. A renderer that does not answer within the probe
         // deadline is either busy or stuck in a dialog that opened before we attached.
-        let deadline = if fresh {
-            FRESH_DEADLINE
+        // The main frame's id equals the target id; its current loader comes from the frame tree,
+        // which does not block on a dialog.
+        let tree = page::GetFrameTreeParams::default();
+        let (probe, tree) = if fresh {
+            // A tab we just created shows no dialog and its renderer may still be starting: both
+            // reads go out at once (one wait for the renderer instead of two round trips).
+            let (probe, tree) = tokio::join!(
+                s.call_within(href(), FRESH_DEADLINE),
+                s.call_within(tree, FRESH_DEADLINE)
+            );
+            (probe, Some(tree))
         } else {
-            PROBE_DEADLINE
+            (s.call_within(href(), PROBE_DEADLINE).await, None)
         };
-        match s.call_within(href(), deadline).await {
+        match probe {
             Ok(reply) => {
                 if let Some(url) = string_value(&reply) {
                     self.note(TabEvent::UrlProbed {
@@ -361,15 +370,17 @@ impl Tab {
                 tracing::debug!(%err, target = %self.target_id, "tab did not answer at attach")
             }
         }
-        // The main frame's id equals the target id; its current loader comes from the frame tree,
-        // which is browser-side and does not block on a dialog.
-        if let Ok(tree) = s
-            .call_within(
-                page::GetFrameTreeParams::default(),
-                Duration::from_millis(500),
-            )
-            .await
-        {
+        let tree = match tree {
+            Some(tree) => tree,
+            None => {
+                s.call_within(
+                    page::GetFrameTreeParams::default(),
+                    Duration::from_millis(500),
+                )
+                .await
+            }
+        };
+        if let Ok(tree) = tree {
             let frame = tree.frame_tree.frame;
             self.note(TabEvent::FrameTreeRead {
                 loader_id: frame.loader_id.into(),

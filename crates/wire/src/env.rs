@@ -149,6 +149,12 @@ pub const WEBGPU: &str = "AGENT_BROWSER_WEBGPU";
 
 /// abx: the daemon's socket directory, set by the CLI that spawns it (wins over [`SOCKET_DIR`]).
 pub const ABX_DAEMON_SOCKET_DIR: &str = "ABX_DAEMON_SOCKET_DIR";
+/// abx: set (to `1`) by the CLI that spawns the daemon with its stdout on a pipe: the daemon
+/// writes [`DAEMON_READY_LINE`] there as soon as its socket accepts, then points stdout at
+/// `/dev/null`. The CLI waits on that pipe instead of polling the socket.
+pub const ABX_DAEMON_READY: &str = "ABX_DAEMON_READY";
+/// What a daemon writes to its stdout when its socket accepts (see [`ABX_DAEMON_READY`]).
+pub const DAEMON_READY_LINE: &str = "ready\n";
 /// abx: `1` lets the daemon accept its fault-injection action (reliability tests only).
 pub const ABX_FAULT_INJECTION: &str = "ABX_FAULT_INJECTION";
 /// abx: the `tracing` filter of the debug log (default `debug`).

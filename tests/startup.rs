@@ -1,0 +1,151 @@
+//! What a command pays before it runs, black-box: how the CLI learns that a daemon it spawned is
+//! ready (a line on the daemon's stdout, not a socket poll with sleeps), that a daemon dying
+//! before it is ready is reported at once, and that an unchanged `launch` sent ahead of every
+//! command (Host-style environment) costs no CDP call.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use abx_tests::cli::{Cli, binary};
+
+mod common;
+
+/// Kills a daemon started by a test if the test ends before the daemon did.
+struct Reap(std::process::Child);
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+#[test]
+fn a_spawned_daemon_writes_its_ready_line_once_its_socket_accepts() {
+    let home = tempfile::tempdir().expect("temp home");
+    let dir = home.path().join("s");
+    std::fs::create_dir_all(&dir).expect("socket dir");
+    let mut daemon = Reap(
+        Command::new(binary())
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", home.path())
+            .env("AGENT_BROWSER_DAEMON", "1")
+            .env("AGENT_BROWSER_SESSION", "ready")
+            .env("ABX_DAEMON_SOCKET_DIR", &dir)
+            .env("ABX_DAEMON_READY", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn the daemon"),
+    );
+    let stdout = daemon.0.stdout.take().expect("stdout pipe");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the daemon wrote no ready line and kept its stdout open");
+    assert_eq!(line, "ready\n");
+    // Ready means ready: the socket accepts now and the pid file already names this daemon.
+    let mut stream = UnixStream::connect(dir.join("ready.sock"))
+        .expect("the socket accepts as soon as the ready line is out");
+    let pid = std::fs::read_to_string(dir.join("ready.pid")).expect("pid file");
+    assert_eq!(pid.trim(), daemon.0.id().to_string());
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    stream
+        .write_all(b"{\"id\":\"1\",\"action\":\"close\"}\n")
+        .expect("write close");
+    let mut reply = String::new();
+    BufReader::new(stream)
+        .read_line(&mut reply)
+        .expect("close reply");
+    assert!(reply.contains("\"success\":true"), "{reply}");
+    let pid = daemon.0.id() as i32;
+    assert!(
+        abx_tests::wait_gone_blocking(&[pid], Duration::from_secs(10)).is_some(),
+        "the daemon did not exit after close"
+    );
+}
+
+#[test]
+fn a_daemon_that_exits_before_it_is_ready_is_reported_not_waited_for() {
+    let ab = Cli::new();
+    // The daemon cannot write its pid file (a directory is in the way), so it exits during
+    // start-up, before its socket exists.
+    std::fs::create_dir_all(ab.file("pid")).expect("directory in the pid file's place");
+    let child = ab.spawn(&["get", "url"]);
+    let pid = child.id() as i32;
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let Ok(Ok(output)) = rx.recv_timeout(Duration::from_secs(30)) else {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+        panic!("the CLI hung on a daemon that exited during start-up");
+    };
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("Daemon process exited during startup") && stderr.contains("directory"),
+        "the daemon's own error is not in the message: {stderr}"
+    );
+    assert!(!ab.file("sock").exists());
+}
+
+/// The CDP calls and sends the daemon logged so far (`ABX_LOG=abx_cdp=trace`).
+fn cdp_traffic(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| {
+            l.contains("abx_cdp::connection: call") || l.contains("abx_cdp::connection: send")
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn an_unchanged_launch_ahead_of_a_command_makes_no_cdp_call() {
+    let site = common::site();
+    let url = site.url("/page1.html");
+    // Host-style: AGENT_BROWSER_ARGS is set (Cli::new), so every command goes out behind a
+    // `launch` with the same settings.
+    let ab = Cli::new()
+        .env("AGENT_BROWSER_DEBUG", "1")
+        .env("ABX_LOG", "abx_cdp=trace");
+    ab.run(&["open", &url]).success();
+    assert!(ab.run(&["get", "url"]).success().out().contains(&url));
+    let log = ab.file("log");
+    let before = cdp_traffic(&log);
+    assert!(
+        !before.is_empty(),
+        "the trace log shows no CDP traffic at all: {}",
+        log.display()
+    );
+    for _ in 0..3 {
+        assert!(ab.run(&["get", "url"]).success().out().contains(&url));
+    }
+    let after = cdp_traffic(&log);
+    assert_eq!(
+        after[before.len().min(after.len())..],
+        [] as [String; 0],
+        "the launch + get url pairs talked to Chrome"
+    );
+    ab.run(&["close"]).success();
+}
