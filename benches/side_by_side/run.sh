@@ -48,4 +48,4 @@ OURS=${ABX_SBS_ABX:-$target/release/agent-browser}
 FIXTURES=${ABX_SBS_FIXTURES:-$target/release/abx-fixtures}
 
 exec node benches/side_by_side/sbs.mjs --abx "$OURS" --upstream "$UPSTREAM" --fixtures "$FIXTURES" \
-  --command "${ABX_SBS_COMMAND:-benches/side_by_side/run.sh${ABX_SBS_ITER:+ (ABX_SBS_ITER=$ABX_SBS_ITER)}}" "$@"
+  --command "${ABX_SBS_COMMAND:-${ABX_SBS_ITER:+ABX_SBS_ITER=$ABX_SBS_ITER }benches/side_by_side/run.sh}" "$@"

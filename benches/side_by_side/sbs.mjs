@@ -612,7 +612,7 @@ function report({ o, started, loads, versions, pwVersion, perChrome, defaults, f
     ` (\`benches/side_by_side/sbs.mjs\`). abx: ${versions.abx} (\`${o.abx}\`); upstream: ${versions.upstream};` +
     ` playwright-core ${pwVersion} in-process on node ${process.version}.`);
   line(`Chrome: ${Object.entries(versions.chromes).map(([c, v]) => `\`${c}\` (${v})`).join(', ')}; flags for all three: \`${CHROME_FLAGS.join(' ')}\`.`);
-  line(`${o.iter} iterations, the three runners alternating (order rotated every iteration); ${o.repeat} samples per warm command per iteration.` +
+  line(`${o.iter} iteration(s), the three runners alternating (order rotated every iteration); ${o.repeat} samples per warm command per iteration.` +
     ` Figures are p50 / p90 in ms. CLI commands are timed at the shell (spawn → exit) with \`AGENT_BROWSER_EXECUTABLE_PATH\` and` +
     ` \`AGENT_BROWSER_ARGS\` set, so each sends a \`launch\` first; Playwright's are the awaited calls in this process.`);
   line(`Load average (1, 5, 15 min): ${loads.map(([at, l]) => `${l} at ${at}`).join('; ')}.`);
