@@ -286,13 +286,27 @@ class CliRunner {
 
   /** Runs one command; returns its time at the shell in ms (a failure is recorded, not thrown). */
   async run(args, session = 'sbs') {
+    return (await this.runFull(args, session)).ms;
+  }
+
+  /** abx only: the command with --json, and the daemon's own `lifecycle.timings.executeMs`. */
+  async executeMs(args) {
+    const r = await this.runFull(['--json', ...args]);
+    try {
+      return JSON.parse(r.stdout).data.lifecycle.timings.executeMs;
+    } catch {
+      return NaN;
+    }
+  }
+
+  async runFull(args, session = 'sbs') {
     const r = await this.spawner.run([this.bin, ...args], { ...this.env, AGENT_BROWSER_SESSION: session }, this.dirs.cwd);
     if (r.rc !== 0) {
       const why = (r.stderr || r.stdout).trim().split('\n').slice(-2).join(' | ');
       this.failures.push(`${args.join(' ')}: rc ${r.rc}: ${why}`);
       process.stderr.write(`  ${this.name} ${args.join(' ')} failed (rc ${r.rc}): ${why}\n`);
     }
-    return r.ms;
+    return r;
   }
 
   async coldOpen(url) {
@@ -400,6 +414,8 @@ function quantile(samples, q) {
 const p50 = (s) => quantile(s, 0.5);
 const p90 = (s) => quantile(s, 0.9);
 const fmt = (v) => (Number.isFinite(v) ? (v < 10 ? v.toFixed(2) : v.toFixed(1)) : '–');
+// Whole-ms figures (abx's executeMs) keep one decimal only where a median falls between two.
+const whole = (v) => (Number.isFinite(v) ? String(Math.round(v * 10) / 10) : '–');
 const both = (s) => `${fmt(p50(s))} / ${fmt(p90(s))}`;
 // Below 0.1 ms the other side made no round trip (Playwright's page.url() is a client-side copy).
 const ratio = (a, b) => (!Number.isFinite(a) || !Number.isFinite(b) ? '–' : b < 0.1 ? 'no round trip' : `${(a / b).toFixed(2)}×`);
@@ -466,6 +482,8 @@ async function coldPhase(runners, url, o, label) {
 /** The warm phases on one Chrome binary: the 20-command session, then single commands. */
 async function warmPhase(runners, site, o, label, shotDir) {
   const session = Object.fromEntries(runners.map((r) => [r.name, { total: [], steps: Array.from({ length: 20 }, () => []) }]));
+  // abx's own account of each step: the daemon's execute time, from a separate --json pass.
+  const inDaemon = Array.from({ length: 20 }, () => []);
   const single = Object.fromEntries(runners.map((r) => [r.name, {}]));
   for (const r of runners) await r.start(`${site}/static.html`);
   for (let i = 0; i < o.iter; i++) {
@@ -479,6 +497,8 @@ async function warmPhase(runners, site, o, label, shotDir) {
       }
       session[r.name].total.push(total);
     }
+    const abx = runners.find((r) => r.name === 'abx');
+    for (const [n, step] of twenty(site, join(shotDir, 'abx-json.png')).entries()) inDaemon[n].push(await abx.executeMs(step.cli));
     for (const r of rotate(runners, i)) {
       for (const c of warmCommands(site, join(shotDir, `${r.name}-warm.png`))) {
         await r.step(c.setup);
@@ -489,7 +509,7 @@ async function warmPhase(runners, site, o, label, shotDir) {
     process.stderr.write(`  warm ${label}: ${i + 1}/${o.iter}\n`);
   }
   for (const r of runners) await r.stop();
-  return { session, single };
+  return { session, single, inDaemon };
 }
 
 async function floorPhase(spawner, clis, o) {
@@ -643,13 +663,15 @@ function report({ o, started, loads, versions, pwVersion, perChrome, defaults, f
     line(`| ${short(p.chrome)} | ${both(s.abx.total)} | ${both(s.upstream.total)} | ${both(s.playwright.total)} | ${ratio(p50(s.abx.total), p50(s.upstream.total))} | ${ratio(p50(s.abx.total), p50(s.playwright.total))} |`);
   }
   line();
-  line('Per step, p50 ms (abx / upstream / Playwright):');
+  line('Per step, p50 ms: abx / upstream / Playwright at the shell (or in-process), and the part of abx\'s time spent' +
+    ' executing in its daemon (`lifecycle.timings.executeMs` of a separate `--json` pass, whole ms; the rest is the CLI\'s start,' +
+    ' the `launch` and command round trips and exit):');
   line();
-  line(`| # | command | ${perChrome.map((p) => short(p.chrome)).join(' | ')} |`);
-  line(`|---|---|${perChrome.map(() => '---').join('|')}|`);
+  line(`| # | command | ${perChrome.map((p) => `${short(p.chrome)} | abx in daemon`).join(' | ')} |`);
+  line(`|---|---|${perChrome.map(() => '---|---').join('|')}|`);
   const steps = twenty('', '<file>');
   steps.forEach((s, n) => {
-    const cells = perChrome.map((p) => RUNNERS.map((r) => fmt(p50(p.session[r].steps[n]))).join(' / '));
+    const cells = perChrome.map((p) => `${RUNNERS.map((r) => fmt(p50(p.session[r].steps[n]))).join(' / ')} | ${whole(p50(p.inDaemon[n]))}`);
     line(`| ${n + 1} | \`${s.cli.join(' ')}\` | ${cells.join(' | ')} |`);
   });
   line();
