@@ -484,6 +484,7 @@ async function warmPhase(runners, site, o, label, shotDir) {
   const session = Object.fromEntries(runners.map((r) => [r.name, { total: [], steps: Array.from({ length: 20 }, () => []) }]));
   // abx's own account of each step: the daemon's execute time, from a separate --json pass.
   const inDaemon = Array.from({ length: 20 }, () => []);
+  const singleInDaemon = {};
   const single = Object.fromEntries(runners.map((r) => [r.name, {}]));
   for (const r of runners) await r.start(`${site}/static.html`);
   for (let i = 0; i < o.iter; i++) {
@@ -504,12 +505,13 @@ async function warmPhase(runners, site, o, label, shotDir) {
         await r.step(c.setup);
         const got = (single[r.name][c.name] ??= []);
         for (let k = 0; k < o.repeat; k++) got.push(await r.step(c));
+        if (r.name === 'abx') (singleInDaemon[c.name] ??= []).push(await r.executeMs(c.cli));
       }
     }
     process.stderr.write(`  warm ${label}: ${i + 1}/${o.iter}\n`);
   }
   for (const r of runners) await r.stop();
-  return { session, single, inDaemon };
+  return { session, single, inDaemon, singleInDaemon };
 }
 
 async function floorPhase(spawner, clis, o) {
@@ -678,12 +680,12 @@ function report({ o, started, loads, versions, pwVersion, perChrome, defaults, f
 
   line('### Warm single commands');
   line();
-  line('| command | Chrome | abx | upstream 0.41.2 | Playwright | abx ÷ upstream | abx ÷ Playwright |');
-  line('|---|---|---|---|---|---|---|');
+  line('| command | Chrome | abx | upstream 0.41.2 | Playwright | abx ÷ upstream | abx ÷ Playwright | abx in daemon (p50, whole ms) |');
+  line('|---|---|---|---|---|---|---|---|');
   for (const c of warmCommands('', '<file>')) {
     for (const p of perChrome) {
       const s = (r) => p.single[r][c.name];
-      line(`| \`${c.cli.join(' ')}\` | ${short(p.chrome)} | ${both(s('abx'))} | ${both(s('upstream'))} | ${both(s('playwright'))} | ${ratio(p50(s('abx')), p50(s('upstream')))} | ${ratio(p50(s('abx')), p50(s('playwright')))} |`);
+      line(`| \`${c.cli.join(' ')}\` | ${short(p.chrome)} | ${both(s('abx'))} | ${both(s('upstream'))} | ${both(s('playwright'))} | ${ratio(p50(s('abx')), p50(s('upstream')))} | ${ratio(p50(s('abx')), p50(s('playwright')))} | ${whole(p50(p.singleInDaemon[c.name] ?? []))} |`);
     }
   }
   line();
