@@ -5,6 +5,8 @@
 #   benches/run.sh            CDP round trip, frame relay on the fake Chrome, CLI latency vs upstream
 #   benches/run.sh --real     … plus the frame relay end to end on real Chromium (or ABX_BENCH_REAL=1)
 #   benches/run.sh --quick    shorter windows and fewer iterations (a smoke run of the runner)
+#   benches/run.sh --side-by-side   … plus abx, upstream and Playwright in one run on the same
+#                             Chrome binaries (benches/side_by_side/run.sh; or ABX_BENCH_SBS=1)
 #   benches/run.sh --out F    write F instead of BENCHMARKS.md
 #   ABX_BENCH_WAIT_QUIET=S    before each bench, wait up to S seconds for the machine to be idle
 #                             (< 0.3 cores busy over 2 s), for shared machines
@@ -15,20 +17,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 REAL=${ABX_BENCH_REAL:-0}
+SBS=${ABX_BENCH_SBS:-0}
 QUICK=0
 OUT=BENCHMARKS.md
 while [ $# -gt 0 ]; do
   case "$1" in
     --real) REAL=1 ;;
     --quick) QUICK=1 ;;
+    --side-by-side) SBS=1 ;;
     --out) OUT=$2; shift ;;
-    *) echo "usage: benches/run.sh [--real] [--quick] [--out FILE]" >&2; exit 2 ;;
+    *) echo "usage: benches/run.sh [--real] [--quick] [--side-by-side] [--out FILE]" >&2; exit 2 ;;
   esac
   shift
 done
 COMMAND=benches/run.sh
 if [ "$REAL" = 1 ]; then COMMAND="$COMMAND --real"; fi
 if [ "$QUICK" = 1 ]; then COMMAND="$COMMAND --quick"; fi
+if [ "$SBS" = 1 ]; then COMMAND="$COMMAND --side-by-side"; fi
 if [ -n "${ABX_BENCH_WAIT_QUIET:-}" ]; then COMMAND="ABX_BENCH_WAIT_QUIET=$ABX_BENCH_WAIT_QUIET $COMMAND"; fi
 
 ./scripts/ensure-chromium.sh
@@ -77,6 +82,14 @@ bench cdp_codec
 if [ "$QUICK" = 1 ]; then bench relay_fake --quick; else bench relay_fake; fi
 if [ "$REAL" = 1 ]; then bench relay_fanout --real; fi
 bench cli_latency
+if [ "$SBS" = 1 ]; then
+  echo "== side_by_side" >&2
+  wait_quiet >/dev/null
+  sbs_iter=${ABX_SBS_ITER:-7}
+  [ "$QUICK" = 1 ] && sbs_iter=${ABX_SBS_ITER:-2}
+  ABX_SBS_ITER=$sbs_iter ABX_SBS_ABX=${CARGO_TARGET_DIR:-target}/release/agent-browser \
+    ABX_SBS_COMMAND="$COMMAND" benches/side_by_side/run.sh > "$WORK/side_by_side.md"
+fi
 LOAD_END=$(load)
 
 CPU=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
@@ -218,6 +231,8 @@ $(cat "$WORK/cli_latency.md")
   for the page. *click*: both pay Chrome's input round trips; ours also checks the element
   (visible, stable, enabled, not covered) and waits for a navigation it starts.
 - Daemon RSS/CPU are read from \`/proc\` after the whole run.
+
 EOF
+if [ "$SBS" = 1 ]; then cat "$WORK/side_by_side.md"; fi
 } > "$OUT"
 echo "wrote $OUT" >&2

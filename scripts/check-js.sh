@@ -7,6 +7,7 @@
 # `Runtime.evaluate` / `Page.addScriptToEvaluateOnNewDocument`. So each file must parse as a
 # classic script (not a module: no top-level `await`, `import` or `return`) both as it is and
 # wrapped in parentheses. Fixture pages' scripts only need to parse as scripts.
+# The benches written in JavaScript (benches/**/*.mjs) are syntax-checked too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v node >/dev/null; then
@@ -36,3 +37,12 @@ files.forEach((file, i) => {
 if (failed) process.exit(1);
 console.log(`check-js: ${files.length} files parse (${count} page scripts, ${files.length - count} fixture scripts)`);
 JS
+
+# The benches written in JavaScript (benches/**/*.mjs) must parse, and the side-by-side bench's
+# 20 commands must stay those of benches/support/twenty_commands.rs (no network, no Chrome).
+mapfile -t bench < <(find benches -name '*.mjs' -not -path '*/node_modules/*' | sort)
+for file in "${bench[@]}"; do
+  node --check "$file" || { echo "check-js: $file does not parse" >&2; exit 1; }
+done
+node benches/side_by_side/sbs.mjs --self-check
+echo "check-js: ${#bench[@]} bench scripts parse"

@@ -1,0 +1,69 @@
+# Times one CLI invocation at a time for benches/side_by_side/sbs.mjs, the way a shell would:
+# spawn → the process exits, nothing else. Node's child_process forks the whole node process
+# (3–5 ms per spawn on the 2-vCPU machine, more than the fixed cost being measured); Python's
+# subprocess spawns with vfork, about as cheap as a shell. One JSON request per stdin line
+# ({"argv", "env", "cwd", "timeout"}), one JSON reply per stdout line ({"rc", "ms", "stdout",
+# "stderr"}). stdout and stderr go to files, so a detached daemon that kept a pipe open could not
+# hold the timing; they are read after the clock stops.
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+KEEP = 64 * 1024
+
+
+def main():
+    scratch = tempfile.mkdtemp(prefix="abxs-spawn-")
+    out_path = os.path.join(scratch, "stdout")
+    err_path = os.path.join(scratch, "stderr")
+    try:
+        for line in sys.stdin:
+            req = json.loads(line)
+            reply = run(req, out_path, err_path)
+            sys.stdout.write(json.dumps(reply) + "\n")
+            sys.stdout.flush()
+    finally:
+        for path in (out_path, err_path):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        os.rmdir(scratch)
+
+
+def run(req, out_path, err_path):
+    rc = None
+    ms = 0.0
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        started = time.perf_counter()
+        try:
+            child = subprocess.Popen(
+                req["argv"],
+                env=req["env"],
+                cwd=req.get("cwd"),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+            )
+        except OSError as e:
+            return {"rc": 127, "ms": 0.0, "stdout": "", "stderr": str(e)}
+        try:
+            rc = child.wait(timeout=req.get("timeout", 60))
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+            rc = None
+        ms = (time.perf_counter() - started) * 1e3
+    return {"rc": rc, "ms": ms, "stdout": tail(out_path), "stderr": tail(err_path)}
+
+
+def tail(path):
+    with open(path, "rb") as f:
+        return f.read(KEEP).decode("utf-8", "replace")
+
+
+if __name__ == "__main__":
+    main()
