@@ -81,3 +81,24 @@ fn a_cli_command_after_a_failed_launch_reports_the_launch_error_and_starts_no_br
     }
     ab.run(&["close"]).success();
 }
+
+/// Regression: a daemon whose launch failed removed its socket only while exiting, after its
+/// reply; the CLI's next command could still connect to the listener that was about to close
+/// and read `Connection reset by peer` (seen as `close` failing after a bad `--extension`).
+/// The socket now goes before the reply, so the next command starts a new daemon.
+#[test]
+fn a_failed_launch_removes_its_socket_before_it_replies() {
+    for _ in 0..3 {
+        let ab = Cli::new();
+        let failed = ab.run(&["--extension", "/nonexistent/ext", "open", "about:blank"]);
+        assert_eq!(failed.code, 1, "{failed:?}");
+        assert!(failed.stderr.contains("Extension not found"), "{failed:?}");
+        assert!(
+            !ab.file("sock").exists(),
+            "the socket of a daemon on its way out is still there after its reply"
+        );
+        let next = ab.run(&["close"]);
+        assert_eq!(next.code, 0, "{next:?}");
+        assert!(!next.stderr.contains("reset by peer"), "{next:?}");
+    }
+}

@@ -198,14 +198,17 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
         if fences.is_some() && reply.get("success").and_then(|v| v.as_bool()) != Some(true) {
             fence = fences;
         }
-        if write_line(&mut write, &reply).await.is_err() || closing {
-            return;
-        }
         // A daemon whose launch failed has nothing to serve: it exits instead of living on
-        // (its `close` then finds no daemon and succeeds at once).
-        if daemon.failed_launch_left_nothing() {
+        // (its `close` then finds no daemon and succeeds at once). Its socket file goes before
+        // the reply, as `close` does: the CLI's next command must not reach a listener that is
+        // about to close (it would read `Connection reset by peer`), but start a new daemon.
+        let ending = !closing && daemon.failed_launch_left_nothing();
+        if ending {
             tracing::debug!("the launch failed and no browser is up; shutting down");
+            daemon.files.remove_ephemeral();
             daemon.shutdown.cancel();
+        }
+        if write_line(&mut write, &reply).await.is_err() || closing || ending {
             return;
         }
     }
