@@ -91,22 +91,7 @@ impl Page<'_> {
 
     /// `keydown <key>`: holds a key (a held modifier applies to later keys and clicks).
     pub async fn key_down(&self, key: &str) -> Result<KeyDown> {
-        let (tab, deadline, _) = self.parts();
-        let k = input::named_key(key)
-            .ok_or_else(|| EngineError::Invalid(format!("Unknown key: \"{key}\"")))?;
-        let held = self.session.refs.with_tab(tab.target_id(), |t| {
-            t.modifiers |= k.modifier;
-            t.modifiers
-        });
-        let event = input::key_event("keyDown", &k, held);
-        input::dispatch(
-            &tab,
-            tab.cdp(),
-            "key down",
-            &[InputEvent::Key(event)],
-            deadline,
-        )
-        .await?;
+        self.key_edge(key, true).await?;
         Ok(KeyDown {
             keydown: key.to_string(),
         })
@@ -114,25 +99,34 @@ impl Page<'_> {
 
     /// `keyup <key>`.
     pub async fn key_up(&self, key: &str) -> Result<KeyUp> {
+        self.key_edge(key, false).await?;
+        Ok(KeyUp {
+            keyup: key.to_string(),
+        })
+    }
+
+    /// One key press (`down`) or release: updates the tab's held modifiers, then sends the event
+    /// with them.
+    async fn key_edge(&self, key: &str, down: bool) -> Result<()> {
         let (tab, deadline, _) = self.parts();
         let k = input::named_key(key)
             .ok_or_else(|| EngineError::Invalid(format!("Unknown key: \"{key}\"")))?;
         let held = self.session.refs.with_tab(tab.target_id(), |t| {
-            t.modifiers &= !k.modifier;
+            if down {
+                t.modifiers |= k.modifier;
+            } else {
+                t.modifiers &= !k.modifier;
+            }
             t.modifiers
         });
-        let event = input::key_event("keyUp", &k, held);
-        input::dispatch(
-            &tab,
-            tab.cdp(),
-            "key up",
-            &[InputEvent::Key(event)],
-            deadline,
-        )
-        .await?;
-        Ok(KeyUp {
-            keyup: key.to_string(),
-        })
+        let (kind, what) = if down {
+            ("keyDown", "key down")
+        } else {
+            ("keyUp", "key up")
+        };
+        let event = input::key_event(kind, &k, held);
+        input::dispatch(&tab, tab.cdp(), what, &[InputEvent::Key(event)], deadline).await?;
+        Ok(())
     }
 
     /// `keyboard type <text>`: types into the focused element with key events, then waits for

@@ -261,16 +261,20 @@ impl Session {
         Ok(session)
     }
 
-    /// The tab to bind at start, and whether it is fresh (created by us or the first tab of a
-    /// Chrome we launched).
-    async fn initial_target(&self) -> Result<(String, bool)> {
-        let tabs: Vec<TargetInfo> = self
-            .browser
+    /// The browser's tabs that no other session has claimed.
+    fn unclaimed_tabs(&self) -> Vec<TargetInfo> {
+        self.browser
             .targets()
             .into_iter()
             .filter(TargetInfo::is_tab)
             .filter(|t| !self.claimed_by_other(&t.target_id))
-            .collect();
+            .collect()
+    }
+
+    /// The tab to bind at start, and whether it is fresh (created by us or the first tab of a
+    /// Chrome we launched).
+    async fn initial_target(&self) -> Result<(String, bool)> {
+        let tabs = self.unclaimed_tabs();
         if let Some(preferred) = &self.options.preferred_target
             && tabs.iter().any(|t| &t.target_id == preferred)
         {
@@ -453,13 +457,7 @@ impl Session {
             .iter()
             .map(|e| e.target_id.clone())
             .collect();
-        let live: Vec<TargetInfo> = self
-            .browser
-            .targets()
-            .into_iter()
-            .filter(TargetInfo::is_tab)
-            .filter(|t| !self.claimed_by_other(&t.target_id))
-            .collect();
+        let live = self.unclaimed_tabs();
         let pick = known
             .iter()
             .find(|id| live.iter().any(|t| &&t.target_id == id))
