@@ -131,10 +131,12 @@ impl Viewer {
     }
 
     /// Counts frames for `window` (checking that `seq` increases).
-    async fn count_frames(&mut self, window: Duration) -> usize {
+    async fn count_frames(&mut self, window: Duration) -> FrameCount {
         let end = Instant::now() + window;
-        let mut frames = 0;
-        let mut last_seq = 0u64;
+        let mut count = FrameCount {
+            window,
+            ..FrameCount::default()
+        };
         while Instant::now() < end {
             let left = end.saturating_duration_since(Instant::now());
             let Ok(Some(Ok(message))) = tokio::time::timeout(left, self.ws.next()).await else {
@@ -145,14 +147,63 @@ impl Viewer {
             {
                 let seq = seq_of(&text);
                 assert!(
-                    seq > last_seq,
-                    "frame seq must increase: {seq} after {last_seq}"
+                    seq > count.last_seq,
+                    "frame seq must increase: {seq} after {}",
+                    count.last_seq
                 );
-                last_seq = seq;
-                frames += 1;
+                if count.frames == 0 {
+                    count.first_seq = seq;
+                }
+                count.last_seq = seq;
+                count.frames += 1;
             }
         }
-        frames
+        count
+    }
+}
+
+/// What one viewer received in one window. The relay numbers every frame it takes from Chrome
+/// (`seq`, one counter per daemon), so `last_seq - first_seq + 1` is what Chrome painted and the
+/// relay forwarded in the window, whoever read it: the *source* rate. A viewer that receives
+/// fewer than that lost frames on the way.
+#[derive(Clone, Copy, Debug, Default)]
+struct FrameCount {
+    window: Duration,
+    frames: u64,
+    first_seq: u64,
+    last_seq: u64,
+}
+
+impl FrameCount {
+    /// Frames this viewer received per second.
+    fn fps(&self) -> f64 {
+        self.frames as f64 / self.window.as_secs_f64()
+    }
+
+    /// Frames the relay took from Chrome per second, seen from this viewer.
+    fn source_fps(&self) -> f64 {
+        let span = if self.frames == 0 {
+            0
+        } else {
+            self.last_seq - self.first_seq + 1
+        };
+        span as f64 / self.window.as_secs_f64()
+    }
+
+    /// The share of the source's frames this viewer received (1.0: none lost).
+    fn delivered(&self) -> f64 {
+        let source = self.source_fps();
+        if source == 0.0 {
+            0.0
+        } else {
+            self.fps() / source
+        }
+    }
+}
+
+impl std::fmt::Display for FrameCount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:.1} fps of {:.1}", self.fps(), self.source_fps())
     }
 }
 
@@ -210,19 +261,26 @@ async fn eventually(ab: &Arc<Cli>, script: &str, want: &Value, within: Duration)
 
 const SHORT: Duration = Duration::from_secs(10);
 
-/// Frame rates are counted over 2 s windows. This 2-core machine is shared with other builds:
-/// when they take the CPU, Chrome itself paints fewer frames, whatever the relay does. A rate
-/// test passes when one of up to three consecutive windows reaches the bar; a relay that slows
-/// delivery fails them all.
+/// Frame rates are counted over 2 s windows. The machine may be shared with other work: when it
+/// takes the CPU, Chrome itself paints fewer frames, whatever the relay does (CI machines were
+/// seen at a steady 45 fps where an idle one paints 60). So the rate tests judge the relay, not
+/// the machine: a viewer must receive (nearly) every frame Chrome painted, and a stalled peer
+/// must not lower what Chrome paints, compared in the same run. An absolute floor only says the
+/// view is live. A test passes when one of up to three consecutive windows meets its bar.
 const WINDOW: Duration = Duration::from_secs(2);
 const ATTEMPTS: usize = 3;
+/// The share of the source's frames a reading viewer must receive.
+const MIN_DELIVERED: f64 = 0.9;
+/// A live view, on any machine that runs the suite: Chrome paints an animated page well above it
+/// (45–60 fps seen); a relay that held acks back by a frame would halve the rate.
+const MIN_LIVE_FPS: f64 = 25.0;
 
 /// Rate tests take this exclusively, every other test shares it: two Chromes painting at once
 /// on two cores halve each other's frame rate, which would measure the machine, not the relay.
 static CPU: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_viewer_gets_status_tabs_then_frames_at_screen_rate() {
+async fn a_viewer_gets_status_tabs_then_every_frame_chrome_paints() {
     let _cpu = CPU.write().await;
     let site = site();
     let ab = Arc::new(Cli::new());
@@ -267,20 +325,22 @@ async fn a_viewer_gets_status_tabs_then_frames_at_screen_rate() {
         "epoch ms: {ts} vs {now}"
     );
 
-    let mut rates = Vec::new();
+    let meets = |c: &FrameCount| c.fps() >= MIN_LIVE_FPS && c.delivered() >= MIN_DELIVERED;
+    let mut windows = Vec::new();
     for _ in 0..ATTEMPTS {
-        let frames = viewer.count_frames(WINDOW).await;
-        rates.push(frames as f64 / WINDOW.as_secs_f64());
-        if rates.iter().any(|r| *r >= 50.0) {
+        let count = viewer.count_frames(WINDOW).await;
+        windows.push(count);
+        if meets(&count) {
             break;
         }
     }
+    let shown: Vec<String> = windows.iter().map(ToString::to_string).collect();
     println!(
-        "animated page: first frame {first_ms:.1} ms after connect; fps per 2 s window: {rates:.1?}"
+        "animated page: first frame {first_ms:.1} ms after connect; per 2 s window: {shown:?}"
     );
     assert!(
-        rates.iter().any(|r| *r >= 50.0),
-        "below 50 fps in every window: {rates:.1?}"
+        windows.iter().any(meets),
+        "no window where the viewer got ≥ {MIN_LIVE_FPS} fps and ≥ {MIN_DELIVERED} of what Chrome painted: {shown:?}"
     );
 
     let status = run(&ab, &["--json", "stream", "status"])
@@ -508,6 +568,15 @@ async fn foreign_origins_are_refused_and_a_token_is_enforced() {
     run(&secured, &["close"]).await.success();
 }
 
+/// The number of viewers `stream status` reports.
+async fn viewers_attached(ab: &Arc<Cli>) -> Option<u64> {
+    let status = run(ab, &["--json", "stream", "status"])
+        .await
+        .success()
+        .json();
+    status["data"]["viewers"].as_u64()
+}
+
 /// A viewer whose socket reads nothing: a tiny receive buffer so the server's writes back up.
 async fn stalled_viewer(port: u16) -> Ws {
     let socket = tokio::net::TcpSocket::new_v4().expect("socket");
@@ -542,48 +611,74 @@ async fn eight_viewers_share_frames_and_a_stalled_one_slows_nobody() {
         viewer.next_of("frame", SHORT).await;
         viewers.push(viewer);
     }
-    let mut windows = Vec::new();
-    for _ in 0..ATTEMPTS {
-        let counts =
-            futures_util::future::join_all(viewers.iter_mut().map(|v| v.count_frames(WINDOW)))
-                .await;
-        let fps: Vec<f64> = counts
-            .iter()
-            .map(|c| *c as f64 / WINDOW.as_secs_f64())
-            .collect();
-        let all_fast = fps.iter().all(|r| *r >= 50.0);
-        windows.push(fps);
-        if all_fast {
+    // While the stalled viewer is attached: its socket fills within a few frames, and the relay
+    // drops it only after it stayed unwritable for the write deadline (5 s), so windows counted
+    // until then run with a stalled peer. Only windows after which it was still attached count.
+    const STALL_WINDOW: Duration = Duration::from_millis(1500);
+    let mut stalled_windows: Vec<Vec<FrameCount>> = Vec::new();
+    let dropped_within = Duration::from_secs(30);
+    loop {
+        let counts = futures_util::future::join_all(
+            viewers.iter_mut().map(|v| v.count_frames(STALL_WINDOW)),
+        )
+        .await;
+        let attached = viewers_attached(&ab).await;
+        if attached == Some(8) {
+            stalled_windows.push(counts);
+        } else {
+            assert_eq!(attached, Some(7), "viewers after the stalled one went");
             break;
         }
+        assert!(
+            stalled_at.elapsed() < dropped_within,
+            "the stalled viewer was never disconnected"
+        );
     }
-    println!("7 reading viewers (+1 that never reads), fps per 2 s window: {windows:.1?}");
-    assert!(
-        windows.iter().any(|w| w.iter().all(|r| *r >= 50.0)),
-        "some reading viewer stayed below 50 fps in every window: {windows:.1?}"
-    );
-    // The viewer that never reads is dropped once its socket stayed unwritable for the write
-    // deadline (5 s, after its socket buffers filled); the others stay.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let attached = loop {
-        let status = run(&ab, &["--json", "stream", "status"])
-            .await
-            .success()
-            .json();
-        let attached = status["data"]["viewers"].as_u64();
-        if attached == Some(7) || Instant::now() > deadline {
-            break attached;
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    };
-    assert_eq!(
-        attached,
-        Some(7),
-        "the stalled viewer was never disconnected"
-    );
     println!(
         "stalled viewer disconnected {:.1} s after it connected",
         stalled_at.elapsed().as_secs_f64()
+    );
+    // After it went: the same seven readers, the reference for what Chrome paints now.
+    let mut after_windows: Vec<Vec<FrameCount>> = Vec::new();
+    for _ in 0..ATTEMPTS {
+        after_windows.push(
+            futures_util::future::join_all(viewers.iter_mut().map(|v| v.count_frames(WINDOW)))
+                .await,
+        );
+    }
+    let show = |windows: &[Vec<FrameCount>]| -> Vec<Vec<String>> {
+        windows
+            .iter()
+            .map(|w| w.iter().map(ToString::to_string).collect())
+            .collect()
+    };
+    println!(
+        "7 reading viewers, fps per window — with a stalled peer: {:?}; after it went: {:?}",
+        show(&stalled_windows),
+        show(&after_windows)
+    );
+    let source = |w: &[FrameCount]| w.iter().map(FrameCount::source_fps).fold(0.0, f64::max);
+    let reference = after_windows.iter().map(|w| source(w)).fold(0.0, f64::max);
+    assert!(
+        reference >= MIN_LIVE_FPS,
+        "Chrome painted {reference:.1} fps with seven viewers"
+    );
+    // The window right before the drop surely ran with the stalled peer's socket full.
+    let last_stalled = stalled_windows
+        .last()
+        .expect("a window counted while the stalled viewer was attached");
+    let slowest = last_stalled
+        .iter()
+        .map(FrameCount::fps)
+        .fold(f64::MAX, f64::min);
+    assert!(
+        last_stalled.iter().all(|c| c.delivered() >= MIN_DELIVERED),
+        "a reading viewer lost frames while a peer stalled: {:?}",
+        show(std::slice::from_ref(last_stalled))
+    );
+    assert!(
+        slowest >= 0.7 * reference && slowest >= MIN_LIVE_FPS,
+        "a stalled peer slowed the others: slowest reader {slowest:.1} fps against {reference:.1} fps once it went"
     );
     for viewer in &mut viewers {
         viewer.next_of("frame", SHORT).await;
