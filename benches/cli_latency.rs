@@ -52,6 +52,11 @@ impl Env {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
+        // AGENT_BROWSER_DEBUG=1 on the bench: both daemons log to `<socket dir>/<session>.log`,
+        // and a failed command's log is kept (see `run`).
+        if let Some(debug) = std::env::var_os("AGENT_BROWSER_DEBUG") {
+            command.env("AGENT_BROWSER_DEBUG", debug);
+        }
         command
     }
 
@@ -66,8 +71,30 @@ impl Env {
                 args,
                 String::from_utf8_lossy(&output.stderr)
             );
+            self.keep_log(bin);
         }
         took
+    }
+
+    /// Copies the daemon's debug log (when there is one) next to the temp home, which goes away.
+    fn keep_log(&self, bin: &Binary) {
+        let log = self
+            .home
+            .path()
+            .join("s")
+            .join(format!("{}.log", self.session));
+        if log.is_file() {
+            let kept = std::env::temp_dir().join(format!(
+                "cli_latency-{}-{}.log",
+                self.session,
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_millis())
+            ));
+            if std::fs::copy(&log, &kept).is_ok() {
+                eprintln!("  {} daemon log kept: {}", bin.name, kept.display());
+            }
+        }
     }
 
     fn daemon_pid(&self) -> Option<i32> {

@@ -363,6 +363,39 @@ fn sidecar_files_match_upstream() {
     assert!(!ab.file("version").exists());
 }
 
+/// Regression: a page restored from the back/forward cache gets no lifecycle events, so `back`
+/// waited for a `load` that had long left the tab's bounded event log once a session had made a
+/// few dozen navigations (the `cli_latency` bench's 20-command loop timed out after 25 s).
+#[test]
+fn back_to_a_cached_page_returns_after_many_navigations() {
+    let site = site();
+    // Full Chromium: the headless shell keeps no back/forward cache. A short deadline, so the
+    // regression fails in seconds, not 25 s per `back`.
+    let ab = Cli::new()
+        .env("AGENT_BROWSER_EXECUTABLE_PATH", "/usr/bin/chromium")
+        .env("AGENT_BROWSER_DEFAULT_TIMEOUT", "5000");
+    let page1 = site.url("/page1.html");
+    let page2 = site.url("/page2.html");
+    ab.run(&["open", &page1]).success();
+    ab.run(&["eval", "window.restored = 'from the cache'"])
+        .success();
+    // Each round leaves ~5–10 lifecycle events of page 2 in the log; 60 rounds overflow it.
+    for round in 0..60 {
+        ab.run(&["open", &page2]).success();
+        let back = ab.run(&["back"]);
+        assert!(
+            back.code == 0 && back.out() == page1,
+            "round {round}: {back:?}"
+        );
+    }
+    // The page came back from the cache (the same window object), not reloaded.
+    assert_eq!(
+        ab.run(&["eval", "window.restored"]).success().out(),
+        "\"from the cache\""
+    );
+    ab.run(&["close"]).success();
+}
+
 #[test]
 fn every_core_command_has_upstreams_json_envelope() {
     let site = site();

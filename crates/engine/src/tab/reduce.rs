@@ -15,6 +15,13 @@ use super::{ConsoleMessage, Dialog, DialogEvent, PageError, PageEvent, TabState}
 pub(crate) const MAX_LOG: usize = 1000;
 /// How many lifecycle events a tab keeps.
 pub(crate) const MAX_LIFECYCLE: usize = 200;
+/// The lifecycle a document restored from the back/forward cache has already been through.
+const RESTORED_LIFECYCLE: &[&str] = &[
+    "DOMContentLoaded",
+    "load",
+    "networkAlmostIdle",
+    "networkIdle",
+];
 
 /// What the reducer needs besides the state: the tab's identity, its dialog policy and the time.
 #[derive(Clone, Copy, Debug)]
@@ -291,6 +298,20 @@ pub(crate) fn reduce(state: &mut TabState, event: TabEvent, ctx: &Context<'_>) -
             let loader: String = frame.loader_id.into();
             if state.loader_id != loader {
                 state.documents += 1;
+            }
+            // A back/forward-cache restore brings back a document that loaded long ago, under
+            // its old loader, and Chrome sends no lifecycle events for it. The events of its
+            // first load may have left the bounded log since (a `back` after a few dozen
+            // navigations then waited for a `load` that would never come): record the restored
+            // document as loaded and idle again.
+            if nav.r#type == page::NavigationType::BackForwardCacheRestore {
+                for name in RESTORED_LIFECYCLE {
+                    push_bounded(
+                        &mut state.lifecycle,
+                        (loader.clone(), (*name).to_string()),
+                        MAX_LIFECYCLE,
+                    );
+                }
             }
             state.loader_id = loader;
             state.url = url.clone();
@@ -654,6 +675,37 @@ mod tests {
             &ctx(true),
         );
         assert!(!r.changed && !st.has_lifecycle("L2", "load"));
+    }
+
+    #[test]
+    fn a_back_forward_cache_restore_counts_as_loaded_after_its_first_load_left_the_log() {
+        let mut st = TabState::default();
+        let lifecycle = |loader: &str, name: &str| {
+            cdp(
+                "Page.lifecycleEvent",
+                json!({"frameId": TAB, "loaderId": loader, "name": name, "timestamp": 1.0}),
+            )
+        };
+        reduce(&mut st, navigated(None, "P", "http://a/p1"), &ctx(true));
+        reduce(&mut st, lifecycle("P", "load"), &ctx(true));
+        // Dozens of later navigations push P's `load` out of the bounded log.
+        for i in 0..MAX_LIFECYCLE {
+            reduce(&mut st, lifecycle(&format!("L{i}"), "load"), &ctx(true));
+        }
+        assert!(!st.has_lifecycle("P", "load"));
+        // `back` restores P from the cache: Chrome sends frameNavigated, no lifecycle events.
+        let f = frame(TAB, None, "P", "http://a/p1");
+        reduce(
+            &mut st,
+            cdp(
+                "Page.frameNavigated",
+                json!({"frame": f, "type": "BackForwardCacheRestore"}),
+            ),
+            &ctx(true),
+        );
+        assert_eq!(st.loader_id, "P");
+        assert!(st.has_lifecycle("P", "load"));
+        assert!(st.has_lifecycle("P", "networkIdle"));
     }
 
     #[test]
