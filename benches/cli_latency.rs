@@ -13,6 +13,10 @@
 //! adds an earlier abx build as a third column, alternating with the other two, and a
 //! `ratio abx/before` column: "no command slower than before" in one run.
 
+#[path = "support/abx_binary.rs"]
+mod abx_binary;
+use abx_binary::abx_binary;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -156,22 +160,10 @@ fn make_executable(path: &Path) {
 }
 
 fn ours() -> Binary {
-    if let Some(path) = std::env::var_os("ABX_BENCH_OURS_BIN") {
-        return Binary {
-            name: "abx",
-            path: PathBuf::from(path),
-        };
+    Binary {
+        name: "abx",
+        path: abx_binary(),
     }
-    let exe = std::env::current_exe().expect("bench exe");
-    let target = exe.parent().and_then(Path::parent).expect("target dir");
-    // Benches build in release; prefer the release binary, fall back to debug.
-    let release = target.join("agent-browser");
-    let path = if release.is_file() {
-        release
-    } else {
-        target.join("../debug/agent-browser")
-    };
-    Binary { name: "abx", path }
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {

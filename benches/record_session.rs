@@ -3,12 +3,16 @@
 //! fixture site. Prints the median session wall time and per-command medians as Markdown.
 //!
 //! `cargo bench -p abx-bench --bench record_session` (env `ABX_BENCH_ITERATIONS`, default 5;
-//! `ABX_BENCH_BINARY`, default `target/debug/agent-browser`).
+//! `ABX_BENCH_OURS_BIN` or `ABX_BENCH_BINARY`, default the release build beside the bench, else
+//! `target/debug/agent-browser`).
 //! Needs `ffmpeg` on PATH.
 
 #[path = "support/twenty_commands.rs"]
 mod support;
 use support::twenty_commands;
+#[path = "support/abx_binary.rs"]
+mod abx_binary;
+use abx_binary::abx_binary;
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -65,12 +69,7 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(5);
     let fps = std::env::var("ABX_BENCH_RECORD_FPS").unwrap_or_else(|_| "30".into());
-    // `ABX_BENCH_BINARY`, else the debug build of this checkout.
-    let binary = std::env::var_os("ABX_BENCH_BINARY")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/debug/agent-browser")
-        });
+    let binary = abx_binary();
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let site = runtime
         .block_on(abx_fixtures::FixtureServer::start())

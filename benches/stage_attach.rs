@@ -13,7 +13,11 @@
 //!
 //! `cargo bench -p abx-bench --bench stage_attach`. Prints a Markdown table.
 
-use std::path::{Path, PathBuf};
+#[path = "support/abx_binary.rs"]
+mod abx_binary;
+use abx_binary::abx_binary;
+
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -29,18 +33,6 @@ const CHROME_ARGS: &[&str] = &[
     "--no-first-run",
     "--disable-quic",
 ];
-
-fn ours() -> PathBuf {
-    let exe = std::env::current_exe().expect("bench exe");
-    let target = exe.parent().and_then(Path::parent).expect("target dir");
-    // Benches build in release; prefer the release binary, fall back to debug.
-    let release = target.join("agent-browser");
-    if release.is_file() {
-        release
-    } else {
-        target.join("../debug/agent-browser")
-    }
-}
 
 struct Stage<'a> {
     bin: &'a Path,
@@ -104,7 +96,7 @@ async fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(15);
-    let bin = ours();
+    let bin = abx_binary();
     let site = FixtureServer::start().await.expect("fixture server");
     let anchor = Chrome::launch(LaunchOptions {
         args: CHROME_ARGS.iter().map(|s| s.to_string()).collect(),

@@ -22,14 +22,17 @@
 //!
 //! `cargo bench -p abx-bench --bench stage_scale`; a quick run:
 //! `ABX_SCALE_N=1,4 ABX_SCALE_LOOPS=1 ABX_SOAK=2000 cargo bench -p abx-bench --bench stage_scale`.
-//! `ABX_BENCH_BINARY` picks our binary (default: `target/release/agent-browser`, else debug).
+//! `ABX_BENCH_OURS_BIN` (or `ABX_BENCH_BINARY`) picks our binary (default: `target/release/agent-browser`, else debug).
 //! Prints Markdown.
 
 #[path = "support/twenty_commands.rs"]
 mod support;
 use support::twenty_commands;
+#[path = "support/abx_binary.rs"]
+mod abx_binary;
+use abx_binary::abx_binary;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
@@ -53,22 +56,10 @@ struct Binary {
 }
 
 fn ours() -> Binary {
-    if let Ok(path) = std::env::var("ABX_BENCH_BINARY") {
-        return Binary {
-            name: "abx",
-            path: PathBuf::from(path),
-        };
+    Binary {
+        name: "abx",
+        path: abx_binary(),
     }
-    let exe = std::env::current_exe().expect("bench exe");
-    let target = exe.parent().and_then(Path::parent).expect("target dir");
-    // Benches build in release; prefer the release binary, fall back to debug.
-    let release = target.join("agent-browser");
-    let path = if release.is_file() {
-        release
-    } else {
-        target.join("../debug/agent-browser")
-    };
-    Binary { name: "abx", path }
 }
 
 fn upstream() -> Option<Binary> {
