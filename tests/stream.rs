@@ -269,8 +269,10 @@ const SHORT: Duration = Duration::from_secs(10);
 /// view is live. A test passes when one of up to three consecutive windows meets its bar.
 const WINDOW: Duration = Duration::from_secs(2);
 const ATTEMPTS: usize = 3;
-/// The share of the source's frames a reading viewer must receive.
-const MIN_DELIVERED: f64 = 0.9;
+/// The share of the source's frames a reading viewer must receive. With the whole test, Chrome
+/// and the daemon pinned to one core, readers got 93–97 %; a fan-out that waits on a slow peer
+/// loses far more.
+const MIN_DELIVERED: f64 = 0.8;
 /// A live view, on any machine that runs the suite: Chrome paints an animated page well above it
 /// (45–60 fps seen); a relay that held acks back by a frame would halve the rate.
 const MIN_LIVE_FPS: f64 = 25.0;
