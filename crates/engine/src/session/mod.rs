@@ -585,6 +585,11 @@ impl Session {
             }
         }
         navigated?;
+        self.listing_of(target)
+    }
+
+    /// The `tab list` row of `target`, or `TabGone` when it is no longer listed.
+    fn listing_of(&self, target: String) -> Result<TabListing> {
         self.tabs()
             .into_iter()
             .find(|t| t.target_id == target)
@@ -598,13 +603,7 @@ impl Session {
     pub async fn tab_switch(&self, reference: &str) -> Result<TabListing> {
         let target = self.resolve_tab_ref(reference)?;
         self.bind(&target).await?;
-        self.tabs()
-            .into_iter()
-            .find(|t| t.target_id == target)
-            .ok_or(EngineError::TabGone {
-                target_id: target,
-                last_url: None,
-            })
+        self.listing_of(target)
     }
 
     /// `tab close [ref]`: closes the active tab (default) or the given one.
