@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 
-import { exec, killRunning, sweep, MARKER_VAR } from './lib/proc.mjs';
+import { exec, killRunning, sweep, CHROME_FLAGS, MARKER_VAR } from './lib/proc.mjs';
 import { view, compareViews } from './lib/compare.mjs';
 import { textTable, docsSection, spliceDocs, detailLog, countsLine, counts } from './lib/report.mjs';
 import { ROWS } from './rows.mjs';
@@ -21,15 +21,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '../..');
 const DOCS = join(REPO, 'docs/compat.md');
 
-/** The Chrome flags the developers' guide prescribes on this machine (root, no network). */
-const CHROME_ARGS = [
-  '--no-sandbox',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-].join(',');
+const CHROME_ARGS = CHROME_FLAGS.join(',');
 
 const DEFAULT_STEP_TIMEOUT_MS = 20_000;
 

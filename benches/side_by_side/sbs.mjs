@@ -38,21 +38,11 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { markedPids, sweep, MARKER_VAR } from '../compat/lib/proc.mjs';
+import { markedPids, sweep, CHROME_FLAGS, MARKER_VAR } from '../compat/lib/proc.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '../..');
 const PLAYWRIGHT_DIR = join(REPO, 'benches/playwright');
-
-/** The developers' guide's flags on this machine (root, no network), for all three runners. */
-const CHROME_FLAGS = [
-  '--no-sandbox',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
 const DEFAULT_CHROMES = ['/usr/bin/chromium', '/usr/bin/chromium-headless-shell'];
 const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';

@@ -12,6 +12,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 export const MARKER_VAR = 'ABX_COMPAT_RUN';
 
+/** The Chrome flags the developers' guide prescribes on this machine (root, no network), for
+ * every runner of the compat harness and the side-by-side bench. */
+export const CHROME_FLAGS = [
+  '--no-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
 /** Largest stdout or stderr kept per invocation (the rest is dropped, with a note). */
 const CAPTURE_LIMIT = 1 << 20;
 
