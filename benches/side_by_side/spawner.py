@@ -5,10 +5,17 @@
 # ({"argv", "env", "cwd", "timeout"}), one JSON reply per stdout line ({"rc", "ms", "stdout",
 # "stderr"}). stdout and stderr go to files, so a detached daemon that kept a pipe open could not
 # hold the timing; they are read after the clock stops.
+#
+# The wait is a blocking waitpid, with the timeout enforced by an interval timer (SIGALRM) whose
+# handler kills the child; waitpid is retried after the signal and returns once the child is gone. `Popen.wait(timeout=...)` must not be used here: CPython implements it as a WNOHANG poll
+# that sleeps 1, 2, 4, 8, 16, 32, 50 ms between tries, so every sample would be rounded up to the
+# next of ~1, 3, 7, 15, 31, 63 ms after the spawn (an earlier version of this file did that, and
+# every CLI figure it produced carried the rounding; in-process Playwright calls did not).
 import json
 import os
 import subprocess
 import sys
+import signal
 import tempfile
 import time
 
@@ -50,13 +57,21 @@ def run(req, out_path, err_path):
             )
         except OSError as e:
             return {"rc": 127, "ms": 0.0, "stdout": "", "stderr": str(e)}
-        try:
-            rc = child.wait(timeout=req.get("timeout", 60))
-        except subprocess.TimeoutExpired:
+        timed_out = []
+
+        def on_timeout(_signum, _frame):
+            timed_out.append(True)
             child.kill()
-            child.wait()
-            rc = None
+
+        signal.signal(signal.SIGALRM, on_timeout)
+        signal.setitimer(signal.ITIMER_REAL, req.get("timeout", 60))
+        try:
+            rc = child.wait()
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
         ms = (time.perf_counter() - started) * 1e3
+        if timed_out:
+            rc = None
     return {"rc": rc, "ms": ms, "stdout": tail(out_path), "stderr": tail(err_path)}
 
 
