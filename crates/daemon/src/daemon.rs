@@ -472,12 +472,21 @@ impl Daemon {
             }
             BrowserSource::AutoConnect => auto_connect().await?,
         };
-        let preferred = self.read_target_binding();
+        let binding = self.read_target_binding().filter(|_| spec.is_attach());
+        let (preferred, handed) = match binding {
+            Some(TargetBinding {
+                target_id,
+                fresh: true,
+            }) => (None, Some(target_id)),
+            Some(TargetBinding { target_id, .. }) => (Some(target_id), None),
+            None => (None, None),
+        };
         let options = SessionOptions {
             default_timeout: self.config.command_timeout,
             auto_dialog: self.config.auto_dialog,
             pin_tab: spec.pin_tab,
-            preferred_target: preferred.filter(|_| spec.is_attach()),
+            preferred_target: preferred,
+            handed_target: handed,
             policy: Arc::new(spec.policy()),
             claims: Some(abx_engine::ClaimDir::for_current_user()),
             name: self.config.session.clone(),
@@ -540,6 +549,7 @@ impl Daemon {
             auto_dialog: self.config.auto_dialog,
             pin_tab: live.spec.pin_tab,
             preferred_target: previous_target,
+            handed_target: None,
             policy: Arc::new(live.spec.policy()),
             claims: Some(abx_engine::ClaimDir::for_current_user()),
             name: self.config.session.clone(),
@@ -564,14 +574,14 @@ impl Daemon {
         }
     }
 
-    /// The target id this session was bound to before (from `<s>.target`).
-    fn read_target_binding(&self) -> Option<String> {
+    /// The tab named in `<s>.target`: the one this session was bound to before, or (with
+    /// `"fresh": true`, written by a Host) a blank tab made for it in advance.
+    fn read_target_binding(&self) -> Option<TargetBinding> {
         let text = std::fs::read_to_string(self.files.path("target")).ok()?;
         let value: Value = serde_json::from_str(&text).ok()?;
-        value
-            .get("targetId")
-            .and_then(Value::as_str)
-            .map(str::to_string)
+        let target_id = value.get("targetId").and_then(Value::as_str)?.to_string();
+        let fresh = value.get("fresh").and_then(Value::as_bool).unwrap_or(false);
+        Some(TargetBinding { target_id, fresh })
     }
 
     /// Writes `<s>.target` for the active tab (URL without query, fragment or credentials).
@@ -638,6 +648,12 @@ impl Daemon {
             json!({"targetId": target, "url": url, "pinned": live.spec.pin_tab}).to_string();
         let _ = self.files.write("target", &content);
     }
+}
+
+/// What `<s>.target` names (see `Daemon::read_target_binding`).
+struct TargetBinding {
+    target_id: String,
+    fresh: bool,
 }
 
 /// Counts a command as running for as long as it lives (also when its future is dropped).

@@ -376,6 +376,14 @@ impl Browser {
         self.connection.url()
     }
 
+    /// The browser's id: the last segment of its `/devtools/browser/<id>` WebSocket URL. Tab
+    /// claims (ADR 0005) are keyed by it, so every client of one Chrome agrees on it.
+    pub fn browser_id(&self) -> Option<String> {
+        let (_, id) = self.cdp_url().split_once("/devtools/browser/")?;
+        let id = id.split(['?', '#', '/']).next().unwrap_or("");
+        (!id.is_empty()).then(|| id.to_string())
+    }
+
     /// True when we launched this browser and will end it on close.
     pub fn is_owned(&self) -> bool {
         self.owned

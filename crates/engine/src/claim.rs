@@ -220,12 +220,8 @@ fn sanitize(id: &str) -> String {
 /// The session side of claims: pinned sessions hold one on their tab, every session refuses tabs
 /// pinned by another.
 impl crate::session::Session {
-    /// The browser's id: the last segment of its `/devtools/browser/<id>` WebSocket URL.
     fn browser_id(&self) -> Option<String> {
-        let url = self.browser().cdp_url();
-        let (_, id) = url.split_once("/devtools/browser/")?;
-        let id = id.split(['?', '#', '/']).next().unwrap_or("");
-        (!id.is_empty()).then(|| id.to_string())
+        self.browser().browser_id()
     }
 
     /// Who else holds `target_id`, if another live session pinned it.

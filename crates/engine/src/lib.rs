@@ -85,7 +85,7 @@ pub use actions::{
 };
 pub use browser::{AttachOptions, Browser, TargetInfo, endpoint_url};
 pub use capture::{AnnotatedScreenshot, Annotation, PdfOptions};
-pub use claim::{ClaimDir, ClaimHolder};
+pub use claim::{ClaimDir, ClaimError, ClaimHolder, TabClaim};
 pub use clipboard::{ClipboardCopied, ClipboardPasted, ClipboardText, ClipboardWritten};
 pub use dialog::DialogStatus;
 pub use download::Downloaded;

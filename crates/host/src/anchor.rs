@@ -24,6 +24,7 @@ use crate::names::{ProfileKey, RunId, Scope};
 use crate::owner::{OwnerKind, OwnerRecord};
 use crate::profile::ProfileHandle;
 use crate::runner::{BrowserRunner, run_ok};
+use crate::spare::SpareTabs;
 use crate::stage::StageRecord;
 
 /// What a [`StageAddressResolver`] learns about a remote browser the Host just connected to.
@@ -127,6 +128,7 @@ pub(crate) struct AnchorSettings {
     pub command_timeout: Duration,
     pub lock_wait: Duration,
     pub close_attempts: u32,
+    pub spare_tabs: usize,
 }
 
 pub(crate) struct Anchors {
@@ -134,6 +136,8 @@ pub(crate) struct Anchors {
     runner: Arc<dyn BrowserRunner>,
     inflight: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     keepers: Mutex<HashMap<String, Arc<Browser>>>,
+    /// Blank tabs made ahead for starting stages (see `spare.rs`).
+    pub spares: SpareTabs,
 }
 
 pub(crate) fn run_dir(home: &Path, run: &RunId) -> PathBuf {
@@ -199,6 +203,10 @@ pub(crate) async fn close_over_cdp(cdp: &str, headers: &[(String, String)]) -> b
 impl Anchors {
     pub(crate) fn new(settings: AnchorSettings, runner: Arc<dyn BrowserRunner>) -> Self {
         Self {
+            spares: SpareTabs::new(
+                settings.spare_tabs,
+                abx_engine::ClaimDir::for_current_user(),
+            ),
             settings,
             runner,
             inflight: Mutex::new(HashMap::new()),
@@ -475,6 +483,7 @@ impl Anchors {
 
     /// A dead anchor's leftovers: its daemon is asked to close (it still cleans its files).
     async fn forget_dead(&self, record: &AnchorRecord) {
+        self.spares.forget(&record.cdp).await;
         if let Some(env) = &record.env {
             let _ = self
                 .runner
@@ -525,6 +534,8 @@ impl Anchors {
     /// `Browser.close` over CDP if the daemon cannot do it), `Browser.close` for a remote one.
     /// Never a signal. Returns whether it is verified gone.
     pub(crate) async fn close_record(&self, record: &AnchorRecord) -> bool {
+        // The spares first: their connection must not outlive the anchor's graceful close.
+        self.spares.forget(&record.cdp).await;
         let id = identity(&record.run, &record.profile);
         let keeper = self
             .keepers

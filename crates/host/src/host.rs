@@ -58,6 +58,10 @@ pub struct HostConfig {
     pub close_attempts: u32,
     /// Waiting for another process that is starting the same anchor.
     pub anchor_lock_wait: Duration,
+    /// Blank tabs kept ready on each anchor, so a starting stage takes one instead of waiting
+    /// for Chrome to create its tab (default 1; 0 turns them off). Each costs one idle
+    /// `about:blank` renderer in the anchor while it waits.
+    pub spare_tabs: usize,
 }
 
 impl HostConfig {
@@ -77,6 +81,7 @@ impl HostConfig {
             command_timeout: Duration::from_secs(60),
             close_attempts: 3,
             anchor_lock_wait: Duration::from_secs(120),
+            spare_tabs: 1,
         }
     }
 }
@@ -210,6 +215,7 @@ impl Host {
                 command_timeout: config.command_timeout,
                 lock_wait: config.anchor_lock_wait,
                 close_attempts: config.close_attempts,
+                spare_tabs: config.spare_tabs,
             },
             runner.clone(),
         );
@@ -440,6 +446,9 @@ impl Host {
             }
             .write(dir)?;
         }
+        if !resuming && let Some(anchor) = &anchor {
+            self.hand_spare_tab(&record.env, anchor).await?;
+        }
         let mut login = None;
         if !resuming {
             if let Some(url) = &spec.human_login {
@@ -463,6 +472,51 @@ impl Host {
             anchor_started,
             anchor_restarted,
         })
+    }
+
+    /// Names a spare tab of the anchor in the stage's `<session>.target`, so the stage's first
+    /// command takes it instead of creating a tab (see `spare.rs`). Only for a stage whose session
+    /// has not bound a tab yet (no `.target`): a stage that ran before keeps its own tab.
+    async fn hand_spare_tab(
+        &self,
+        env: &BrowserEnv,
+        anchor: &crate::anchor::AnchorRecord,
+    ) -> Result<()> {
+        let Some(path) = env.session_file("target") else {
+            return Ok(());
+        };
+        if path.exists() {
+            return Ok(());
+        }
+        let Some(target_id) = self
+            .anchors
+            .spares
+            .take(&anchor.cdp, &anchor.cdp_headers)
+            .await
+        else {
+            return Ok(());
+        };
+        let binding = serde_json::json!({
+            "targetId": target_id,
+            "url": "about:blank",
+            "pinned": true,
+            "fresh": true,
+        });
+        write_private(&path, format!("{binding}\n").as_bytes())
+    }
+
+    /// The spare tab named in a stage's `<session>.target` that no daemon took (the daemon
+    /// rewrites the file without `fresh` once it binds).
+    fn untaken_spare(env: &BrowserEnv) -> Option<String> {
+        let text = fs::read_to_string(env.session_file("target")?).ok()?;
+        let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+        if value.get("fresh").and_then(serde_json::Value::as_bool) != Some(true) {
+            return None;
+        }
+        value
+            .get("targetId")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string)
     }
 
     fn build_stage_env(
@@ -586,6 +640,11 @@ impl Host {
         }
         let timeout = self.config.command_timeout;
         let daemon_up = record.env.session_file("sock").is_some_and(|s| s.exists());
+        if !daemon_up
+            && let (Some(cdp), Some(spare)) = (record.env.cdp(), Self::untaken_spare(&record.env))
+        {
+            self.anchors.spares.discard(cdp, &spare).await;
+        }
         if record.env.cdp().is_some() && daemon_up {
             let closed = self
                 .runner

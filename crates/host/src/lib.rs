@@ -13,7 +13,8 @@
 //!   re-pointed at the new one.
 //! - **Stages**: [`Host::prepare_stage`] builds the env once and persists it (the byte-identical
 //!   rule), caps session names with a hash, keeps socket paths within 103 bytes, pins
-//!   `AGENT_BROWSER_CONFIG`, pins a tab on the anchor; a stage without a profile gets its own
+//!   `AGENT_BROWSER_CONFIG`, pins a tab on the anchor (a spare tab made ahead, so the stage's
+//!   first command does not wait for Chrome to create one); a stage without a profile gets its own
 //!   throw-away browser. Domain allowlists are hard for both kinds (abx enforces them with CDP).
 //!   Headed or headless follows the [`DisplayProbe`] and says why ([`DisplayChoice`]); asking
 //!   for a window without a screen fails. [`Host::end_stage`] tears down in order: live view,
@@ -59,6 +60,7 @@ mod owner;
 mod process;
 mod profile;
 mod runner;
+mod spare;
 mod stage;
 
 /// Cancels a lease wait (re-exported so a Host needs no extra dependency).

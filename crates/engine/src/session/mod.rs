@@ -78,6 +78,12 @@ pub struct SessionOptions {
     pub pin_tab: bool,
     /// The tab this session used before (from the `.target` sidecar), preferred on attach.
     pub preferred_target: Option<String>,
+    /// A blank tab someone made for this session before it started (a Host's spare tab, named
+    /// in the `.target` sidecar with `"fresh": true`). When it is still an unattached, unclaimed
+    /// `about:blank` page, the session takes it as if it had created it: no tab creation on the
+    /// start's critical path, attached without the dialog probe, closed with a pinned session.
+    /// Otherwise it is ignored and the session binds as it would without it.
+    pub handed_target: Option<String>,
     /// The network policy: hard allowlist, proxy credentials, denied permission prompts.
     pub policy: Arc<crate::policy::Policy>,
     /// Where pinned tabs are claimed across processes (`None`: no claims).
@@ -99,6 +105,7 @@ impl Default for SessionOptions {
             auto_dialog: true,
             pin_tab: false,
             preferred_target: None,
+            handed_target: None,
             policy: Arc::new(crate::policy::Policy::default()),
             claims: None,
             name: String::new(),
@@ -275,6 +282,13 @@ impl Session {
     /// Chrome we launched).
     async fn initial_target(&self) -> Result<(String, bool)> {
         let tabs = self.unclaimed_tabs();
+        if let Some(handed) = &self.options.handed_target
+            && tabs
+                .iter()
+                .any(|t| &t.target_id == handed && t.url == "about:blank" && !t.attached)
+        {
+            return Ok((handed.clone(), true));
+        }
         if let Some(preferred) = &self.options.preferred_target
             && tabs.iter().any(|t| &t.target_id == preferred)
         {
