@@ -1,14 +1,20 @@
 //! Stage attach: what a pipeline stage pays to get its own pinned tab on a shared anchor.
 //!
-//! One anchor Chrome (launched by us, as the Host launches it), then per round a new stage
-//! session runs `agent-browser open <fixture>` with `AGENT_BROWSER_CDP=<anchor port>` and
-//! `AGENT_BROWSER_PIN_TAB=1` — daemon spawn, attach, its own tab, navigation — followed by a
-//! warm `open` of the same page and a `get url` on that session, then `close`. Reported, as
-//! medians and p90 over `ABX_BENCH_ROUNDS` rounds (default 15):
+//! Two Hosts (the `abx-host` kit, as a pipeline Host links it), each with its own anchor started
+//! the way the kit starts one (an `agent-browser` session on a profile folder): one keeps a spare
+//! tab per anchor (`HostConfig::spare_tabs = 1`, the default), the other none (`0`). Rounds
+//! alternate between them. Per round a new stage is prepared (`prepare_stage`, not timed; then
+//! `ABX_STAGE_GAP_MS`, default 250, stands for the agent's own start: a Host starts the agent
+//! after `prepare_stage`, and the next stage's spare is made meanwhile; with `0`, that creation
+//! lands on this stage's attach), then its first command,
+//! `agent-browser --json open <fixture>` — daemon spawn, attach, navigation — is timed at the
+//! shell, followed by a warm `open` of the same page and five `get url`s; then `end_stage` (not
+//! timed). Reported as p50 and p90 over `ABX_BENCH_ROUNDS` rounds per Host (default 15):
 //! - first `open` at the shell (everything);
 //! - its navigation inside the daemon (`lifecycle.timings.executeMs` of the reply);
 //! - attach = the first `open` minus its navigation: process start, daemon spawn, the CDP
-//!   connection, target creation and attach, domain set-up, the socket round trips;
+//!   connection, the tab (created, or the spare taken) and its attach, domain set-up, the socket
+//!   round trips;
 //! - warm `open` (navigation only) and warm `get url` (the fixed cost per command).
 //!
 //! `cargo bench -p abx-bench --bench stage_attach`. Prints a Markdown table.
@@ -19,10 +25,14 @@ use abx_binary::abx_binary;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use abx_chrome::{Chrome, LaunchOptions};
 use abx_fixtures::FixtureServer;
+use abx_host::{
+    BrowserEnv, DisplayProbe, Host, HostConfig, LaunchSettings, ProfileName, RunId, RunRef,
+    RunState, Screen, StageId, StageSpec,
+};
 use serde_json::Value;
 
 const CHROME_ARGS: &[&str] = &[
@@ -34,42 +44,28 @@ const CHROME_ARGS: &[&str] = &[
     "--disable-quic",
 ];
 
-struct Stage<'a> {
-    bin: &'a Path,
-    socket_dir: &'a Path,
-    home: &'a Path,
-    session: String,
-    port: u16,
-}
-
-impl Stage<'_> {
-    fn run(&self, args: &[&str]) -> (Duration, Value) {
-        let started = Instant::now();
-        let output = Command::new(self.bin)
-            .args(args)
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", self.home)
-            .env("AGENT_BROWSER_SOCKET_DIR", self.socket_dir)
-            .env("AGENT_BROWSER_SESSION", &self.session)
-            .env("AGENT_BROWSER_CDP", self.port.to_string())
-            .env("AGENT_BROWSER_PIN_TAB", "1")
-            .env("AGENT_BROWSER_NO_VERSION_CHECK", "1")
-            .stdin(Stdio::null())
-            .stderr(Stdio::piped())
-            .stdout(Stdio::piped())
-            .output()
-            .expect("run agent-browser");
-        let took = started.elapsed();
-        assert!(
-            output.status.success(),
-            "{args:?} failed: {}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let reply = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
-        (took, reply)
-    }
+fn run(bin: &Path, env: &BrowserEnv, args: &[&str]) -> (Duration, Value) {
+    let mut command = Command::new(bin);
+    command
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("AGENT_BROWSER_NO_VERSION_CHECK", "1")
+        .envs(env.iter())
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::piped());
+    let started = Instant::now();
+    let output = command.output().expect("run agent-browser");
+    let took = started.elapsed();
+    assert!(
+        output.status.success(),
+        "{args:?} failed: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let reply = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+    (took, reply)
 }
 
 fn execute_ms(reply: &Value) -> f64 {
@@ -90,81 +86,174 @@ fn quantile(samples: &[f64], q: f64) -> f64 {
     sorted.get(index).copied().unwrap_or(0.0)
 }
 
+#[derive(Default)]
+struct Samples {
+    first_open: Vec<f64>,
+    navigation: Vec<f64>,
+    attach: Vec<f64>,
+    warm_open: Vec<f64>,
+    warm_get: Vec<f64>,
+    spare_taken: usize,
+}
+
+struct Bench {
+    name: &'static str,
+    host: Host,
+    run: RunRef,
+    samples: Samples,
+    _home: tempfile::TempDir,
+    _sockets: tempfile::TempDir,
+}
+
+fn host(name: &'static str, spare_tabs: usize, bin: &Path) -> Bench {
+    let home = tempfile::Builder::new()
+        .prefix("abxb-home")
+        .tempdir()
+        .expect("home");
+    let sockets = tempfile::Builder::new()
+        .prefix("abxb")
+        .tempdir_in("/tmp")
+        .expect("socket root");
+    let mut config = HostConfig::new(home.path());
+    config.socket_root = sockets.path().join("s");
+    config.display = DisplayProbe::fixed(Screen::None);
+    config.launch = LaunchSettings {
+        args: CHROME_ARGS.iter().map(|s| s.to_string()).collect(),
+        executable_path: std::env::var_os("ABX_BENCH_CHROME").map(Into::into),
+    };
+    config.spare_tabs = spare_tabs;
+    let liveness = Arc::new(|_: &RunId| RunState::Running);
+    let host = Host::local(config, liveness, bin).expect("host");
+    let run = RunRef::parse("local", &format!("bench-{}", name.replace(' ', "-"))).expect("run");
+    Bench {
+        name,
+        host,
+        run,
+        samples: Samples::default(),
+        _home: home,
+        _sockets: sockets,
+    }
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let rounds: usize = std::env::var("ABX_BENCH_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(15);
+    let gap = Duration::from_millis(
+        std::env::var("ABX_STAGE_GAP_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(250),
+    );
     let bin = abx_binary();
     let site = FixtureServer::start().await.expect("fixture server");
-    let anchor = Chrome::launch(LaunchOptions {
-        args: CHROME_ARGS.iter().map(|s| s.to_string()).collect(),
-        ..LaunchOptions::default()
-    })
-    .await
-    .expect("anchor chrome");
-    let home = tempfile::tempdir().expect("temp home");
-    let socket_dir = home.path().join("s");
     let url = site.url("/fixture.html");
-
-    let mut first_open = Vec::new();
-    let mut navigation = Vec::new();
-    let mut attach = Vec::new();
-    let mut warm_open = Vec::new();
-    let mut warm_get = Vec::new();
-    for round in 0..rounds {
-        let stage = Stage {
-            bin: &bin,
-            socket_dir: &socket_dir,
-            home: home.path(),
-            session: format!("stage{round}"),
-            port: anchor.port(),
-        };
-        let (took, reply) = stage.run(&["--json", "open", &url]);
-        first_open.push(ms(took));
-        navigation.push(execute_ms(&reply));
-        attach.push(ms(took) - execute_ms(&reply));
-        let (took, _) = stage.run(&["--json", "open", &url]);
-        warm_open.push(ms(took));
-        let mut gets = Vec::new();
-        for _ in 0..5 {
-            gets.push(ms(stage.run(&["get", "url"]).0));
-        }
-        warm_get.push(quantile(&gets, 0.5));
-        stage.run(&["close"]);
+    let spec = StageSpec::with_profile(ProfileName::new("bench").expect("profile"));
+    let mut benches = [
+        host("with a spare tab", 1, &bin),
+        host("without spares", 0, &bin),
+    ];
+    // Warm-up: each Host starts its anchor with a first stage that is not counted.
+    for bench in &mut benches {
+        let stage = StageId::new("warm").expect("stage");
+        let prepared = bench
+            .host
+            .prepare_stage(&bench.run, &stage, &spec)
+            .await
+            .expect("prepare");
+        run(&bin, &prepared.env, &["open", &url]);
+        bench
+            .host
+            .end_stage(&bench.run.id, &stage)
+            .await
+            .expect("end");
     }
-    let _ = anchor.close(None).await;
+    for round in 0..rounds {
+        for bench in &mut benches {
+            let stage = StageId::new(&format!("s{round}")).expect("stage");
+            let prepared = bench
+                .host
+                .prepare_stage(&bench.run, &stage, &spec)
+                .await
+                .expect("prepare");
+            let handed = prepared
+                .env
+                .session_file("target")
+                .is_some_and(|p| p.exists());
+            tokio::time::sleep(gap).await;
+            let env = prepared.env;
+            let (took, reply) = run(&bin, &env, &["--json", "open", &url]);
+            let samples = &mut bench.samples;
+            samples.spare_taken += usize::from(handed);
+            samples.first_open.push(ms(took));
+            samples.navigation.push(execute_ms(&reply));
+            samples.attach.push(ms(took) - execute_ms(&reply));
+            let (took, _) = run(&bin, &env, &["--json", "open", &url]);
+            samples.warm_open.push(ms(took));
+            let gets: Vec<f64> = (0..5)
+                .map(|_| ms(run(&bin, &env, &["get", "url"]).0))
+                .collect();
+            samples.warm_get.push(quantile(&gets, 0.5));
+            bench
+                .host
+                .end_stage(&bench.run.id, &stage)
+                .await
+                .expect("end stage");
+        }
+    }
+    for bench in &benches {
+        let report = bench.host.end_run(&bench.run.id).await.expect("end run");
+        assert!(report.complete(), "{report:?}");
+    }
 
-    println!("| stage step | p50 ms | p90 ms |");
+    println!("| stage step | with a spare tab p50 / p90 ms | without spares p50 / p90 ms |");
     println!("|---|---|---|");
-    for (name, samples) in [
+    let rows: [(&str, fn(&Samples) -> &Vec<f64>); 5] = [
         (
             "first `open` at the shell (spawn + attach + navigate)",
-            &first_open,
+            |s| &s.first_open,
         ),
-        ("its navigation inside the daemon", &navigation),
-        ("attach (first `open` minus its navigation)", &attach),
-        ("warm `open` (same page again)", &warm_open),
-        ("warm `get url`", &warm_get),
-    ] {
+        ("its navigation inside the daemon", |s| &s.navigation),
+        ("**attach** (first `open` minus its navigation)", |s| {
+            &s.attach
+        }),
+        ("warm `open` (same page again)", |s| &s.warm_open),
+        ("warm `get url`", |s| &s.warm_get),
+    ];
+    for (label, pick) in rows {
+        let cells: Vec<String> = benches
+            .iter()
+            .map(|b| {
+                let s = pick(&b.samples);
+                format!("{:.1} / {:.1}", quantile(s, 0.5), quantile(s, 0.9))
+            })
+            .collect();
+        println!("| {label} | {} |", cells.join(" | "));
+    }
+    for bench in &benches {
         println!(
-            "| {name} | {:.1} | {:.1} |",
-            quantile(samples, 0.5),
-            quantile(samples, 0.9)
+            "\n{}: {} of {rounds} stages were handed a spare tab",
+            bench.name, bench.samples.spare_taken
         );
     }
     println!(
-        "\n{rounds} rounds, one anchor ({}), binary {}",
-        anchor_name(),
+        "\n{rounds} rounds per Host, alternating; gap between prepare and first command {} ms; \
+         anchors: {}; binary {}",
+        gap.as_millis(),
+        chrome_name(),
         bin.display()
     );
 }
 
-fn anchor_name() -> String {
-    Command::new("/usr/bin/chromium")
+fn chrome_name() -> String {
+    let Ok(chrome) = std::env::var("ABX_BENCH_CHROME") else {
+        return "abx's default Chrome (the headless shell when installed, ADR 0007)".into();
+    };
+    Command::new(&chrome)
         .arg("--version")
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default()
+        .unwrap_or(chrome)
 }
