@@ -86,6 +86,9 @@ fn quantile(samples: &[f64], q: f64) -> f64 {
     sorted.get(index).copied().unwrap_or(0.0)
 }
 
+/// One row of the table: which samples it shows.
+type Pick = fn(&Samples) -> &Vec<f64>;
+
 #[derive(Default)]
 struct Samples {
     first_open: Vec<f64>,
@@ -172,7 +175,7 @@ async fn main() {
     }
     for round in 0..rounds {
         for bench in &mut benches {
-            let stage = StageId::new(&format!("s{round}")).expect("stage");
+            let stage = StageId::new(format!("s{round}")).expect("stage");
             let prepared = bench
                 .host
                 .prepare_stage(&bench.run, &stage, &spec)
@@ -210,7 +213,7 @@ async fn main() {
 
     println!("| stage step | with a spare tab p50 / p90 ms | without spares p50 / p90 ms |");
     println!("|---|---|---|");
-    let rows: [(&str, fn(&Samples) -> &Vec<f64>); 5] = [
+    let rows: [(&str, Pick); 5] = [
         (
             "first `open` at the shell (spawn + attach + navigate)",
             |s| &s.first_open,
