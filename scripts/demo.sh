@@ -3,13 +3,14 @@
 # an anchor Chrome with a profile, two pinned stage sessions working in parallel over CDP, a login
 # whose cookie both see, a live view that counts frames and clicks through input, a confirm dialog
 # answered from the live view, graceful close, and the persistent cookie after reopening. Prints
-# each step and ends with nothing left running.
+# each step and ends with nothing left running. ABX_DEMO_BIN runs another build of the binary
+# (e.g. the one scripts/build-static.sh prints) through the same steps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/ensure-chromium.sh
 cargo build --quiet --bin agent-browser --bin abx-fixtures
 cargo build --quiet -p abx-relay --example viewer
-AB="$PWD/target/debug/agent-browser"
+AB="${ABX_DEMO_BIN:-$PWD/target/debug/agent-browser}"
 FIXTURES="$PWD/target/debug/abx-fixtures"
 VIEWER="$PWD/target/debug/examples/viewer"
 
