@@ -313,7 +313,11 @@ fn har_holds_the_fixture_requests_as_har_1_2() {
     let har = read_har(&path);
     let log = &har["log"];
     assert_eq!(log["version"], "1.2");
-    assert!(log["creator"]["name"].is_string() && log["creator"]["version"].is_string());
+    // As upstream 0.41.2 writes it (checked side by side): the CLI's name and version.
+    assert_eq!(
+        log["creator"],
+        serde_json::json!({"name": "agent-browser", "version": "0.41.2"})
+    );
     assert_eq!(log["entries"].as_array().map(Vec::len), Some(3));
     for e in log["entries"].as_array().into_iter().flatten() {
         assert!(

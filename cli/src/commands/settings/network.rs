@@ -458,7 +458,11 @@ async fn har_stop(ctx: &Ctx<'_>) -> Result<Value, Failure> {
             dir.join(format!("har-{ms}.har"))
         }
     };
-    let saved = session.har_stop(&path).await.map_err(failure)?;
+    // Upstream names itself as the HAR's creator; tools that read HARs see the same.
+    let saved = session
+        .har_stop_as(&path, "agent-browser", crate::UPSTREAM_VERSION)
+        .await
+        .map_err(failure)?;
     let mut reply = json!({
         "path": saved.path.display().to_string(),
         "requestCount": saved.request_count,

@@ -115,11 +115,16 @@ fn is_text_mime(mime: &str) -> bool {
         )
 }
 
-/// The HAR document of `records`; `browser` is Chrome's product string (`Chrome/156.0…`).
-pub(crate) fn document(records: &[RequestRecord], browser: Option<&str>) -> Value {
+/// The HAR document of `records`; `browser` is Chrome's product string (`Chrome/156.0…`),
+/// `creator` the writing tool's name and version.
+pub(crate) fn document(
+    records: &[RequestRecord],
+    browser: Option<&str>,
+    creator: (&str, &str),
+) -> Value {
     let mut log = json!({
         "version": "1.2",
-        "creator": {"name": "abx", "version": env!("CARGO_PKG_VERSION")},
+        "creator": {"name": creator.0, "version": creator.1},
         "pages": [],
         "entries": records.iter().map(entry).collect::<Vec<_>>(),
     });

@@ -405,9 +405,22 @@ impl Session {
         *har = Some(har::Recording::new(content, generation));
     }
 
-    /// Writes the recording as HAR 1.2 to `path` and ends it. When the file cannot be written
-    /// the recording goes on, so the caller can retry with another path.
+    /// Writes the recording as HAR 1.2 to `path` and ends it, naming `abx` and this crate's
+    /// version as the HAR's creator. When the file cannot be written the recording goes on, so
+    /// the caller can retry with another path.
     pub async fn har_stop(&self, path: &Path) -> Result<HarSaved, NetworkError> {
+        self.har_stop_as(path, "abx", env!("CARGO_PKG_VERSION"))
+            .await
+    }
+
+    /// [`har_stop`](Self::har_stop) with the HAR's `log.creator` given by the caller (the
+    /// `agent-browser` CLI writes its own name and version there, as upstream does).
+    pub async fn har_stop_as(
+        &self,
+        path: &Path,
+        creator: &str,
+        creator_version: &str,
+    ) -> Result<HarSaved, NetworkError> {
         let entries = {
             let har = lock(&self.network.har);
             let recording = har.as_ref().ok_or(NetworkError::HarNotStarted)?;
@@ -421,7 +434,11 @@ impl Session {
             .await
             .ok()
             .map(|v| v.product);
-        let document = har::document(&entries.records, browser.as_deref());
+        let document = har::document(
+            &entries.records,
+            browser.as_deref(),
+            (creator, creator_version),
+        );
         let text = serde_json::to_string_pretty(&document).map_err(|e| NetworkError::HarWrite {
             path: path.to_path_buf(),
             reason: e.to_string(),
