@@ -78,6 +78,18 @@ impl Pool {
         drop(state);
         self.bump();
     }
+
+    /// Ends the maker and takes out the waiting spares and the connection, for the caller to
+    /// close or drop; the pool is stopped.
+    fn dismantle(&self) -> (Vec<Spare>, Option<Arc<Browser>>) {
+        if let Some(maker) = lock(&self.maker).take() {
+            maker.abort();
+        }
+        let spares = lock(&self.state).ready.drain(..).collect();
+        let browser = lock(&self.browser).take();
+        self.stop();
+        (spares, browser)
+    }
 }
 
 impl SpareTabs {
@@ -117,8 +129,9 @@ impl SpareTabs {
             self.claims.clone(),
         ));
         *lock(&pool.maker) = Some(maker);
+        // A stopped pool's anchor is gone or refused tabs: nothing of it to close.
         if let Some(old) = pools.insert(cdp.to_string(), pool.clone()) {
-            abandon(&old);
+            old.dismantle();
         }
         pool
     }
@@ -188,11 +201,7 @@ impl SpareTabs {
         let Some(pool) = lock(&self.pools).remove(cdp) else {
             return;
         };
-        if let Some(maker) = lock(&pool.maker).take() {
-            maker.abort();
-        }
-        let spares: Vec<Spare> = lock(&pool.state).ready.drain(..).collect();
-        let browser = lock(&pool.browser).take();
+        let (spares, browser) = pool.dismantle();
         if let Some(browser) = browser {
             if browser.is_alive() {
                 for spare in &spares {
@@ -201,24 +210,14 @@ impl SpareTabs {
             }
             browser.close().await;
         }
-        pool.stop();
     }
-}
-
-/// Stops a replaced pool without waiting (its anchor is gone; its tabs went with it).
-fn abandon(pool: &Pool) {
-    if let Some(maker) = lock(&pool.maker).take() {
-        maker.abort();
-    }
-    lock(&pool.state).ready.clear();
-    lock(&pool.browser).take();
-    pool.stop();
 }
 
 impl Drop for SpareTabs {
     fn drop(&mut self) {
+        // No waiting here: the spares' claims are released, their tabs stay with the anchor.
         for pool in lock(&self.pools).values() {
-            abandon(pool);
+            pool.dismantle();
         }
     }
 }
