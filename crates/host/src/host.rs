@@ -496,27 +496,7 @@ impl Host {
         else {
             return Ok(());
         };
-        let binding = serde_json::json!({
-            "targetId": target_id,
-            "url": "about:blank",
-            "pinned": true,
-            "fresh": true,
-        });
-        write_private(&path, format!("{binding}\n").as_bytes())
-    }
-
-    /// The spare tab named in a stage's `<session>.target` that no daemon took (the daemon
-    /// rewrites the file without `fresh` once it binds).
-    fn untaken_spare(env: &BrowserEnv) -> Option<String> {
-        let text = fs::read_to_string(env.session_file("target")?).ok()?;
-        let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-        if value.get("fresh").and_then(serde_json::Value::as_bool) != Some(true) {
-            return None;
-        }
-        value
-            .get("targetId")
-            .and_then(serde_json::Value::as_str)
-            .map(str::to_string)
+        crate::spare::write_handed(&path, &target_id)
     }
 
     fn build_stage_env(
@@ -641,7 +621,13 @@ impl Host {
         let timeout = self.config.command_timeout;
         let daemon_up = record.env.session_file("sock").is_some_and(|s| s.exists());
         if !daemon_up
-            && let (Some(cdp), Some(spare)) = (record.env.cdp(), Self::untaken_spare(&record.env))
+            && let (Some(cdp), Some(spare)) = (
+                record.env.cdp(),
+                record
+                    .env
+                    .session_file("target")
+                    .and_then(|path| crate::spare::untaken(&path)),
+            )
         {
             self.anchors.spares.discard(cdp, &spare).await;
         }

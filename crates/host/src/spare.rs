@@ -13,6 +13,7 @@
 //! tab, as without a spare). The pool then makes the next spare in the background.
 
 use std::collections::{HashMap, VecDeque};
+use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -26,6 +27,32 @@ const WAIT_FOR_SPARE: Duration = Duration::from_secs(3);
 
 /// The session name written into a waiting spare's claim (what `tab_pinned` errors show).
 const HOLDER_NAME: &str = "abx-host spare tab";
+
+/// Names `target_id` in a stage's `<session>.target` as a spare handed to it: the daemon's own
+/// binding fields plus `"fresh": true`, which only a Host writes.
+pub(crate) fn write_handed(path: &Path, target_id: &str) -> crate::error::Result<()> {
+    let binding = serde_json::json!({
+        "targetId": target_id,
+        "url": "about:blank",
+        "pinned": true,
+        "fresh": true,
+    });
+    crate::fsutil::write_private(path, format!("{binding}\n").as_bytes())
+}
+
+/// The spare named in `<session>.target` that no daemon took yet (a daemon rewrites the file
+/// without `fresh` once it binds).
+pub(crate) fn untaken(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    if value.get("fresh").and_then(serde_json::Value::as_bool) != Some(true) {
+        return None;
+    }
+    value
+        .get("targetId")
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_string)
+}
 
 /// The spare tabs of every anchor this Host uses.
 pub(crate) struct SpareTabs {
