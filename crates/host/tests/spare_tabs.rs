@@ -10,35 +10,11 @@ use std::time::{Duration, Instant};
 
 use abx_fixtures::FixtureServer;
 use abx_host::{BrowserEnv, ProfileName, RunRef, RunState, StageId, StageSpec};
-use common::{Place, Runs, ab_ok, cdp_answers};
+use common::{Place, Runs, ab_ok, cdp_answers, pages};
 use serde_json::{Value, json};
 
 fn stage(name: &str) -> StageId {
     StageId::new(name).expect("stage id")
-}
-
-/// The anchor's pages: (target id, url, attached).
-async fn pages(cdp: &str) -> Vec<(String, String, bool)> {
-    let connection = abx_cdp::Connection::connect(cdp).await.expect("cdp");
-    let listed = connection
-        .browser()
-        .call_json("Target.getTargets", json!({}))
-        .await
-        .expect("targets");
-    connection.close();
-    listed["targetInfos"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|t| t["type"] == "page")
-        .map(|t| {
-            (
-                t["targetId"].as_str().unwrap_or_default().to_string(),
-                t["url"].as_str().unwrap_or_default().to_string(),
-                t["attached"].as_bool().unwrap_or(false),
-            )
-        })
-        .collect()
 }
 
 /// Waits (bounded) until the anchor's pages satisfy `ok`; returns them.

@@ -21,17 +21,7 @@ fn stage(name: &str) -> StageId {
 }
 
 async fn page_count(cdp: &str) -> usize {
-    let connection = abx_cdp::Connection::connect(cdp).await.expect("cdp");
-    let listed = connection
-        .browser()
-        .call_json("Target.getTargets", serde_json::json!({}))
-        .await
-        .expect("targets");
-    connection.close();
-    listed["targetInfos"]
-        .as_array()
-        .map(|t| t.iter().filter(|t| t["type"] == "page").count())
-        .unwrap_or(0)
+    common::pages(cdp).await.len()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

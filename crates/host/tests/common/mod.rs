@@ -217,3 +217,27 @@ pub async fn cdp_answers(cdp: &str) -> bool {
         Err(_) => false,
     }
 }
+
+/// The anchor's pages: (target id, url, attached).
+pub async fn pages(cdp: &str) -> Vec<(String, String, bool)> {
+    let connection = abx_cdp::Connection::connect(cdp).await.expect("cdp");
+    let listed = connection
+        .browser()
+        .call_json("Target.getTargets", serde_json::json!({}))
+        .await
+        .expect("targets");
+    connection.close();
+    listed["targetInfos"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| t["type"] == "page")
+        .map(|t| {
+            (
+                t["targetId"].as_str().unwrap_or_default().to_string(),
+                t["url"].as_str().unwrap_or_default().to_string(),
+                t["attached"].as_bool().unwrap_or(false),
+            )
+        })
+        .collect()
+}
