@@ -8,12 +8,18 @@
 //! half of the CLI's CPU time per command). At a fixed address there is nothing to relocate.
 //! Figures and the trade-off (no ASLR for the executable's own image; `ABX_LINK_PIE=1` keeps
 //! PIE) in `docs/adr/0010-non-pie-executable.md`.
+//!
+//! And it links libgcc's unwinder (`libgcc_eh.a`) into that executable instead of loading
+//! `libgcc_s.so.1` at every start: that library's constructor probes the CPU with `cpuid`, which
+//! traps to the hypervisor on a VM, and it is one more library to map and bind (~0.2 ms of a
+//! ~2.5 ms command here; ADR 0012). `ABX_LINK_SHARED_LIBGCC=1` keeps the shared library.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 fn main() {
     link_position_dependent();
+    link_unwinder_statically();
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
     let root = manifest.join("..").join("skills");
     println!("cargo:rerun-if-changed={}", root.display());
@@ -37,6 +43,39 @@ fn link_position_dependent() {
     let keep_pie = std::env::var("ABX_LINK_PIE").is_ok_and(|v| v == "1");
     if os == "linux" && env == "gnu" && !keep_pie {
         println!("cargo:rustc-link-arg-bin=agent-browser=-no-pie");
+    }
+}
+
+fn link_unwinder_statically() {
+    println!("cargo:rerun-if-env-changed=ABX_LINK_SHARED_LIBGCC");
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
+    // A `crt-static` build already links `libgcc_eh.a` (scripts/build-static.sh).
+    let crt_static = std::env::var("CARGO_CFG_TARGET_FEATURE")
+        .is_ok_and(|features| features.split(',').any(|f| f == "crt-static"));
+    let keep_shared = std::env::var("ABX_LINK_SHARED_LIBGCC").is_ok_and(|v| v == "1");
+    if os != "linux" || env != "gnu" || crt_static || keep_shared {
+        return;
+    }
+    // Only where the C compiler that links us ships the archive (gcc does; a bare clang may not).
+    let linker = std::env::var("RUSTC_LINKER").unwrap_or_else(|_| "cc".to_string());
+    let found = std::process::Command::new(&linker)
+        .arg("-print-file-name=libgcc_eh.a")
+        .output()
+        .ok()
+        .map(|out| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+        .filter(|path| path.is_absolute() && path.is_file());
+    if found.is_none() {
+        return;
+    }
+    // Whole archive: std's `_Unwind_*` references are otherwise already bound to libgcc_s, and
+    // with `--as-needed` (rustc's default) the shared library is then dropped as unneeded.
+    for arg in [
+        "-Wl,--push-state,--whole-archive,-Bstatic",
+        "-lgcc_eh",
+        "-Wl,--pop-state",
+    ] {
+        println!("cargo:rustc-link-arg-bin=agent-browser={arg}");
     }
 }
 

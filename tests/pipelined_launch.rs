@@ -1,8 +1,10 @@
 //! The CLI writes a `launch` and its command in one write on one connection. A failed launch
 //! must fence that connection: the command after it is answered without being run, so it never
-//! runs on a browser the launch did not set up (crates/daemon/src/server.rs, `fence`).
+//! runs on a browser the launch did not set up (crates/daemon/src/server.rs, `fence`). A
+//! launch that succeeded with its command already waiting behind it is answered together with
+//! that command, in one write (`held`).
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
@@ -60,6 +62,68 @@ fn a_failed_launch_fences_the_commands_pipelined_after_it() {
         "a fenced command must not launch a browser: children {:?}",
         children(daemon)
     );
+    ab.run(&["close"]).success();
+}
+
+/// The launch line the CLI sends for [`Cli::new`]'s settings (so the daemon reuses its browser).
+fn unchanged_launch(id: &str) -> String {
+    serde_json::json!({
+        "id": id,
+        "action": "launch",
+        "args": abx_tests::TEST_CHROME_ARGS,
+        "noXvfb": false,
+        "plugins": [],
+    })
+    .to_string()
+}
+
+#[test]
+fn a_launch_and_the_command_behind_it_are_answered_in_one_write() {
+    let site = common::site();
+    let ab = Cli::new();
+    let page = site.url("/page1.html");
+    ab.run(&["open", &page]).success();
+    let mut stream = UnixStream::connect(ab.file("sock")).expect("daemon socket");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    let batch = format!(
+        "{}\n{}\n",
+        unchanged_launch("l"),
+        r#"{"id":"u","action":"url"}"#
+    );
+    stream.write_all(batch.as_bytes()).expect("write");
+    // Both replies come in the first read: one write, so the CLI wakes up once.
+    let mut buf = vec![0u8; 256 * 1024];
+    let n = stream.read(&mut buf).expect("read");
+    let text = std::str::from_utf8(&buf[..n]).expect("UTF-8");
+    let replies: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON reply"))
+        .collect();
+    assert_eq!(
+        replies.len(),
+        2,
+        "one read should hold both replies: {text}"
+    );
+    assert_eq!(
+        replies[0]["id"], "l",
+        "the launch's reply comes first: {text}"
+    );
+    assert_eq!(replies[0]["success"], true, "{text}");
+    assert_eq!(
+        replies[0]["data"]["reused"], true,
+        "an unchanged launch reuses the browser: {text}"
+    );
+    assert_eq!(replies[1]["id"], "u", "{text}");
+    assert_eq!(replies[1]["data"]["url"], page.as_str(), "{text}");
+    drop(stream);
+    // A held launch reply still comes first when what follows it is not a request.
+    let replies = pipelined(&ab, &[&unchanged_launch("l2"), "{not json"]);
+    assert_eq!(replies.len(), 2, "{replies:?}");
+    assert_eq!(replies[0]["id"], "l2", "{replies:?}");
+    assert_eq!(replies[0]["success"], true, "{replies:?}");
+    assert_eq!(replies[1]["success"], false, "{replies:?}");
     ab.run(&["close"]).success();
 }
 

@@ -1,7 +1,7 @@
 //! What a command pays before it runs, black-box: how the CLI learns that a daemon it spawned is
 //! ready (a line on the daemon's stdout, not a socket poll with sleeps), that a daemon dying
 //! before it is ready is reported at once, and that an unchanged `launch` sent ahead of every
-//! command (Host-style environment) costs no CDP call.
+//! command (Host-style environment) costs no CDP call, and which shared libraries it loads.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
@@ -148,4 +148,52 @@ fn an_unchanged_launch_ahead_of_a_command_makes_no_cdp_call() {
         "the launch + get url pairs talked to Chrome"
     );
     ab.run(&["close"]).success();
+}
+
+/// The shared libraries the binary names (`DT_NEEDED`), from `readelf -d`; `None` where
+/// binutils is not installed.
+fn needed_libraries(binary: &Path) -> Option<Vec<String>> {
+    let out = Command::new("readelf")
+        .args(["-d", "-W"])
+        .arg(binary)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    Some(
+        text.lines()
+            .filter(|l| l.contains("(NEEDED)"))
+            .filter_map(|l| Some(l.split('[').nth(1)?.trim_end_matches(']').to_string()))
+            .collect(),
+    )
+}
+
+/// Regression guard for the start-up cost of every command: `libgcc_s.so.1` runs a CPU probe
+/// (`cpuid`, a trap to the hypervisor on a VM) and is one more library to map and bind, so the
+/// CLI links libgcc's unwinder statically where the C compiler ships it (cli/build.rs, ADR 0012).
+#[test]
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn the_cli_starts_without_loading_libgcc_s() {
+    let has_archive = Command::new("cc")
+        .arg("-print-file-name=libgcc_eh.a")
+        .output()
+        .ok()
+        .map(|o| std::path::PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+        .is_some_and(|p| p.is_absolute() && p.is_file());
+    if !has_archive || option_env!("ABX_LINK_SHARED_LIBGCC") == Some("1") {
+        eprintln!("skipped: this toolchain links libgcc_s by choice or necessity");
+        return;
+    }
+    let Some(needed) = needed_libraries(&binary()) else {
+        eprintln!("skipped: readelf is not installed");
+        return;
+    };
+    assert!(
+        needed.iter().any(|l| l.starts_with("libc.so")),
+        "{needed:?}"
+    );
+    assert!(
+        !needed.iter().any(|l| l.starts_with("libgcc_s")),
+        "the CLI loads libgcc_s at every start again: {needed:?}"
+    );
 }

@@ -3,6 +3,8 @@
 // with the session env exported (issue 15 item 2; figures in BENCHMARKS.md).
 // spawnbench N cmdA args... [:: cmdB args...]... : posix_spawn each command in turn, N rounds
 // (interleaved so load changes hit all alike), stdout to /dev/null; prints p10/p50/p90 ms each.
+// A command may start with NAME=VALUE words, as with env(1): they are added to (or replace in)
+// that command's environment only, without an extra exec in the timed window.
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +20,27 @@ int main(int argc, char **argv) {
   char **cmds[16]; int k = 0; cmds[k++] = argv + 2;
   for (int i = 2; i < argc; i++) if (!strcmp(argv[i], "::")) { argv[i] = NULL; cmds[k++] = argv + i + 1; }
   double *t[16]; for (int c = 0; c < k; c++) t[c] = malloc(sizeof(double) * n);
+  char **envs[16];
+  for (int c = 0; c < k; c++) {
+    int extra = 0; while (cmds[c][extra] && strchr(cmds[c][extra], '=')) extra++;
+    int base = 0; while (environ[base]) base++;
+    char **e = malloc(sizeof(char *) * (base + extra + 1)); int m = 0;
+    for (int i = 0; i < base; i++) {
+      int replaced = 0;
+      for (int j = 0; j < extra; j++) {
+        size_t len = strchr(cmds[c][j], '=') - cmds[c][j] + 1;
+        if (!strncmp(environ[i], cmds[c][j], len)) replaced = 1;
+      }
+      if (!replaced) e[m++] = environ[i];
+    }
+    for (int j = 0; j < extra; j++) e[m++] = cmds[c][j];
+    e[m] = NULL; envs[c] = e; cmds[c] += extra;
+  }
   posix_spawn_file_actions_t fa; posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
   for (int i = 0; i < n; i++) for (int c = 0; c < k; c++) {
     struct timespec a, b; clock_gettime(CLOCK_MONOTONIC, &a);
-    pid_t pid; if (posix_spawn(&pid, cmds[c][0], &fa, NULL, cmds[c], environ)) { perror("spawn"); return 1; }
+    pid_t pid; if (posix_spawn(&pid, cmds[c][0], &fa, NULL, cmds[c], envs[c])) { perror("spawn"); return 1; }
     int st; waitpid(pid, &st, 0);
     clock_gettime(CLOCK_MONOTONIC, &b);
     if (!WIFEXITED(st) || WEXITSTATUS(st)) { fprintf(stderr, "exit %d (%s)\n", st, cmds[c][0]); return 1; }

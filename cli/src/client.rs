@@ -21,13 +21,13 @@ use crate::Invocation;
 const START_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A daemon endpoint for one invocation.
-pub struct Client {
+pub struct Client<'a> {
+    /// The invocation: its daemon environment is worked out only when a daemon is spawned.
+    inv: &'a Invocation,
     dir: PathBuf,
     session: String,
     socket: PathBuf,
     fingerprint: String,
-    env: Vec<(String, String)>,
-    unset: Vec<String>,
     /// The connection the last liveness check opened: the next request uses it instead of
     /// connecting again (one connection per invocation on the warm path).
     parked: RefCell<Option<UnixStream>>,
@@ -50,17 +50,16 @@ impl std::fmt::Display for SendError {
     }
 }
 
-impl Client {
+impl<'a> Client<'a> {
     /// The endpoint for `inv`; fails with upstream's message when the socket path is too long.
-    pub fn new(inv: &Invocation) -> Result<Client, String> {
+    pub fn new(inv: &'a Invocation) -> Result<Client<'a>, String> {
         let socket = inv.socket_path()?;
         Ok(Client {
+            inv,
             dir: inv.socket_dir.clone(),
             session: inv.session.clone(),
             socket,
             fingerprint: inv.fingerprint(),
-            env: inv.daemon_env(),
-            unset: inv.daemon_env_unset(),
             parked: RefCell::new(None),
         })
     }
@@ -121,15 +120,16 @@ impl Client {
         if self.is_alive() {
             let version = std::fs::read_to_string(self.file("version")).unwrap_or_default();
             if version.trim() == crate::UPSTREAM_VERSION {
-                // The running daemon's settings against ours, read and parsed once.
-                let settings =
-                    std::fs::read_to_string(self.file("config"))
-                        .ok()
-                        .and_then(|running| {
-                            let mine = serde_json::from_str::<Value>(&self.fingerprint).ok()?;
-                            let theirs = serde_json::from_str::<Value>(&running).ok()?;
-                            Some((mine, theirs))
-                        });
+                // The running daemon's settings against ours, read and parsed once; the same
+                // text (every command of an unchanged session) needs no parsing at all.
+                let settings = std::fs::read_to_string(self.file("config"))
+                    .ok()
+                    .filter(|running| running.as_str() != self.fingerprint.as_str())
+                    .and_then(|running| {
+                        let mine = serde_json::from_str::<Value>(&self.fingerprint).ok()?;
+                        let theirs = serde_json::from_str::<Value>(&running).ok()?;
+                        Some((mine, theirs))
+                    });
                 let Some((mine, theirs)) = settings else {
                     return Ok(Vec::new());
                 };
@@ -199,11 +199,11 @@ impl Client {
             .and_then(|p| p.canonicalize())
             .map_err(|e| format!("Cannot locate the agent-browser executable: {e}"))?;
         let mut command = Command::new(exe);
-        for name in &self.unset {
+        for name in &self.inv.daemon_env_unset() {
             command.env_remove(name);
         }
         command
-            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .envs(self.inv.daemon_env())
             .env(env::DAEMON, "1")
             .env(env::ABX_DAEMON_SOCKET_DIR, &self.dir)
             .env(env::ABX_DAEMON_READY, "1")
@@ -369,7 +369,7 @@ fn read_reply(
     }
 }
 
-impl Client {
+impl Client<'_> {
     /// Sends a request; if no daemon answers, starts one and retries once.
     pub fn send_with_respawn(&self, request: &Value) -> Result<Value, SendError> {
         match self.send(request) {

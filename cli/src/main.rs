@@ -106,7 +106,7 @@ fn run(inv: &Invocation) -> Rendered {
     rendered
 }
 
-fn client(inv: &Invocation) -> Result<Client, Rendered> {
+fn client(inv: &Invocation) -> Result<Client<'_>, Rendered> {
     Client::new(inv).map_err(|message| output::render_error(&message, &inv.output))
 }
 

@@ -65,27 +65,31 @@ pub struct OutputOptions {
     pub max_output: Option<usize>,
     /// ANSI colours (`AGENT_BROWSER_COLOR` truthy and `NO_COLOR` unset).
     pub color: bool,
-    /// Nonce for boundary markers (32 hex chars, random per process).
+    /// Nonce for boundary markers (32 hex chars, random per process; empty without
+    /// `--content-boundaries`, which is the only output that prints it).
     pub boundary_nonce: String,
 }
 
 impl OutputOptions {
-    /// Options from resolved flags, with a fresh random boundary nonce.
+    /// Options from resolved flags, with a fresh random boundary nonce when boundaries are on.
     pub fn from_flags(flags: &Flags) -> Self {
         Self {
             json: flags.json,
             content_boundaries: flags.content_boundaries,
             max_output: flags.max_output,
             color: flags.color,
-            boundary_nonce: random_nonce(),
+            boundary_nonce: if flags.content_boundaries {
+                random_nonce()
+            } else {
+                String::new()
+            },
         }
     }
 
-    /// Plain text output (used before flags are known).
+    /// Plain text output (used before flags are known: no boundaries, so no nonce).
     pub fn plain(color: bool) -> Self {
         Self {
             color,
-            boundary_nonce: random_nonce(),
             ..Self::default()
         }
     }

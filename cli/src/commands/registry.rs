@@ -15,9 +15,6 @@
 //! assert!(registry::action("tab_list").is_some());
 //! ```
 
-use std::collections::HashMap;
-use std::sync::OnceLock;
-
 use abx_daemon::dispatch::{Ctx, Handler, Lane, Reply, Route};
 use serde_json::Value;
 
@@ -315,36 +312,22 @@ pub const TABLE: &[&Command] = &[
     &control::unsupported::COMMAND,
 ];
 
-struct Index {
-    words: HashMap<&'static str, &'static Command>,
-    actions: HashMap<&'static str, &'static Action>,
-}
-
-fn index() -> &'static Index {
-    static INDEX: OnceLock<Index> = OnceLock::new();
-    INDEX.get_or_init(|| {
-        let mut words = HashMap::new();
-        let mut actions = HashMap::new();
-        for command in TABLE {
-            for name in command.names {
-                words.entry(*name).or_insert(*command);
-            }
-            for action in command.actions {
-                actions.entry(action.name).or_insert(action);
-            }
-        }
-        Index { words, actions }
-    })
-}
-
-/// The command a word names (a name or an alias).
+/// The command a word names (a name or an alias). A scan of [`TABLE`], not a map: every CLI
+/// invocation looks up one word and exits, and building a hash index of every word and action
+/// cost more than the scans it saves (a seeded `HashMap` of ~400 entries per process start).
 pub fn command(word: &str) -> Option<&'static Command> {
-    index().words.get(word).copied()
+    TABLE
+        .iter()
+        .copied()
+        .find(|command| command.names.contains(&word))
 }
 
 /// The action a wire name names.
 pub fn action(name: &str) -> Option<&'static Action> {
-    index().actions.get(name).copied()
+    TABLE
+        .iter()
+        .flat_map(|command| command.actions.iter())
+        .find(|action| action.name == name)
 }
 
 /// Every command word (names and aliases, not-provided commands included).

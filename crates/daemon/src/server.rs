@@ -69,6 +69,30 @@ pub async fn run(config: DaemonConfig, routes: Routes) -> Result<(), DaemonError
     }
     tokio::spawn(signal_watch(daemon.clone()));
 
+    // Accepting runs in a task of the runtime, not in `block_on`'s own thread: a connection's
+    // task is then spawned on the worker that accepted it and runs there next, instead of
+    // waking another thread for every CLI invocation.
+    let accepting = tokio::spawn(accept_until_shutdown(daemon.clone(), listener));
+    if let Err(err) = accepting.await {
+        tracing::warn!(%err, "the accept loop ended abnormally");
+    }
+    // close() already ended the browser; a signal or the idle timer did not.
+    let receipt = daemon.close_browser().await;
+    tracing::debug!(?receipt, "daemon exiting");
+    // Files that are no longer ours (the dir was removed or another daemon took the name) stay.
+    if !orphaned.load(std::sync::atomic::Ordering::Relaxed) {
+        files.remove_ephemeral();
+    }
+    // Give in-flight replies (the close reply) a moment to flush.
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    drop(lock);
+    Ok(())
+}
+
+/// Serves connections until shutdown, then drops the listener at once: a CLI arriving now
+/// starts a new daemon (which waits in `take_lock` until this one has removed its files)
+/// instead of talking to one that is leaving.
+async fn accept_until_shutdown(daemon: Arc<Daemon>, listener: UnixListener) {
     loop {
         tokio::select! {
             _ = daemon.shutdown.cancelled() => break,
@@ -83,20 +107,7 @@ pub async fn run(config: DaemonConfig, routes: Routes) -> Result<(), DaemonError
             },
         }
     }
-    // Refuse new connections at once: a CLI arriving now starts a new daemon (which waits in
-    // `take_lock` until this one has removed its files) instead of talking to one that is leaving.
     drop(listener);
-    // close() already ended the browser; a signal or the idle timer did not.
-    let receipt = daemon.close_browser().await;
-    tracing::debug!(?receipt, "daemon exiting");
-    // Files that are no longer ours (the dir was removed or another daemon took the name) stay.
-    if !orphaned.load(std::sync::atomic::Ordering::Relaxed) {
-        files.remove_ephemeral();
-    }
-    // Give in-flight replies (the close reply) a moment to flush.
-    tokio::time::sleep(Duration::from_millis(20)).await;
-    drop(lock);
-    Ok(())
 }
 
 /// Tells the CLI that spawned us that the socket accepts (one line on stdout, see
@@ -137,27 +148,33 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
     // Set once a fencing request (a `launch`) failed: later requests on this connection are
     // answered without being run.
     let mut fence: Option<String> = None;
+    // The reply to a `launch` whose command is already buffered behind it: the CLI reads both
+    // before it does anything, so they go out in one write (one wake-up of the CLI, not two).
+    let mut held: Option<Vec<u8>> = None;
     loop {
         line.clear();
         let read = tokio::select! {
             read = read_line_bounded(&mut reader, &mut line) => read,
-            _ = daemon.shutdown.cancelled() => return,
+            _ = daemon.shutdown.cancelled() => return release(&mut write, held).await,
         };
         match read {
-            Ok(0) => return,
+            Ok(0) => return release(&mut write, held).await,
             Ok(_) => {}
             Err(err) => {
                 let reply = invalid(&format!("Invalid request: {err}"));
-                let _ = write_line(&mut write, &reply).await;
+                let _ = write_line(&mut write, &mut held, &reply).await;
                 return;
             }
         }
         let request = match parse_line(&line) {
             Ok(request) => request,
             Err(LineError::Blank) => continue,
-            Err(LineError::Http) => return,
+            Err(LineError::Http) => return release(&mut write, held).await,
             Err(LineError::Invalid(message)) => {
-                if write_line(&mut write, &invalid(&message)).await.is_err() {
+                if write_line(&mut write, &mut held, &invalid(&message))
+                    .await
+                    .is_err()
+                {
                     return;
                 }
                 continue;
@@ -175,7 +192,7 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
                 None,
                 None,
             );
-            if write_line(&mut write, &reply).await.is_err() {
+            if write_line(&mut write, &mut held, &reply).await.is_err() {
                 return;
             }
             continue;
@@ -195,7 +212,8 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
             Ok(reply) => reply,
             Err(err) => invalid(&format!("internal error: {err}")),
         };
-        if fences.is_some() && reply.get("success").and_then(|v| v.as_bool()) != Some(true) {
+        let launched = fences.is_some();
+        if launched && reply.get("success").and_then(|v| v.as_bool()) != Some(true) {
             fence = fences;
         }
         // A daemon whose launch failed has nothing to serve: it exits instead of living on
@@ -208,10 +226,43 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
             daemon.files.remove_ephemeral();
             daemon.shutdown.cancel();
         }
-        if write_line(&mut write, &reply).await.is_err() || closing || ending {
+        let mut text = held.take().unwrap_or_default();
+        append_line(&mut text, &reply);
+        let launched = launched && fence.is_none();
+        if launched && !closing && !ending && line_buffered(&reader) {
+            held = Some(text);
+            continue;
+        }
+        if write_all(&mut write, &text).await.is_err() || closing || ending {
             return;
         }
     }
+}
+
+/// Sends a held reply before the connection ends.
+async fn release(write: &mut tokio::net::unix::OwnedWriteHalf, held: Option<Vec<u8>>) {
+    if let Some(text) = held {
+        let _ = write_all(write, &text).await;
+    }
+}
+
+/// Whether a whole request line already waits in `reader`'s buffer.
+fn line_buffered<R: tokio::io::AsyncRead>(reader: &BufReader<R>) -> bool {
+    reader.buffer().contains(&b'\n')
+}
+
+fn append_line(text: &mut Vec<u8>, value: &serde_json::Value) {
+    // Writing a `Value` into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *text, value);
+    text.push(b'\n');
+}
+
+async fn write_all(
+    write: &mut tokio::net::unix::OwnedWriteHalf,
+    text: &[u8],
+) -> std::io::Result<()> {
+    write.write_all(text).await?;
+    write.flush().await
 }
 
 async fn read_line_bounded<R: tokio::io::AsyncBufRead + Unpin>(
@@ -240,14 +291,15 @@ async fn read_line_bounded<R: tokio::io::AsyncBufRead + Unpin>(
     }
 }
 
+/// Writes `value` as one line, after a held reply if there is one.
 async fn write_line(
     write: &mut tokio::net::unix::OwnedWriteHalf,
+    held: &mut Option<Vec<u8>>,
     value: &serde_json::Value,
 ) -> std::io::Result<()> {
-    let mut text = value.to_string();
-    text.push('\n');
-    write.write_all(text.as_bytes()).await?;
-    write.flush().await
+    let mut text = held.take().unwrap_or_default();
+    append_line(&mut text, value);
+    write_all(write, &text).await
 }
 
 async fn idle_watch(daemon: Arc<Daemon>) {
