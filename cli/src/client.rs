@@ -22,10 +22,9 @@ const START_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A daemon endpoint for one invocation.
 pub struct Client<'a> {
-    /// The invocation: its daemon environment is worked out only when a daemon is spawned.
+    /// The invocation (socket dir, session, settings): its daemon environment is worked out
+    /// only when a daemon is spawned.
     inv: &'a Invocation,
-    dir: PathBuf,
-    session: String,
     socket: PathBuf,
     fingerprint: String,
     /// The connection the last liveness check opened: the next request uses it instead of
@@ -56,8 +55,6 @@ impl<'a> Client<'a> {
         let socket = inv.socket_path()?;
         Ok(Client {
             inv,
-            dir: inv.socket_dir.clone(),
-            session: inv.session.clone(),
             socket,
             fingerprint: inv.fingerprint(),
             parked: RefCell::new(None),
@@ -65,7 +62,9 @@ impl<'a> Client<'a> {
     }
 
     fn file(&self, suffix: &str) -> PathBuf {
-        self.dir.join(format!("{}.{suffix}", self.session))
+        self.inv
+            .socket_dir
+            .join(format!("{}.{suffix}", self.inv.session))
     }
 
     /// The running daemon's pid, from `<s>.pid`.
@@ -99,14 +98,19 @@ impl<'a> Client<'a> {
     }
 
     fn ensure_dir(&self) -> Result<(), String> {
-        std::fs::create_dir_all(&self.dir)
-            .map_err(|e| format!("Cannot create socket directory {}: {e}", self.dir.display()))?;
-        let _ = std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o700));
-        let probe = self.dir.join(".write_test");
+        std::fs::create_dir_all(&self.inv.socket_dir).map_err(|e| {
+            format!(
+                "Cannot create socket directory {}: {e}",
+                self.inv.socket_dir.display()
+            )
+        })?;
+        let _ =
+            std::fs::set_permissions(&self.inv.socket_dir, std::fs::Permissions::from_mode(0o700));
+        let probe = self.inv.socket_dir.join(".write_test");
         std::fs::write(&probe, b"").map_err(|e| {
             format!(
                 "Socket directory {} is not writable: {e}",
-                self.dir.display()
+                self.inv.socket_dir.display()
             )
         })?;
         let _ = std::fs::remove_file(&probe);
@@ -152,7 +156,7 @@ impl<'a> Client<'a> {
             if !wanted.is_null() && wanted != &theirs[key] {
                 return Err(format!(
                     "Session \"{}\" is already running without {} {}: the command was not run. Close the session (`agent-browser close`) and run it again to apply it.",
-                    self.session,
+                    self.inv.session,
                     key.replace('_', " "),
                     wanted
                         .as_str()
@@ -176,7 +180,7 @@ impl<'a> Client<'a> {
                         "Ignoring {} {}: session \"{}\" is already running with {}. Close the session to change it.",
                         key.replace('_', " "),
                         value.as_str().map(str::to_string).unwrap_or_else(|| value.to_string()),
-                        self.session,
+                        self.inv.session,
                         b.get(key).filter(|v| !v.is_null()).map(|v| v.to_string()).unwrap_or_else(|| "the default".into())
                     ));
                 }
@@ -205,7 +209,7 @@ impl<'a> Client<'a> {
         command
             .envs(self.inv.daemon_env())
             .env(env::DAEMON, "1")
-            .env(env::ABX_DAEMON_SOCKET_DIR, &self.dir)
+            .env(env::ABX_DAEMON_SOCKET_DIR, &self.inv.socket_dir)
             .env(env::ABX_DAEMON_READY, "1")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -212,8 +212,9 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
             Ok(reply) => reply,
             Err(err) => invalid(&format!("internal error: {err}")),
         };
-        let launched = fences.is_some();
-        if launched && reply.get("success").and_then(|v| v.as_bool()) != Some(true) {
+        let succeeded = reply.get("success").and_then(|v| v.as_bool()) == Some(true);
+        let launched = fences.is_some() && succeeded;
+        if fences.is_some() && !succeeded {
             fence = fences;
         }
         // A daemon whose launch failed has nothing to serve: it exits instead of living on
@@ -226,14 +227,11 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
             daemon.files.remove_ephemeral();
             daemon.shutdown.cancel();
         }
-        let mut text = held.take().unwrap_or_default();
-        append_line(&mut text, &reply);
-        let launched = launched && fence.is_none();
         if launched && !closing && !ending && line_buffered(&reader) {
-            held = Some(text);
+            append_line(held.get_or_insert_with(Vec::new), &reply);
             continue;
         }
-        if write_all(&mut write, &text).await.is_err() || closing || ending {
+        if write_line(&mut write, &mut held, &reply).await.is_err() || closing || ending {
             return;
         }
     }
