@@ -160,6 +160,66 @@ fn click_guard_blocks_clicks_that_land_elsewhere_after_a_layout_shift() {
     ab.run(&["close"]).success();
 }
 
+/// The method names of CDP traffic lines (`method="…"`).
+fn methods(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .filter_map(|l| l.split("method=\"").nth(1))
+        .filter_map(|rest| rest.split('"').next())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Guards the direct click (issue 15): a click on a ready element finds and checks it in one
+/// renderer call on the page's context, then sends its mouse events and reads the click guard:
+/// no `Runtime.evaluate` to find it first and no remote object left to release. A selector that
+/// matches nothing still fails as before, and so does an invalid one.
+#[test]
+fn a_ready_click_finds_and_checks_its_element_in_one_renderer_call() {
+    let site = common::site();
+    let ab = Cli::new()
+        .env("AGENT_BROWSER_DEBUG", "1")
+        .env("ABX_LOG", "abx_cdp=trace");
+    ab.run(&["open", &site.url("/form.html")]).success();
+    ab.run(&["fill", "#name", "Ada"]).success();
+    // The page shows a button 500 ms after load, which moves Submit: let that happen first
+    // (a move under the click is the guard's case, with its own test above).
+    ab.run(&["wait", "#late"]).success();
+    let before = ab.cdp_traffic().len();
+    ab.run(&["click", "#submit"]).success();
+    let traffic = ab.cdp_traffic();
+    let click = methods(&traffic[before.min(traffic.len())..]);
+    assert_eq!(
+        click,
+        [
+            "Runtime.callFunctionOn",
+            "Input.dispatchMouseEvent",
+            "Input.dispatchMouseEvent",
+            "Input.dispatchMouseEvent",
+            "Runtime.callFunctionOn",
+        ],
+        "the click's CDP traffic"
+    );
+    let result = ab.run(&["get", "text", "#result"]).success();
+    assert!(
+        result.out().contains("\"name\":\"Ada\""),
+        "the click submitted the form: {result:?}"
+    );
+    let missing = ab.run(&["click", "#no-such-element"]).failure();
+    assert!(
+        missing
+            .stderr
+            .contains("Element not found: #no-such-element"),
+        "{missing:?}"
+    );
+    let invalid = ab.run(&["click", "a[[["]).failure();
+    assert!(
+        invalid.stderr.contains("Invalid selector 'a[[['"),
+        "{invalid:?}"
+    );
+    ab.run(&["close"]).success();
+}
+
 #[test]
 fn annotated_screenshot_pdf_and_diff() {
     let site = common::site();

@@ -108,18 +108,6 @@ fn a_daemon_that_exits_before_it_is_ready_is_reported_not_waited_for() {
     assert!(!ab.file("sock").exists());
 }
 
-/// The CDP calls and sends the daemon logged so far (`ABX_LOG=abx_cdp=trace`).
-fn cdp_traffic(log: &Path) -> Vec<String> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| {
-            l.contains("abx_cdp::connection: call") || l.contains("abx_cdp::connection: send")
-        })
-        .map(str::to_string)
-        .collect()
-}
-
 #[test]
 fn an_unchanged_launch_ahead_of_a_command_makes_no_cdp_call() {
     let site = common::site();
@@ -131,17 +119,16 @@ fn an_unchanged_launch_ahead_of_a_command_makes_no_cdp_call() {
         .env("ABX_LOG", "abx_cdp=trace");
     ab.run(&["open", &url]).success();
     assert!(ab.run(&["get", "url"]).success().out().contains(&url));
-    let log = ab.file("log");
-    let before = cdp_traffic(&log);
+    let before = ab.cdp_traffic();
     assert!(
         !before.is_empty(),
         "the trace log shows no CDP traffic at all: {}",
-        log.display()
+        ab.file("log").display()
     );
     for _ in 0..3 {
         assert!(ab.run(&["get", "url"]).success().out().contains(&url));
     }
-    let after = cdp_traffic(&log);
+    let after = ab.cdp_traffic();
     assert_eq!(
         after[before.len().min(after.len())..],
         [] as [String; 0],

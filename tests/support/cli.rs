@@ -296,6 +296,19 @@ impl Cli {
         self.socket_dir.join(format!("{}.{suffix}", self.session))
     }
 
+    /// The CDP calls and sends the daemon has logged so far, one line each, in order; the
+    /// session must run with `AGENT_BROWSER_DEBUG=1` and `ABX_LOG=abx_cdp=trace`.
+    pub fn cdp_traffic(&self) -> Vec<String> {
+        std::fs::read_to_string(self.file("log"))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| {
+                l.contains("abx_cdp::connection: call") || l.contains("abx_cdp::connection: send")
+            })
+            .map(str::to_string)
+            .collect()
+    }
+
     /// The daemon's pid, from its `.pid` file.
     pub fn daemon_pid(&self) -> Option<i32> {
         std::fs::read_to_string(self.file("pid"))

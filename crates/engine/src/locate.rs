@@ -150,6 +150,16 @@ pub(crate) fn element_object(result: &runtime::RemoteObject) -> Option<String> {
         .map(|id| id.as_ref().to_string())
 }
 
+/// The unique id of the tab's main document's default context, as the tab's events last
+/// reported it.
+fn main_context(tab: &Tab) -> Option<String> {
+    tab.read(|st| {
+        st.frame_contexts
+            .get(tab.target_id())
+            .map(|(_, unique)| unique.clone())
+    })
+}
+
 fn stale(selector: &str, reason: &str) -> EngineError {
     let reference = ref_name(selector).map_or_else(|| selector.to_string(), |n| format!("@{n}"));
     EngineError::StaleRef {
@@ -234,16 +244,56 @@ pub(crate) struct Point {
 #[derive(Deserialize)]
 #[serde(tag = "state", rename_all = "lowercase")]
 enum Readiness {
-    Ready { x: f64, y: f64 },
-    Waiting { reason: String },
-    Covered { cover: String, x: f64, y: f64 },
+    Ready {
+        x: f64,
+        y: f64,
+    },
+    Waiting {
+        reason: String,
+    },
+    Covered {
+        cover: String,
+        x: f64,
+        y: f64,
+    },
     Detached,
     Selected,
+    /// Only from [`FIND_ACTIONABLE_FN`]: nothing matched the selector.
+    Missing,
+}
+
+/// What [`Session::prepare_direct`] found.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Direct {
+    /// Ready: click here (the guard is armed when the checks asked for it).
+    Ready(Point),
+    /// An `<option>` was selected in its `<select>`.
+    Selected,
+    /// Not decided in one call (no element yet, not ready within the slice, a frame or a ref,
+    /// the page's context changing): take the handle path, which waits and reports.
+    Fallback,
 }
 
 /// Waits (in the page, up to `slice` ms per call) for the element to pass the checks, scrolls
 /// it into view and hit-tests the click point. `this` is the element.
 const ACTIONABLE_FN: PageFn = PageFn::new(include_str!("locate/actionable.js"));
+
+/// Finds the element by a selector given as an argument and runs [`ACTIONABLE_FN`] on it, in one
+/// `Runtime.callFunctionOn` on the page's context; [`ACTIONABLE_FN`] goes in where it names
+/// `__ABX_FUNCTION__`.
+const FIND_ACTIONABLE_FN: PageFn = PageFn::new(include_str!("locate/find_actionable.js"));
+
+/// [`FIND_ACTIONABLE_FN`] with [`ACTIONABLE_FN`] in it, composed once.
+static FIND_ACTIONABLE_SOURCE: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| FIND_ACTIONABLE_FN.wrap(ACTIONABLE_FN));
+
+/// The options object [`ACTIONABLE_FN`] takes.
+fn actionable_options(checks: Checks, slice: Duration) -> Value {
+    json!({"visible": checks.visible, "enabled": checks.enabled, "editable": checks.editable,
+           "stable": checks.stable, "scroll": checks.scroll, "hit": checks.hit,
+           "option": checks.option, "guard": checks.guard_presses,
+           "slice": u64::try_from(slice.as_millis()).unwrap_or(u64::MAX)})
+}
 
 impl Session {
     /// Resolves `selector` on the active tab to an element handle.
@@ -381,10 +431,7 @@ impl Session {
             let remaining = deadline.saturating_duration_since(Instant::now());
             // Each in-page wait is at most a second, so a deadline is never overshot by much.
             let slice = remaining.min(Duration::from_secs(1));
-            let opts = json!({"visible": checks.visible, "enabled": checks.enabled, "editable": checks.editable,
-                              "stable": checks.stable, "scroll": checks.scroll, "hit": checks.hit,
-                              "option": checks.option, "guard": checks.guard_presses,
-                              "slice": slice.as_millis() as u64});
+            let opts = actionable_options(checks, slice);
             let outcome = handle
                 .call(ACTIONABLE_FN, &[opts], slice + Duration::from_secs(5))
                 .await;
@@ -435,7 +482,7 @@ impl Session {
                         "the element is no longer in the page",
                     ));
                 }
-                Readiness::Detached => {
+                Readiness::Detached | Readiness::Missing => {
                     handle.release().await;
                     *handle = self
                         .locate(tab, &handle.selector.clone(), remaining)
@@ -457,6 +504,95 @@ impl Session {
                 }
             }
         }
+    }
+
+    /// The element's readiness in one renderer round trip, without a handle: finds a CSS or
+    /// XPath selector in the tab's main document and runs the checks of [`Session::prepare`]
+    /// there (waiting in the page up to a slice of the deadline). A ready element's click guard
+    /// is armed then; [`Session::direct_verdict`] reads it. Anything this cannot settle is
+    /// [`Direct::Fallback`], so the caller takes the handle path, which reports as before: a
+    /// ref, a selected frame, a missing element, an invalid selector, a context being replaced.
+    pub(crate) async fn prepare_direct(
+        &self,
+        tab: &Tab,
+        selector: &str,
+        checks: Checks,
+        deadline: Instant,
+    ) -> Result<Direct> {
+        if ref_name(selector).is_some() || self.selected_frame_of(tab).is_some() {
+            return Ok(Direct::Fallback);
+        }
+        let Some(context) = main_context(tab) else {
+            return Ok(Direct::Fallback);
+        };
+        let selector = match crate::element::Selector::parse(selector) {
+            crate::element::Selector::Css(css) => json!({"css": css}),
+            crate::element::Selector::XPath(xpath) => json!({"xpath": xpath}),
+        };
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        let slice = remaining.min(Duration::from_secs(1));
+        let call = runtime::CallFunctionOnParams {
+            unique_context_id: Some(context),
+            arguments: Some(vec![
+                crate::js::by_value(&selector),
+                crate::js::by_value(&actionable_options(checks, slice)),
+            ]),
+            return_by_value: Some(true),
+            await_promise: Some(true),
+            ..runtime::CallFunctionOnParams::new(FIND_ACTIONABLE_SOURCE.as_str())
+        };
+        let reply = match tab
+            .cdp()
+            .call_within(call, slice + Duration::from_secs(5))
+            .await
+        {
+            Ok(reply) => reply,
+            // The context went away (a navigation): the handle path finds the element anew.
+            Err(abx_cdp::Error::Protocol { .. }) => return Ok(Direct::Fallback),
+            Err(other) => return Err(other.into()),
+        };
+        if reply.exception_details.is_some() {
+            return Ok(Direct::Fallback);
+        }
+        let Some(value) = reply.result.value else {
+            return Ok(Direct::Fallback);
+        };
+        let Ok(readiness) = serde_json::from_value::<Readiness>(value) else {
+            return Ok(Direct::Fallback);
+        };
+        Ok(match readiness {
+            Readiness::Ready { x, y } => Direct::Ready(Point { x, y }),
+            Readiness::Selected => Direct::Selected,
+            Readiness::Covered { .. }
+            | Readiness::Waiting { .. }
+            | Readiness::Detached
+            | Readiness::Missing => Direct::Fallback,
+        })
+    }
+
+    /// [`Session::click_verdict`] for a click [`Session::prepare_direct`] armed: the guard is
+    /// read from the main document's window.
+    pub(crate) async fn direct_verdict(&self, tab: &Tab) -> Option<ClickMiss> {
+        let context = main_context(tab)?;
+        let reply = tab
+            .guarded("click", async {
+                let verdict = runtime::CallFunctionOnParams {
+                    unique_context_id: Some(context),
+                    return_by_value: Some(true),
+                    ..runtime::CallFunctionOnParams::new(GUARD_VERDICT_FN.source())
+                };
+                Ok(tab
+                    .cdp()
+                    .call_within(verdict, Duration::from_secs(2))
+                    .await?)
+            })
+            .await
+            .ok()?;
+        tab.note_sync();
+        let landed = reply.result.value.as_ref().and_then(Value::as_str)?;
+        Some(ClickMiss {
+            landed: landed.to_string(),
+        })
     }
 
     /// Where the click guard armed by [`Session::prepare`] blocked the click, if it did, and

@@ -14,6 +14,19 @@ impl Page<'_> {
 
     async fn click_unsettled(&self, selector: &str, options: &ClickOptions) -> Result<Clicked> {
         let (tab, deadline, timeout) = self.parts();
+        let mut blocked = 0;
+        if !options.new_tab && !options.human {
+            let button = options.button.as_deref().unwrap_or("left");
+            match self
+                .session
+                .click_direct(&tab, selector, button, 1, deadline)
+                .await?
+            {
+                DirectClick::Done(clicked) => return Ok(clicked),
+                DirectClick::Blocked => blocked = 1,
+                DirectClick::Undecided => {}
+            }
+        }
         let mut handle = self
             .session
             .locate_on(&tab, "click", selector, timeout)
@@ -33,12 +46,13 @@ impl Page<'_> {
                     .await?;
             }
             self.session
-                .click_handle(
+                .click_handle_after(
                     &tab,
                     &mut handle,
                     options.button.as_deref().unwrap_or("left"),
                     1,
                     deadline,
+                    blocked,
                 )
                 .await
         };
@@ -53,20 +67,95 @@ impl Page<'_> {
 
     async fn dblclick_unsettled(&self, selector: &str) -> Result<Clicked> {
         let (tab, deadline, timeout) = self.parts();
+        let blocked = match self
+            .session
+            .click_direct(&tab, selector, "left", 2, deadline)
+            .await?
+        {
+            DirectClick::Done(clicked) => return Ok(clicked),
+            DirectClick::Blocked => 1,
+            DirectClick::Undecided => 0,
+        };
         let mut handle = self
             .session
             .locate_on(&tab, "dblclick", selector, timeout)
             .await?;
         let outcome = self
             .session
-            .click_handle(&tab, &mut handle, "left", 2, deadline)
+            .click_handle_after(&tab, &mut handle, "left", 2, deadline, blocked)
             .await;
         handle.release().await;
         outcome
     }
 }
 
+/// How [`Session::click_direct`] ended.
+pub(crate) enum DirectClick {
+    /// Clicked (or an `<option>` selected), nothing left to do.
+    Done(Clicked),
+    /// The click guard blocked the click's events: nothing reached the page.
+    Blocked,
+    /// Nothing was sent: the element was not ready, missing, or out of this path's reach.
+    Undecided,
+}
+
 impl Session {
+    /// The common click in two renderer round trips around the input: find and check the
+    /// element in one call ([`Session::prepare_direct`]), send the mouse events, read the guard.
+    /// Unless it is [`DirectClick::Done`], the caller takes the handle path
+    /// ([`Session::click_handle_after`]), which waits, retries and reports as before.
+    pub(crate) async fn click_direct(
+        &self,
+        tab: &Tab,
+        selector: &str,
+        button: &str,
+        count: i64,
+        deadline: Instant,
+    ) -> Result<DirectClick> {
+        let (button, bit) = input::button(button)?;
+        let checks = Checks {
+            guard_presses: u8::try_from(count).unwrap_or(u8::MAX),
+            ..Checks::CLICK
+        };
+        let prepared = tab
+            .guarded(
+                "click",
+                self.prepare_direct(tab, selector, checks, deadline),
+            )
+            .await?;
+        let clicked = |dialog_opened| Clicked {
+            clicked: selector.to_string(),
+            dialog_opened,
+            new_tab: None,
+            url: None,
+        };
+        let point = match prepared {
+            Direct::Ready(point) => point,
+            Direct::Selected => return Ok(DirectClick::Done(clicked(false))),
+            Direct::Fallback => return Ok(DirectClick::Undecided),
+        };
+        let dialog = input::dispatch(
+            tab,
+            tab.cdp(),
+            "click",
+            &click_events(point, button, bit, count),
+            deadline,
+        )
+        .await?;
+        self.note_mouse(tab, None, point, 0);
+        if dialog {
+            return Ok(DirectClick::Done(clicked(true)));
+        }
+        Ok(match self.direct_verdict(tab).await {
+            None => DirectClick::Done(clicked(false)),
+            Some(_) => {
+                // As the handle path does after a miss: give the page a moment to settle.
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                DirectClick::Blocked
+            }
+        })
+    }
+
     pub(crate) async fn click_handle(
         &self,
         tab: &Tab,
@@ -75,12 +164,27 @@ impl Session {
         count: i64,
         deadline: Instant,
     ) -> Result<Clicked> {
+        self.click_handle_after(tab, handle, button, count, deadline, 0)
+            .await
+    }
+
+    /// [`Session::click_handle`] after `blocked` attempts the click guard already blocked
+    /// (they count toward the attempts a click gets).
+    pub(crate) async fn click_handle_after(
+        &self,
+        tab: &Tab,
+        handle: &mut Handle,
+        button: &str,
+        count: i64,
+        deadline: Instant,
+        blocked: u32,
+    ) -> Result<Clicked> {
         let (button, bit) = input::button(button)?;
         let checks = Checks {
             guard_presses: u8::try_from(count).unwrap_or(u8::MAX),
             ..Checks::CLICK
         };
-        let mut attempts = 0;
+        let mut attempts = blocked;
         loop {
             attempts += 1;
             let prepared = tab

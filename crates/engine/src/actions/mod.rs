@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 use crate::error::{EngineError, Result};
 use crate::input::{self, InputEvent, Stroke};
 use crate::js::PageFn;
-use crate::locate::{Checks, Handle, Point};
+use crate::locate::{Checks, Direct, Handle, Point};
 use crate::session::{Page, Session};
 use crate::tab::Tab;
 

@@ -335,7 +335,7 @@ impl Session {
     async fn attach_tab(&self, target_id: &str) -> Result<Arc<Tab>> {
         let existing = self.table().attached.get(target_id).cloned();
         if let Some(tab) = existing
-            && !tab.state().detached
+            && !tab.read(|st| st.detached)
         {
             return Ok(tab);
         }
@@ -445,15 +445,18 @@ impl Session {
             (active, tab)
         };
         if let Some(tab) = tab {
-            let state = tab.state();
+            // Read in place: every command comes through here, and a copy of the state would
+            // copy its console and error buffers too.
+            let detached = tab.read(|st| st.detached);
             let target_exists = self.browser.target(tab.target_id()).is_some();
-            if !state.detached && target_exists {
+            if !detached && target_exists {
                 return Ok(tab);
             }
             if self.options.pin_tab {
+                let last_url = tab.read(|st| st.url.clone());
                 return Err(EngineError::TabGone {
                     target_id: tab.target_id().to_string(),
-                    last_url: Some(state.url).filter(|u| !u.is_empty()),
+                    last_url: Some(last_url).filter(|u| !u.is_empty()),
                 });
             }
         } else if let Some(active) = active

@@ -111,7 +111,7 @@ impl Session {
     }
 
     fn url_of(&self, tab: &Tab) -> String {
-        let url = tab.state().url;
+        let url = tab.read(|st| st.url.clone());
         if !url.is_empty() {
             return url;
         }

@@ -102,7 +102,7 @@ impl<'s> Page<'s> {
     fn navigation_marker(&self) -> NavigationMarker {
         NavigationMarker {
             target_id: self.tab.target_id().to_string(),
-            loads_started: self.tab.state().loads_started,
+            loads_started: self.tab.read(|st| st.loads_started),
             syncs: self.tab.syncs(),
         }
     }
@@ -150,7 +150,7 @@ impl<'s> Page<'s> {
                 )
                 .await;
         }
-        if tab.state().loads_started == marker.loads_started {
+        if tab.read(|st| st.loads_started) == marker.loads_started {
             return;
         }
         let deadline = Instant::now() + within;
