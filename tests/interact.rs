@@ -220,6 +220,73 @@ fn a_ready_click_finds_and_checks_its_element_in_one_renderer_call() {
     ab.run(&["close"]).success();
 }
 
+/// Guards the direct fill and reads (issue 15): `fill` on a ready field finds, checks and
+/// clears it in one renderer call and inserts the text in a second; `get value`, `get text` and
+/// `is visible` find and read in one call. The page still sees its `input` events, an earlier
+/// value is replaced, and a miss, an invalid selector or a field that is not one still fail as
+/// the handle path reports them.
+#[test]
+fn a_ready_fill_takes_two_renderer_calls_and_a_read_takes_one() {
+    let site = common::site();
+    let ab = Cli::new()
+        .env("AGENT_BROWSER_DEBUG", "1")
+        .env("ABX_LOG", "abx_cdp=trace");
+    ab.run(&["open", &site.url("/form.html")]).success();
+    let traffic_of = |args: &[&str]| {
+        let before = ab.cdp_traffic().len();
+        let out = ab.run(args).success().out().to_string();
+        let traffic = ab.cdp_traffic();
+        (out, methods(&traffic[before.min(traffic.len())..]))
+    };
+    ab.run(&["fill", "#name", "first"]).success();
+    let (_, fill) = traffic_of(&["fill", "#name", "Ada"]);
+    assert_eq!(
+        fill,
+        ["Runtime.callFunctionOn", "Input.insertText"],
+        "the fill's CDP traffic"
+    );
+    let (value, read) = traffic_of(&["get", "value", "#name"]);
+    assert_eq!(value, "Ada", "the fill replaced the earlier value");
+    assert_eq!(read, ["Runtime.callFunctionOn"], "get value's CDP traffic");
+    let (mirror, read) = traffic_of(&["get", "text", "#name-mirror"]);
+    assert_eq!(mirror, "Ada", "the page saw the fill's input events");
+    assert_eq!(read, ["Runtime.callFunctionOn"], "get text's CDP traffic");
+    let (visible, read) = traffic_of(&["is", "visible", "xpath=//h1"]);
+    assert_eq!(visible, "true");
+    assert_eq!(read, ["Runtime.callFunctionOn"], "is visible's CDP traffic");
+    // A contenteditable is cleared and filled the same way.
+    ab.run(&["fill", "#editor", "old"]).success();
+    ab.run(&["fill", "#editor", "new text"]).success();
+    assert_eq!(
+        ab.run(&["get", "text", "#editor"]).success().out(),
+        "new text"
+    );
+    for (args, expected) in [
+        (
+            &["get", "text", "#no-such-element"][..],
+            "Element not found: #no-such-element",
+        ),
+        (
+            &["fill", "#no-such-element", "x"][..],
+            "Element not found: #no-such-element",
+        ),
+        (&["get", "value", "a[[["][..], "Invalid selector 'a[[['"),
+        (&["fill", "a[[[", "x"][..], "Invalid selector 'a[[['"),
+    ] {
+        let failed = ab.run(args).failure();
+        assert!(failed.stderr.contains(expected), "{args:?}: {failed:?}");
+    }
+    let not_a_field = ab.run(&["fill", "h1", "x"]).failure();
+    assert!(
+        not_a_field
+            .stderr
+            .contains("Element 'h1' is not an <input>, <textarea> or [contenteditable] element"),
+        "a heading is not filled: {not_a_field:?}"
+    );
+    assert_eq!(ab.run(&["get", "text", "h1"]).success().out(), "Form");
+    ab.run(&["close"]).success();
+}
+
 #[test]
 fn annotated_screenshot_pdf_and_diff() {
     let site = common::site();

@@ -468,6 +468,17 @@ impl Page<'_> {
         args: &[Value],
     ) -> Result<(Value, String)> {
         let (tab, _, timeout) = self.parts();
+        // The common case in one renderer call; refs, frames and misses take the handle path.
+        let direct = tab
+            .guarded(
+                command,
+                self.session
+                    .call_direct(&tab, selector, function, args, timeout),
+            )
+            .await?;
+        if let Some(value) = direct {
+            return Ok((value, self.session.origin_of(&tab)));
+        }
         let handle = self
             .session
             .locate_on(&tab, command, selector, timeout)

@@ -283,9 +283,35 @@ const ACTIONABLE_FN: PageFn = PageFn::new(include_str!("locate/actionable.js"));
 /// `__ABX_FUNCTION__`.
 const FIND_ACTIONABLE_FN: PageFn = PageFn::new(include_str!("locate/find_actionable.js"));
 
-/// [`FIND_ACTIONABLE_FN`] with [`ACTIONABLE_FN`] in it, composed once.
+/// The action after the checks when there is none (`click`: its mouse events follow).
+const NO_THEN_FN: PageFn = PageFn::new("(function() { return null; })");
+
+/// [`FIND_ACTIONABLE_FN`] with [`ACTIONABLE_FN`] and no action after it, composed once.
 static FIND_ACTIONABLE_SOURCE: std::sync::LazyLock<String> =
-    std::sync::LazyLock::new(|| FIND_ACTIONABLE_FN.wrap(ACTIONABLE_FN));
+    std::sync::LazyLock::new(|| find_actionable_then(NO_THEN_FN));
+
+/// [`FIND_ACTIONABLE_FN`] with [`ACTIONABLE_FN`] and `then` in it: `then` runs on a ready
+/// element (as `this`) in the same call, with the arguments given to
+/// [`Session::prepare_direct_then`]. Compose it once per action (a `LazyLock`).
+pub(crate) fn find_actionable_then(then: PageFn) -> String {
+    FIND_ACTIONABLE_FN
+        .wrap(ACTIONABLE_FN)
+        .replace("__ABX_THEN__", then.source().trim_end())
+}
+
+/// Finds the element by a selector given as an argument and calls a page function on it, in
+/// one `Runtime.callFunctionOn` on the page's context; the function goes in where it names
+/// `__ABX_FUNCTION__`.
+const FIND_THEN_FN: PageFn = PageFn::new(include_str!("locate/find_then.js"));
+
+/// What [`FIND_THEN_FN`] answers.
+#[derive(Deserialize)]
+struct FoundThen {
+    #[serde(default)]
+    found: bool,
+    #[serde(default)]
+    value: Value,
+}
 
 /// The options object [`ACTIONABLE_FN`] takes.
 fn actionable_options(checks: Checks, slice: Duration) -> Value {
@@ -519,27 +545,45 @@ impl Session {
         checks: Checks,
         deadline: Instant,
     ) -> Result<Direct> {
-        if ref_name(selector).is_some() || self.selected_frame_of(tab).is_some() {
-            return Ok(Direct::Fallback);
-        }
-        let Some(context) = main_context(tab) else {
-            return Ok(Direct::Fallback);
-        };
-        let selector = match crate::element::Selector::parse(selector) {
-            crate::element::Selector::Css(css) => json!({"css": css}),
-            crate::element::Selector::XPath(xpath) => json!({"xpath": xpath}),
+        let source = FIND_ACTIONABLE_SOURCE.as_str();
+        let (direct, _) = self
+            .prepare_direct_then(tab, selector, checks, source, None, deadline)
+            .await?;
+        Ok(direct)
+    }
+
+    /// [`Session::prepare_direct`] with an action after the checks: `source` is composed by
+    /// [`find_actionable_then`], and its action runs on a ready element with `then_args`.
+    /// Returns what that action returned alongside [`Direct::Ready`]; with anything else the
+    /// action did not run, so the handle path can start from scratch.
+    pub(crate) async fn prepare_direct_then(
+        &self,
+        tab: &Tab,
+        selector: &str,
+        checks: Checks,
+        source: &str,
+        then_args: Option<&[Value]>,
+        deadline: Instant,
+    ) -> Result<(Direct, Option<Value>)> {
+        const FALLBACK: (Direct, Option<Value>) = (Direct::Fallback, None);
+        let Some((context, selector)) = self.direct_target(tab, selector) else {
+            return Ok(FALLBACK);
         };
         let remaining = deadline.saturating_duration_since(Instant::now());
         let slice = remaining.min(Duration::from_secs(1));
+        let mut arguments = vec![
+            crate::js::by_value(&selector),
+            crate::js::by_value(&actionable_options(checks, slice)),
+        ];
+        if let Some(args) = then_args {
+            arguments.push(crate::js::by_value(&Value::Array(args.to_vec())));
+        }
         let call = runtime::CallFunctionOnParams {
             unique_context_id: Some(context),
-            arguments: Some(vec![
-                crate::js::by_value(&selector),
-                crate::js::by_value(&actionable_options(checks, slice)),
-            ]),
+            arguments: Some(arguments),
             return_by_value: Some(true),
             await_promise: Some(true),
-            ..runtime::CallFunctionOnParams::new(FIND_ACTIONABLE_SOURCE.as_str())
+            ..runtime::CallFunctionOnParams::new(source)
         };
         let reply = match tab
             .cdp()
@@ -548,26 +592,84 @@ impl Session {
         {
             Ok(reply) => reply,
             // The context went away (a navigation): the handle path finds the element anew.
-            Err(abx_cdp::Error::Protocol { .. }) => return Ok(Direct::Fallback),
+            Err(abx_cdp::Error::Protocol { .. }) => return Ok(FALLBACK),
             Err(other) => return Err(other.into()),
         };
         if reply.exception_details.is_some() {
-            return Ok(Direct::Fallback);
+            return Ok(FALLBACK);
         }
-        let Some(value) = reply.result.value else {
-            return Ok(Direct::Fallback);
+        let Some(mut value) = reply.result.value else {
+            return Ok(FALLBACK);
         };
+        let then = value.as_object_mut().and_then(|o| o.remove("then"));
         let Ok(readiness) = serde_json::from_value::<Readiness>(value) else {
-            return Ok(Direct::Fallback);
+            return Ok(FALLBACK);
         };
         Ok(match readiness {
-            Readiness::Ready { x, y } => Direct::Ready(Point { x, y }),
-            Readiness::Selected => Direct::Selected,
+            Readiness::Ready { x, y } => (Direct::Ready(Point { x, y }), then),
+            Readiness::Selected => (Direct::Selected, None),
             Readiness::Covered { .. }
             | Readiness::Waiting { .. }
             | Readiness::Detached
-            | Readiness::Missing => Direct::Fallback,
+            | Readiness::Missing => FALLBACK,
         })
+    }
+
+    /// Calls `function` (`this` = the element, `args` by value) on the element `selector`
+    /// names in the tab's main document: found and called in one `Runtime.callFunctionOn`,
+    /// with no handle to release. `None` when that cannot decide: a ref, a selected frame, no
+    /// page context yet, no match, an invalid selector, the function throwing, the context being
+    /// replaced. The caller then takes the handle path, which reports each of those as before
+    /// (run again there, `function` must be a read or otherwise safe to repeat).
+    pub(crate) async fn call_direct(
+        &self,
+        tab: &Tab,
+        selector: &str,
+        function: PageFn,
+        args: &[Value],
+        timeout: Duration,
+    ) -> Result<Option<Value>> {
+        let Some((context, selector)) = self.direct_target(tab, selector) else {
+            return Ok(None);
+        };
+        let call = runtime::CallFunctionOnParams {
+            unique_context_id: Some(context),
+            arguments: Some(vec![
+                crate::js::by_value(&selector),
+                crate::js::by_value(&Value::Array(args.to_vec())),
+            ]),
+            return_by_value: Some(true),
+            await_promise: Some(true),
+            ..runtime::CallFunctionOnParams::new(FIND_THEN_FN.wrap(function))
+        };
+        let reply = match tab.cdp().call_within(call, timeout).await {
+            Ok(reply) => reply,
+            Err(abx_cdp::Error::Protocol { .. }) => return Ok(None),
+            Err(other) => return Err(other.into()),
+        };
+        if reply.exception_details.is_some() {
+            return Ok(None);
+        }
+        let found = reply
+            .result
+            .value
+            .and_then(|v| serde_json::from_value::<FoundThen>(v).ok());
+        Ok(found.filter(|f| f.found).map(|f| f.value))
+    }
+
+    /// The main document's context and the selector as the direct calls take it, or `None`
+    /// when the element is not simply "this selector in the main document": a ref (resolved
+    /// through the snapshot), a selected frame, or no context yet.
+    fn direct_target(&self, tab: &Tab, selector: &str) -> Option<(String, Value)> {
+        if ref_name(selector).is_some() || self.selected_frame_of(tab).is_some() {
+            return None;
+        }
+        let context = main_context(tab)?;
+        let selector = match crate::element::Selector::parse(selector) {
+            crate::element::Selector::Css(css) => json!({"css": css}),
+            crate::element::Selector::XPath(xpath) => json!({"xpath": xpath}),
+        };
+        Some((context, selector))
     }
 
     /// [`Session::click_verdict`] for a click [`Session::prepare_direct`] armed: the guard is
