@@ -77,6 +77,58 @@ fn headers_go_to_the_opened_origin_only() {
     ab.run(&["close"]).success();
 }
 
+/// Guards against two interceptions answering one paused request: with a route set, a plain
+/// `continue` from the routes raced the headers' `continue` (the headers went missing on some
+/// loads), and `unroute` turned the tab's interception off under the headers and credentials.
+#[test]
+fn headers_and_credentials_survive_routes_and_unroute() {
+    let site = common::site();
+    let ab = Cli::new();
+    let has_header = |ab: &Cli| {
+        ab.run(&["open", &site.url("/echo-headers")]).success();
+        let body = ab.run(&["get", "text", "body"]).success();
+        body.out().contains(r#""x-abx-test": "yes""#)
+    };
+    ab.run(&[
+        "--headers",
+        r#"{"X-Abx-Test":"yes"}"#,
+        "open",
+        &site.url("/static.html"),
+    ])
+    .success();
+    ab.run(&["set", "credentials", "alice", "secret"]).success();
+    ab.run(&["network", "route", "**/never-requested", "--abort"])
+        .success();
+    ab.run(&[
+        "network",
+        "route",
+        "**/mocked-by-route",
+        "--body",
+        "from the route",
+    ])
+    .success();
+    for load in 0..6 {
+        assert!(
+            has_header(&ab),
+            "load {load}: the extra header went missing"
+        );
+    }
+    // The route still answers the requests it matches.
+    ab.run(&["open", &site.url("/mocked-by-route")]).success();
+    assert_eq!(
+        ab.run(&["get", "text", "body"]).success().out(),
+        "from the route"
+    );
+    ab.run(&["open", &site.url("/basic-auth")]).success();
+    assert_eq!(ab.run(&["get", "text", "#who"]).success().out(), "alice");
+    // Without routes the headers and credentials stay.
+    ab.run(&["network", "unroute"]).success();
+    assert!(has_header(&ab), "unroute dropped the extra header");
+    ab.run(&["open", &site.url("/basic-auth")]).success();
+    assert_eq!(ab.run(&["get", "text", "#who"]).success().out(), "alice");
+    ab.run(&["close"]).success();
+}
+
 #[test]
 fn init_scripts_run_before_the_page_and_can_be_removed() {
     let site = common::site();

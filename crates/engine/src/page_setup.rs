@@ -105,6 +105,12 @@ impl FetchHooks {
         lock(&self.credentials).is_some() || !lock(&self.headers).is_empty()
     }
 
+    /// Whether the session's own interception (headers, credentials) owns `target_id`'s paused
+    /// requests: then it answers them alone, routes first (see [`answer`]).
+    pub(crate) fn intercepts(&self, target_id: &str) -> bool {
+        lock(&self.intercepted).contains(target_id)
+    }
+
     /// The credentials for a server challenge, if any were set.
     pub(crate) fn credentials(&self) -> Option<HttpCredentials> {
         lock(&self.credentials).clone()
@@ -139,6 +145,8 @@ impl FetchHooks {
 struct Paused {
     request_id: String,
     request: PausedRequest,
+    #[serde(default)]
+    resource_type: String,
 }
 
 #[derive(Deserialize)]
@@ -198,10 +206,13 @@ pub(crate) fn server_auth_answer(hooks: &FetchHooks, attempt: u8) -> fetch::Auth
 /// The session's own interception on a tab the allowlist does not intercept.
 async fn intercept(session: &Session, tab: &Tab) -> Result<()> {
     let hooks = session.enforcement.hooks.clone();
-    if !lock(&hooks.intercepted).insert(tab.target_id().to_string()) {
+    if hooks.intercepts(tab.target_id()) {
         return Ok(());
     }
     let cdp = tab.cdp().clone();
+    // Subscribed before the tab is marked ours: from the mark on, the network pump leaves the
+    // tab's paused requests to this one, which must not miss any (a missed pause hangs the
+    // request).
     let events = cdp.subscribe(
         EventFilter::methods([
             fetch::EventRequestPaused::IDENTIFIER,
@@ -209,14 +220,19 @@ async fn intercept(session: &Session, tab: &Tab) -> Result<()> {
         ]),
         65_536,
     );
+    if !lock(&hooks.intercepted).insert(tab.target_id().to_string()) {
+        return Ok(());
+    }
     let pump_cdp = cdp.clone();
     let weak = Arc::downgrade(&hooks);
+    // The same routes the network state holds: one pump answers each paused request.
+    let routes = session.enforcement.routes.clone();
     tokio::spawn(async move {
         let mut events = events;
         let mut tries: HashMap<String, u8> = HashMap::new();
         while let Some(event) = events.recv().await {
             let Some(hooks) = weak.upgrade() else { return };
-            answer(&pump_cdp, &hooks, &event, &mut tries).await;
+            answer(&pump_cdp, &hooks, &routes, &event, &mut tries).await;
         }
     });
     let enable = fetch::EnableParams {
@@ -235,15 +251,27 @@ async fn intercept(session: &Session, tab: &Tab) -> Result<()> {
     enabled.map(|_| ())
 }
 
+/// Answers one event of a tab the session intercepts itself. A paused request meets the
+/// session's routes first (mocked or aborted there), and otherwise goes on with the origin's
+/// extra headers; one answer per request, so neither drops the other's.
 async fn answer(
     cdp: &CdpSession,
     hooks: &FetchHooks,
+    routes: &crate::network::Routes,
     event: &Event,
     tries: &mut HashMap<String, u8>,
 ) {
     match event.method() {
         fetch::EventRequestPaused::IDENTIFIER => {
             if let Ok(paused) = event.parse::<Paused>() {
+                let routed = crate::network::PausedRequest::new(
+                    &paused.request_id,
+                    &paused.request.url,
+                    &paused.resource_type,
+                );
+                if crate::network::answer_paused(cdp, routes, &routed).await {
+                    return;
+                }
                 continue_request(
                     cdp,
                     hooks,

@@ -109,6 +109,9 @@ pub(crate) struct NetworkState {
     /// The policy intercepts the session's targets already (an allowlist is set): routes are
     /// answered from its handler, never from a second `Fetch.enable` here.
     policy_intercepts: bool,
+    /// The session's own interception (extra headers, credentials): on a tab it intercepts, it
+    /// answers the paused requests, routes first, and owns the tab's `Fetch.enable`.
+    hooks: Arc<crate::page_setup::FetchHooks>,
     /// The session's watched tabs: target id → its CDP session.
     tabs: Mutex<HashMap<String, CdpSession>>,
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
@@ -128,12 +131,17 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl NetworkState {
     /// The state of a session whose routes are `routes` (shared with its policy).
-    pub(crate) fn new(routes: Routes, policy_intercepts: bool) -> NetworkState {
+    pub(crate) fn new(
+        routes: Routes,
+        policy_intercepts: bool,
+        hooks: Arc<crate::page_setup::FetchHooks>,
+    ) -> NetworkState {
         NetworkState {
             log: Mutex::new(log::Log::new(MAX_REQUESTS)),
             har: Mutex::new(None),
             routes,
             policy_intercepts,
+            hooks,
             tabs: Mutex::new(HashMap::new()),
             tasks: Mutex::new(Vec::new()),
         }
@@ -171,7 +179,10 @@ impl NetworkState {
         if let Err(err) = cdp.send(&network::EnableParams::default()).await {
             tracing::debug!(%err, "cannot enable Network on the tab");
         }
-        if !self.policy_intercepts && !self.routes.is_empty() {
+        if !self.policy_intercepts
+            && !self.routes.is_empty()
+            && !self.hooks.intercepts(tab.target_id())
+        {
             let _ = cdp.send(&intercept_all()).await;
         }
     }
@@ -181,8 +192,11 @@ impl NetworkState {
         if self.policy_intercepts {
             return Ok(());
         }
+        // A tab the session's hooks intercept keeps their `Fetch.enable` (every request, and
+        // authentication challenges); their pump meets the routes.
         let tabs: Vec<(String, CdpSession)> = lock(&self.tabs)
             .iter()
+            .filter(|(id, _)| !self.hooks.intercepts(id))
             .map(|(id, cdp)| (id.clone(), cdp.clone()))
             .collect();
         let on = !self.routes.is_empty();
@@ -263,10 +277,11 @@ async fn pump(
             return;
         };
         if event.method() == fetch::EventRequestPaused::IDENTIFIER {
-            // Only subscribed without an allowlist: the routes decide alone. With no route the
-            // pause is not ours (the session's page hooks intercept for headers and
-            // credentials, and continue it themselves).
-            if state.routes.is_empty() {
+            // Only subscribed without an allowlist: the routes decide alone. With no route, or
+            // on a tab the session's page hooks intercept (headers, credentials), the pause is
+            // not ours: the hooks answer it, routes first. Two answers to one pause race, and
+            // the loser's headers or route is lost.
+            if state.routes.is_empty() || state.hooks.intercepts(&target_id) {
                 continue;
             }
             if let Ok(paused) = event.parse::<PausedRequest>()

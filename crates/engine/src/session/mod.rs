@@ -238,7 +238,11 @@ impl Session {
     pub async fn start(browser: Arc<Browser>, options: SessionOptions) -> Result<Session> {
         let enforcement = Arc::<crate::policy::Enforcement>::default();
         let intercepts = options.policy.allowed_domains.is_some();
-        let network = crate::network::NetworkState::new(enforcement.routes.clone(), intercepts);
+        let network = crate::network::NetworkState::new(
+            enforcement.routes.clone(),
+            intercepts,
+            enforcement.hooks.clone(),
+        );
         let session = Session {
             browser,
             downloads: crate::download::Downloads::new(options.page.download_dir.clone()),
