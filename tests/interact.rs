@@ -220,6 +220,40 @@ fn a_ready_click_finds_and_checks_its_element_in_one_renderer_call() {
     ab.run(&["close"]).success();
 }
 
+/// Guards the settle after a navigating click (issue 15): the click guard's read fails once
+/// the link's new document commits, and that answer orders the navigation's events as well as
+/// a result would, so no `Runtime.evaluate` follows; the command still returns on the loaded
+/// new page.
+#[test]
+fn a_navigating_click_adds_no_sync_call_and_returns_on_the_new_page() {
+    let site = common::site();
+    let ab = Cli::new()
+        .env("AGENT_BROWSER_DEBUG", "1")
+        .env("ABX_LOG", "abx_cdp=trace");
+    for round in 0..3 {
+        ab.run(&["open", &site.url("/page1.html")]).success();
+        let before = ab.cdp_traffic().len();
+        ab.run(&["click", "#to2"]).success();
+        let traffic = ab.cdp_traffic();
+        let click = methods(&traffic[before.min(traffic.len())..]);
+        assert!(
+            !click.iter().any(|m| m == "Runtime.evaluate"),
+            "round {round}: the click's CDP traffic: {click:?}"
+        );
+        assert_eq!(
+            ab.run(&["get", "url"]).success().out(),
+            site.url("/page2.html"),
+            "round {round}"
+        );
+        assert_eq!(
+            ab.run(&["get", "title"]).success().out(),
+            "Page Two",
+            "round {round}"
+        );
+    }
+    ab.run(&["close"]).success();
+}
+
 /// Guards the direct fill and reads (issue 15): `fill` on a ready field finds, checks and
 /// clears it in one renderer call and inserts the text in a second; `get value`, `get text` and
 /// `is visible` find and read in one call. The page still sees its `input` events, an earlier

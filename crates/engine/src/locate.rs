@@ -683,14 +683,13 @@ impl Session {
                     return_by_value: Some(true),
                     ..runtime::CallFunctionOnParams::new(GUARD_VERDICT_FN.source())
                 };
-                Ok(tab
-                    .cdp()
-                    .call_within(verdict, Duration::from_secs(2))
-                    .await?)
+                Ok(synced_by_reply(
+                    tab,
+                    tab.cdp().call_within(verdict, Duration::from_secs(2)).await,
+                )?)
             })
             .await
             .ok()?;
-        tab.note_sync();
         let landed = reply.result.value.as_ref().and_then(Value::as_str)?;
         Some(ClickMiss {
             landed: landed.to_string(),
@@ -706,16 +705,19 @@ impl Session {
         let reply = tab
             .guarded("click", async {
                 let verdict = crate::js::call_on(&handle.object_id, GUARD_VERDICT_FN, &[]);
-                Ok(handle
+                let reply = handle
                     .session
                     .call_within(verdict, Duration::from_secs(2))
-                    .await?)
+                    .await;
+                // Only the main frame's answer orders the page's navigation events.
+                Ok(if handle.oopif || handle.subframe {
+                    reply?
+                } else {
+                    synced_by_reply(tab, reply)?
+                })
             })
             .await
             .ok()?;
-        if !handle.oopif && !handle.subframe {
-            tab.note_sync();
-        }
         let landed = reply.result.value.as_ref().and_then(Value::as_str)?;
         Some(ClickMiss {
             landed: landed.to_string(),
@@ -734,6 +736,22 @@ impl Session {
         let y = (quad[1] + quad[3] + quad[5] + quad[7]) / 4.0;
         Ok(Point { x, y })
     }
+}
+
+/// Notes the tab synced when the page's renderer answered a call made after an input: with a
+/// result, or with a protocol error, which after a click means the document it ran in went
+/// away (the click navigated; Chrome held the call until the new document committed). Either
+/// way the navigation events the input caused came ahead of the answer, so the settle after
+/// the action needs no extra `Runtime.evaluate` to order them. A timeout or a lost session
+/// says nothing about the page.
+fn synced_by_reply<T>(
+    tab: &Tab,
+    reply: std::result::Result<T, abx_cdp::Error>,
+) -> std::result::Result<T, abx_cdp::Error> {
+    if matches!(reply, Ok(_) | Err(abx_cdp::Error::Protocol { .. })) {
+        tab.note_sync();
+    }
+    reply
 }
 
 #[cfg(test)]
