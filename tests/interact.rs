@@ -254,6 +254,40 @@ fn a_navigating_click_adds_no_sync_call_and_returns_on_the_new_page() {
     ab.run(&["close"]).success();
 }
 
+/// Guards the title `open` prints when it is read as the load completes (issue 15): it is the
+/// new document's, after the page's own `load` handlers ran, never the previous page's nor an
+/// earlier one of the same page; a page with a fast load and one still loading both count.
+#[test]
+fn open_prints_the_title_the_pages_load_handler_set() {
+    let site = common::site();
+    let ab = Cli::new();
+    for round in 0..3 {
+        let slow = ab
+            .run(&["open", &site.url("/title-at-load.html")])
+            .success();
+        assert!(
+            slow.out().starts_with("✓ Loaded complete"),
+            "round {round}: {slow:?}"
+        );
+        let fast = ab.run(&["open", &site.url("/page1.html")]).success();
+        assert!(
+            fast.out().starts_with("✓ Page One"),
+            "round {round}: {fast:?}"
+        );
+    }
+    // The same page again: the new document's title, not the one shown before.
+    ab.run(&["eval", "document.title = 'changed by hand'"])
+        .success();
+    let again = ab.run(&["open", &site.url("/page1.html")]).success();
+    assert!(again.out().starts_with("✓ Page One"), "{again:?}");
+    let json = ab
+        .run(&["--json", "open", &site.url("/title-at-load.html")])
+        .success()
+        .json();
+    assert_eq!(json["data"]["title"], "Loaded complete", "{json}");
+    ab.run(&["close"]).success();
+}
+
 /// Guards the direct fill and reads (issue 15): `fill` on a ready field finds, checks and
 /// clears it in one renderer call and inserts the text in a second; `get value`, `get text` and
 /// `is visible` find and read in one call. The page still sees its `input` events, an earlier
