@@ -288,6 +288,54 @@ fn open_prints_the_title_the_pages_load_handler_set() {
     ab.run(&["close"]).success();
 }
 
+/// Guards `get title` read from the browser (issue 15): a titled page answers without a
+/// renderer call, busy or not, and a title the page just set is the one read; an untitled
+/// document (which Chrome shows as its URL) and a title that reads like a URL are asked of the
+/// page, so they come out as the page has them.
+#[test]
+fn get_title_is_current_without_a_renderer_call_and_untitled_pages_stay_untitled() {
+    let site = common::site();
+    let ab = Cli::new()
+        .env("AGENT_BROWSER_DEBUG", "1")
+        .env("ABX_LOG", "abx_cdp=trace");
+    let title = |ab: &Cli| {
+        let before = ab.cdp_traffic().len();
+        let out = ab.run(&["get", "title"]).success().out().to_string();
+        let traffic = ab.cdp_traffic();
+        (out, methods(&traffic[before.min(traffic.len())..]))
+    };
+    for page in ["/page1.html", "/animated.html"] {
+        ab.run(&["open", &site.url(page)]).success();
+        let (read, calls) = title(&ab);
+        assert_eq!(
+            read,
+            if page == "/page1.html" {
+                "Page One"
+            } else {
+                "Animated"
+            }
+        );
+        assert!(
+            !calls.iter().any(|m| m.starts_with("Runtime.")),
+            "{page}: get title's CDP traffic: {calls:?}"
+        );
+    }
+    for set in [
+        "Changed Title",
+        "Changed again",
+        "example.com",
+        "Docs: intro",
+    ] {
+        ab.run(&["eval", &format!("document.title = {set:?}")])
+            .success();
+        assert_eq!(title(&ab).0, set);
+    }
+    ab.run(&["open", &site.url("/echo-headers")]).success();
+    let (untitled, calls) = title(&ab);
+    assert_eq!(untitled, "", "an untitled page: {calls:?}");
+    ab.run(&["close"]).success();
+}
+
 /// Guards the direct fill and reads (issue 15): `fill` on a ready field finds, checks and
 /// clears it in one renderer call and inserts the text in a second; `get value`, `get text` and
 /// `is visible` find and read in one call. The page still sees its `input` events, an earlier
