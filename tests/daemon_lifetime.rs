@@ -36,3 +36,44 @@ fn the_idle_timeout_never_ends_the_daemon_while_a_command_runs() {
     );
     assert!(!ab.file("sock").exists() && !ab.file("pid").exists());
 }
+
+/// Guards the daemon's exit after `close` (it waits for its connections, no longer for a fixed
+/// pause): a command still running when `close` arrives gets its answer, an error naming the
+/// closed browser, before the daemon is gone; `close` itself succeeds and leaves no daemon.
+#[test]
+fn a_command_running_when_close_arrives_is_answered_before_the_daemon_exits() {
+    let site = site();
+    let ab = Cli::new()
+        .env("AGENT_BROWSER_DEBUG", "1")
+        .env("ABX_LOG", "abx_daemon=debug");
+    ab.run(&["open", &site.url("/page1.html")]).success();
+    let daemon = ab.daemon_pid().expect("daemon");
+    let slow = ab.spawn(&[
+        "eval",
+        "new Promise((resolve) => setTimeout(() => resolve(document.title), 5000))",
+    ]);
+    // The eval is running once the daemon logged it.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !std::fs::read_to_string(ab.file("log"))
+        .unwrap_or_default()
+        .contains("action=evaluate")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the eval never reached the daemon"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    ab.run(&["close"]).success();
+    let answered = abx_tests::cli::finish(slow);
+    assert_eq!(answered.code, 1, "{answered:?}");
+    assert!(
+        answered.stderr.contains("the session is closing"),
+        "the running eval got no answer of its own: {answered:?}"
+    );
+    assert!(
+        abx_tests::wait_gone_blocking(&[daemon], Duration::from_secs(5)).is_some(),
+        "daemon still running after close"
+    );
+    assert!(!ab.file("sock").exists() && !ab.file("pid").exists());
+}

@@ -96,7 +96,8 @@ pub async fn wait_empty(pgid: i32, within: Duration) -> bool {
         if Instant::now() >= deadline {
             return false;
         }
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        // Helpers leave within a few ms of the main process; `close` waits on this.
+        tokio::time::sleep(Duration::from_millis(2)).await;
     }
 }
 

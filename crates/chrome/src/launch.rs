@@ -640,6 +640,11 @@ impl Chrome {
                     tokio::time::timeout(Duration::from_secs(5), exited.wait_for(Option::is_some))
                         .await;
                 receipt.graceful = matches!(done, Ok(Ok(_)));
+                tracing::debug!(
+                    ms = started.elapsed().as_millis() as u64,
+                    graceful = receipt.graceful,
+                    "chrome's main process exited"
+                );
             }
         }
         // Helpers (zygote, renderers, GPU) leave right after the main process; give them a
@@ -655,8 +660,13 @@ impl Chrome {
             receipt.exit_code = status.code();
         }
         receipt.survivors = group::members(self.pid).len();
+        tracing::debug!(
+            ms = started.elapsed().as_millis() as u64,
+            "chrome's process group is empty"
+        );
         self.finish(&mut receipt).await;
         receipt.elapsed_ms = started.elapsed().as_millis() as u64;
+        tracing::debug!(ms = receipt.elapsed_ms, "chrome closed and cleaned up");
         receipt
     }
 

@@ -72,7 +72,12 @@ pub async fn run(config: DaemonConfig, routes: Routes) -> Result<(), DaemonError
     // Accepting runs in a task of the runtime, not in `block_on`'s own thread: a connection's
     // task is then spawned on the worker that accepted it and runs there next, instead of
     // waking another thread for every CLI invocation.
-    let accepting = tokio::spawn(accept_until_shutdown(daemon.clone(), listener));
+    let connections = tokio_util::task::TaskTracker::new();
+    let accepting = tokio::spawn(accept_until_shutdown(
+        daemon.clone(),
+        listener,
+        connections.clone(),
+    ));
     if let Err(err) = accepting.await {
         tracing::warn!(%err, "the accept loop ended abnormally");
     }
@@ -83,8 +88,17 @@ pub async fn run(config: DaemonConfig, routes: Routes) -> Result<(), DaemonError
     if !orphaned.load(std::sync::atomic::Ordering::Relaxed) {
         files.remove_ephemeral();
     }
-    // Give in-flight replies (the close reply) a moment to flush.
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    // Every connection ends on shutdown once its reply is written (the close reply among
+    // them): wait for those, not a fixed time. The CLI of `close` waits for this process to
+    // exit, so a fixed pause was paid by every close. A command still running is given a
+    // moment to answer.
+    connections.close();
+    if tokio::time::timeout(Duration::from_millis(500), connections.wait())
+        .await
+        .is_err()
+    {
+        tracing::debug!(left = connections.len(), "connections still open at exit");
+    }
     drop(lock);
     Ok(())
 }
@@ -92,13 +106,17 @@ pub async fn run(config: DaemonConfig, routes: Routes) -> Result<(), DaemonError
 /// Serves connections until shutdown, then drops the listener at once: a CLI arriving now
 /// starts a new daemon (which waits in `take_lock` until this one has removed its files)
 /// instead of talking to one that is leaving.
-async fn accept_until_shutdown(daemon: Arc<Daemon>, listener: UnixListener) {
+async fn accept_until_shutdown(
+    daemon: Arc<Daemon>,
+    listener: UnixListener,
+    connections: tokio_util::task::TaskTracker,
+) {
     loop {
         tokio::select! {
             _ = daemon.shutdown.cancelled() => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    tokio::spawn(serve(daemon.clone(), stream));
+                    connections.spawn(serve(daemon.clone(), stream));
                 }
                 Err(err) => {
                     tracing::warn!(%err, "accept failed");
