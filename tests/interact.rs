@@ -170,6 +170,14 @@ fn methods(lines: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// Runs one command that must succeed: its stdout and the CDP methods the daemon sent for it.
+fn traced(ab: &Cli, args: &[&str]) -> (String, Vec<String>) {
+    let before = ab.cdp_traffic().len();
+    let out = ab.run(args).success().out().to_string();
+    let traffic = ab.cdp_traffic();
+    (out, methods(&traffic[before.min(traffic.len())..]))
+}
+
 /// Guards the direct click (issue 15): a click on a ready element finds and checks it in one
 /// renderer call on the page's context, then sends its mouse events and reads the click guard:
 /// no `Runtime.evaluate` to find it first and no remote object left to release. A selector that
@@ -185,10 +193,7 @@ fn a_ready_click_finds_and_checks_its_element_in_one_renderer_call() {
     // The page shows a button 500 ms after load, which moves Submit: let that happen first
     // (a move under the click is the guard's case, with its own test above).
     ab.run(&["wait", "#late"]).success();
-    let before = ab.cdp_traffic().len();
-    ab.run(&["click", "#submit"]).success();
-    let traffic = ab.cdp_traffic();
-    let click = methods(&traffic[before.min(traffic.len())..]);
+    let (_, click) = traced(&ab, &["click", "#submit"]);
     assert_eq!(
         click,
         [
@@ -232,10 +237,7 @@ fn a_navigating_click_adds_no_sync_call_and_returns_on_the_new_page() {
         .env("ABX_LOG", "abx_cdp=trace");
     for round in 0..3 {
         ab.run(&["open", &site.url("/page1.html")]).success();
-        let before = ab.cdp_traffic().len();
-        ab.run(&["click", "#to2"]).success();
-        let traffic = ab.cdp_traffic();
-        let click = methods(&traffic[before.min(traffic.len())..]);
+        let (_, click) = traced(&ab, &["click", "#to2"]);
         assert!(
             !click.iter().any(|m| m == "Runtime.evaluate"),
             "round {round}: the click's CDP traffic: {click:?}"
@@ -254,8 +256,8 @@ fn a_navigating_click_adds_no_sync_call_and_returns_on_the_new_page() {
     ab.run(&["close"]).success();
 }
 
-/// Guards the title `open` prints when it is read as the load completes (issue 15): it is the
-/// new document's, after the page's own `load` handlers ran, never the previous page's nor an
+/// Guards the title `open` prints now that it comes from the browser process right after the
+/// load (issue 15): it is the new document's, after the page's own `load` handlers ran, never the previous page's nor an
 /// earlier one of the same page; a page with a fast load and one still loading both count.
 #[test]
 fn open_prints_the_title_the_pages_load_handler_set() {
@@ -298,12 +300,7 @@ fn get_title_is_current_without_a_renderer_call_and_untitled_pages_stay_untitled
     let ab = Cli::new()
         .env("AGENT_BROWSER_DEBUG", "1")
         .env("ABX_LOG", "abx_cdp=trace");
-    let title = |ab: &Cli| {
-        let before = ab.cdp_traffic().len();
-        let out = ab.run(&["get", "title"]).success().out().to_string();
-        let traffic = ab.cdp_traffic();
-        (out, methods(&traffic[before.min(traffic.len())..]))
-    };
+    let title = |ab: &Cli| traced(ab, &["get", "title"]);
     for page in ["/page1.html", "/animated.html"] {
         ab.run(&["open", &site.url(page)]).success();
         let (read, calls) = title(&ab);
@@ -348,12 +345,7 @@ fn a_ready_fill_takes_two_renderer_calls_and_a_read_takes_one() {
         .env("AGENT_BROWSER_DEBUG", "1")
         .env("ABX_LOG", "abx_cdp=trace");
     ab.run(&["open", &site.url("/form.html")]).success();
-    let traffic_of = |args: &[&str]| {
-        let before = ab.cdp_traffic().len();
-        let out = ab.run(args).success().out().to_string();
-        let traffic = ab.cdp_traffic();
-        (out, methods(&traffic[before.min(traffic.len())..]))
-    };
+    let traffic_of = |args: &[&str]| traced(&ab, args);
     ab.run(&["fill", "#name", "first"]).success();
     let (_, fill) = traffic_of(&["fill", "#name", "Ada"]);
     assert_eq!(

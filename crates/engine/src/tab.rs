@@ -129,10 +129,6 @@ pub struct TabState {
     /// The default (main-world) execution context of each same-process frame, by frame id:
     /// `(contextId, uniqueId)`, kept from `Runtime.executionContext*` events (see [`crate::frame`]).
     pub frame_contexts: std::collections::HashMap<String, (i64, String)>,
-    /// The value of `documents` when the main frame's default context was last created. Chrome
-    /// creates a document's context after its `frameNavigated`, so when the two are equal the
-    /// main context in `frame_contexts` is the current document's.
-    pub main_context_document: u64,
 }
 
 impl TabState {

@@ -5,7 +5,6 @@
 use std::time::Duration;
 
 use abx_cdp::protocol::browser_protocol::{page, target};
-use abx_cdp::protocol::js_protocol::runtime;
 use serde_json::Value;
 
 use super::{Navigated, Session, WaitUntil, deadline_after};
@@ -48,14 +47,10 @@ impl Session {
         if let Some(error) = reply.error_text.filter(|e| !e.is_empty()) {
             return Err(EngineError::Navigation(error));
         }
-        let mut title_at_load = None;
         if let Some(loader) = reply.loader_id
             && let Some(name) = wait.lifecycle_name()
         {
             let loader: String = loader.into();
-            if name == "load" {
-                title_at_load = self.ask_title_at_load(tab, &loader, deadline).await;
-            }
             tab.wait_state("navigation", deadline, false, |st| {
                 st.has_lifecycle(&loader, name)
             })
@@ -63,51 +58,8 @@ impl Session {
             .map_err(|e| with_timeout(e, timeout))?;
         }
         let url = self.url_of(tab);
-        let title = match title_at_load {
-            Some(asked) if tab.dialog().is_none() => match asked.answer().await {
-                Some(title) => title,
-                None => self.title_of(tab).await,
-            },
-            _ => self.title_of(tab).await,
-        };
+        let title = self.title_of(tab).await;
         Ok(Navigated { url, title })
-    }
-
-    /// Asks the new document for its title as its load completes, so `open` needs no renderer
-    /// round trip after the load (the page is often busy then: first paint, animation frames).
-    /// Waits for the document's main context (it comes ~1 ms after the commit), then sends an
-    /// evaluate answered from the `pageshow` that closes the load task, after the page's own
-    /// `load` handlers: the title they set is the one read, as a read after `load` would.
-    /// `None` (the caller reads the title after the load, as before) when the load came first
-    /// or the document has no context yet.
-    async fn ask_title_at_load(
-        &self,
-        tab: &Tab,
-        loader: &str,
-        deadline: std::time::Instant,
-    ) -> Option<TitleAtLoad> {
-        let state = tab
-            .wait_state("navigation", deadline, false, |st| {
-                st.has_lifecycle(loader, "load")
-                    || (st.loader_id == loader && st.main_context_document == st.documents)
-            })
-            .await
-            .ok()?;
-        if state.has_lifecycle(loader, "load") || state.loader_id != loader {
-            return None;
-        }
-        let context = state.frame_contexts.get(tab.target_id())?.1.clone();
-        let ask = runtime::EvaluateParams {
-            unique_context_id: Some(context),
-            await_promise: Some(true),
-            return_by_value: Some(true),
-            ..runtime::EvaluateParams::new(TITLE_AT_LOAD_JS)
-        };
-        let cdp = tab.cdp().clone();
-        let limit = deadline.saturating_duration_since(std::time::Instant::now());
-        Some(TitleAtLoad(tokio::spawn(async move {
-            cdp.call_within(ask, limit).await
-        })))
     }
 
     /// Goes one entry back (`-1`) or forward (`+1`) in history and waits for the page.
@@ -236,41 +188,6 @@ impl Session {
     pub async fn title(&self) -> Result<String> {
         let tab = self.active_tab().await?;
         Ok(self.title_of(&tab).await)
-    }
-}
-
-/// The title once the document's load completes: at once when it has, else from the
-/// `pageshow` event that ends the load task (after every `load` listener of the page).
-const TITLE_AT_LOAD_JS: &str = "document.readyState === 'complete' ? document.title : new Promise(done => EventTarget.prototype.addEventListener.call(window, 'pageshow', () => done(document.title), { once: true }))";
-
-/// How long the title asked at load may still take once the load was seen: it is answered in
-/// the same renderer task, so only a page handler running long stalls it.
-const TITLE_AFTER_LOAD: Duration = Duration::from_millis(500);
-
-/// The pending title read of [`Session::ask_title_at_load`]; dropped unanswered, it is
-/// cancelled.
-struct TitleAtLoad(
-    tokio::task::JoinHandle<std::result::Result<runtime::EvaluateReturns, abx_cdp::Error>>,
-);
-
-impl TitleAtLoad {
-    /// The title, when the page answered with one in time.
-    async fn answer(mut self) -> Option<String> {
-        let reply = tokio::time::timeout(TITLE_AFTER_LOAD, &mut self.0)
-            .await
-            .ok()?
-            .ok()?
-            .ok()?;
-        if reply.exception_details.is_some() {
-            return None;
-        }
-        reply.result.value?.as_str().map(str::to_string)
-    }
-}
-
-impl Drop for TitleAtLoad {
-    fn drop(&mut self) {
-        self.0.abort();
     }
 }
 

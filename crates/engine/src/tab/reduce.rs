@@ -398,16 +398,10 @@ pub(crate) fn reduce(state: &mut TabState, event: TabEvent, ctx: &Context<'_>) -
             push_bounded(&mut state.errors, error.clone(), MAX_LOG);
             Reduced::changed().with(Effect::Page(PageEvent::Error(error)))
         }
-        // Contexts are read when a command resolves its frame; only a navigation waits for its
-        // new document's main context (to read the title as the load completes).
+        // Nobody waits on contexts: they are read when a command resolves its frame.
         TabEvent::ContextCreated(frame, id, unique) => {
-            let is_main = frame == ctx.target_id;
             state.frame_contexts.insert(frame, (id, unique));
-            if !is_main {
-                return Reduced::unchanged();
-            }
-            state.main_context_document = state.documents;
-            Reduced::changed()
+            Reduced::unchanged()
         }
         TabEvent::ContextDestroyed(unique) => {
             state.frame_contexts.retain(|_, (_, u)| *u != unique);
