@@ -256,8 +256,8 @@ fn a_navigating_click_adds_no_sync_call_and_returns_on_the_new_page() {
     ab.run(&["close"]).success();
 }
 
-/// Guards the title `open` prints now that it comes from the browser process right after the
-/// load (issue 15): it is the new document's, after the page's own `load` handlers ran, never the previous page's nor an
+/// Guards the title `open` prints, read right after the load (issue 15): it is the new
+/// document's, after the page's own `load` handlers ran, never the previous page's nor an
 /// earlier one of the same page; a page with a fast load and one still loading both count.
 #[test]
 fn open_prints_the_title_the_pages_load_handler_set() {
