@@ -12,10 +12,12 @@ fn counts(ab: &Cli) -> serde_json::Value {
         .clone()
 }
 
+/// Zeroes the page's counters once it has drawn a frame: Chrome sends a new tab's first document
+/// one mousemove of its own at (0, 0) with that first frame, which `open` does not wait for.
 fn reset(ab: &Cli) {
     ab.run(&[
         "eval",
-        "for (const k in window.__counts) window.__counts[k] = 0",
+        "new Promise(done => requestAnimationFrame(() => { for (const k in window.__counts) window.__counts[k] = 0; done(0); }))",
     ])
     .success();
 }

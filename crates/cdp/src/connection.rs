@@ -223,6 +223,8 @@ impl Shared {
             self.routes().stats.malformed += 1;
             return;
         };
+        // Event arrival times for latency work (`ABX_LOG=abx_cdp=trace`); free when off.
+        tracing::trace!(method, "event");
         let params_text = envelope.params.map(RawValue::get);
         let frame = if method == FRAME {
             params_text.and_then(|params| parse_frame(buffer, text, params, received_at))

@@ -58,11 +58,10 @@ impl Session {
             .map_err(|e| with_timeout(e, timeout))?;
         }
         let url = self.url_of(tab);
-        // Read from the page, not the browser: this round trip to the new document is also what
-        // lets its first frame come before the next command (a mouse move sent before it gets
-        // an extra synthetic `mousemove` from Chrome once the page paints under the pointer;
-        // measured: 3 of 12 cold opens with the browser-side read, 0 of 12 with this one).
-        let title = self.title_from(tab, false).await;
+        // The browser's copy of the title: a read from the page right after `load` waits for
+        // the new document's first frame (5-12 ms measured), which the next command that needs
+        // the renderer waits for anyway and a `get title`/`get url` does not need.
+        let title = self.title_of(tab).await;
         Ok(Navigated { url, title })
     }
 
@@ -126,23 +125,13 @@ impl Session {
     }
 
     async fn title_of(&self, tab: &Tab) -> String {
-        self.title_from(tab, true).await
-    }
-
-    /// The title, from the browser process first when `browser_first` (see [`Self::title_of`]),
-    /// else from the page first.
-    async fn title_from(&self, tab: &Tab, browser_first: bool) -> String {
         // Chrome's own view of the title first: answered by the browser process, so a busy page
         // (animation frames, a long task) does not delay it, and never blocked by a dialog. It
         // is current: the renderer reports every title change on the channel that also carries
         // its DevTools replies and lifecycle events, so whatever we saw of the page before is
         // reflected in it (measured: no stale read in 1000 set-then-read rounds, nor in 200
         // titles set by a `load` handler read right after `load`, headless shell and full).
-        let browser = if browser_first || tab.dialog().is_some() {
-            self.browser_title(tab).await
-        } else {
-            None
-        };
+        let browser = self.browser_title(tab).await;
         if let Some(info) = &browser
             && (tab.dialog().is_some() || names_the_document(&info.title, &info.url))
         {
@@ -162,11 +151,6 @@ impl Session {
         {
             return title.to_string();
         }
-        let browser = match browser {
-            Some(info) => Some(info),
-            None if !browser_first => self.browser_title(tab).await,
-            None => None,
-        };
         if let Some(info) = browser {
             return info.title;
         }
