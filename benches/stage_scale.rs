@@ -20,6 +20,9 @@
 //! file descriptors (`/proc/<pid>/fd`) are sampled and printed as a curve. `ABX_SOAK_UPSTREAM=1`
 //! soaks upstream too.
 //!
+//! `ABX_SCALE_THINK_MS=<ms>` makes each stage pause 0.5–1.5× that long after every command (an
+//! agent thinking between commands; starts staggered), default 0: back to back.
+//!
 //! `cargo bench -p abx-bench --bench stage_scale`; a quick run:
 //! `ABX_SCALE_N=1,4 ABX_SCALE_LOOPS=1 ABX_SOAK=2000 cargo bench -p abx-bench --bench stage_scale`.
 //! `ABX_BENCH_OURS_BIN` (or `ABX_BENCH_BINARY`) picks our binary (default: `target/release/agent-browser`, else debug).
@@ -253,7 +256,25 @@ struct Point {
     chrome_cpu: f64,
 }
 
-async fn scale_point(bin: &Binary, stages: usize, loops: usize, base: &str) -> Point {
+/// A stage's pause after each command (`ABX_SCALE_THINK_MS`, default 0: back to back), as an
+/// agent thinks between its commands; spread over 0.5–1.5× the mean so the stages drift apart.
+fn think_pause(mean_ms: u64, stage: usize, step: usize) -> Duration {
+    // A fixed pseudo-random spread (splitmix64 of stage and step): the same in every run.
+    let mut z = (stage as u64) << 32 ^ step as u64;
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    Duration::from_millis(mean_ms / 2 + z % (mean_ms + 1))
+}
+
+async fn scale_point(
+    bin: &Binary,
+    stages: usize,
+    loops: usize,
+    think_ms: u64,
+    base: &str,
+) -> Point {
     let anchor = launch_anchor().await;
     let (bare_pss, bare_rss, bare_renderers) = renderer_memory(anchor.pid());
     let home = tempfile::tempdir().expect("temp home");
@@ -281,21 +302,33 @@ async fn scale_point(bin: &Binary, stages: usize, loops: usize, base: &str) -> P
     let barrier = Arc::new(Barrier::new(live.len() + 1));
     let threads: Vec<_> = live
         .iter()
-        .map(|stage| {
+        .enumerate()
+        .map(|(index, stage)| {
             let stage = stage.clone();
             let barrier = barrier.clone();
+            let stages = live.len();
             let shot = home.path().join(format!("{}.png", stage.session));
             let commands = twenty_commands(base, &shot.to_string_lossy());
             std::thread::spawn(move || {
                 let mut samples = Vec::new();
                 let mut errors = Vec::new();
                 barrier.wait();
+                if think_ms > 0 {
+                    // Staggered starts: agents do not begin their turns in step.
+                    let offset = think_ms * index as u64 / stages.max(1) as u64;
+                    std::thread::sleep(Duration::from_millis(offset));
+                }
+                let mut step = 0;
                 for _ in 0..loops {
                     for args in &commands {
                         match stage.run(args) {
                             Ok(took) => samples.push((kind(args), ms(took))),
                             Err(e) => errors.push(e),
                         }
+                        if think_ms > 0 {
+                            std::thread::sleep(think_pause(think_ms, index, step));
+                        }
+                        step += 1;
                     }
                 }
                 (samples, errors)
@@ -517,6 +550,7 @@ async fn main() {
     let loops = env_or("ABX_SCALE_LOOPS", if quick { 1 } else { 2 });
     let soak_total = env_or("ABX_SOAK", if quick { 1000 } else { 10_000 });
     let soak_every = env_or("ABX_SOAK_EVERY", 500usize).max(1);
+    let think_ms = env_or("ABX_SCALE_THINK_MS", 0u64);
     let mut binaries = vec![ours()];
     if env_or("ABX_SCALE_UPSTREAM", 1) != 0 {
         match upstream() {
@@ -532,13 +566,18 @@ async fn main() {
     for &n in &counts {
         for bin in &binaries {
             eprintln!("== {} with {n} stages", bin.name);
-            points.push(scale_point(bin, n, loops, &base).await);
+            points.push(scale_point(bin, n, loops, think_ms, &base).await);
         }
     }
     println!("## Scale curve: N pinned stages on one anchor, at once\n");
     print_curve(&points);
     println!(
-        "\n{loops} × the 20-command session per stage; load average (1, 5, 15 min) {load_start} at the start, {} after the curve; binary {}",
+        "\n{loops} × the 20-command session per stage, {}; load average (1, 5, 15 min) {load_start} at the start, {} after the curve; binary {}",
+        if think_ms > 0 {
+            format!("each stage pausing 0.5–1.5 × {think_ms} ms after every command")
+        } else {
+            "commands back to back".to_string()
+        },
         loadavg(),
         binaries[0].path.display()
     );
