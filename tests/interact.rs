@@ -333,6 +333,37 @@ fn get_title_is_current_without_a_renderer_call_and_untitled_pages_stay_untitled
     ab.run(&["close"]).success();
 }
 
+/// Guards `open`'s return at the load (issue 15): its title comes from the browser process, so
+/// `open` sends no renderer call after the load (a read from the page there waits for the new
+/// document's first frame: 5-16 ms), and the title it prints is still the new page's.
+#[test]
+fn open_prints_the_new_title_without_a_renderer_call_after_the_load() {
+    let site = common::site();
+    let ab = Cli::new()
+        .env("AGENT_BROWSER_DEBUG", "1")
+        .env("ABX_LOG", "abx_cdp=trace");
+    ab.run(&["open", &site.url("/static.html")]).success();
+    for (page, title) in [
+        ("/page1.html", "Page One"),
+        ("/animated.html", "Animated"),
+        ("/form.html", "Form"),
+    ] {
+        let (out, calls) = traced(&ab, &["open", &site.url(page)]);
+        assert!(out.contains(title), "{page}: {out}");
+        let after_navigate: Vec<&String> = calls
+            .iter()
+            .skip_while(|m| *m != "Page.navigate")
+            .skip(1)
+            .collect();
+        assert!(
+            calls.iter().any(|m| m == "Page.navigate")
+                && !after_navigate.iter().any(|m| m.starts_with("Runtime.")),
+            "{page}: open's CDP traffic: {calls:?}"
+        );
+    }
+    ab.run(&["close"]).success();
+}
+
 /// Guards the direct fill and reads (issue 15): `fill` on a ready field finds, checks and
 /// clears it in one renderer call and inserts the text in a second; `get value`, `get text` and
 /// `is visible` find and read in one call. The page still sees its `input` events, an earlier
