@@ -306,7 +306,7 @@ async fn scale_point(
         .map(|(index, stage)| {
             let stage = stage.clone();
             let barrier = barrier.clone();
-            let stages = live.len();
+            let live_count = live.len();
             let shot = home.path().join(format!("{}.png", stage.session));
             let commands = twenty_commands(base, &shot.to_string_lossy());
             std::thread::spawn(move || {
@@ -315,7 +315,7 @@ async fn scale_point(
                 barrier.wait();
                 if think_ms > 0 {
                     // Staggered starts: agents do not begin their turns in step.
-                    let offset = think_ms * index as u64 / stages.max(1) as u64;
+                    let offset = think_ms * index as u64 / live_count.max(1) as u64;
                     std::thread::sleep(Duration::from_millis(offset));
                 }
                 let mut step = 0;

@@ -170,6 +170,13 @@ fn methods(lines: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// A CLI whose daemon logs every CDP call it sends (read with [`traced`]).
+fn traced_cli() -> Cli {
+    Cli::new()
+        .env("AGENT_BROWSER_DEBUG", "1")
+        .env("ABX_LOG", "abx_cdp=trace")
+}
+
 /// Runs one command that must succeed: its stdout and the CDP methods the daemon sent for it.
 fn traced(ab: &Cli, args: &[&str]) -> (String, Vec<String>) {
     let before = ab.cdp_traffic().len();
@@ -185,9 +192,7 @@ fn traced(ab: &Cli, args: &[&str]) -> (String, Vec<String>) {
 #[test]
 fn a_ready_click_finds_and_checks_its_element_in_one_renderer_call() {
     let site = common::site();
-    let ab = Cli::new()
-        .env("AGENT_BROWSER_DEBUG", "1")
-        .env("ABX_LOG", "abx_cdp=trace");
+    let ab = traced_cli();
     ab.run(&["open", &site.url("/form.html")]).success();
     ab.run(&["fill", "#name", "Ada"]).success();
     // The page shows a button 500 ms after load, which moves Submit: let that happen first
@@ -232,9 +237,7 @@ fn a_ready_click_finds_and_checks_its_element_in_one_renderer_call() {
 #[test]
 fn a_navigating_click_adds_no_sync_call_and_returns_on_the_new_page() {
     let site = common::site();
-    let ab = Cli::new()
-        .env("AGENT_BROWSER_DEBUG", "1")
-        .env("ABX_LOG", "abx_cdp=trace");
+    let ab = traced_cli();
     for round in 0..3 {
         ab.run(&["open", &site.url("/page1.html")]).success();
         let (_, click) = traced(&ab, &["click", "#to2"]);
@@ -297,9 +300,7 @@ fn open_prints_the_title_the_pages_load_handler_set() {
 #[test]
 fn get_title_is_current_without_a_renderer_call_and_untitled_pages_stay_untitled() {
     let site = common::site();
-    let ab = Cli::new()
-        .env("AGENT_BROWSER_DEBUG", "1")
-        .env("ABX_LOG", "abx_cdp=trace");
+    let ab = traced_cli();
     let title = |ab: &Cli| traced(ab, &["get", "title"]);
     for page in ["/page1.html", "/animated.html"] {
         ab.run(&["open", &site.url(page)]).success();
@@ -339,9 +340,7 @@ fn get_title_is_current_without_a_renderer_call_and_untitled_pages_stay_untitled
 #[test]
 fn open_prints_the_new_title_without_a_renderer_call_after_the_load() {
     let site = common::site();
-    let ab = Cli::new()
-        .env("AGENT_BROWSER_DEBUG", "1")
-        .env("ABX_LOG", "abx_cdp=trace");
+    let ab = traced_cli();
     ab.run(&["open", &site.url("/static.html")]).success();
     for (page, title) in [
         ("/page1.html", "Page One"),
@@ -350,14 +349,9 @@ fn open_prints_the_new_title_without_a_renderer_call_after_the_load() {
     ] {
         let (out, calls) = traced(&ab, &["open", &site.url(page)]);
         assert!(out.contains(title), "{page}: {out}");
-        let after_navigate: Vec<&String> = calls
-            .iter()
-            .skip_while(|m| *m != "Page.navigate")
-            .skip(1)
-            .collect();
+        let navigate = calls.iter().position(|m| m == "Page.navigate");
         assert!(
-            calls.iter().any(|m| m == "Page.navigate")
-                && !after_navigate.iter().any(|m| m.starts_with("Runtime.")),
+            navigate.is_some_and(|at| !calls[at + 1..].iter().any(|m| m.starts_with("Runtime."))),
             "{page}: open's CDP traffic: {calls:?}"
         );
     }
@@ -372,9 +366,7 @@ fn open_prints_the_new_title_without_a_renderer_call_after_the_load() {
 #[test]
 fn a_ready_fill_takes_two_renderer_calls_and_a_read_takes_one() {
     let site = common::site();
-    let ab = Cli::new()
-        .env("AGENT_BROWSER_DEBUG", "1")
-        .env("ABX_LOG", "abx_cdp=trace");
+    let ab = traced_cli();
     ab.run(&["open", &site.url("/form.html")]).success();
     let traffic_of = |args: &[&str]| traced(&ab, args);
     ab.run(&["fill", "#name", "first"]).success();
