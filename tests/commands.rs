@@ -188,6 +188,47 @@ fn screenshots_are_written_where_asked() {
     ab.run(&["close"]).success();
 }
 
+/// The compression level of a PNG's image data: the FLEVEL bits of its zlib header (0 fastest,
+/// 2 default).
+fn png_zlib_level(png: &[u8]) -> u8 {
+    let mut at = 8;
+    while at + 12 <= png.len() {
+        let len = u32::from_be_bytes([png[at], png[at + 1], png[at + 2], png[at + 3]]) as usize;
+        if &png[at + 4..at + 8] == b"IDAT" {
+            return png[at + 9] >> 6;
+        }
+        at += 12 + len;
+    }
+    panic!("no IDAT chunk in the PNG");
+}
+
+#[test]
+fn viewport_and_element_screenshots_are_encoded_for_speed_and_a_full_page_is_not() {
+    let site = site();
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/article.html")]).success();
+    let shot = |name: &str, extra: &[&str]| {
+        let path = ab.home().join(name);
+        let mut args = vec!["screenshot"];
+        args.extend_from_slice(extra);
+        args.push(path.to_str().expect("utf8"));
+        ab.run(&args).success();
+        std::fs::read(&path).expect("screenshot file")
+    };
+    let viewport = shot("viewport.png", &[]);
+    let element = shot("element.png", &["h1"]);
+    let full = shot("full.png", &["--full"]);
+    assert_eq!(
+        png_zlib_level(&viewport),
+        0,
+        "viewport shot not fast-encoded"
+    );
+    assert_eq!(png_zlib_level(&element), 0, "element shot not fast-encoded");
+    // A full page has no bound on its size: it keeps Chrome's default compression.
+    assert_eq!(png_zlib_level(&full), 2, "full-page shot fast-encoded");
+    ab.run(&["close"]).success();
+}
+
 #[test]
 fn bad_input_gets_a_clear_error_and_exit_1() {
     let ab = Cli::new();

@@ -23,6 +23,12 @@ pub const DEFAULT_ARGS: &[&str] = &[
     "--use-mock-keychain",
 ];
 
+/// A Chrome feature abx turns on in every browser it launches: `Page.captureScreenshot` renders
+/// into a surface of its own instead of waiting on the view's next frame, which takes a
+/// viewport screenshot from ~40 to ~30 ms (Playwright launches with it too). ADR 0013.
+/// `--disable-features=CDPScreenshotNewSurface` turns it off again (Chrome lets a disable win).
+pub const SCREENSHOT_FEATURE: &str = "CDPScreenshotNewSurface";
+
 /// Builds the full argument list for one launch of full Chrome.
 pub fn build_args(options: &LaunchOptions, user_data_dir: &Path, run_as_root: bool) -> Vec<String> {
     build_args_for(BrowserKind::Chrome, options, user_data_dir, run_as_root)
@@ -86,6 +92,7 @@ pub fn build_args_for(
     if (run_as_root || options.no_sandbox) && !user_sets("--disable-dev-shm-usage") {
         args.push("--disable-dev-shm-usage".into());
     }
+    with_feature(&mut args, SCREENSHOT_FEATURE);
     // Unless the caller passed a start page: a headless full Chrome on a throw-away profile
     // starts with no window, so the session's first tab is one it creates. Chrome's startup tab
     // carries an infobar (the unsupported-flag warning) that takes 56 px off its viewport
@@ -103,6 +110,27 @@ pub fn build_args_for(
         }
     }
     args
+}
+
+/// Adds `feature` to the `--enable-features` Chrome reads: it keeps only the last such switch,
+/// so a caller's own list is extended rather than replaced.
+fn with_feature(args: &mut [String], feature: &str) {
+    let Some(last) = args
+        .iter_mut()
+        .rev()
+        .find(|a| a.starts_with("--enable-features="))
+    else {
+        return; // DEFAULT_ARGS always has one
+    };
+    let listed = last["--enable-features=".len()..]
+        .split(',')
+        .any(|f| f.trim() == feature);
+    if !listed {
+        if !last.ends_with('=') {
+            last.push(',');
+        }
+        last.push_str(feature);
+    }
 }
 
 /// Splits an `AGENT_BROWSER_ARGS` value the way upstream 0.41.2 does: one argument per line, or
@@ -165,6 +193,40 @@ mod tests {
         assert!(args.contains(&"--user-data-dir=/tmp/p".to_string()));
         assert!(args.contains(&"--remote-debugging-port=0".to_string()));
         assert!(!args.contains(&"--no-sandbox".to_string()));
+    }
+
+    #[test]
+    fn the_screenshot_surface_feature_joins_the_last_enable_features_once() {
+        let enabled = |args: &[String]| -> Vec<String> {
+            args.iter()
+                .filter(|a| a.starts_with("--enable-features="))
+                .cloned()
+                .collect()
+        };
+        let args = build_args(&LaunchOptions::default(), Path::new("/tmp/p"), false);
+        assert_eq!(
+            enabled(&args),
+            ["--enable-features=NetworkService,NetworkServiceInProcess,CDPScreenshotNewSurface"]
+        );
+        // Chrome reads only the last switch: the caller's own list is the one extended.
+        let options = LaunchOptions {
+            args: vec!["--enable-features=Vulkan".into()],
+            ..LaunchOptions::default()
+        };
+        let args = build_args(&options, Path::new("/tmp/p"), false);
+        assert_eq!(
+            enabled(&args).last().map(String::as_str),
+            Some("--enable-features=Vulkan,CDPScreenshotNewSurface")
+        );
+        let options = LaunchOptions {
+            args: vec!["--enable-features=CDPScreenshotNewSurface,Vulkan".into()],
+            ..LaunchOptions::default()
+        };
+        let args = build_args(&options, Path::new("/tmp/p"), false);
+        assert_eq!(
+            enabled(&args).last().map(String::as_str),
+            Some("--enable-features=CDPScreenshotNewSurface,Vulkan")
+        );
     }
 
     #[test]
