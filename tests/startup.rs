@@ -1,7 +1,8 @@
 //! What a command pays before it runs, black-box: how the CLI learns that a daemon it spawned is
 //! ready (a line on the daemon's stdout, not a socket poll with sleeps), that a daemon dying
 //! before it is ready is reported at once, and that an unchanged `launch` sent ahead of every
-//! command (Host-style environment) costs no CDP call, and which shared libraries it loads.
+//! command (Host-style environment) costs no CDP call, which shared libraries it loads, and how
+//! it ends when its result cannot be written.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
@@ -183,4 +184,106 @@ fn the_cli_starts_without_loading_libgcc_s() {
         !needed.iter().any(|l| l.starts_with("libgcc_s")),
         "the CLI loads libgcc_s at every start again: {needed:?}"
     );
+}
+
+/// Regression guard for the start-up cost of every command: the binary defines the one C maths
+/// function it uses (`pow`, cli/src/main.rs), so it does not map and bind `libm.so.6` at every
+/// start (ADR 0014). A new `f64` function that only libm has brings the library back: define it
+/// there too, or record why not.
+#[test]
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn the_cli_starts_without_loading_libm() {
+    let Some(needed) = needed_libraries(&binary()) else {
+        eprintln!("skipped: readelf is not installed");
+        return;
+    };
+    assert!(
+        needed.iter().any(|l| l.starts_with("libc.so")),
+        "{needed:?}"
+    );
+    assert!(
+        !needed.iter().any(|l| l.starts_with("libm.so")),
+        "the CLI loads libm at every start again: {needed:?}"
+    );
+}
+
+/// Regression guard for the CLI's own entry point (ADR 0014): `agent-browser … | head -1` ends
+/// the way upstream and every Unix filter end when their reader goes away, killed by `SIGPIPE`
+/// without a word, not with an exit status of 0 or a panic message.
+#[test]
+fn a_cli_whose_stdout_reader_went_away_dies_of_sigpipe_like_upstream() {
+    use std::os::unix::process::ExitStatusExt;
+    let ab = Cli::new().without("AGENT_BROWSER_ARGS");
+    let (reader, writer) = nix::unistd::pipe().expect("pipe");
+    drop(reader);
+    let output = ab
+        .command(&["skills", "get", "core"])
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run agent-browser");
+    assert_eq!(
+        output.status.signal(),
+        Some(nix::sys::signal::Signal::SIGPIPE as i32),
+        "{:?}, stderr: {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Regression guard: a result lost on its way out (a full disk behind `>`) is a failure with a
+/// message, not a silent success (upstream panics with exit 101 here).
+#[test]
+#[cfg(target_os = "linux")]
+fn a_result_that_cannot_be_written_to_stdout_is_a_failure() {
+    let ab = Cli::new().without("AGENT_BROWSER_ARGS");
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let output = ab
+        .command(&["skills", "get", "core"])
+        .stdout(Stdio::from(full))
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run agent-browser");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("Could not write the result to stdout") && stderr.contains("space"),
+        "{stderr}"
+    );
+}
+
+/// Regression guard for the entry point's descriptor check (ADR 0014): a CLI started with its
+/// stdout closed (`>&-`) finds `/dev/null` there, as with Rust's own start-up code, so its
+/// result goes nowhere, its exit status is the command's, and no file or socket it opens later
+/// can land on descriptor 1.
+#[test]
+fn a_cli_started_with_stdout_closed_succeeds_as_with_a_null_stdout() {
+    let ab = Cli::new().without("AGENT_BROWSER_ARGS");
+    let direct = ab.command(&["skills", "get", "core"]);
+    // The same command, with its environment, run by a shell that closes descriptor 1 first.
+    let mut shell = Command::new("sh");
+    shell
+        .args(["-c", "exec \"$0\" skills get core >&-"])
+        .arg(direct.get_program())
+        .env_clear()
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    for (key, value) in direct.get_envs() {
+        if let Some(value) = value {
+            shell.env(key, value);
+        }
+    }
+    let output = shell.output().expect("run sh");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
 }

@@ -8,7 +8,7 @@
 //! around a stream token.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command as Process, ExitCode, Stdio};
+use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::commands::prelude::*;
@@ -305,13 +305,13 @@ fn non_empty(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
-/// The background process: serves until SIGTERM or SIGINT.
-pub fn serve() -> ExitCode {
+/// The background process: serves until SIGTERM or SIGINT; returns its exit status.
+pub fn serve() -> u8 {
     // Leave the CLI's session, like a daemon: the terminal closing must not end the dashboard.
     let _ = nix::unistd::setsid();
     let Some(dir) = std::env::var_os(DIR_ENV).map(PathBuf::from) else {
         eprintln!("{DIR_ENV} is not set");
-        return ExitCode::from(1);
+        return 1;
     };
     let port = non_empty(PORT_ENV)
         .and_then(|p| p.parse().ok())
@@ -326,7 +326,7 @@ pub fn serve() -> ExitCode {
         Ok(runtime) => runtime,
         Err(err) => {
             eprintln!("cannot start the dashboard runtime: {err}");
-            return ExitCode::from(1);
+            return 1;
         }
     };
     runtime.block_on(async move {
@@ -341,7 +341,7 @@ pub fn serve() -> ExitCode {
             Ok(server) => server,
             Err(err) => {
                 eprintln!("{err}");
-                return ExitCode::from(1);
+                return 1;
             }
         };
         let state = State {
@@ -350,14 +350,14 @@ pub fn serve() -> ExitCode {
         };
         if let Err(err) = write_state(&dir, &state) {
             eprintln!("cannot save the dashboard state: {err}");
-            return ExitCode::from(1);
+            return 1;
         }
         let (Ok(mut term), Ok(mut int)) = (
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()),
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()),
         ) else {
             eprintln!("cannot listen for signals");
-            return ExitCode::from(1);
+            return 1;
         };
         tokio::select! {
             _ = term.recv() => {}
@@ -369,7 +369,7 @@ pub fn serve() -> ExitCode {
         {
             let _ = std::fs::remove_file(state_path(&dir));
         }
-        ExitCode::SUCCESS
+        0
     })
 }
 
