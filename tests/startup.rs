@@ -156,6 +156,23 @@ fn needed_libraries(binary: &Path) -> Option<Vec<String>> {
     )
 }
 
+/// Asserts that the binary links libc (so the listing is real) and not `library` (a name prefix);
+/// skips where binutils is not installed.
+fn assert_the_cli_does_not_need(library: &str) {
+    let Some(needed) = needed_libraries(&binary()) else {
+        eprintln!("skipped: readelf is not installed");
+        return;
+    };
+    assert!(
+        needed.iter().any(|l| l.starts_with("libc.so")),
+        "{needed:?}"
+    );
+    assert!(
+        !needed.iter().any(|l| l.starts_with(library)),
+        "the CLI loads {library} at every start again: {needed:?}"
+    );
+}
+
 /// Regression guard for the start-up cost of every command: `libgcc_s.so.1` runs a CPU probe
 /// (`cpuid`, a trap to the hypervisor on a VM) and is one more library to map and bind, so the
 /// CLI links libgcc's unwinder statically where the C compiler ships it (cli/build.rs, ADR 0012).
@@ -172,18 +189,7 @@ fn the_cli_starts_without_loading_libgcc_s() {
         eprintln!("skipped: this toolchain links libgcc_s by choice or necessity");
         return;
     }
-    let Some(needed) = needed_libraries(&binary()) else {
-        eprintln!("skipped: readelf is not installed");
-        return;
-    };
-    assert!(
-        needed.iter().any(|l| l.starts_with("libc.so")),
-        "{needed:?}"
-    );
-    assert!(
-        !needed.iter().any(|l| l.starts_with("libgcc_s")),
-        "the CLI loads libgcc_s at every start again: {needed:?}"
-    );
+    assert_the_cli_does_not_need("libgcc_s");
 }
 
 /// Regression guard for the start-up cost of every command: the binary defines the one C maths
@@ -193,18 +199,18 @@ fn the_cli_starts_without_loading_libgcc_s() {
 #[test]
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn the_cli_starts_without_loading_libm() {
-    let Some(needed) = needed_libraries(&binary()) else {
-        eprintln!("skipped: readelf is not installed");
-        return;
-    };
-    assert!(
-        needed.iter().any(|l| l.starts_with("libc.so")),
-        "{needed:?}"
-    );
-    assert!(
-        !needed.iter().any(|l| l.starts_with("libm.so")),
-        "the CLI loads libm at every start again: {needed:?}"
-    );
+    assert_the_cli_does_not_need("libm.so");
+}
+
+/// `skills get core` (a long result, no browser) with its stdout on `stdout`, stderr captured.
+fn core_guide_to(stdout: Stdio) -> std::process::Output {
+    Cli::new()
+        .without("AGENT_BROWSER_ARGS")
+        .command(&["skills", "get", "core"])
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run agent-browser")
 }
 
 /// Regression guard for the CLI's own entry point (ADR 0014): `agent-browser … | head -1` ends
@@ -213,15 +219,9 @@ fn the_cli_starts_without_loading_libm() {
 #[test]
 fn a_cli_whose_stdout_reader_went_away_dies_of_sigpipe_like_upstream() {
     use std::os::unix::process::ExitStatusExt;
-    let ab = Cli::new().without("AGENT_BROWSER_ARGS");
     let (reader, writer) = nix::unistd::pipe().expect("pipe");
     drop(reader);
-    let output = ab
-        .command(&["skills", "get", "core"])
-        .stdout(Stdio::from(writer))
-        .stderr(Stdio::piped())
-        .output()
-        .expect("run agent-browser");
+    let output = core_guide_to(Stdio::from(writer));
     assert_eq!(
         output.status.signal(),
         Some(nix::sys::signal::Signal::SIGPIPE as i32),
@@ -241,17 +241,11 @@ fn a_cli_whose_stdout_reader_went_away_dies_of_sigpipe_like_upstream() {
 #[test]
 #[cfg(target_os = "linux")]
 fn a_result_that_cannot_be_written_to_stdout_is_a_failure() {
-    let ab = Cli::new().without("AGENT_BROWSER_ARGS");
     let full = std::fs::OpenOptions::new()
         .write(true)
         .open("/dev/full")
         .expect("/dev/full");
-    let output = ab
-        .command(&["skills", "get", "core"])
-        .stdout(Stdio::from(full))
-        .stderr(Stdio::piped())
-        .output()
-        .expect("run agent-browser");
+    let output = core_guide_to(Stdio::from(full));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
