@@ -6,7 +6,8 @@
 //! 0.04–0.26 ms of a 1.3–2 ms command. What of it matters is done here by hand, and the one C
 //! maths function the process uses is defined here so that `libm.so.6` is not loaded. ADR 0014.
 
-#![no_main]
+// Under `cfg(test)` the test harness must keep its own `main`: it runs this file's unit tests.
+#![cfg_attr(not(test), no_main)]
 
 use abx_wire::env;
 use std::io::Write;
@@ -26,12 +27,20 @@ use serde_json::{Value, json};
 /// `SIGPIPE`'s disposition, which no safe API of std or nix offers.
 #[allow(unsafe_code)]
 mod entry {
-    use std::ffi::{c_char, c_int};
+    use std::ffi::c_int;
 
     /// Called by the C runtime with the arguments std already captured (glibc passes them to
     /// std's own initialiser too, so `std::env::args` works as usual).
+    #[cfg(not(test))]
     #[unsafe(no_mangle)]
-    extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
+    extern "C" fn main(_argc: c_int, _argv: *const *const std::ffi::c_char) -> c_int {
+        start()
+    }
+
+    /// What `main` does; apart from it so that the unit-test build, whose `main` is the test
+    /// harness's, still compiles and lints all of it.
+    #[cfg_attr(test, allow(dead_code))]
+    fn start() -> c_int {
         keep_standard_fds_open();
         ignore_sigpipe();
         // As Rust's own `main` would: a panic prints its message and exits with 101, and what
@@ -540,4 +549,41 @@ fn git_root(start: &std::path::Path) -> Option<std::path::PathBuf> {
         dir = d.parent();
     }
     None
+}
+
+// These tests also guard the entry point: with `no_main` applied under `cfg(test)`, the
+// harness would not run them and `cargo test` would fail on this binary.
+#[cfg(test)]
+mod tests {
+    use super::git_root;
+
+    /// A fresh directory under the system temp dir, removed when dropped.
+    struct ScratchDir(std::path::PathBuf);
+
+    impl ScratchDir {
+        fn new(name: &str) -> Self {
+            let dir = std::env::temp_dir().join(format!("abx-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("create scratch dir");
+            ScratchDir(dir)
+        }
+    }
+
+    impl Drop for ScratchDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn git_root_walks_up_from_a_nested_directory_to_the_one_holding_dot_git() {
+        let scratch = ScratchDir::new("git-root");
+        let repo = scratch.0.join("repo");
+        let nested = repo.join("a").join("b");
+        std::fs::create_dir_all(&nested).expect("create nested dirs");
+        // A worktree's `.git` is a file, not a directory: both count.
+        std::fs::write(repo.join(".git"), "gitdir: elsewhere\n").expect("write .git");
+        assert_eq!(git_root(&nested), Some(repo.clone()));
+        assert_eq!(git_root(&repo), Some(repo));
+    }
 }
