@@ -155,3 +155,102 @@ async fn four_stages_on_one_anchor_are_all_live_at_once() {
     }
     anchor.run(&["close"]).success();
 }
+
+/// Ten chained 10 ms timers on the stage's page: its visibility, the animation frames it painted
+/// meanwhile (`animated.html` counts one per `requestAnimationFrame`), and how long they took.
+const QUIET_PROBE: &str = "new Promise(done => { \
+    const f0 = window.__frames, t0 = performance.now(); let n = 0; \
+    const tick = () => ++n < 10 ? setTimeout(tick, 10) \
+      : done([document.visibilityState, window.__frames - f0, performance.now() - t0]); \
+    setTimeout(tick, 10); })";
+
+/// Polls the page's `document.visibilityState` until it is `want`.
+fn wait_for_visibility(cli: &Cli, want: &str) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        let state = cli.run(&["eval", "document.visibilityState"]).success();
+        if state.out().trim_matches('"') == want {
+            return true;
+        }
+    }
+    false
+}
+
+/// The width and height in a PNG's header.
+fn png_size(path: &std::path::Path) -> (u32, u32) {
+    let bytes = std::fs::read(path).expect("screenshot written");
+    let be = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().expect("IHDR"));
+    assert_eq!(&bytes[1..4], b"PNG", "a PNG");
+    (be(16), be(20))
+}
+
+// On the headless shell, which shows every tab, an idle stage used to paint at the page's rate
+// for its whole life; on full Chrome, its hidden tab ran the page's timers at 1 Hz. ADR 0015.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unwatched_stage_on_a_shell_anchor_paints_nothing_keeps_its_timers_and_shows_while_watched()
+ {
+    let (anchor, cdp) = anchor();
+    unwatched_stage_is_quiet_until_watched(anchor, &cdp).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unwatched_stage_on_a_full_chrome_anchor_keeps_its_timers_and_shows_while_watched() {
+    let anchor = Cli::new()
+        .session("anchor")
+        .env("AGENT_BROWSER_EXECUTABLE_PATH", "/usr/bin/chromium")
+        .env("AGENT_BROWSER_IDLE_TIMEOUT_MS", "0");
+    anchor.run(&["open", "about:blank"]).success();
+    let cdp = anchor.run(&["get", "cdp-url"]).success().out().to_string();
+    unwatched_stage_is_quiet_until_watched(anchor, &cdp).await;
+}
+
+async fn unwatched_stage_is_quiet_until_watched(anchor: Cli, cdp: &str) {
+    let site = common::site();
+    let stage = stage("quiet", cdp);
+    stage.run(&["open", &site.url("/animated.html")]).success();
+
+    let probe = stage.run(&["--json", "eval", QUIET_PROBE]).success().json();
+    let result = &probe["data"]["result"];
+    assert_eq!(
+        result[0], "hidden",
+        "an unwatched stage is a hidden tab: {probe}"
+    );
+    assert_eq!(result[1], 0, "and paints no frames: {probe}");
+    // Throttled, each timer waits for the next 1 s wake-up: 9 s or more for the ten.
+    let took = result[2].as_f64().expect("elapsed ms");
+    assert!(took < 3000.0, "the page's timers run unthrottled: {probe}");
+    // A hidden stage still answers a screenshot at its full viewport.
+    let shot = stage.file("quiet.png");
+    stage
+        .run(&["screenshot", shot.to_str().expect("utf-8 path")])
+        .success();
+    let viewport = stage
+        .run(&["--json", "eval", "[innerWidth, innerHeight]"])
+        .success()
+        .json();
+    let side = |i: usize| viewport["data"]["result"][i].as_u64().expect("px") as u32;
+    assert_eq!(png_size(&shot), (side(0), side(1)), "{viewport}");
+
+    // Watched, it shows and paints; the anchor's own tab is visible throughout.
+    let mut viewer = connect(stream_port(&stage)).await;
+    assert!(
+        wait_for_visibility(&stage, "visible"),
+        "a watched stage shows"
+    );
+    let (frames, _) = count_frames(&mut viewer, Duration::from_secs(1)).await;
+    assert!(frames > 0, "a watched stage streams frames");
+    assert_eq!(
+        anchor
+            .run(&["eval", "document.visibilityState"])
+            .success()
+            .out(),
+        "\"visible\""
+    );
+    drop(viewer);
+    assert!(
+        wait_for_visibility(&stage, "hidden"),
+        "once the viewer leaves, the stage is hidden again"
+    );
+    stage.run(&["close"]).success();
+    anchor.run(&["close"]).success();
+}

@@ -29,6 +29,13 @@ pub const DEFAULT_ARGS: &[&str] = &[
 /// `--disable-features=CDPScreenshotNewSurface` turns it off again (Chrome lets a disable win).
 pub const SCREENSHOT_FEATURE: &str = "CDPScreenshotNewSurface";
 
+/// A switch abx adds to every Chrome it launches (upstream does not; Playwright and Puppeteer
+/// do): a hidden tab's timers run at the rate the page asked for instead of at most once a
+/// second. A stage's pinned tab on a shared anchor is a hidden tab while no one watches, and
+/// without it a page's 10 ms `setTimeout` took 1000 ms there (debounced inputs, polling,
+/// script-driven waits). ADR 0015.
+pub const UNTHROTTLED_TIMERS: &str = "--disable-background-timer-throttling";
+
 /// Builds the full argument list for one launch of full Chrome.
 pub fn build_args(options: &LaunchOptions, user_data_dir: &Path, run_as_root: bool) -> Vec<String> {
     build_args_for(BrowserKind::Chrome, options, user_data_dir, run_as_root)
@@ -45,6 +52,9 @@ pub fn build_args_for(
     let mut args: Vec<String> = vec!["--remote-debugging-port=0".to_string()];
     args.extend(DEFAULT_ARGS.iter().map(|s| s.to_string()));
     let user_sets = |prefix: &str| options.args.iter().any(|a| a.starts_with(prefix));
+    if !user_sets(UNTHROTTLED_TIMERS) {
+        args.push(UNTHROTTLED_TIMERS.into());
+    }
     if options.headless {
         if kind == BrowserKind::Chrome {
             args.push("--headless=new".into());
@@ -193,6 +203,20 @@ mod tests {
         assert!(args.contains(&"--user-data-dir=/tmp/p".to_string()));
         assert!(args.contains(&"--remote-debugging-port=0".to_string()));
         assert!(!args.contains(&"--no-sandbox".to_string()));
+    }
+
+    #[test]
+    fn every_launch_keeps_hidden_tabs_timers_unthrottled_once() {
+        for kind in [BrowserKind::Chrome, BrowserKind::HeadlessShell] {
+            let args = build_args_for(kind, &LaunchOptions::default(), Path::new("/tmp/p"), false);
+            assert_eq!(args.iter().filter(|a| *a == UNTHROTTLED_TIMERS).count(), 1);
+        }
+        let options = LaunchOptions {
+            args: vec![UNTHROTTLED_TIMERS.into()],
+            ..LaunchOptions::default()
+        };
+        let args = build_args(&options, Path::new("/tmp/p"), false);
+        assert_eq!(args.iter().filter(|a| *a == UNTHROTTLED_TIMERS).count(), 1);
     }
 
     #[test]

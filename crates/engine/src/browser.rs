@@ -3,9 +3,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use abx_cdp::protocol::browser_protocol::browser as cdp_browser;
 use abx_cdp::protocol::browser_protocol::target;
 use abx_cdp::{ConnectOptions, Connection, EventFilter};
-use abx_chrome::{BrowserBinary, Chrome, CloseReceipt, LaunchOptions};
+use abx_chrome::{BrowserBinary, BrowserKind, Chrome, CloseReceipt, LaunchOptions};
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
@@ -116,6 +117,8 @@ pub struct Browser {
     owned: bool,
     chrome_pid: Option<i32>,
     binary: Option<BrowserBinary>,
+    /// Whether Chrome is a headless shell, once asked (see [`Browser::is_headless_shell`]).
+    headless_shell: tokio::sync::OnceCell<bool>,
     pub(crate) targets: Arc<TargetTracker>,
     versions: watch::Receiver<u64>,
     pump: tokio::task::JoinHandle<()>,
@@ -346,6 +349,7 @@ impl Browser {
             owned,
             chrome_pid,
             binary,
+            headless_shell: tokio::sync::OnceCell::new(),
             targets,
             versions,
             pump,
@@ -397,6 +401,57 @@ impl Browser {
     /// Which binary runs (headless shell or full Chrome) and why, when we launched it.
     pub fn binary(&self) -> Option<&BrowserBinary> {
         self.binary.as_ref()
+    }
+
+    /// Whether this Chrome is a headless shell (the old headless mode), launched by us or not.
+    /// A shell has no tab strip: every tab is a window of its own that is always shown, so
+    /// Chrome paints every tab at the page's rate, where full Chrome paints only the tab in
+    /// front. Known from the binary when we launched it; otherwise from the product name the
+    /// shell reports (`HeadlessChrome/…`; full Chrome says `Chrome/…`, headless or not), asked
+    /// once. A browser that does not answer counts as full Chrome.
+    pub async fn is_headless_shell(&self) -> bool {
+        if let Some(binary) = &self.binary {
+            return binary.kind == BrowserKind::HeadlessShell;
+        }
+        *self
+            .headless_shell
+            .get_or_init(|| async {
+                self.connection
+                    .browser()
+                    .call_within(
+                        cdp_browser::GetVersionParams::default(),
+                        Duration::from_secs(5),
+                    )
+                    .await
+                    .is_ok_and(|v| v.product.starts_with("HeadlessChrome/"))
+            })
+            .await
+    }
+
+    /// Minimizes the window that holds `target_id`. On a headless shell, where each tab has its
+    /// own window, this hides that one tab: it keeps its size and stays usable (scripts, input,
+    /// screenshots), but paints nothing until it is shown again.
+    pub async fn minimize_window_of(&self, target_id: &str) -> Result<()> {
+        let browser = self.connection.browser();
+        let window = browser
+            .call_within(
+                cdp_browser::GetWindowForTargetParams {
+                    target_id: Some(target_id.to_string().into()),
+                },
+                Duration::from_secs(5),
+            )
+            .await?;
+        let bounds = cdp_browser::Bounds {
+            window_state: Some(cdp_browser::WindowState::Minimized),
+            ..Default::default()
+        };
+        browser
+            .call_within(
+                cdp_browser::SetWindowBoundsParams::new(window.window_id, bounds),
+                Duration::from_secs(5),
+            )
+            .await?;
+        Ok(())
     }
 
     /// Whether the connection (and, when owned, the process) is alive.

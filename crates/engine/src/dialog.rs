@@ -109,6 +109,9 @@ impl Session {
                 let _ = browser.call_within(set, short).await;
             }
         }
+        // Restoring showed the tab; a stage tab on a headless shell goes back into the
+        // background (ADR 0015).
+        self.keep_stage_tab_in_background(&target).await;
         if self.rebind_clear(&target).await? {
             return Ok(());
         }

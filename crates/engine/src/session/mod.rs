@@ -267,9 +267,30 @@ impl Session {
             session.table().created.insert(target.clone());
         }
         session.bind(&target).await?;
+        session.keep_stage_tab_in_background(&target).await;
         crate::policy::contain_open_pages(&session).await?;
         crate::page_setup::session_started(&session).await?;
         Ok(session)
+    }
+
+    /// A stage's pinned tab on a browser it did not launch is a background tab: on full Chrome
+    /// it sits behind the anchor's own tab, so Chrome paints nothing for it while no one watches
+    /// (a live view turns on focus emulation to show it, ADR 0009). A headless shell has no
+    /// background tabs, so each stage would paint at the page's rate for as long as it lives
+    /// (an animated page: 70–160 ms of Chrome CPU a second per stage). There the tab's own
+    /// window is minimized, which the shell treats as hidden, as full Chrome treats a tab
+    /// behind another. ADR 0015. Best effort: a Chrome that refuses leaves the tab shown, as
+    /// before.
+    pub(crate) async fn keep_stage_tab_in_background(&self, target: &str) {
+        if !self.options.pin_tab
+            || self.browser.is_owned()
+            || !self.browser.is_headless_shell().await
+        {
+            return;
+        }
+        if let Err(err) = self.browser.minimize_window_of(target).await {
+            tracing::debug!(%err, target, "could not minimize the stage tab's window");
+        }
     }
 
     /// The browser's tabs that no other session has claimed.
