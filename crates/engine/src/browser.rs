@@ -428,30 +428,39 @@ impl Browser {
             .await
     }
 
-    /// Minimizes the window that holds `target_id`. On a headless shell, where each tab has its
-    /// own window, this hides that one tab: it keeps its size and stays usable (scripts, input,
-    /// screenshots), but paints nothing until it is shown again.
-    pub async fn minimize_window_of(&self, target_id: &str) -> Result<()> {
+    /// Puts the window that holds `target_id` through `states`, in order, each call within
+    /// `deadline`; every state is tried, and the first failure is returned. On a headless shell,
+    /// where each tab has its own window, `Minimized` hides that one tab: it keeps its size and
+    /// stays usable (scripts, input, screenshots) but paints nothing until it is shown again.
+    pub async fn set_window_states(
+        &self,
+        target_id: &str,
+        states: &[cdp_browser::WindowState],
+        deadline: Duration,
+    ) -> Result<()> {
         let browser = self.connection.browser();
         let window = browser
             .call_within(
                 cdp_browser::GetWindowForTargetParams {
                     target_id: Some(target_id.to_string().into()),
                 },
-                Duration::from_secs(5),
+                deadline,
             )
             .await?;
-        let bounds = cdp_browser::Bounds {
-            window_state: Some(cdp_browser::WindowState::Minimized),
-            ..Default::default()
-        };
-        browser
-            .call_within(
-                cdp_browser::SetWindowBoundsParams::new(window.window_id, bounds),
-                Duration::from_secs(5),
-            )
-            .await?;
-        Ok(())
+        let mut outcome = Ok(());
+        for state in states {
+            let bounds = cdp_browser::Bounds {
+                window_state: Some(state.clone()),
+                ..Default::default()
+            };
+            let set = cdp_browser::SetWindowBoundsParams::new(window.window_id, bounds);
+            if let Err(err) = browser.call_within(set, deadline).await
+                && outcome.is_ok()
+            {
+                outcome = Err(err.into());
+            }
+        }
+        outcome
     }
 
     /// Whether the connection (and, when owned, the process) is alive.

@@ -93,25 +93,19 @@ impl Session {
         // Recipe 1: minimize and restore the tab's window (5–13 ms on Chromium 156).
         self.detach_tab(&target).await;
         let _ = self.browser().activate_target(&target).await;
-        let window = cdp_browser::GetWindowForTargetParams {
-            target_id: Some(target.clone().into()),
-        };
-        if let Ok(window) = browser.call_within(window, short).await {
-            for state in [
-                cdp_browser::WindowState::Minimized,
-                cdp_browser::WindowState::Normal,
-            ] {
-                let bounds = cdp_browser::Bounds {
-                    window_state: Some(state),
-                    ..Default::default()
-                };
-                let set = cdp_browser::SetWindowBoundsParams::new(window.window_id, bounds);
-                let _ = browser.call_within(set, short).await;
-            }
-        }
-        // Restoring showed the tab; a stage tab on a headless shell goes back into the
+        // Restoring shows the tab; a stage tab on a headless shell goes back into the
         // background (ADR 0015).
-        self.keep_stage_tab_in_background(&target).await;
+        let mut states = vec![
+            cdp_browser::WindowState::Minimized,
+            cdp_browser::WindowState::Normal,
+        ];
+        if self.hides_stage_tab_by_minimizing().await {
+            states.push(cdp_browser::WindowState::Minimized);
+        }
+        let _ = self
+            .browser()
+            .set_window_states(&target, &states, short)
+            .await;
         if self.rebind_clear(&target).await? {
             return Ok(());
         }

@@ -273,22 +273,29 @@ impl Session {
         Ok(session)
     }
 
-    /// A stage's pinned tab on a browser it did not launch is a background tab: on full Chrome
-    /// it sits behind the anchor's own tab, so Chrome paints nothing for it while no one watches
-    /// (a live view turns on focus emulation to show it, ADR 0009). A headless shell has no
-    /// background tabs, so each stage would paint at the page's rate for as long as it lives
-    /// (an animated page: 70–160 ms of Chrome CPU a second per stage). There the tab's own
-    /// window is minimized, which the shell treats as hidden, as full Chrome treats a tab
-    /// behind another. ADR 0015. Best effort: a Chrome that refuses leaves the tab shown, as
-    /// before.
-    pub(crate) async fn keep_stage_tab_in_background(&self, target: &str) {
-        if !self.options.pin_tab
-            || self.browser.is_owned()
-            || !self.browser.is_headless_shell().await
-        {
+    /// Whether this session's tab is a stage tab that must be hidden by hand. A stage's pinned
+    /// tab on a browser it did not launch is a background tab: on full Chrome it sits behind
+    /// the anchor's own tab, so Chrome paints nothing for it while no one watches (a live view
+    /// turns on focus emulation to show it, ADR 0009). A headless shell has no background tabs,
+    /// so each stage would paint at the page's rate for as long as it lives (an animated page:
+    /// 180–280 ms of Chrome CPU a second per stage). There the tab's own window is minimized,
+    /// which the shell treats as hidden, as full Chrome treats a tab behind another. ADR 0015.
+    pub(crate) async fn hides_stage_tab_by_minimizing(&self) -> bool {
+        self.options.pin_tab && !self.browser.is_owned() && self.browser.is_headless_shell().await
+    }
+
+    /// Minimizes the stage tab's window where [`Session::hides_stage_tab_by_minimizing`] says
+    /// so. Best effort: a Chrome that refuses leaves the tab shown, as before.
+    async fn keep_stage_tab_in_background(&self, target: &str) {
+        if !self.hides_stage_tab_by_minimizing().await {
             return;
         }
-        if let Err(err) = self.browser.minimize_window_of(target).await {
+        let minimized = [abx_cdp::protocol::browser_protocol::browser::WindowState::Minimized];
+        if let Err(err) = self
+            .browser
+            .set_window_states(target, &minimized, std::time::Duration::from_secs(5))
+            .await
+        {
             tracing::debug!(%err, target, "could not minimize the stage tab's window");
         }
     }
