@@ -494,9 +494,21 @@ impl Browser {
 
     /// Creates a new tab at `url` (without activating or attaching it) and returns its target id.
     pub async fn create_tab(&self, url: &str, new_window: bool) -> Result<String> {
+        self.create_tab_placed(url, new_window, true).await
+    }
+
+    /// [`Browser::create_tab`], in front when `background` is false: a window created that way
+    /// is also the focused one, which `Target.activateTarget` alone does not give a window that
+    /// was opened in the background (its pages then report `document.hasFocus()` false).
+    pub async fn create_tab_placed(
+        &self,
+        url: &str,
+        new_window: bool,
+        background: bool,
+    ) -> Result<String> {
         let create = target::CreateTargetParams {
             new_window: Some(new_window),
-            background: Some(true),
+            background: Some(background),
             ..target::CreateTargetParams::new(url)
         };
         let created = self

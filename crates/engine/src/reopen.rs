@@ -55,6 +55,7 @@ impl Session {
             }
         };
         self.hand_over_tab(&old, &new);
+        self.show_active_tab(&new).await;
         if let Err(err) = self.browser().close_target(&old).await {
             // Already gone (closed by the page or a person): nothing left to close.
             tracing::debug!(%err, target = %old, "old tab did not close");

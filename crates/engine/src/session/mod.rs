@@ -11,6 +11,7 @@
 //! that deadline: input (click, fill, type, press, keys, mouse, touch, drag, upload, scroll),
 //! element reads (`find`, `get`, `is`), `eval`, waits, snapshots and screenshots.
 
+mod front;
 mod navigation;
 mod view;
 mod wait;
@@ -172,6 +173,16 @@ struct TabTable {
     attached: HashMap<String, Arc<Tab>>,
     /// Targets this session created (or the first tab of a browser it launched).
     created: std::collections::HashSet<String>,
+    /// The window each tab belongs to as the session sees it: a tab opened by `tab new` joins
+    /// the active tab's window, one opened by `window new` gets a window of its own. Missing
+    /// means the first window (0). Only a headless shell needs it, where every tab is a real
+    /// window of its own (see `front.rs`).
+    windows: HashMap<String, u32>,
+    /// The last window number handed out by `window new`.
+    last_window: u32,
+    /// Tabs whose windows this session minimized to hide them behind another of its tabs
+    /// (headless shell only; see `front.rs`).
+    minimized: std::collections::HashSet<String>,
 }
 
 impl TabTable {
@@ -187,6 +198,17 @@ impl TabTable {
         });
         let last = self.entries.len() - 1;
         &self.entries[last]
+    }
+
+    /// The session's window number of `target_id` (see [`TabTable::windows`]).
+    fn window_of(&self, target_id: &str) -> u32 {
+        self.windows.get(target_id).copied().unwrap_or(0)
+    }
+
+    /// Forgets what the table knows about a tab's window.
+    fn forget_window(&mut self, target_id: &str) {
+        self.windows.remove(target_id);
+        self.minimized.remove(target_id);
     }
 }
 
@@ -267,7 +289,7 @@ impl Session {
             session.table().created.insert(target.clone());
         }
         session.bind(&target).await?;
-        session.keep_stage_tab_in_background(&target).await;
+        session.show_active_tab(&target).await;
         crate::policy::contain_open_pages(&session).await?;
         crate::page_setup::session_started(&session).await?;
         Ok(session)
@@ -282,22 +304,6 @@ impl Session {
     /// which the shell treats as hidden, as full Chrome treats a tab behind another. ADR 0015.
     pub(crate) async fn hides_stage_tab_by_minimizing(&self) -> bool {
         self.options.pin_tab && !self.browser.is_owned() && self.browser.is_headless_shell().await
-    }
-
-    /// Minimizes the stage tab's window where [`Session::hides_stage_tab_by_minimizing`] says
-    /// so. Best effort: a Chrome that refuses leaves the tab shown, as before.
-    async fn keep_stage_tab_in_background(&self, target: &str) {
-        if !self.hides_stage_tab_by_minimizing().await {
-            return;
-        }
-        let minimized = [abx_cdp::protocol::browser_protocol::browser::WindowState::Minimized];
-        if let Err(err) = self
-            .browser
-            .set_window_states(target, &minimized, std::time::Duration::from_secs(5))
-            .await
-        {
-            tracing::debug!(%err, target, "could not minimize the stage tab's window");
-        }
     }
 
     /// The browser's tabs that no other session has claimed.
@@ -342,8 +348,16 @@ impl Session {
         let no_window = !self.browser.targets().iter().any(TargetInfo::is_tab);
         match adopt {
             Some(id) => Ok((id, self.browser.is_owned())),
+            // A tab in a window of its own is created in front (and so focused) unless it is a
+            // stage's: a stage never takes the front of a shared anchor.
             None => Ok((
-                self.browser.create_tab("about:blank", no_window).await?,
+                self.browser
+                    .create_tab_placed(
+                        "about:blank",
+                        no_window,
+                        !no_window || self.is_background_stage(),
+                    )
+                    .await?,
                 true,
             )),
         }
@@ -415,6 +429,9 @@ impl Session {
             return;
         };
         let old = table.entries.remove(old);
+        let window = table.window_of(from);
+        table.forget_window(from);
+        table.windows.insert(to.to_string(), window);
         table.entries.retain(|e| e.target_id != to);
         table.entries.push(TabEntry {
             number: old.number,
@@ -520,7 +537,9 @@ impl Session {
                 created
             }
         };
-        self.bind(&target).await
+        let tab = self.bind(&target).await?;
+        self.show_active_tab(&target).await;
+        Ok(tab)
     }
 
     /// Every tab of the browser, numbered for this session, with fresh titles.
@@ -612,8 +631,24 @@ impl Session {
         {
             filter.check_navigation(url)?;
         }
-        let target = self.browser.create_tab("about:blank", new_window).await?;
-        self.table().created.insert(target.clone());
+        // In front, as a browser opens a tab (`window new`: a focused window), unless this is a
+        // stage, which never takes the front of a shared anchor.
+        let target = self
+            .browser
+            .create_tab_placed("about:blank", new_window, self.is_background_stage())
+            .await?;
+        {
+            let mut table = self.table();
+            table.created.insert(target.clone());
+            let window = if new_window {
+                table.last_window += 1;
+                table.last_window
+            } else {
+                let active = table.active.clone().unwrap_or_default();
+                table.window_of(&active)
+            };
+            table.windows.insert(target.clone(), window);
+        }
         // The new tab becomes active once it has navigated, so whoever follows the active tab
         // (a live view) sees it at its URL, never at the interim about:blank.
         let claim = self.claim_for(&target)?;
@@ -627,6 +662,7 @@ impl Session {
         };
         self.keep_claim(&target, claim);
         self.activate(&target);
+        self.show_active_tab(&target).await;
         if let Some(label) = label {
             let mut table = self.table();
             if let Some(entry) = table.entries.iter_mut().find(|e| e.target_id == target) {
@@ -652,6 +688,7 @@ impl Session {
     pub async fn tab_switch(&self, reference: &str) -> Result<TabListing> {
         let target = self.resolve_tab_ref(reference)?;
         self.bind(&target).await?;
+        self.show_active_tab(&target).await;
         self.listing_of(target)
     }
 
@@ -694,6 +731,7 @@ impl Session {
         let successor = {
             let mut table = self.table();
             table.attached.remove(&target);
+            table.forget_window(&target);
             let was_active = table.active.as_deref() == Some(target.as_str());
             if was_active && !self.options.pin_tab {
                 table.active = None;
@@ -719,10 +757,11 @@ impl Session {
                 None
             }
         };
-        if let Some(next) = successor
-            && let Err(err) = self.bind(&next).await
-        {
-            tracing::debug!(%err, "cannot make the next tab active after a close");
+        if let Some(next) = successor {
+            match self.bind(&next).await {
+                Ok(_) => self.show_active_tab(&next).await,
+                Err(err) => tracing::debug!(%err, "cannot make the next tab active after a close"),
+            }
         }
         Ok(listing)
     }
