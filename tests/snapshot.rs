@@ -145,22 +145,22 @@ async fn goldens(page: &str) {
 
 #[tokio::test]
 async fn golden_fixture() {
-    goldens("/fixture.html").await;
+    Box::pin(goldens("/fixture.html")).await;
 }
 
 #[tokio::test]
 async fn golden_table() {
-    goldens("/table.html").await;
+    Box::pin(goldens("/table.html")).await;
 }
 
 #[tokio::test]
 async fn golden_iframe() {
-    goldens("/iframe.html").await;
+    Box::pin(goldens("/iframe.html")).await;
 }
 
 #[tokio::test]
 async fn golden_clickable() {
-    goldens("/clickable.html").await;
+    Box::pin(goldens("/clickable.html")).await;
 }
 
 #[tokio::test]
