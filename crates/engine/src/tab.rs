@@ -9,6 +9,7 @@
 //! crashing wakes every waiter at once and turns into a typed error instead of a hang.
 
 mod reduce;
+pub(crate) mod settle;
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -124,11 +125,31 @@ pub struct TabState {
     pub closing_by: Option<String>,
     /// The main frame is loading a new document (`frameStartedLoading` .. `frameStoppedLoading`).
     pub loading: bool,
-    /// How many main-frame loads started since attach (tells "this action navigated").
-    pub loads_started: u64,
+    /// How many main-frame navigations started since attach (requested by the page, started by
+    /// Chrome or by us), for [`settle`]'s marks.
+    pub navigation_starts: u64,
+    /// How many same-document navigations (fragment, History API) the main frame made.
+    pub same_document_navigations: u64,
+    /// The main frame's newest navigation, from its start until it commits or ends.
+    pub pending: Option<PendingNavigation>,
+    /// The main frame has a navigation scheduled to start now (`Page.frameScheduledNavigation`
+    /// with no delay, until `frameClearedScheduledNavigation`).
+    pub scheduled: bool,
     /// The default (main-world) execution context of each same-process frame, by frame id:
     /// `(contextId, uniqueId)`, kept from `Runtime.executionContext*` events (see [`crate::frame`]).
     pub frame_contexts: std::collections::HashMap<String, (i64, String)>,
+}
+
+/// A main-frame navigation that started and has not committed or ended yet.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PendingNavigation {
+    /// Its loader (the document it will commit), once Chrome named it; `None` between the
+    /// page's request and Chrome's start.
+    pub loader_id: Option<String>,
+    /// The URL it started with (redirects may change it).
+    pub url: String,
+    /// A fragment or History API navigation: it commits no new document.
+    pub same_document: bool,
 }
 
 impl TabState {

@@ -27,6 +27,7 @@ use serde::Serialize;
 
 use crate::browser::{Browser, TargetInfo};
 use crate::error::{EngineError, Result};
+use crate::tab::settle::{Milestone, NavigationMark};
 use crate::tab::{Tab, TabOptions};
 
 /// When a navigation counts as done.
@@ -57,11 +58,12 @@ impl WaitUntil {
         }
     }
 
-    fn lifecycle_name(self) -> Option<&'static str> {
+    /// The milestone a wait ends at (`None`: no wait).
+    fn milestone(self) -> Option<Milestone> {
         match self {
-            WaitUntil::Load => Some("load"),
-            WaitUntil::DomContentLoaded => Some("DOMContentLoaded"),
-            WaitUntil::NetworkIdle => Some("networkIdle"),
+            WaitUntil::Load => Some(Milestone::Load),
+            WaitUntil::DomContentLoaded => Some(Milestone::DomContentLoaded),
+            WaitUntil::NetworkIdle => Some(Milestone::NetworkIdle),
             WaitUntil::None => None,
         }
     }
@@ -246,7 +248,7 @@ impl std::fmt::Debug for Session {
 #[derive(Clone, Debug)]
 pub(crate) struct NavigationMarker {
     target_id: String,
-    loads_started: u64,
+    mark: NavigationMark,
     syncs: u64,
 }
 

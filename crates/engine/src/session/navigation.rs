@@ -10,7 +10,8 @@ use serde_json::Value;
 use super::{Navigated, Session, WaitUntil, deadline_after};
 use crate::browser::TargetInfo;
 use crate::error::{EngineError, Result};
-use crate::tab::{Tab, TabState};
+use crate::tab::Tab;
+use crate::tab::settle::{Milestone, NavigationMark, progress};
 
 impl Session {
     /// Navigates the active tab and waits per `wait`.
@@ -41,18 +42,16 @@ impl Session {
             url,
         ))
         .await?;
+        let mark = tab.read(NavigationMark::of);
         let reply = tab
             .request("navigate", page::NavigateParams::new(url), timeout)
             .await?;
         if let Some(error) = reply.error_text.filter(|e| !e.is_empty()) {
-            return Err(EngineError::Navigation(error));
+            return Err(self.failed_navigation(tab, error, url));
         }
-        if let Some(loader) = reply.loader_id
-            && let Some(name) = wait.lifecycle_name()
-        {
-            let loader: String = loader.into();
+        if let Some(milestone) = wait.milestone() {
             tab.wait_state("navigation", deadline, false, |st| {
-                st.has_lifecycle(&loader, name)
+                progress(st, &mark, milestone).is_over()
             })
             .await
             .map_err(|e| with_timeout(e, timeout))?;
@@ -85,12 +84,11 @@ impl Session {
         else {
             return Ok(self.url_of(&tab));
         };
-        let entry_url = entry.url.clone();
-        let before = tab.state();
+        let mark = tab.read(NavigationMark::of);
         let go = page::NavigateToHistoryEntryParams::new(entry.id);
         tab.request(command, go, timeout).await?;
         tab.wait_state(command, deadline, false, |st| {
-            history_settled(&before, st, &entry_url)
+            progress(st, &mark, Milestone::Load).is_over()
         })
         .await
         .map_err(|e| with_timeout(e, timeout))?;
@@ -102,15 +100,29 @@ impl Session {
         let timeout = timeout.unwrap_or(self.options.default_timeout);
         let deadline = deadline_after(timeout);
         let tab = self.active_tab().await?;
-        let before = tab.state();
+        let mark = tab.read(NavigationMark::of);
         tab.request("reload", page::ReloadParams::default(), timeout)
             .await?;
         tab.wait_state("reload", deadline, false, |st| {
-            st.loader_id != before.loader_id && st.has_lifecycle(&st.loader_id, "load")
+            progress(st, &mark, Milestone::Load).is_over()
         })
         .await
         .map_err(|e| with_timeout(e, timeout))?;
         Ok(self.url_of(&tab))
+    }
+
+    /// The error for a navigation Chrome refused or abandoned (`errorText` in its reply). An
+    /// abort because the page (or another command) started a newer navigation says so.
+    fn failed_navigation(&self, tab: &Tab, error: String, url: &str) -> EngineError {
+        if error == "net::ERR_ABORTED"
+            && let Some(newer) = tab.read(|st| st.pending.as_ref().map(|p| p.url.clone()))
+            && newer != url
+        {
+            return EngineError::Navigation(format!(
+                "{error} (interrupted by a navigation to {newer})"
+            ));
+        }
+        EngineError::Navigation(error)
     }
 
     fn url_of(&self, tab: &Tab) -> String {
@@ -208,21 +220,6 @@ fn names_the_document(title: &str, url: &str) -> bool {
         return false;
     }
     !url.to_ascii_lowercase().contains("xn--")
-}
-
-fn history_settled(before: &TabState, now: &TabState, entry_url: &str) -> bool {
-    let same_url =
-        now.url == entry_url || now.url.trim_end_matches('#') == entry_url.trim_end_matches('#');
-    if !same_url {
-        return false;
-    }
-    if now.loader_id == before.loader_id {
-        // Same-document history move (hash / pushState).
-        return true;
-    }
-    // A new or restored document: done once it has loaded (a back/forward-cache restore reuses
-    // a loader that loaded before).
-    now.has_lifecycle(&now.loader_id, "load")
 }
 
 fn with_timeout(err: EngineError, after: Duration) -> EngineError {

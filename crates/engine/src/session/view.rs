@@ -8,6 +8,7 @@ use abx_cdp::protocol::js_protocol::runtime;
 use super::{NavigationMarker, Session};
 use crate::error::Result;
 use crate::tab::Tab;
+use crate::tab::settle::{Milestone, NavigationMark, Progress, progress};
 
 /// One command's view of a page: the tab that was active (and so the frame scope chosen on it
 /// with [`Session::select_frame`]) when it was taken, and the deadline of the command.
@@ -102,7 +103,7 @@ impl<'s> Page<'s> {
     fn navigation_marker(&self) -> NavigationMarker {
         NavigationMarker {
             target_id: self.tab.target_id().to_string(),
-            loads_started: self.tab.read(|st| st.loads_started),
+            mark: self.tab.read(NavigationMark::of),
             syncs: self.tab.syncs(),
         }
     }
@@ -127,11 +128,13 @@ impl<'s> Page<'s> {
     }
 
     /// After an action (click, Enter…): if it started a main-frame navigation, waits until the
-    /// new document has loaded, so the next command sees the page the action led to. Returns at
-    /// once when nothing started loading; never fails the action (a slow page just stops the
-    /// wait at `within`). It looks at the session's active tab as it is after the action — the
-    /// tab the action led to (`click --new-tab`), and the fallback tab of an unpinned session
-    /// whose tab the action closed — as it did before the view existed.
+    /// page it leads to has loaded, so the next command sees that page. Follows the newest
+    /// navigation (a redirect by the new page is followed too) and returns at once when nothing
+    /// started; never fails the action. A new document whose `load` is held back (a request that
+    /// never finishes) is waited for [`LOAD_AFTER_PARSE`] past its `DOMContentLoaded`, then the
+    /// action returns: it is usable, and upstream returns without waiting at all. It looks at
+    /// the session's active tab as it is after the action — the tab the action led to (`click
+    /// --new-tab`), and the fallback tab of an unpinned session whose tab the action closed.
     async fn settle_navigation(&self, marker: &NavigationMarker, within: Duration) {
         let Ok(tab) = self.session.active_tab().await else {
             return;
@@ -150,14 +153,39 @@ impl<'s> Page<'s> {
                 )
                 .await;
         }
-        if tab.read(|st| st.loads_started) == marker.loads_started {
+        // Another tab (a new tab the action opened and the session moved to) is followed from
+        // its own start: whatever it is doing now is the page.
+        let mark = if tab.target_id() == marker.target_id {
+            marker.mark
+        } else {
+            NavigationMark::default()
+        };
+        if tab.read(|st| progress(st, &mark, Milestone::Load)) == Progress::NotStarted {
             return;
         }
         let deadline = Instant::now() + within;
+        let parsed = tab
+            .wait_state("navigation", deadline, true, |st| {
+                st.dialog.is_some()
+                    || progress(st, &mark, Milestone::Load).is_over()
+                    || progress(st, &mark, Milestone::DomContentLoaded).is_over()
+            })
+            .await;
+        let Ok(parsed) = parsed else {
+            return;
+        };
+        if parsed.dialog.is_some() || progress(&parsed, &mark, Milestone::Load).is_over() {
+            return;
+        }
+        let deadline = deadline.min(Instant::now() + LOAD_AFTER_PARSE);
         let _ = tab
             .wait_state("navigation", deadline, true, |st| {
-                st.dialog.is_some() || !st.loading
+                st.dialog.is_some() || progress(st, &mark, Milestone::Load).is_over()
             })
             .await;
     }
 }
+
+/// How long the wait after an action gives a parsed document's `load` (images, frames, styles)
+/// before it returns anyway.
+const LOAD_AFTER_PARSE: Duration = Duration::from_secs(2);

@@ -131,12 +131,12 @@ impl Page<'_> {
 
     /// `wait --load <state>`.
     pub async fn wait_load(&self, wait: WaitUntil) -> Result<()> {
-        let Some(name) = wait.lifecycle_name() else {
+        let Some(milestone) = wait.milestone() else {
             return Ok(());
         };
         self.tab
             .wait_state("wait for load state", self.deadline, false, |st| {
-                st.has_lifecycle(&st.loader_id, name)
+                crate::tab::settle::settled(st, milestone)
             })
             .await
             .map_err(|e| with_wait_timeout(e, self.timeout))?;

@@ -9,7 +9,9 @@ use abx_cdp::protocol::js_protocol::runtime;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{ConsoleMessage, Dialog, DialogEvent, PageError, PageEvent, TabState};
+use super::{
+    ConsoleMessage, Dialog, DialogEvent, PageError, PageEvent, PendingNavigation, TabState,
+};
 
 /// How many console messages and page errors a tab keeps.
 pub(crate) const MAX_LOG: usize = 1000;
@@ -48,11 +50,35 @@ fn log() -> String {
     "log".into()
 }
 
+/// `Page.frameScheduledNavigation`'s params.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ScheduledNavigation {
+    frame_id: String,
+    /// Seconds until it starts.
+    #[serde(default)]
+    delay: f64,
+}
+
+/// The params of an event that only names its frame.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FrameOnly {
+    frame_id: String,
+}
+
 /// Something that changes a tab's state: a CDP event of its session, or a note from the engine.
 #[derive(Debug)]
 pub(crate) enum TabEvent {
     /// `Page.frameRequestedNavigation`.
     NavigationRequested(page::EventFrameRequestedNavigation),
+    /// `Page.frameStartedNavigating` (Chrome 130 and later).
+    NavigationStarted(page::EventFrameStartedNavigating),
+    /// `Page.frameScheduledNavigation` (raw: deprecated, missing from the pinned types, still
+    /// sent): the frame will navigate after `delay` seconds unless something cancels it.
+    NavigationScheduled(ScheduledNavigation),
+    /// `Page.frameClearedScheduledNavigation`: the scheduled navigation started or was cancelled.
+    ScheduleCleared(FrameOnly),
     /// `Page.frameStartedLoading`.
     LoadingStarted(page::EventFrameStartedLoading),
     /// `Page.frameStoppedLoading`.
@@ -141,6 +167,13 @@ impl TabEvent {
         Some(match event.method() {
             page::EventFrameRequestedNavigation::IDENTIFIER => {
                 TabEvent::NavigationRequested(typed(event, failed)?)
+            }
+            page::EventFrameStartedNavigating::IDENTIFIER => {
+                TabEvent::NavigationStarted(typed(event, failed)?)
+            }
+            "Page.frameScheduledNavigation" => TabEvent::NavigationScheduled(typed(event, failed)?),
+            "Page.frameClearedScheduledNavigation" => {
+                TabEvent::ScheduleCleared(typed(event, failed)?)
             }
             page::EventFrameStartedLoading::IDENTIFIER => {
                 TabEvent::LoadingStarted(typed(event, failed)?)
@@ -263,10 +296,56 @@ pub(crate) fn reduce(state: &mut TabState, event: TabEvent, ctx: &Context<'_>) -
                 && req.disposition == page::ClientNavigationDisposition::CurrentTab
             {
                 state.loading = true;
-                state.loads_started += 1;
+                state.navigation_starts += 1;
+                state.pending = Some(PendingNavigation {
+                    loader_id: None,
+                    url: req.url,
+                    same_document: false,
+                });
                 return Reduced::changed();
             }
             Reduced::unchanged()
+        }
+        TabEvent::NavigationStarted(started) => {
+            if !main(&started.frame_id) {
+                return Reduced::unchanged();
+            }
+            use page::FrameStartedNavigatingNavigationType as Kind;
+            let same_document = matches!(
+                started.navigation_type,
+                Kind::SameDocument | Kind::HistorySameDocument
+            );
+            // The start of a navigation requested just before is the same navigation.
+            let follows_request = state
+                .pending
+                .as_ref()
+                .is_some_and(|p| p.loader_id.is_none() && !same_document);
+            if !follows_request {
+                state.navigation_starts += 1;
+            }
+            state.pending = Some(PendingNavigation {
+                loader_id: Some(started.loader_id.into()),
+                url: started.url,
+                same_document,
+            });
+            state.scheduled = false;
+            Reduced::changed()
+        }
+        TabEvent::NavigationScheduled(scheduled) => {
+            // Only a navigation due now holds a wait (`location.replace` while parsing, a
+            // `<meta http-equiv=refresh content=0>` at load); a later one is a future page.
+            if scheduled.frame_id != ctx.target_id || scheduled.delay > 0.0 {
+                return Reduced::unchanged();
+            }
+            state.scheduled = true;
+            Reduced::changed()
+        }
+        TabEvent::ScheduleCleared(cleared) => {
+            if cleared.frame_id != ctx.target_id || !state.scheduled {
+                return Reduced::unchanged();
+            }
+            state.scheduled = false;
+            Reduced::changed()
         }
         TabEvent::LoadingStarted(started) => {
             if !main(&started.frame_id) {
@@ -274,7 +353,7 @@ pub(crate) fn reduce(state: &mut TabState, event: TabEvent, ctx: &Context<'_>) -
             }
             // A start right after a request is the same navigation: count it once.
             if !state.loading {
-                state.loads_started += 1;
+                state.navigation_starts += 1;
             }
             state.loading = true;
             Reduced::changed()
@@ -284,6 +363,9 @@ pub(crate) fn reduce(state: &mut TabState, event: TabEvent, ctx: &Context<'_>) -
                 return Reduced::unchanged();
             }
             state.loading = false;
+            // Nothing is loading any more: a navigation that did not commit (a 204, a
+            // download, one cancelled or failed) is over.
+            state.pending = None;
             Reduced::changed()
         }
         TabEvent::Navigated(nav) => {
@@ -313,6 +395,17 @@ pub(crate) fn reduce(state: &mut TabState, event: TabEvent, ctx: &Context<'_>) -
                     );
                 }
             }
+            // The commit ends the pending navigation, unless a newer one already started (its
+            // loader is not this one).
+            if state
+                .pending
+                .as_ref()
+                .is_none_or(|p| p.loader_id.as_deref().is_none_or(|l| l == loader))
+            {
+                state.pending = None;
+            }
+            // The old document's scheduled navigation went with it.
+            state.scheduled = false;
             state.loader_id = loader;
             state.url = url.clone();
             Reduced::changed().with(Effect::Page(PageEvent::Navigated { url }))
@@ -323,6 +416,14 @@ pub(crate) fn reduce(state: &mut TabState, event: TabEvent, ctx: &Context<'_>) -
                 return Reduced::unchanged();
             }
             state.url = nav.url;
+            state.same_document_navigations += 1;
+            if state
+                .pending
+                .as_ref()
+                .is_some_and(|p| p.same_document || p.loader_id.is_none())
+            {
+                state.pending = None;
+            }
             Reduced::changed()
         }
         TabEvent::Lifecycle(lc) => {
@@ -617,7 +718,7 @@ mod tests {
         };
         reduce(&mut st, requested("newTab"), &ctx(true));
         assert_eq!(
-            st.loads_started, 0,
+            st.navigation_starts, 0,
             "a new-tab navigation does not move this tab"
         );
         reduce(&mut st, requested("currentTab"), &ctx(true));
@@ -627,7 +728,7 @@ mod tests {
             cdp("Page.frameStartedLoading", json!({"frameId": TAB})),
             &ctx(true),
         );
-        assert_eq!(st.loads_started, 1);
+        assert_eq!(st.navigation_starts, 1);
         reduce(
             &mut st,
             cdp("Page.frameStoppedLoading", json!({"frameId": TAB})),
@@ -640,7 +741,7 @@ mod tests {
             cdp("Page.frameStartedLoading", json!({"frameId": TAB})),
             &ctx(true),
         );
-        assert_eq!(st.loads_started, 2);
+        assert_eq!(st.navigation_starts, 2);
         // Child frames are not the tab.
         let r = reduce(
             &mut st,
