@@ -104,6 +104,12 @@ pub struct Action {
     pub default_timeout: bool,
     /// Its failure fences the rest of its connection (see `Route::fences_on_failure`).
     pub fences_on_failure: bool,
+    /// It navigates the active tab (see `Route::navigates`).
+    pub navigates: bool,
+    /// It runs to its end even when its client goes away (see `Route::completes`).
+    pub completes: bool,
+    /// Chooses the daemon lane per request (see `Route::lane_of`).
+    pub lane_of: Option<abx_daemon::dispatch::LaneOf>,
     /// The daemon's handler; `None` for actions the CLI answers itself (never sent).
     pub handler: Option<Handler>,
     /// How its reply reads as text.
@@ -138,6 +144,9 @@ impl Action {
             reports_dialog: false,
             default_timeout: false,
             fences_on_failure: false,
+            navigates: false,
+            completes: false,
+            lane_of: None,
             handler: Some(handler),
             render: Render::DEFAULT,
         }
@@ -197,6 +206,30 @@ impl Action {
         }
     }
 
+    /// See [`Action::navigates`].
+    pub const fn navigating(self) -> Action {
+        Action {
+            navigates: true,
+            ..self
+        }
+    }
+
+    /// See [`Action::completes`].
+    pub const fn completing(self) -> Action {
+        Action {
+            completes: true,
+            ..self
+        }
+    }
+
+    /// See [`Action::lane_of`].
+    pub const fn with_lane_of(self, lane_of: abx_daemon::dispatch::LaneOf) -> Action {
+        Action {
+            lane_of: Some(lane_of),
+            ..self
+        }
+    }
+
     /// See [`Action::default_timeout`].
     pub const fn with_default_timeout(self) -> Action {
         Action {
@@ -226,6 +259,15 @@ impl Action {
         }
         if self.fences_on_failure {
             route = route.fencing_on_failure();
+        }
+        if self.navigates {
+            route = route.navigating();
+        }
+        if self.completes {
+            route = route.completing();
+        }
+        if let Some(lane_of) = self.lane_of {
+            route = route.with_lane_of(lane_of);
         }
         Some(route)
     }

@@ -65,7 +65,7 @@ pub struct Daemon {
     live: Mutex<Option<Live>>,
     launching: tokio::sync::Mutex<()>,
     queue: tokio::sync::Mutex<()>,
-    running: Mutex<Vec<(u64, CancellationToken)>>,
+    running: Mutex<Vec<Running>>,
     next_command: std::sync::atomic::AtomicU64,
     last_activity: Mutex<Instant>,
     in_flight: std::sync::atomic::AtomicUsize,
@@ -160,6 +160,17 @@ impl Daemon {
 
     /// Handles one request and returns the response line.
     pub async fn handle(self: &Arc<Self>, request: Request) -> Value {
+        self.handle_for(request, &CancellationToken::new()).await
+    }
+
+    /// [`Daemon::handle`] for a client that may go away: cancelling `caller` cancels the
+    /// command (waiting for its turn or running) unless its route runs to completion
+    /// ([`Route::cancelled_with_its_client`]). The reply then says so; nobody reads it.
+    pub async fn handle_for(
+        self: &Arc<Self>,
+        request: Request,
+        caller: &CancellationToken,
+    ) -> Value {
         self.touch();
         let _running = InFlight::enter(&self.in_flight);
         let started = Instant::now();
@@ -179,20 +190,46 @@ impl Daemon {
             Ok(_) => {}
         }
         let route = self.routes.get(&request.action).copied();
-        let lane = route.map_or(Lane::Queued, |r| r.lane);
+        let lane = match route {
+            Some(Route {
+                lane_of: Some(lane_of),
+                ..
+            }) => lane_of(&Ctx::new(self, &request)),
+            Some(route) => route.lane,
+            None => Lane::Queued,
+        };
+        // A command that runs to completion ignores its client's departure.
+        let never = CancellationToken::new();
+        let caller = if route.is_none_or(|r| r.cancelled_with_its_client()) {
+            caller
+        } else {
+            &never
+        };
         let (outcome, queue_ms) = match lane {
             Lane::Close => (self.run_route(route, &request).await, 0),
-            Lane::Fast => (self.execute(route, &request).await, 0),
+            Lane::Fast => (self.execute(route, &request, caller).await, 0),
             Lane::Queued => {
+                if route.is_some_and(|r| r.navigates) {
+                    self.interrupt_navigations(&request);
+                }
                 let waited = Instant::now();
                 let _turn = tokio::select! {
                     turn = self.queue.lock() => turn,
                     _ = self.shutdown.cancelled() => {
                         return crate::protocol::failure(&request.id, "cancelled: the session is closing", Some("cancelled"), None, None);
                     }
+                    _ = caller.cancelled() => {
+                        return crate::protocol::failure(&request.id, &caller_gone(&request.action), Some("cancelled"), None, None);
+                    }
                 };
                 let queue_ms = waited.elapsed().as_millis() as u64;
-                (self.execute(route, &request).await, queue_ms)
+                let outcome = self.execute(route, &request, caller).await;
+                // A navigation whose client left is not finished for nobody: the tab stays on
+                // the page it shows (still under the queue, so no later navigation is stopped).
+                if caller.is_cancelled() && route.is_some_and(|r| r.navigates) {
+                    self.stop_loading().await;
+                }
+                (outcome, queue_ms)
             }
         };
         self.touch();
@@ -312,16 +349,28 @@ impl Daemon {
         }
     }
 
-    /// Runs a command with its deadline and cancellation by `close`.
-    async fn execute(self: &Arc<Self>, route: Option<Route>, request: &Request) -> Outcome {
+    /// Runs a command with its deadline, cancelled by `close`, by a later navigation (for a
+    /// navigation) or by its client going away (`caller`).
+    async fn execute(
+        self: &Arc<Self>,
+        route: Option<Route>,
+        request: &Request,
+        caller: &CancellationToken,
+    ) -> Outcome {
         let token = CancellationToken::new();
+        let interrupt = Arc::new(std::sync::OnceLock::new());
         let command_id = self
             .next_command
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.running
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .push((command_id, token.clone()));
+            .push(Running {
+                id: command_id,
+                navigates: route.is_some_and(|r| r.navigates),
+                token: token.clone(),
+                interrupt: interrupt.clone(),
+            });
         // Waits carry their own timeout; everything else gets the default, plus slack so the
         // engine's own deadline (with its precise message) fires first.
         let budget = request
@@ -343,16 +392,52 @@ impl Daemon {
                     "timeout",
                 )),
             },
-            _ = token.cancelled() => Outcome::failed(Failure::coded(
-                format!("cancelled: `{}` was cancelled because the session is closing", request.action),
-                "cancelled",
-            )),
+            _ = token.cancelled() => Outcome::failed(match interrupt.get() {
+                Some(Interrupt::Navigation(by)) => Failure::coded(
+                    match request.str("url") {
+                        Some(url) => format!("Navigation to {url} was interrupted by {by}"),
+                        None => format!("`{}` was interrupted by {by}", request.action),
+                    },
+                    "interrupted",
+                ),
+                _ => Failure::coded(
+                    format!("cancelled: `{}` was cancelled because the session is closing", request.action),
+                    "cancelled",
+                ),
+            }),
+            _ = caller.cancelled() => Outcome::failed(Failure::coded(caller_gone(&request.action), "cancelled")),
         };
         self.running
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .retain(|(id, _)| *id != command_id);
+            .retain(|r| r.id != command_id);
         outcome
+    }
+
+    /// A navigation arrived: the navigations still running lose the tab to it (Chrome aborts
+    /// theirs when the new one starts) and end now instead of at their timeout.
+    fn interrupt_navigations(&self, request: &Request) {
+        let by = match request.str("url") {
+            Some(url) => format!("a navigation to {url}"),
+            None => format!("`{}`", request.action),
+        };
+        for running in self
+            .running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .filter(|r| r.navigates)
+        {
+            let _ = running.interrupt.set(Interrupt::Navigation(by.clone()));
+            running.token.cancel();
+        }
+    }
+
+    /// Stops the active tab's loading (best effort, bounded).
+    async fn stop_loading(&self) {
+        if let Some(live) = self.live() {
+            let _ = live.session.stop_loading().await;
+        }
     }
 
     /// The session's browser, launching or attaching with the spawn-time settings if needed.
@@ -595,13 +680,14 @@ impl Daemon {
     /// socket files, and asks the server to exit once the reply is written. Returns the reply's
     /// data (its `__cleanup` becomes `lifecycle.cleanup`).
     pub async fn close(&self) -> Value {
-        for (_, token) in self
+        for running in self
             .running
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .drain(..)
         {
-            token.cancel();
+            let _ = running.interrupt.set(Interrupt::Closing);
+            running.token.cancel();
         }
         let receipt = self.close_browser().await;
         self.files.remove_ephemeral();
@@ -648,6 +734,29 @@ impl Daemon {
             json!({"targetId": target, "url": url, "pinned": live.spec.pin_tab}).to_string();
         let _ = self.files.write("target", &content);
     }
+}
+
+/// A command being run (see `Daemon::execute`).
+struct Running {
+    id: u64,
+    navigates: bool,
+    token: CancellationToken,
+    /// Why `token` was cancelled, set before it is.
+    interrupt: Arc<std::sync::OnceLock<Interrupt>>,
+}
+
+/// Why a running command was stopped before its end.
+#[derive(Clone, Debug)]
+enum Interrupt {
+    /// `close`.
+    Closing,
+    /// A later navigation (described) took the tab.
+    Navigation(String),
+}
+
+/// The reply to a command whose client went away (nobody reads it; logs and tests do).
+fn caller_gone(action: &str) -> String {
+    format!("cancelled: the client that sent `{action}` went away")
 }
 
 /// What `<s>.target` names (see `Daemon::read_target_binding`).

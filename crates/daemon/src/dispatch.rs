@@ -48,6 +48,9 @@ pub type Reply<'a> = Pin<Box<dyn Future<Output = Result<Value, Failure>> + Send 
 /// A handler: runs one request.
 pub type Handler = for<'a, 'c> fn(&'a Ctx<'c>) -> Reply<'a>;
 
+/// Chooses a request's lane from the request and the daemon's state (see [`Route::lane_of`]).
+pub type LaneOf = for<'a, 'c> fn(&'a Ctx<'c>) -> Lane;
+
 /// One wire action the daemon serves.
 #[derive(Clone, Copy)]
 pub struct Route {
@@ -64,6 +67,16 @@ pub struct Route {
     /// run (a CLI may pipeline `launch` and its command: the command must not run on a browser
     /// the failed launch did not set up).
     pub fences_on_failure: bool,
+    /// It navigates the active tab (`open`, `back`, `forward`, `reload`): a later navigation
+    /// interrupts it while it runs (the page is going elsewhere), and when its client goes
+    /// away the tab stops loading.
+    pub navigates: bool,
+    /// It runs to its end even when its client goes away (it finishes a file, or creates
+    /// something the session must keep track of). Other commands are cancelled then.
+    pub completes: bool,
+    /// Chooses the lane per request instead of [`Route::lane`] (a `launch` that only reuses the
+    /// running browser needs no turn in the page queue).
+    pub lane_of: Option<LaneOf>,
     /// What runs it.
     pub handler: Handler,
 }
@@ -76,6 +89,8 @@ impl std::fmt::Debug for Route {
             .field("moves_tab", &self.moves_tab)
             .field("reports_dialog", &self.reports_dialog)
             .field("fences_on_failure", &self.fences_on_failure)
+            .field("navigates", &self.navigates)
+            .field("completes", &self.completes)
             .finish_non_exhaustive()
     }
 }
@@ -89,6 +104,9 @@ impl Route {
             moves_tab: false,
             reports_dialog: false,
             fences_on_failure: false,
+            navigates: false,
+            completes: false,
+            lane_of: None,
             handler,
         }
     }
@@ -131,6 +149,36 @@ impl Route {
             fences_on_failure: true,
             ..self
         }
+    }
+
+    /// Marks it as a navigation (see [`Route::navigates`]).
+    pub const fn navigating(self) -> Route {
+        Route {
+            navigates: true,
+            ..self
+        }
+    }
+
+    /// Marks it as running to its end without its client (see [`Route::completes`]).
+    pub const fn completing(self) -> Route {
+        Route {
+            completes: true,
+            ..self
+        }
+    }
+
+    /// Chooses its lane per request with `lane_of` (see [`Route::lane_of`]).
+    pub const fn with_lane_of(self, lane_of: LaneOf) -> Route {
+        Route {
+            lane_of: Some(lane_of),
+            ..self
+        }
+    }
+
+    /// Whether a client that goes away cancels it: not `close`, not a launch (a half-started
+    /// browser), not a command marked [`Route::completes`].
+    pub fn cancelled_with_its_client(&self) -> bool {
+        self.lane != Lane::Close && !self.fences_on_failure && !self.completes
     }
 }
 

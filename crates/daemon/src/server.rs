@@ -220,15 +220,28 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
             .get(&request.action)
             .is_some_and(|r| r.fences_on_failure)
             .then(|| request.action.clone());
-        // The command runs in its own task: a client that disconnects mid-command does not
-        // cancel it half way (the daemon finishes it and keeps serving).
-        let worker = tokio::spawn({
+        // The command runs in its own task, and this one watches the client meanwhile: a
+        // client that goes away (killed, timed out, Ctrl-C) cancels its command, which then
+        // releases the page lane for the next one (unless the command runs to completion).
+        let caller = tokio_util::sync::CancellationToken::new();
+        let mut worker = tokio::spawn({
             let daemon = daemon.clone();
-            async move { daemon.handle(request).await }
+            let caller = caller.clone();
+            async move { daemon.handle_for(request, &caller).await }
         });
-        let reply = match worker.await {
-            Ok(reply) => reply,
-            Err(err) => invalid(&format!("internal error: {err}")),
+        let finished = tokio::select! {
+            finished = &mut worker => Some(finished),
+            () = client_gone(reader.get_ref()) => None,
+        };
+        let reply = match finished {
+            Some(Ok(reply)) => reply,
+            Some(Err(err)) => invalid(&format!("internal error: {err}")),
+            None => {
+                tracing::debug!("the client went away: cancelling its command");
+                caller.cancel();
+                let _ = worker.await;
+                return;
+            }
         };
         let succeeded = reply.get("success").and_then(|v| v.as_bool()) == Some(true);
         let launched = fences.is_some() && succeeded;
@@ -252,6 +265,49 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
         if write_line(&mut write, &mut held, &reply).await.is_err() || closing || ending {
             return;
         }
+    }
+}
+
+/// Returns once the client has closed its socket (its process died, or it gave up). A client
+/// that only shut down its sending side still waits for the reply and is not gone.
+///
+/// It watches a duplicate of the socket's descriptor with its own readiness: the connection's
+/// own readiness must stay as it is for the next request's read, and a pipelined request or a
+/// half-close that woke this watch is cleared here so that only a new event wakes it again.
+async fn client_gone(read: &tokio::net::unix::OwnedReadHalf) {
+    use std::os::fd::AsFd;
+    let stream: &UnixStream = read.as_ref();
+    let watch = stream
+        .as_fd()
+        .try_clone_to_owned()
+        .map(std::os::unix::net::UnixStream::from)
+        .and_then(UnixStream::from_std);
+    let Ok(watch) = watch else {
+        return std::future::pending().await;
+    };
+    loop {
+        if watch.readable().await.is_err() || hung_up(&watch) {
+            return;
+        }
+        // Readable without a hang-up (a pipelined request, a half-close): clear this watch's
+        // readiness so that only a new event wakes it.
+        let _ = watch.try_io(tokio::io::Interest::READABLE, || {
+            Err::<(), _>(std::io::ErrorKind::WouldBlock.into())
+        });
+    }
+}
+
+/// Whether the peer closed its end: `POLLHUP`, which a Unix stream socket reports only once
+/// both directions are shut (a half-close gives `POLLRDHUP`, not this).
+fn hung_up(fd: &UnixStream) -> bool {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    use std::os::fd::AsFd;
+    let mut fds = [PollFd::new(fd.as_fd(), PollFlags::POLLOUT)];
+    match poll(&mut fds, PollTimeout::ZERO) {
+        Ok(_) => fds[0]
+            .revents()
+            .is_some_and(|r| r.intersects(PollFlags::POLLHUP | PollFlags::POLLERR)),
+        Err(_) => false,
     }
 }
 

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use abx_daemon::config::LaunchSpec;
 
 use crate::commands::prelude::{Action, Command, Ctx, Failure, Grammar};
+use abx_daemon::dispatch::Lane;
 use crate::flags::{Flags, parse_proxy, split_launch_args};
 
 /// The wire action.
@@ -21,10 +22,34 @@ pub const COMMAND: Command = Command {
     help: None,
     grammar: Grammar::Internal,
     // Fencing: the CLI pipelines `launch` and its command on one connection (see client.rs).
-    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx))).fencing_on_failure()],
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))
+        .fencing_on_failure()
+        .with_lane_of(lane)],
 };
 
-async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+/// A launch that keeps the running browser (the same settings, or local settings riding along
+/// on an attached session) changes nothing a page command uses: it runs at once, not behind a
+/// page command that may hang (an `open` sent from another shell to interrupt a stuck
+/// navigation comes with one). Any other launch waits for its turn.
+fn lane(ctx: &Ctx<'_>) -> Lane {
+    let Some(live) = ctx.live() else {
+        return Lane::Queued;
+    };
+    let Ok(spec) = spec_for(ctx) else {
+        return Lane::Queued;
+    };
+    if !live.session.browser().is_alive() {
+        return Lane::Queued;
+    }
+    if (!spec.is_attach() && live.spec.is_attach()) || spec.hash() == live.hash {
+        Lane::Fast
+    } else {
+        Lane::Queued
+    }
+}
+
+/// The launch settings a request asks for, completed from the running browser's.
+fn spec_for(ctx: &Ctx<'_>) -> Result<LaunchSpec, Failure> {
     let launch: LaunchRequest = ctx.params()?;
     let mut spec = LaunchSpec::from_request(&launch, &ctx.config().launch);
     // Like upstream, an allowlist once set stays for the daemon's life: a later launch without
@@ -50,6 +75,11 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     if let Some(live) = ctx.live() {
         spec.pages.keep_unmentioned(&launch, &live.spec.pages);
     }
+    Ok(spec)
+}
+
+async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
+    let spec = spec_for(ctx)?;
     // Upstream rejects an allowlist with --cdp or --profile; abx enforces it there too
     // (docs/adr/0004-allowlist.md), so every combination is accepted.
     let had_browser = ctx.live().is_some();

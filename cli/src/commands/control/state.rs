@@ -58,10 +58,12 @@ pub const COMMAND: Command = Command {
     }),
     grammar: Grammar::Request(parse),
     actions: &[
-        Action::queued(SAVE, |ctx| Box::pin(run_save(ctx))).rendered(Render {
-            saved: Some(saved),
-            ..Render::DEFAULT
-        }),
+        Action::queued(SAVE, |ctx| Box::pin(run_save(ctx)))
+            .completing()
+            .rendered(Render {
+                saved: Some(saved),
+                ..Render::DEFAULT
+            }),
         Action::queued(LOAD, |ctx| Box::pin(run_load(ctx)))
             .moving_tab()
             .rendered(Render {

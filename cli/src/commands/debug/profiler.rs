@@ -91,14 +91,18 @@ pub const COMMAND: Command = Command {
     }),
     grammar: Grammar::Request(parse),
     actions: &[
-        Action::queued(START, |ctx| Box::pin(start(ctx))).rendered(Render {
-            started: Some("Profiling started"),
-            ..Render::DEFAULT
-        }),
-        Action::queued(STOP, |ctx| Box::pin(stop(ctx))).rendered(Render {
-            saved: Some(saved),
-            ..Render::DEFAULT
-        }),
+        Action::queued(START, |ctx| Box::pin(start(ctx)))
+            .completing()
+            .rendered(Render {
+                started: Some("Profiling started"),
+                ..Render::DEFAULT
+            }),
+        Action::queued(STOP, |ctx| Box::pin(stop(ctx)))
+            .completing()
+            .rendered(Render {
+                saved: Some(saved),
+                ..Render::DEFAULT
+            }),
     ],
 };
 

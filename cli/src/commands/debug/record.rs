@@ -32,18 +32,24 @@ pub const COMMAND: Command = Command {
     }),
     grammar: Grammar::Request(parse),
     actions: &[
-        Action::queued(START, |ctx| Box::pin(start(ctx))).rendered(Render {
-            first: Some(started),
-            ..Render::DEFAULT
-        }),
-        Action::queued(RESTART, |ctx| Box::pin(restart(ctx))).rendered(Render {
-            first: Some(started),
-            ..Render::DEFAULT
-        }),
-        Action::queued(STOP, |ctx| Box::pin(stop(ctx))).rendered(Render {
-            first: Some(saved),
-            ..Render::DEFAULT
-        }),
+        Action::queued(START, |ctx| Box::pin(start(ctx)))
+            .completing()
+            .rendered(Render {
+                first: Some(started),
+                ..Render::DEFAULT
+            }),
+        Action::queued(RESTART, |ctx| Box::pin(restart(ctx)))
+            .completing()
+            .rendered(Render {
+                first: Some(started),
+                ..Render::DEFAULT
+            }),
+        Action::queued(STOP, |ctx| Box::pin(stop(ctx)))
+            .completing()
+            .rendered(Render {
+                first: Some(saved),
+                ..Render::DEFAULT
+            }),
     ],
 };
 

@@ -122,11 +122,13 @@ pub const COMMAND: Command = Command {
     }),
     grammar: Grammar::Request(parse),
     actions: &[
-        Action::queued(START, |ctx| Box::pin(start(ctx))),
-        Action::queued(STOP, |ctx| Box::pin(stop(ctx))).rendered(Render {
-            saved: Some(saved),
-            ..Render::DEFAULT
-        }),
+        Action::queued(START, |ctx| Box::pin(start(ctx))).completing(),
+        Action::queued(STOP, |ctx| Box::pin(stop(ctx)))
+            .completing()
+            .rendered(Render {
+                saved: Some(saved),
+                ..Render::DEFAULT
+            }),
     ],
 };
 

@@ -14,7 +14,9 @@ pub const COMMAND: Command = Command {
         examples: &["back"],
     }),
     grammar: Grammar::Request(|_| Ok(encode(ACTION, &NoParams {}))),
-    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx))).moving_tab()],
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))
+        .moving_tab()
+        .navigating()],
 };
 
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {

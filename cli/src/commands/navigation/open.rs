@@ -37,7 +37,9 @@ pub const COMMAND: Command = Command {
         examples: &["open example.com", "open http://127.0.0.1:8080/form.html"],
     }),
     grammar: Grammar::Request(parse),
-    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx))).moving_tab()],
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))
+        .moving_tab()
+        .navigating()],
 };
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {

@@ -58,14 +58,18 @@ pub const COMMAND: Command = Command {
             first: Some(detail_text),
             ..Render::DEFAULT
         }),
-        Action::fast(HAR_START, |ctx| Box::pin(har_start(ctx))).rendered(Render {
-            started: Some("HAR recording started"),
-            ..Render::DEFAULT
-        }),
-        Action::fast(HAR_STOP, |ctx| Box::pin(har_stop(ctx))).rendered(Render {
-            saved: Some(har_saved),
-            ..Render::DEFAULT
-        }),
+        Action::fast(HAR_START, |ctx| Box::pin(har_start(ctx)))
+            .completing()
+            .rendered(Render {
+                started: Some("HAR recording started"),
+                ..Render::DEFAULT
+            }),
+        Action::fast(HAR_STOP, |ctx| Box::pin(har_stop(ctx)))
+            .completing()
+            .rendered(Render {
+                saved: Some(har_saved),
+                ..Render::DEFAULT
+            }),
     ],
 };
 

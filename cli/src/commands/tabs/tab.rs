@@ -51,15 +51,19 @@ pub const COMMAND: Command = Command {
     }),
     grammar: Grammar::Request(parse),
     actions: &[
-        Action::queued(NEW, |ctx| Box::pin(run_new(ctx))).moving_tab(),
+        Action::queued(NEW, |ctx| Box::pin(run_new(ctx)))
+            .moving_tab()
+            .completing(),
         Action::fast(LIST, |ctx| Box::pin(run_list(ctx))),
         Action::queued(CLOSE, |ctx| Box::pin(run_close(ctx)))
+            .completing()
             .moving_tab()
             .rendered(Render {
                 closed: Some(closed),
                 ..Render::DEFAULT
             }),
         Action::queued(SWITCH, |ctx| Box::pin(run_switch(ctx)))
+            .completing()
             .moving_tab()
             .rendered(Render {
                 switched: Some(switched),

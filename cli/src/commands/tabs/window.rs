@@ -15,6 +15,7 @@ pub const COMMAND: Command = Command {
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))
+        .completing()
         .moving_tab()
         .rendered(Render {
             opened: "Window opened",

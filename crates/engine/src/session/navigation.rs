@@ -95,6 +95,19 @@ impl Session {
         Ok(self.url_of(&tab))
     }
 
+    /// Stops the active tab's loading (`Page.stopLoading`): a navigation not committed yet is
+    /// abandoned and the tab keeps the page it shows. For a navigation whose caller gave up.
+    pub async fn stop_loading(&self) -> Result<()> {
+        let tab = self.active_tab().await?;
+        tab.request(
+            "stop",
+            page::StopLoadingParams::default(),
+            Duration::from_secs(2),
+        )
+        .await?;
+        Ok(())
+    }
+
     /// Reloads and waits for the new document's `load`.
     pub async fn reload(&self, timeout: Option<Duration>) -> Result<String> {
         let timeout = timeout.unwrap_or(self.options.default_timeout);
