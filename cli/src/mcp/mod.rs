@@ -143,9 +143,71 @@ struct Runner {
     session: String,
 }
 
+/// The tool call a server runs now and the calls its client cancelled, so that a cancellation
+/// (`notifications/cancelled`) or the client leaving ends the call's CLI child (whose daemon
+/// connection closes with it, which cancels the command in the daemon).
+#[derive(Default)]
+struct Inflight {
+    /// The running call's request id and its child.
+    running: Mutex<Option<(Value, std::process::Child)>>,
+    /// Request ids cancelled before or while they ran.
+    cancelled: Mutex<Vec<Value>>,
+    /// The client is gone: every call still queued is dropped.
+    closed: std::sync::atomic::AtomicBool,
+}
+
+impl Inflight {
+    /// Cancels request `id`: ends its child if it runs, and keeps it from starting if queued.
+    fn cancel(&self, id: &Value) {
+        self.cancelled
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(id.clone());
+        let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((running_id, child)) = running.as_mut()
+            && running_id == id
+        {
+            // Not reaped yet (the worker reaps under this lock): the pid is still our child's.
+            let _ = child.kill();
+        }
+    }
+
+    /// The client left: end the running call and drop the queued ones.
+    fn close(&self) {
+        self.closed.store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Some((_, child)) = self
+            .running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_mut()
+        {
+            let _ = child.kill();
+        }
+    }
+
+    /// Forgets request `id`'s cancellation once it can no longer start.
+    fn forget(&self, id: &Value) {
+        self.cancelled
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|c| c != id);
+    }
+
+    /// Whether request `id` is not to be answered (cancelled, or its client left).
+    fn dropped(&self, id: &Value) -> bool {
+        self.closed.load(std::sync::atomic::Ordering::SeqCst)
+            || self
+                .cancelled
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .contains(id)
+    }
+}
+
 impl Runner {
-    /// Runs one command line; returns the `tools/call` result.
-    fn run(&self, words: &[String]) -> Value {
+    /// Runs one command line; returns the `tools/call` result. With `call`, it runs as that
+    /// request of a server, whose child the server's [`Inflight`] can end.
+    fn run(&self, words: &[String], call: Option<(&Inflight, &Value)>) -> Value {
         // Parse here first: a grammar error is the CLI's own message, without a child.
         let mut argv = self.global.clone();
         argv.extend(words.iter().cloned());
@@ -173,13 +235,17 @@ impl Runner {
                 );
             }
         };
-        let output = Process::new(exe)
+        let mut command = Process::new(exe);
+        command
             .args(&self.global)
             .arg("--json")
             .args(words)
             .env(abx_wire::env::SESSION, &self.session)
-            .stdin(Stdio::null())
-            .output();
+            .stdin(Stdio::null());
+        let output = match call {
+            None => command.output(),
+            Some((inflight, id)) => run_child(&mut command, inflight, id),
+        };
         let output = match output {
             Ok(output) => output,
             Err(err) => {
@@ -224,6 +290,57 @@ impl Runner {
         structured["stdout"] = Value::from(stdout.into_owned());
         tool_result(text, code != 0, structured)
     }
+}
+
+/// Runs `command` as request `id`'s child, visible to `inflight` until it has exited.
+fn run_child(
+    command: &mut Process,
+    inflight: &Inflight,
+    id: &Value,
+) -> std::io::Result<std::process::Output> {
+    use std::io::Read;
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    {
+        let mut running = inflight.running.lock().unwrap_or_else(|p| p.into_inner());
+        *running = Some((id.clone(), child));
+    }
+    // Cancelled between its dequeue and its start.
+    if inflight.dropped(id) {
+        inflight.cancel(id);
+    }
+    // Both pipes are read to their end (the child exited or was killed), then it is reaped
+    // under the lock that `Inflight::cancel` kills under.
+    let errors = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        if let Some(mut stderr) = stderr {
+            let _ = stderr.read_to_end(&mut text);
+        }
+        text
+    });
+    let mut out = Vec::new();
+    if let Some(mut stdout) = stdout {
+        let _ = stdout.read_to_end(&mut out);
+    }
+    let err = errors.join().unwrap_or_default();
+    let taken = inflight
+        .running
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take();
+    let status = match taken {
+        Some((_, mut child)) => child.wait()?,
+        None => return Err(std::io::Error::other("the tool call's child was lost")),
+    };
+    Ok(std::process::Output {
+        status,
+        stdout: out,
+        stderr: err,
+    })
 }
 
 fn text_of(rendered: &Rendered) -> String {
@@ -283,6 +400,7 @@ fn call(
     params: &Value,
     enabled: &[String],
     listed_only: bool,
+    inflight: Option<(&Inflight, &Value)>,
 ) -> Result<Value, CallError> {
     let invalid = |message: String| CallError {
         code: INVALID_PARAMS,
@@ -306,7 +424,7 @@ fn call(
     let words = tool.argv(&arguments).map_err(|e| invalid(e.0))?;
     Ok(match words {
         None => profiles_result(enabled),
-        Some(words) => runner.run(&words),
+        Some(words) => runner.run(&words, inflight),
     })
 }
 
@@ -352,6 +470,7 @@ fn call_once(runner: &Runner, tool: &str, input: Option<&str>, args: &McpArgs) -
         &json!({"name": tool, "arguments": arguments}),
         &args.profiles,
         args.limited,
+        None,
     ) {
         Ok(mut result) => {
             let failed = result["isError"] == Value::Bool(true);
@@ -389,6 +508,8 @@ fn error(id: Value, code: i64, message: &str) -> Value {
 enum Incoming {
     Reply(Value),
     Call(Value, Value),
+    /// `notifications/cancelled` for this request id.
+    Cancel(Value),
     Nothing,
 }
 
@@ -436,7 +557,15 @@ fn handle(line: &str, enabled: &[String]) -> Incoming {
         };
     };
     let Some(id) = id else {
-        // Notifications (initialized, cancelled, …) need no answer.
+        // Notifications need no answer; a cancellation ends the call it names.
+        if method == "notifications/cancelled"
+            && let Some(request) = object
+                .get("params")
+                .and_then(|p| p.get("requestId"))
+                .filter(|r| r.is_string() || r.is_number())
+        {
+            return Incoming::Cancel(request.clone());
+        }
         return Incoming::Nothing;
     };
     let params = object.get("params").cloned().unwrap_or(Value::Null);
@@ -510,13 +639,22 @@ fn serve(runner: &Runner, enabled: &[String]) {
     let stdin = std::io::stdin();
     // Tool calls run one at a time in order (they drive one session), on their own thread so
     // `ping` and `tools/list` are answered while a call runs.
+    // A cancelled call (`notifications/cancelled`) or every call of a client that left (end of
+    // stdin) ends its CLI child, and with it its command in the daemon; it gets no reply.
+    let inflight = Inflight::default();
     let (calls, queue) = std::sync::mpsc::channel::<(Value, Value)>();
     std::thread::scope(|scope| {
         let worker_out = Arc::clone(&out);
+        let inflight = &inflight;
         scope.spawn(move || {
             for (id, params) in queue {
-                let reply = respond(id, call(runner, &params, enabled, true));
-                write_line(&worker_out, &reply);
+                if !inflight.dropped(&id) {
+                    let outcome = call(runner, &params, enabled, true, Some((inflight, &id)));
+                    if !inflight.dropped(&id) {
+                        write_line(&worker_out, &respond(id.clone(), outcome));
+                    }
+                }
+                inflight.forget(&id);
             }
         });
         for line in stdin.lock().lines() {
@@ -531,9 +669,11 @@ fn serve(runner: &Runner, enabled: &[String]) {
                         break;
                     }
                 }
+                Incoming::Cancel(id) => inflight.cancel(&id),
                 Incoming::Nothing => {}
             }
         }
+        inflight.close();
         drop(calls);
     });
 }
@@ -546,6 +686,7 @@ mod tests {
         match handle(line, &["core".to_string()]) {
             Incoming::Reply(v) => v,
             Incoming::Call(..) => panic!("a call"),
+            Incoming::Cancel(..) => panic!("a cancellation"),
             Incoming::Nothing => Value::Null,
         }
     }

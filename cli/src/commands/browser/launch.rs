@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use abx_daemon::config::LaunchSpec;
 
 use crate::commands::prelude::{Action, Command, Ctx, Failure, Grammar};
-use abx_daemon::dispatch::Lane;
 use crate::flags::{Flags, parse_proxy, split_launch_args};
+use abx_daemon::dispatch::Lane;
 
 /// The wire action.
 pub const ACTION: &str = "launch";
