@@ -98,10 +98,23 @@
     }
     if (!reason) {
       const vw = view.innerWidth, vh = view.innerHeight;
-      const left = Math.max(rect.left, 0), right = Math.min(rect.right, vw);
-      const top = Math.max(rect.top, 0), bottom = Math.min(rect.bottom, vh);
-      const x = right > left ? (left + right) / 2 : rect.left + rect.width / 2;
-      const y = bottom > top ? (top + bottom) / 2 : rect.top + rect.height / 2;
+      // An inline element that wraps (a long link in a narrow column) has a box per line, and
+      // the middle of their bounding box can fall between the lines, on its parent: aim at the
+      // first line box that shows in the viewport instead.
+      const lines = target.getClientRects();
+      let box = rect;
+      if (lines.length > 1) {
+        for (const line of lines) {
+          if (line.width > 0 && line.height > 0 && line.right > 0 && line.bottom > 0 && line.left < vw && line.top < vh) {
+            box = line;
+            break;
+          }
+        }
+      }
+      const left = Math.max(box.left, 0), right = Math.min(box.right, vw);
+      const top = Math.max(box.top, 0), bottom = Math.min(box.bottom, vh);
+      const x = right > left ? (left + right) / 2 : box.left + box.width / 2;
+      const y = bottom > top ? (top + bottom) / 2 : box.top + box.height / 2;
       if (opts.hit) {
         let hit = doc.elementFromPoint(x, y);
         while (hit && hit.shadowRoot) {
@@ -110,7 +123,9 @@
           hit = inner;
         }
         let ok = !hit;
-        for (let n = hit; n && !ok; n = n.parentNode || n.host) if (n === target) ok = true;
+        // Up the flat tree: a light-DOM child shown through a slot (a label inside a shadow
+        // <button>) belongs to the slot's element, not only to its light-DOM parent.
+        for (let n = hit; n && !ok; n = n.assignedSlot || n.parentNode || n.host) if (n === target) ok = true;
         const label = hit && hit.closest && hit.closest('label');
         if (!ok && label && label.control === target) ok = true;
         if (!ok) return {state: 'covered', cover: describe(hit), x, y};
