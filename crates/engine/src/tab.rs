@@ -150,6 +150,9 @@ pub struct PendingNavigation {
     pub url: String,
     /// A fragment or History API navigation: it commits no new document.
     pub same_document: bool,
+    /// A move in session history (`back`, `forward`, `history.go`): restored from the
+    /// back/forward cache, it stops loading before it commits.
+    pub history: bool,
 }
 
 impl TabState {

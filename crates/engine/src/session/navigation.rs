@@ -47,6 +47,19 @@ impl Session {
             .request("navigate", page::NavigateParams::new(url), timeout)
             .await?;
         if let Some(error) = reply.error_text.filter(|e| !e.is_empty()) {
+            // Chrome commits its error page (or settles back on the old one) just after it
+            // refuses: the next command must see that page, not the one before it.
+            let ours: Option<String> = reply.loader_id.map(Into::into);
+            let settled = deadline_after(FAILED_NAVIGATION_SETTLE.min(timeout));
+            let _ = tab
+                .wait_state("navigation", settled, true, |st| {
+                    !st.loading
+                        || st
+                            .pending
+                            .as_ref()
+                            .is_some_and(|p| p.loader_id.is_some() && p.loader_id != ours)
+                })
+                .await;
             return Err(self.failed_navigation(tab, error, url));
         }
         if let Some(milestone) = wait.milestone() {
@@ -234,6 +247,9 @@ fn names_the_document(title: &str, url: &str) -> bool {
     }
     !url.to_ascii_lowercase().contains("xn--")
 }
+
+/// How long a refused navigation waits for Chrome's error page before it reports the error.
+const FAILED_NAVIGATION_SETTLE: Duration = Duration::from_secs(1);
 
 fn with_timeout(err: EngineError, after: Duration) -> EngineError {
     match err {

@@ -301,6 +301,7 @@ pub(crate) fn reduce(state: &mut TabState, event: TabEvent, ctx: &Context<'_>) -
                     loader_id: None,
                     url: req.url,
                     same_document: false,
+                    history: false,
                 });
                 return Reduced::changed();
             }
@@ -323,10 +324,15 @@ pub(crate) fn reduce(state: &mut TabState, event: TabEvent, ctx: &Context<'_>) -
             if !follows_request {
                 state.navigation_starts += 1;
             }
+            let history = matches!(
+                started.navigation_type,
+                Kind::HistoryDifferentDocument | Kind::HistorySameDocument
+            );
             state.pending = Some(PendingNavigation {
                 loader_id: Some(started.loader_id.into()),
                 url: started.url,
                 same_document,
+                history,
             });
             state.scheduled = false;
             Reduced::changed()
@@ -364,8 +370,11 @@ pub(crate) fn reduce(state: &mut TabState, event: TabEvent, ctx: &Context<'_>) -
             }
             state.loading = false;
             // Nothing is loading any more: a navigation that did not commit (a 204, a
-            // download, one cancelled or failed) is over.
-            state.pending = None;
+            // download, one cancelled or failed) is over. Not a history move: a document
+            // restored from the back/forward cache stops loading first and commits after.
+            if state.pending.as_ref().is_none_or(|p| !p.history) {
+                state.pending = None;
+            }
             Reduced::changed()
         }
         TabEvent::Navigated(nav) => {
@@ -397,11 +406,12 @@ pub(crate) fn reduce(state: &mut TabState, event: TabEvent, ctx: &Context<'_>) -
             }
             // The commit ends the pending navigation, unless a newer one already started (its
             // loader is not this one).
-            if state
-                .pending
-                .as_ref()
-                .is_none_or(|p| p.loader_id.as_deref().is_none_or(|l| l == loader))
-            {
+            // A back/forward-cache restore commits the restored document's old loader, not the
+            // one its history move started with.
+            let restored = nav.r#type == page::NavigationType::BackForwardCacheRestore;
+            if state.pending.as_ref().is_none_or(|p| {
+                p.loader_id.as_deref().is_none_or(|l| l == loader) || (restored && p.history)
+            }) {
                 state.pending = None;
             }
             // The old document's scheduled navigation went with it.

@@ -123,3 +123,125 @@ fn reached(state: &TabState, milestone: Milestone) -> bool {
         _ => seen,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The settle predicate on the events Chrome really sends: every navigation pattern of the
+    //! corpus (the fixture site's `/nav/` pages) recorded from the headless shell and from full
+    //! Chromium by `benches/probes/navigation_traces.mjs` into `traces/`, replayed through the
+    //! tab's reducer. Each trace says what the tab must show once the wait is over.
+
+    use abx_cdp::Event;
+    use serde_json::Value;
+
+    use super::super::reduce::{Context, TabEvent, reduce};
+    use super::*;
+
+    /// What one replay ended with.
+    #[derive(Debug)]
+    struct Verdict {
+        /// The progress when the wait ended, `None` if it never did.
+        over: Option<Progress>,
+        /// The tab's URL then (or at the end).
+        url: String,
+        /// Chrome refused the navigation in its reply.
+        refused: Option<String>,
+    }
+
+    fn replay(lines: &[Value]) -> Verdict {
+        let header = &lines[0];
+        let target = header["target"].as_str().expect("target").to_string();
+        let ctx = Context {
+            target_id: &target,
+            auto_dialog: true,
+            now_ms: 0,
+        };
+        let mut state = TabState::default();
+        if let Some(url) = header["before"].as_str() {
+            state.url = url.to_string();
+        }
+        let mut mark = None;
+        // A `Page.navigate` step waits from its reply on; the others from their mark.
+        let awaits_reply = lines.iter().any(|l| l.get("reply").is_some());
+        let mut waiting = !awaits_reply;
+        for line in &lines[1..] {
+            if line.get("mark").is_some() {
+                mark = Some(NavigationMark::of(&state));
+                continue;
+            }
+            let Some(mark) = mark else { continue };
+            if let Some(reply) = line.get("reply") {
+                if let Some(error) = reply["errorText"].as_str() {
+                    return Verdict {
+                        over: None,
+                        url: state.url,
+                        refused: Some(error.to_string()),
+                    };
+                }
+                waiting = true;
+            } else {
+                let text = line.to_string();
+                let event = Event::from_message(text).expect("a recorded event");
+                if let Some(event) = TabEvent::from_cdp(&event, &mut Vec::new()) {
+                    reduce(&mut state, event, &ctx);
+                }
+            }
+            if waiting {
+                let now = progress(&state, &mark, Milestone::Load);
+                if now.is_over() {
+                    return Verdict {
+                        over: Some(now),
+                        url: state.url,
+                        refused: None,
+                    };
+                }
+            }
+        }
+        Verdict {
+            over: None,
+            url: state.url,
+            refused: None,
+        }
+    }
+
+    #[test]
+    fn every_recorded_navigation_pattern_settles_on_the_page_the_tab_shows() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tab/traces");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .expect("the traces directory")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        files.sort();
+        assert!(files.len() >= 80, "only {} traces in {dir:?}", files.len());
+        let mut failures = Vec::new();
+        for file in &files {
+            let text = std::fs::read_to_string(file).expect("a trace");
+            let lines: Vec<Value> = text
+                .lines()
+                .map(|l| serde_json::from_str(l).expect("a JSON line"))
+                .collect();
+            let expect = &lines[0]["expect"];
+            let (want_url, want) = (
+                expect["url"].as_str().unwrap_or_default(),
+                expect["outcome"].as_str().unwrap_or_default(),
+            );
+            let verdict = replay(&lines);
+            let ok = match want {
+                "error" => verdict.refused.is_some(),
+                "never" => verdict.over.is_none() && verdict.refused.is_none(),
+                outcome => {
+                    verdict.over.is_some_and(|p| format!("{p:?}") == outcome)
+                        && verdict.url == want_url
+                }
+            };
+            if !ok {
+                let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("?");
+                failures.push(format!(
+                    "{name}: wanted {want} at {want_url}, got {verdict:?}"
+                ));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+}
