@@ -186,6 +186,35 @@ fn an_open_interrupted_by_a_later_open_fails_at_once_and_the_later_page_wins() {
 }
 
 #[test]
+fn a_click_waiting_for_a_page_that_never_answers_yields_to_a_later_open() {
+    let site = common::site();
+    let ab = held_session("cancel-click");
+    ab.run(&["open", &site.url("/nav/links.html?to=/never")])
+        .success();
+    let clicking = ab.spawn(&["click", "#go"]);
+    wait_for_request(&site, "/never");
+
+    let later = run_promptly(&ab, &["open", &site.url("/page2.html")]).success();
+    assert!(later.out().starts_with("✓ Page Two"), "{later:#?}");
+    let deadline = Instant::now() + PROMPT;
+    let mut clicking = clicking;
+    while clicking.try_wait().ok().flatten().is_none() {
+        if Instant::now() >= deadline {
+            let _ = clicking.kill();
+            panic!("the click is still waiting for its page");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let interrupted = finish(clicking).failure();
+    assert!(
+        interrupted
+            .stderr
+            .contains("`click` was interrupted by a navigation to"),
+        "{interrupted:#?}"
+    );
+}
+
+#[test]
 fn a_cancelled_open_leaves_the_tab_on_the_page_it_showed() {
     let site = common::site();
     let ab = held_session("cancel-open");

@@ -285,8 +285,16 @@ impl Daemon {
             Ok(data) => {
                 let cleanup = data.get("__cleanup").cloned();
                 let mut data = data;
+                // A handler's own warning (`__warning`) goes with the reply's, after it.
+                let mut warning = warning;
                 if let Value::Object(map) = &mut data {
                     map.remove("__cleanup");
+                    if let Some(Value::String(own)) = map.remove("__warning") {
+                        warning = Some(match warning {
+                            Some(first) => format!("{first}\n{own}"),
+                            None => own,
+                        });
+                    }
                 }
                 // Upstream ORs a reply's own `launched`/`reused`/`relaunchedBrowser` (a
                 // `launch` reports them in its data) into the lifecycle flags.

@@ -67,9 +67,9 @@ pub struct Route {
     /// run (a CLI may pipeline `launch` and its command: the command must not run on a browser
     /// the failed launch did not set up).
     pub fences_on_failure: bool,
-    /// It navigates the active tab (`open`, `back`, `forward`, `reload`): a later navigation
-    /// interrupts it while it runs (the page is going elsewhere), and when its client goes
-    /// away the tab stops loading.
+    /// It navigates the active tab (`open`, `back`, `forward`, `reload`), or may and then waits
+    /// for the page (`click`, `press`, …): a later navigation interrupts it while it runs (the
+    /// page is going elsewhere), and when its client goes away the tab stops loading.
     pub navigates: bool,
     /// It runs to its end even when its client goes away (it finishes a file, or creates
     /// something the session must keep track of). Other commands are cancelled then.

@@ -140,6 +140,17 @@ pub struct TabState {
     pub frame_contexts: std::collections::HashMap<String, (i64, String)>,
 }
 
+/// How a navigation wait ended ([`Tab::settle`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Settled {
+    /// The navigation reached the milestone (or ended without a new document).
+    Done,
+    /// The new document was parsed, but its `load` did not come within the grace.
+    LoadHeld,
+    /// A dialog opened.
+    Dialog,
+}
+
 /// A main-frame navigation that started and has not committed or ended yet.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PendingNavigation {
@@ -685,6 +696,57 @@ impl Tab {
                 }
                 Err(_) => {}
             }
+        }
+    }
+
+    /// Waits until the navigation followed since `mark` is over at `milestone`
+    /// ([`settle::progress`]), failing at `deadline` like [`Tab::wait_state`]. With
+    /// `load_grace`, a wait for `load` accepts a new document that was parsed
+    /// (`DOMContentLoaded`) but whose `load` has not come `load_grace` later (a request that
+    /// never finishes): [`Settled::LoadHeld`]. With `dialog_ends`, a dialog ends the wait
+    /// ([`Settled::Dialog`]) instead of failing it.
+    pub(crate) async fn settle(
+        &self,
+        what: &str,
+        mark: &settle::NavigationMark,
+        milestone: settle::Milestone,
+        deadline: Instant,
+        load_grace: Option<Duration>,
+        dialog_ends: bool,
+    ) -> Result<Settled> {
+        use settle::{Milestone, progress};
+        let parsed_enough = |st: &TabState| {
+            load_grace.is_some()
+                && milestone == Milestone::Load
+                && progress(st, mark, Milestone::DomContentLoaded).is_over()
+        };
+        let first = self
+            .wait_state(what, deadline, dialog_ends, |st| {
+                (dialog_ends && st.dialog.is_some())
+                    || progress(st, mark, milestone).is_over()
+                    || parsed_enough(st)
+            })
+            .await?;
+        if dialog_ends && first.dialog.is_some() {
+            return Ok(Settled::Dialog);
+        }
+        if progress(&first, mark, milestone).is_over() {
+            return Ok(Settled::Done);
+        }
+        let grace = load_grace.unwrap_or_default();
+        let held = deadline.min(Instant::now() + grace);
+        match self
+            .wait_state(what, held, dialog_ends, |st| {
+                (dialog_ends && st.dialog.is_some()) || progress(st, mark, milestone).is_over()
+            })
+            .await
+        {
+            Ok(st) if dialog_ends && st.dialog.is_some() => Ok(Settled::Dialog),
+            Ok(_) => Ok(Settled::Done),
+            // The grace ran out before the command's own deadline: the page is parsed and
+            // usable, its `load` is held back.
+            Err(EngineError::Timeout { .. }) if held < deadline => Ok(Settled::LoadHeld),
+            Err(err) => Err(err),
         }
     }
 

@@ -36,7 +36,8 @@ pub const COMMAND: Command = Command {
         examples: &["click @e3", "click 'a[href=\"/docs\"]' --new-tab"],
     }),
     grammar: Grammar::Request(parse),
-    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    // Navigating: it may start a navigation and wait for it (see `Route::navigates`).
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx))).navigating()],
 };
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {

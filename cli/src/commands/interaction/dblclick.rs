@@ -14,7 +14,8 @@ pub const COMMAND: Command = Command {
         examples: &["dblclick '#row-3'"],
     }),
     grammar: Grammar::Request(parse),
-    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    // Navigating: it may start a navigation and wait for it (see `Route::navigates`).
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx))).navigating()],
 };
 
 /// `{"selector", "human"?}`.

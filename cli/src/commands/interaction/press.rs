@@ -22,7 +22,8 @@ pub const COMMAND: Command = Command {
         examples: &["press Enter", "press Control+a"],
     }),
     grammar: Grammar::Request(|input| key_grammar(input, ACTION, ACTION, "press <key>")),
-    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    // Navigating: it may start a navigation and wait for it (see `Route::navigates`).
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx))).navigating()],
 };
 
 /// `<command> <key>`.

@@ -107,5 +107,12 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
         session.set_origin_headers(url, headers).await?;
     }
     let nav = session.navigate(url, wait, ctx.timeout()).await?;
-    Ok(json!({"url": nav.url, "title": nav.title}))
+    let mut reply = json!({"url": nav.url, "title": nav.title});
+    if nav.load_held {
+        reply["__warning"] = json!(format!(
+            "The page was parsed, but its load event had not fired {} s later (a request that never finishes): it is usable and may still change",
+            abx_engine::LOAD_AFTER_PARSE.as_secs()
+        ));
+    }
+    Ok(reply)
 }

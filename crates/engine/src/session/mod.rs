@@ -16,6 +16,7 @@ mod navigation;
 mod view;
 mod wait;
 
+pub use navigation::LOAD_AFTER_PARSE;
 pub use view::Page;
 pub use wait::Evaluated;
 
@@ -146,6 +147,12 @@ pub struct Navigated {
     pub url: String,
     /// The page title.
     pub title: String,
+    /// The page was parsed but its `load` event had not come [`LOAD_AFTER_PARSE`] later (a
+    /// request that never finishes): it is usable and may still change.
+    ///
+    /// [`LOAD_AFTER_PARSE`]: crate::LOAD_AFTER_PARSE
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub load_held: bool,
 }
 
 /// Screenshot options.

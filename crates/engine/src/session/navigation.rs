@@ -10,8 +10,8 @@ use serde_json::Value;
 use super::{Navigated, Session, WaitUntil, deadline_after};
 use crate::browser::TargetInfo;
 use crate::error::{EngineError, Result};
-use crate::tab::Tab;
-use crate::tab::settle::{Milestone, NavigationMark, progress};
+use crate::tab::settle::{Milestone, NavigationMark};
+use crate::tab::{Settled, Tab};
 
 impl Session {
     /// Navigates the active tab and waits per `wait`.
@@ -62,19 +62,31 @@ impl Session {
                 .await;
             return Err(self.failed_navigation(tab, error, url));
         }
+        let mut load_held = false;
         if let Some(milestone) = wait.milestone() {
-            tab.wait_state("navigation", deadline, false, |st| {
-                progress(st, &mark, milestone).is_over()
-            })
-            .await
-            .map_err(|e| with_timeout(e, timeout))?;
+            let settled = tab
+                .settle(
+                    "navigation",
+                    &mark,
+                    milestone,
+                    deadline,
+                    Some(LOAD_AFTER_PARSE),
+                    false,
+                )
+                .await
+                .map_err(|e| with_timeout(e, timeout))?;
+            load_held = settled == Settled::LoadHeld;
         }
         let url = self.url_of(tab);
         // The browser's copy of the title: a read from the page right after `load` waits for
         // the new document's first frame (5-12 ms measured), which the next command that needs
         // the renderer waits for anyway and a `get title`/`get url` does not need.
         let title = self.title_of(tab).await;
-        Ok(Navigated { url, title })
+        Ok(Navigated {
+            url,
+            title,
+            load_held,
+        })
     }
 
     /// Goes one entry back (`-1`) or forward (`+1`) in history and waits for the page.
@@ -100,9 +112,14 @@ impl Session {
         let mark = tab.read(NavigationMark::of);
         let go = page::NavigateToHistoryEntryParams::new(entry.id);
         tab.request(command, go, timeout).await?;
-        tab.wait_state(command, deadline, false, |st| {
-            progress(st, &mark, Milestone::Load).is_over()
-        })
+        tab.settle(
+            command,
+            &mark,
+            Milestone::Load,
+            deadline,
+            Some(LOAD_AFTER_PARSE),
+            false,
+        )
         .await
         .map_err(|e| with_timeout(e, timeout))?;
         Ok(self.url_of(&tab))
@@ -129,9 +146,14 @@ impl Session {
         let mark = tab.read(NavigationMark::of);
         tab.request("reload", page::ReloadParams::default(), timeout)
             .await?;
-        tab.wait_state("reload", deadline, false, |st| {
-            progress(st, &mark, Milestone::Load).is_over()
-        })
+        tab.settle(
+            "reload",
+            &mark,
+            Milestone::Load,
+            deadline,
+            Some(LOAD_AFTER_PARSE),
+            false,
+        )
         .await
         .map_err(|e| with_timeout(e, timeout))?;
         Ok(self.url_of(&tab))
@@ -247,6 +269,11 @@ fn names_the_document(title: &str, url: &str) -> bool {
     }
     !url.to_ascii_lowercase().contains("xn--")
 }
+
+/// How long a navigation that waits for `load` gives a parsed document (`DOMContentLoaded`)
+/// whose `load` is held back (an image, a stylesheet or a script that never finishes) before it
+/// takes the page as it is. Upstream waits for `load` until its timeout and fails.
+pub const LOAD_AFTER_PARSE: Duration = Duration::from_secs(2);
 
 /// How long a refused navigation waits for Chrome's error page before it reports the error.
 const FAILED_NAVIGATION_SETTLE: Duration = Duration::from_secs(1);

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use abx_cdp::protocol::js_protocol::runtime;
 
+use super::navigation::LOAD_AFTER_PARSE;
 use super::{NavigationMarker, Session};
 use crate::error::Result;
 use crate::tab::Tab;
@@ -164,28 +165,15 @@ impl<'s> Page<'s> {
             return;
         }
         let deadline = Instant::now() + within;
-        let parsed = tab
-            .wait_state("navigation", deadline, true, |st| {
-                st.dialog.is_some()
-                    || progress(st, &mark, Milestone::Load).is_over()
-                    || progress(st, &mark, Milestone::DomContentLoaded).is_over()
-            })
-            .await;
-        let Ok(parsed) = parsed else {
-            return;
-        };
-        if parsed.dialog.is_some() || progress(&parsed, &mark, Milestone::Load).is_over() {
-            return;
-        }
-        let deadline = deadline.min(Instant::now() + LOAD_AFTER_PARSE);
         let _ = tab
-            .wait_state("navigation", deadline, true, |st| {
-                st.dialog.is_some() || progress(st, &mark, Milestone::Load).is_over()
-            })
+            .settle(
+                "navigation",
+                &mark,
+                Milestone::Load,
+                deadline,
+                Some(LOAD_AFTER_PARSE),
+                true,
+            )
             .await;
     }
 }
-
-/// How long the wait after an action gives a parsed document's `load` (images, frames, styles)
-/// before it returns anyway.
-const LOAD_AFTER_PARSE: Duration = Duration::from_secs(2);

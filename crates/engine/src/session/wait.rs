@@ -116,13 +116,16 @@ impl Page<'_> {
         self.wait_for_function(&predicate, "wait").await.map(|_| ())
     }
 
-    /// `wait --url <glob>`: the URL once it matches.
+    /// `wait --url <glob>`: the URL once it matches and its document is parsed (a page read
+    /// right after a match on a document that just committed would find it empty).
     pub async fn wait_url(&self, pattern: &str) -> Result<String> {
         let glob = crate::glob::Glob::new(pattern);
         let state = self
             .tab
             .wait_state("wait for url", self.deadline, true, |st| {
+                // A document committed before we attached has no lifecycle events here.
                 glob.matches(&st.url)
+                    && (st.documents == 0 || st.has_lifecycle(&st.loader_id, "DOMContentLoaded"))
             })
             .await
             .map_err(|e| with_wait_timeout(e, self.timeout))?;
