@@ -408,6 +408,39 @@ async function runAll(patterns, sides, run, o) {
   return rows;
 }
 
+/**
+ * Judges a recorded result again with the truths of patterns.mjs as they are now (outputs are
+ * stored normalised, so every placeholder stands for itself). A pattern whose steps changed since
+ * the run keeps its recorded judgement.
+ */
+function rejudge(result) {
+  const byId = new Map(PATTERNS.map((p) => [p.id, p]));
+  const placeholders = new Proxy({}, { has: () => true, get: (_, k) => `{${String(k)}}` });
+  const same = (t) => t;
+  for (const row of result.rows) {
+    const pattern = byId.get(row.id);
+    if (!pattern) continue;
+    const steps = stepsOf(pattern);
+    if (steps.length !== row.steps.length || steps.some((s, i) => s.label !== row.steps[i].label)) continue;
+    steps.forEach((step, i) => {
+      const recorded = row.steps[i];
+      for (const r of Object.values(recorded.results)) {
+        r.ok = step.spawn ? null : judge(step.expect, r, placeholders, same);
+      }
+      recorded.judged = step.expect !== null;
+      const verdicts = {};
+      for (const kind of ['shell', 'full']) {
+        const up = recorded.results[`upstream-${kind}`];
+        const abx = recorded.results[`abx-${kind}`];
+        if (up && abx && !step.spawn) verdicts[kind] = verdictOf(step.expect, up, abx);
+      }
+      recorded.verdicts = verdicts;
+      recorded.verdict = combine(verdicts);
+    });
+  }
+  return result;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Fixture server, versions, cleanup
 
@@ -514,7 +547,7 @@ async function main() {
 
   let result;
   if (o.from) {
-    result = JSON.parse(readFileSync(o.from, 'utf8'));
+    result = rejudge(JSON.parse(readFileSync(o.from, 'utf8')));
   } else {
     for (const k of ['abx', 'upstream', 'fixtures']) {
       if (!o[k] || !existsSync(o[k])) fail(`--${k} must name an existing binary (got ${o[k] ?? 'nothing'})`);

@@ -72,9 +72,9 @@ const clientRedirects = Object.keys(CLIENT_HOW).flatMap((how) =>
     url: `{SITE}/nav/client?how=${how}&when=${when}`,
     lands: landed(`${how}-${when}`),
     eventually: when === 'timer',
-    // location.replace leaves no entry behind; assign and href during the load replace the entry
-    // too (the document is not yet completely loaded), after it they push one.
-    back: how === 'replace' ? 'launcher' : null,
+    // location.replace leaves no entry behind; Chrome makes assign and href without a user
+    // gesture this early (during the load, or 300 ms after it) client redirects that replace the
+    // entry too: back goes to the launcher (upstream on both Chromes).
   })),
 );
 
@@ -130,7 +130,6 @@ export const PATTERNS = [
     url: '{SITE}/nav/meta?delay=1',
     lands: landed('meta-1'),
     eventually: true,
-    back: null,
   },
   {
     id: 'form-post-auto',
@@ -138,7 +137,6 @@ export const PATTERNS = [
     about: 'a form submitted by an inline script, POST answered 303',
     url: '{SITE}/nav/form?auto=1',
     lands: landed('form-auto'),
-    back: null,
   },
   {
     id: 'form-post-button',
