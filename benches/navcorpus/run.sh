@@ -5,8 +5,8 @@
 # time, and a verdict (abx equal to upstream / better / worse / both fail). A developer tool, not a
 # CI step (upstream's binary comes from npm); tests/navigation_corpus.rs is the CI side.
 #
-#   benches/navcorpus/run.sh                   every pattern (about half an hour: upstream and a
-#                                              failing abx wait out their 25 s timeouts), writes
+#   benches/navcorpus/run.sh                   every pattern (a quarter of an hour or more: a
+#                                              binary that hangs waits out its 25 s timeout), writes
 #                                              target/navcorpus/navcorpus.json, prints a summary
 #   benches/navcorpus/run.sh --update-docs     … and rewrites the generated part of
 #                                              docs/navigation-corpus.md

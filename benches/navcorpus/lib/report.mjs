@@ -92,7 +92,7 @@ function tallyTable(rows) {
   return lines.join('\n');
 }
 
-/** Steps where abx is worse than upstream, or both fail, with both results. */
+/** The (non-setup) steps whose verdict `pick` selects, with both results. */
 function problemTable(rows, timeoutMs, pick) {
   const lines = [
     '| pattern | step | Chrome | upstream | abx |',
@@ -101,6 +101,7 @@ function problemTable(rows, timeoutMs, pick) {
   let n = 0;
   for (const row of rows) {
     for (const step of row.steps) {
+      if (step.setup) continue;
       for (const [kind, v] of Object.entries(step.verdicts)) {
         if (!pick(v)) continue;
         n += 1;
@@ -162,7 +163,7 @@ export function spliceDocs(doc, section) {
 export function textSummary(result) {
   const lines = [];
   for (const row of result.rows) {
-    const problems = row.steps.filter((s) => Object.values(s.verdicts).some(bad));
+    const problems = row.steps.filter((s) => !s.setup && Object.values(s.verdicts).some(bad));
     const mark = problems.length ? `${problems.length} step(s) worse or failing` : 'ok';
     lines.push(`${row.id.padEnd(32)} ${mark}`);
     for (const s of problems) lines.push(`    ${oneLine(s.label).padEnd(40)} ${s.verdict}`);
