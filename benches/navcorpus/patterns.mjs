@@ -27,9 +27,11 @@
 //                           page's link to data: and file: URLs)
 //   back                    where `back` goes: 'launcher' (default when lands is judged: the
 //                           launcher the click started from, or when the click stayed, the page
-//                           `open` reached), a { url, title } or null (not judged)
+//                           `open` reached), a { url, title }, a { url, moves: true } (a page that
+//                           moves on by itself: only what `back` prints is judged) or null
 //   eventually: true        the move happens after the load event (a timer, a refresh of 1 s):
-//                           `open` may print the page before it moved or the one it moved to
+//                           `open` may print the page before it moved or the one it moved to;
+//                           a `wait --url` for where it moves comes before get url
 //   isolate: true           its own session, closed at the end (cookies, credentials, popups)
 //
 // Steps of a scripted pattern (placeholders: {SITE} http://127.0.0.1:PORT, {SITE2}
@@ -72,9 +74,10 @@ const clientRedirects = Object.keys(CLIENT_HOW).flatMap((how) =>
     url: `{SITE}/nav/client?how=${how}&when=${when}`,
     lands: landed(`${how}-${when}`),
     eventually: when === 'timer',
-    // location.replace leaves no entry behind; Chrome makes assign and href without a user
-    // gesture this early (during the load, or 300 ms after it) client redirects that replace the
-    // entry too: back goes to the launcher (upstream on both Chromes).
+    // location.replace leaves no entry behind, and assign and href during the load replace the
+    // entry too: back goes to the launcher. After the load they push one: back is the client
+    // page, whose timer (unless it comes back from the back/forward cache) moves it on again.
+    ...(how !== 'replace' && when === 'timer' ? { back: { url: `{SITE}/nav/client?how=${how}&when=${when}`, moves: true } } : {}),
   })),
 );
 
