@@ -130,6 +130,10 @@ pub struct TabState {
     pub navigation_starts: u64,
     /// How many same-document navigations (fragment, History API) the main frame made.
     pub same_document_navigations: u64,
+    /// The current document moved within itself (fragment, History API) since it committed:
+    /// Chrome's title for the tab is then the history entry's, which can differ from the
+    /// document's.
+    pub moved_within_document: bool,
     /// The main frame's newest navigation, from its start until it commits or ends.
     pub pending: Option<PendingNavigation>,
     /// The main frame has a navigation scheduled to start now (`Page.frameScheduledNavigation`

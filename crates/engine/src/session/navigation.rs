@@ -192,8 +192,11 @@ impl Session {
         // reflected in it (measured: no stale read in 1000 set-then-read rounds, nor in 200
         // titles set by a `load` handler read right after `load`, headless shell and full).
         let browser = self.browser_title(tab).await;
+        // After a fragment or History API move Chrome's title is the history entry's (`back`
+        // to an entry made before `pushState` shows that entry's old title): ask the page.
+        let moved = tab.read(|st| st.moved_within_document);
         if let Some(info) = &browser
-            && (tab.dialog().is_some() || names_the_document(&info.title, &info.url))
+            && (tab.dialog().is_some() || (!moved && names_the_document(&info.title, &info.url)))
         {
             return info.title.clone();
         }

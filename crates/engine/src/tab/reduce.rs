@@ -416,6 +416,7 @@ pub(crate) fn reduce(state: &mut TabState, event: TabEvent, ctx: &Context<'_>) -
             }
             // The old document's scheduled navigation went with it.
             state.scheduled = false;
+            state.moved_within_document = false;
             state.loader_id = loader;
             state.url = url.clone();
             Reduced::changed().with(Effect::Page(PageEvent::Navigated { url }))
@@ -427,6 +428,7 @@ pub(crate) fn reduce(state: &mut TabState, event: TabEvent, ctx: &Context<'_>) -
             }
             state.url = nav.url;
             state.same_document_navigations += 1;
+            state.moved_within_document = true;
             if state
                 .pending
                 .as_ref()
