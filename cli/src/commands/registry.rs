@@ -106,6 +106,8 @@ pub struct Action {
     pub fences_on_failure: bool,
     /// It navigates the active tab (see `Route::navigates`).
     pub navigates: bool,
+    /// It may navigate and waits for the page (see `Route::follows_navigation`).
+    pub follows_navigation: bool,
     /// It runs to its end even when its client goes away (see `Route::completes`).
     pub completes: bool,
     /// Chooses the daemon lane per request (see `Route::lane_of`).
@@ -145,6 +147,7 @@ impl Action {
             default_timeout: false,
             fences_on_failure: false,
             navigates: false,
+            follows_navigation: false,
             completes: false,
             lane_of: None,
             handler: Some(handler),
@@ -214,6 +217,14 @@ impl Action {
         }
     }
 
+    /// See [`Action::follows_navigation`].
+    pub const fn following_navigation(self) -> Action {
+        Action {
+            follows_navigation: true,
+            ..self
+        }
+    }
+
     /// See [`Action::completes`].
     pub const fn completing(self) -> Action {
         Action {
@@ -262,6 +273,9 @@ impl Action {
         }
         if self.navigates {
             route = route.navigating();
+        }
+        if self.follows_navigation {
+            route = route.following_navigation();
         }
         if self.completes {
             route = route.completing();

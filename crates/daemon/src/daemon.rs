@@ -226,7 +226,7 @@ impl Daemon {
                 let outcome = self.execute(route, &request, caller).await;
                 // A navigation whose client left is not finished for nobody: the tab stays on
                 // the page it shows (still under the queue, so no later navigation is stopped).
-                if caller.is_cancelled() && route.is_some_and(|r| r.navigates) {
+                if caller.is_cancelled() && route.is_some_and(|r| r.yields_to_navigation()) {
                     self.stop_loading().await;
                 }
                 (outcome, queue_ms)
@@ -375,7 +375,7 @@ impl Daemon {
             .unwrap_or_else(|p| p.into_inner())
             .push(Running {
                 id: command_id,
-                navigates: route.is_some_and(|r| r.navigates),
+                yields: route.is_some_and(|r| r.yields_to_navigation()),
                 token: token.clone(),
                 interrupt: interrupt.clone(),
             });
@@ -422,7 +422,8 @@ impl Daemon {
         outcome
     }
 
-    /// A navigation arrived: the navigations still running lose the tab to it (Chrome aborts
+    /// A navigation arrived: the navigations (and actions waiting for theirs) still running lose
+    /// the tab to it (Chrome aborts
     /// theirs when the new one starts) and end now instead of at their timeout.
     fn interrupt_navigations(&self, request: &Request) {
         let by = match request.str("url") {
@@ -434,7 +435,7 @@ impl Daemon {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .iter()
-            .filter(|r| r.navigates)
+            .filter(|r| r.yields)
         {
             let _ = running.interrupt.set(Interrupt::Navigation(by.clone()));
             running.token.cancel();
@@ -747,7 +748,8 @@ impl Daemon {
 /// A command being run (see `Daemon::execute`).
 struct Running {
     id: u64,
-    navigates: bool,
+    /// A later navigation interrupts it.
+    yields: bool,
     token: CancellationToken,
     /// Why `token` was cancelled, set before it is.
     interrupt: Arc<std::sync::OnceLock<Interrupt>>,

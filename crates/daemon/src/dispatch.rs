@@ -67,10 +67,14 @@ pub struct Route {
     /// run (a CLI may pipeline `launch` and its command: the command must not run on a browser
     /// the failed launch did not set up).
     pub fences_on_failure: bool,
-    /// It navigates the active tab (`open`, `back`, `forward`, `reload`), or may and then waits
-    /// for the page (`click`, `press`, …): a later navigation interrupts it while it runs (the
-    /// page is going elsewhere), and when its client goes away the tab stops loading.
+    /// It navigates the active tab (`open`, `back`, `forward`, `reload`): it interrupts a
+    /// navigation or a [`Route::follows_navigation`] command still running, is interrupted by a
+    /// later one, and when its client goes away the tab stops loading.
     pub navigates: bool,
+    /// It may start a navigation and then waits for the page (`click`, `press`, …): a later
+    /// navigation interrupts it (the page is going elsewhere), and when its client goes away the
+    /// tab stops loading. It interrupts nothing itself.
+    pub follows_navigation: bool,
     /// It runs to its end even when its client goes away (it finishes a file, or creates
     /// something the session must keep track of). Other commands are cancelled then.
     pub completes: bool,
@@ -90,6 +94,7 @@ impl std::fmt::Debug for Route {
             .field("reports_dialog", &self.reports_dialog)
             .field("fences_on_failure", &self.fences_on_failure)
             .field("navigates", &self.navigates)
+            .field("follows_navigation", &self.follows_navigation)
             .field("completes", &self.completes)
             .finish_non_exhaustive()
     }
@@ -105,6 +110,7 @@ impl Route {
             reports_dialog: false,
             fences_on_failure: false,
             navigates: false,
+            follows_navigation: false,
             completes: false,
             lane_of: None,
             handler,
@@ -159,6 +165,15 @@ impl Route {
         }
     }
 
+    /// Marks it as one that may navigate and waits for the page (see
+    /// [`Route::follows_navigation`]).
+    pub const fn following_navigation(self) -> Route {
+        Route {
+            follows_navigation: true,
+            ..self
+        }
+    }
+
     /// Marks it as running to its end without its client (see [`Route::completes`]).
     pub const fn completing(self) -> Route {
         Route {
@@ -179,6 +194,11 @@ impl Route {
     /// browser), not a command marked [`Route::completes`].
     pub fn cancelled_with_its_client(&self) -> bool {
         self.lane != Lane::Close && !self.fences_on_failure && !self.completes
+    }
+
+    /// Whether a later navigation interrupts it, and its cancellation stops the tab's loading.
+    pub fn yields_to_navigation(&self) -> bool {
+        self.navigates || self.follows_navigation
     }
 }
 

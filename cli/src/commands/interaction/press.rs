@@ -22,8 +22,8 @@ pub const COMMAND: Command = Command {
         examples: &["press Enter", "press Control+a"],
     }),
     grammar: Grammar::Request(|input| key_grammar(input, ACTION, ACTION, "press <key>")),
-    // Navigating: it may start a navigation and wait for it (see `Route::navigates`).
-    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx))).navigating()],
+    // It may start a navigation and wait for it (see `Route::follows_navigation`).
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx))).following_navigation()],
 };
 
 /// `<command> <key>`.

@@ -38,8 +38,8 @@ pub const COMMAND: Command = Command {
         ],
     }),
     grammar: Grammar::Request(parse),
-    // Navigating: it may start a navigation and wait for it (see `Route::navigates`).
-    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx))).navigating()],
+    // It may start a navigation and wait for it (see `Route::follows_navigation`).
+    actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx))).following_navigation()],
 };
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
