@@ -806,6 +806,15 @@ fn corpus(site: &FixtureServer, world: &World, kind: Kind) -> Vec<Pattern> {
             cmd("get title", prints("Page Two")),
             cmd("back", prints(s("/nav/bfcache"))),
             cmd("get title", prints("BFCache")),
+            // Full Chrome restores the page from the back/forward cache (a second pageshow);
+            // the shell loads it again (upstream sees the same).
+            cmd(
+                "get text #shown",
+                prints(match kind {
+                    Kind::Shell => "pageshow 1 persisted=false",
+                    Kind::Full => "pageshow 2 persisted=true",
+                }),
+            ),
             cmd("forward", prints(s("/page2.html"))),
             cmd("get title", prints("Page Two")),
         ],

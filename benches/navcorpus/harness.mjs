@@ -194,7 +194,11 @@ function standardSteps(p) {
     ...settle(p, click),
     { run: 'get url', expect: urlTruth(p, click, l2) },
     { run: 'get title', expect: titleTruth(p, click, l2) },
-    { run: 'back', expect: back ? prints(back.url) : null },
+    {
+      run: 'back',
+      // A page that moves on by itself may have moved by the time `back` reads the URL.
+      expect: !back ? null : back.moves ? either(prints(back.url), prints(click.url)) : prints(back.url),
+    },
     { run: 'get url', expect: back && !back.moves ? prints(back.url) : null },
     { run: 'get title', expect: back && !back.moves ? prints(back.title) : null },
   ];
