@@ -108,6 +108,10 @@ pub struct Action {
     pub navigates: bool,
     /// It may navigate and waits for the page (see `Route::follows_navigation`).
     pub follows_navigation: bool,
+    /// It reads the page's state after a navigation (see `Route::sees_navigation`).
+    pub sees_navigation: bool,
+    /// It is a wait (see `Route::waits`).
+    pub waits: bool,
     /// It runs to its end even when its client goes away (see `Route::completes`).
     pub completes: bool,
     /// Chooses the daemon lane per request (see `Route::lane_of`).
@@ -148,6 +152,8 @@ impl Action {
             fences_on_failure: false,
             navigates: false,
             follows_navigation: false,
+            sees_navigation: false,
+            waits: false,
             completes: false,
             lane_of: None,
             handler: Some(handler),
@@ -225,6 +231,22 @@ impl Action {
         }
     }
 
+    /// See [`Action::sees_navigation`].
+    pub const fn seeing_navigation(self) -> Action {
+        Action {
+            sees_navigation: true,
+            ..self
+        }
+    }
+
+    /// See [`Action::waits`].
+    pub const fn waiting(self) -> Action {
+        Action {
+            waits: true,
+            ..self
+        }
+    }
+
     /// See [`Action::completes`].
     pub const fn completing(self) -> Action {
         Action {
@@ -276,6 +298,12 @@ impl Action {
         }
         if self.follows_navigation {
             route = route.following_navigation();
+        }
+        if self.sees_navigation {
+            route = route.seeing_navigation();
+        }
+        if self.waits {
+            route = route.waiting();
         }
         if self.completes {
             route = route.completing();

@@ -207,7 +207,7 @@ impl Daemon {
         };
         let (outcome, queue_ms) = match lane {
             Lane::Close => (self.run_route(route, &request).await, 0),
-            Lane::Fast => (self.execute(route, &request, caller).await, 0),
+            Lane::Fast => (self.execute(route, lane, &request, caller).await, 0),
             Lane::Queued => {
                 if route.is_some_and(|r| r.navigates) {
                     self.interrupt_navigations(&request);
@@ -223,7 +223,7 @@ impl Daemon {
                     }
                 };
                 let queue_ms = waited.elapsed().as_millis() as u64;
-                let outcome = self.execute(route, &request, caller).await;
+                let outcome = self.execute(route, lane, &request, caller).await;
                 // A navigation whose client left is not finished for nobody: the tab stays on
                 // the page it shows (still under the queue, so no later navigation is stopped).
                 if caller.is_cancelled() && route.is_some_and(|r| r.yields_to_navigation()) {
@@ -362,6 +362,7 @@ impl Daemon {
     async fn execute(
         self: &Arc<Self>,
         route: Option<Route>,
+        lane: Lane,
         request: &Request,
         caller: &CancellationToken,
     ) -> Outcome {
@@ -386,11 +387,18 @@ impl Daemon {
             .map(Duration::from_millis)
             .unwrap_or(self.config.command_timeout)
             + Duration::from_secs(5);
-        let work = self.run_route(route, request);
+        // The wait for the last action's navigation has its own bound; the command's deadline
+        // starts after it.
+        let work = async {
+            if let Some(failure) = self.settle_before(route, lane, request).await {
+                return Ok(Outcome::failed(failure));
+            }
+            tokio::time::timeout(budget, self.run_route(route, request)).await
+        };
         // A command that finished as the session began closing keeps its result.
         let outcome = tokio::select! {
             biased;
-            outcome = tokio::time::timeout(budget, work) => match outcome {
+            outcome = work => match outcome {
                 Ok(outcome) => outcome,
                 Err(_) => Outcome::failed(Failure::coded(
                     format!(
@@ -420,6 +428,48 @@ impl Daemon {
             .unwrap_or_else(|p| p.into_inner())
             .retain(|r| r.id != command_id);
         outcome
+    }
+
+    /// Waits for the navigation the last action left for later (`settle_later`), so this command
+    /// sees the page it led to: a queued command within its budget, a fast one that reads the
+    /// page's state for a moment. A navigation to a URL replaces it instead; `close`, a
+    /// `launch`, the waits and the other fast commands do not wait. A queued command fails at
+    /// once when the navigation's request is still unanswered: Chrome runs no script of the old
+    /// page meanwhile, so it would hang.
+    async fn settle_before(
+        &self,
+        route: Option<Route>,
+        lane: Lane,
+        request: &Request,
+    ) -> Option<Failure> {
+        let route = route?;
+        if route.fences_on_failure || route.waits {
+            return None;
+        }
+        let timeout = request
+            .u64(abx_wire::extras::TIMEOUT)
+            .map(Duration::from_millis)
+            .unwrap_or(self.config.command_timeout);
+        let within = match lane {
+            Lane::Queued if !(route.navigates && request.str("url").is_some()) => {
+                timeout.min(DEFERRED_SETTLE)
+            }
+            Lane::Fast if route.sees_navigation => timeout.min(STATE_READ_SETTLE),
+            _ => return None,
+        };
+        let live = self.live()?;
+        match live.session.settle_deferred(within).await {
+            abx_engine::DeferredNavigation::Unanswered { url } if lane == Lane::Queued => {
+                Some(Failure::coded(
+                    format!(
+                        "The tab is still waiting for {url} to answer (the navigation the last action started; this command waited {} s for it): `open` another page, `reload`, or `wait --load load` to keep waiting",
+                        within.as_secs()
+                    ),
+                    "navigation_pending",
+                ))
+            }
+            _ => None,
+        }
     }
 
     /// A navigation arrived: the navigations (and actions waiting for theirs) still running lose
@@ -585,6 +635,7 @@ impl Daemon {
             claims: Some(abx_engine::ClaimDir::for_current_user()),
             name: self.config.session.clone(),
             settle_navigation: true,
+            settle_later: true,
             page,
         };
         let browser = Arc::new(browser);
@@ -648,6 +699,7 @@ impl Daemon {
             claims: Some(abx_engine::ClaimDir::for_current_user()),
             name: self.config.session.clone(),
             settle_navigation: true,
+            settle_later: true,
             page: live.spec.pages.page_setup().ok()?,
         };
         let browser = Arc::new(browser);
@@ -744,6 +796,15 @@ impl Daemon {
         let _ = self.files.write("target", &content);
     }
 }
+
+/// How long `get url` / `get title` wait for a navigation the last action started (a page that
+/// does not commit by then is reported as the tab shows it: the old one).
+const STATE_READ_SETTLE: Duration = Duration::from_secs(2);
+
+/// How long a queued command waits for a navigation the last action started before it runs on
+/// what the tab shows (a link to a server that never answers must not hold every later
+/// command for its whole timeout).
+const DEFERRED_SETTLE: Duration = Duration::from_secs(10);
 
 /// A command being run (see `Daemon::execute`).
 struct Running {

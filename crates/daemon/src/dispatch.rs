@@ -75,6 +75,13 @@ pub struct Route {
     /// navigation interrupts it (the page is going elsewhere), and when its client goes away the
     /// tab stops loading. It interrupts nothing itself.
     pub follows_navigation: bool,
+    /// A fast command that reads the page's state (`get url`, `get title`): it first waits, for
+    /// a moment, for a navigation the last action left for later (queued commands wait for it
+    /// within their deadline; see `SessionOptions::settle_later`).
+    pub sees_navigation: bool,
+    /// A wait (`wait …`): it waits for the page its own way, not first for a navigation the
+    /// last action left for later.
+    pub waits: bool,
     /// It runs to its end even when its client goes away (it finishes a file, or creates
     /// something the session must keep track of). Other commands are cancelled then.
     pub completes: bool,
@@ -95,6 +102,8 @@ impl std::fmt::Debug for Route {
             .field("fences_on_failure", &self.fences_on_failure)
             .field("navigates", &self.navigates)
             .field("follows_navigation", &self.follows_navigation)
+            .field("sees_navigation", &self.sees_navigation)
+            .field("waits", &self.waits)
             .field("completes", &self.completes)
             .finish_non_exhaustive()
     }
@@ -111,6 +120,8 @@ impl Route {
             fences_on_failure: false,
             navigates: false,
             follows_navigation: false,
+            sees_navigation: false,
+            waits: false,
             completes: false,
             lane_of: None,
             handler,
@@ -170,6 +181,23 @@ impl Route {
     pub const fn following_navigation(self) -> Route {
         Route {
             follows_navigation: true,
+            ..self
+        }
+    }
+
+    /// Marks it as reading the page's state after a navigation (see
+    /// [`Route::sees_navigation`]).
+    pub const fn seeing_navigation(self) -> Route {
+        Route {
+            sees_navigation: true,
+            ..self
+        }
+    }
+
+    /// Marks it as a wait (see [`Route::waits`]).
+    pub const fn waiting(self) -> Route {
+        Route {
+            waits: true,
             ..self
         }
     }

@@ -676,8 +676,8 @@ impl Session {
     /// read from the main document's window.
     pub(crate) async fn direct_verdict(&self, tab: &Tab) -> Option<ClickMiss> {
         let context = main_context(tab)?;
-        let reply = tab
-            .guarded("click", async {
+        let reply = unless_navigating(tab, async {
+            tab.guarded("click", async {
                 let verdict = runtime::CallFunctionOnParams {
                     unique_context_id: Some(context),
                     return_by_value: Some(true),
@@ -689,7 +689,9 @@ impl Session {
                 )?)
             })
             .await
-            .ok()?;
+            .ok()
+        })
+        .await?;
         let landed = reply.result.value.as_ref().and_then(Value::as_str)?;
         Some(ClickMiss {
             landed: landed.to_string(),
@@ -702,8 +704,8 @@ impl Session {
     /// document went away (the click navigated), a dialog opened, or the page is too busy to
     /// answer; all of these mean the click was not blocked, so it counts as delivered.
     pub(crate) async fn click_verdict(&self, tab: &Tab, handle: &Handle) -> Option<ClickMiss> {
-        let reply = tab
-            .guarded("click", async {
+        let reply = unless_navigating(tab, async {
+            tab.guarded("click", async {
                 let verdict = crate::js::call_on(&handle.object_id, GUARD_VERDICT_FN, &[]);
                 let reply = handle
                     .session
@@ -717,7 +719,9 @@ impl Session {
                 })
             })
             .await
-            .ok()?;
+            .ok()
+        })
+        .await?;
         let landed = reply.result.value.as_ref().and_then(Value::as_str)?;
         Some(ClickMiss {
             landed: landed.to_string(),
@@ -744,6 +748,34 @@ impl Session {
 /// way the navigation events the input caused came ahead of the answer, so the settle after
 /// the action needs no extra `Runtime.evaluate` to order them. A timeout or a lost session
 /// says nothing about the page.
+/// Runs a click's verdict call unless the main frame starts navigating first: the click was then
+/// delivered (it led somewhere), and a document with a navigation pending may not answer until
+/// the new one commits (a slow first byte held `click` for as long). The navigation's events
+/// came in, which is what the round trip was for.
+async fn unless_navigating<T>(
+    tab: &Tab,
+    verdict: impl std::future::Future<Output = Option<T>>,
+) -> Option<T> {
+    let navigating = async {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        if tab
+            .wait_state("click", deadline, true, |st| st.pending.is_some())
+            .await
+            .is_err()
+        {
+            std::future::pending::<()>().await;
+        }
+    };
+    tokio::select! {
+        biased;
+        verdict = verdict => verdict,
+        () = navigating => {
+            tab.note_sync();
+            None
+        }
+    }
+}
+
 fn synced_by_reply<T>(
     tab: &Tab,
     reply: std::result::Result<T, abx_cdp::Error>,

@@ -271,6 +271,9 @@ pub struct Tab {
     /// Round trips to the main frame's renderer that completed after input was handled (see
     /// [`Tab::note_sync`]).
     syncs: std::sync::atomic::AtomicU64,
+    /// A navigation an action started and left for the next command to wait for (see
+    /// [`SessionOptions::settle_later`](crate::SessionOptions::settle_later)).
+    deferred: std::sync::Mutex<Option<settle::NavigationMark>>,
 }
 
 impl std::fmt::Debug for Tab {
@@ -354,6 +357,7 @@ impl Tab {
             cell,
             pump,
             syncs: std::sync::atomic::AtomicU64::new(0),
+            deferred: std::sync::Mutex::new(None),
         });
         tab.enable(fresh).await;
         Ok(tab)
@@ -469,6 +473,28 @@ impl Tab {
     pub(crate) fn note_sync(&self) {
         self.syncs
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Leaves the navigation followed since `mark` for the next command to wait for.
+    pub(crate) fn defer_settle(&self, mark: settle::NavigationMark) {
+        *self.deferred.lock().unwrap_or_else(|p| p.into_inner()) = Some(mark);
+    }
+
+    /// Puts back a navigation taken with [`Tab::take_deferred`] that is still underway, unless
+    /// a newer one was left meanwhile.
+    pub(crate) fn restore_deferred(&self, mark: settle::NavigationMark) {
+        self.deferred
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_or_insert(mark);
+    }
+
+    /// Takes the navigation left for the next command, if any.
+    pub(crate) fn take_deferred(&self) -> Option<settle::NavigationMark> {
+        self.deferred
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
     }
 
     /// How many [`Tab::note_sync`] calls there have been.

@@ -48,9 +48,9 @@ pub const COMMAND: Command = Command {
         Action::queued(HTML, |ctx| Box::pin(run_html(ctx))),
         Action::queued(VALUE, |ctx| Box::pin(run_value(ctx))),
         Action::queued(ATTRIBUTE, |ctx| Box::pin(run_attribute(ctx))),
-        Action::fast(URL, |ctx| Box::pin(run_url(ctx))),
+        Action::fast(URL, |ctx| Box::pin(run_url(ctx))).seeing_navigation(),
         Action::fast(CDP_URL, |ctx| Box::pin(run_cdp_url(ctx))),
-        Action::fast(TITLE, |ctx| Box::pin(run_title(ctx))),
+        Action::fast(TITLE, |ctx| Box::pin(run_title(ctx))).seeing_navigation(),
         Action::queued(COUNT, |ctx| Box::pin(run_count(ctx))),
         Action::queued(BOX, |ctx| Box::pin(run_box(ctx))).rendered(Render {
             geometry: Some(geometry),

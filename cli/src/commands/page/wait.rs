@@ -84,12 +84,21 @@ pub const COMMAND: Command = Command {
     }),
     grammar: Grammar::Request(parse),
     actions: &[
-        Action::queued(WAIT, |ctx| Box::pin(run_wait(ctx))).with_default_timeout(),
-        Action::queued(URL, |ctx| Box::pin(run_url(ctx))).with_default_timeout(),
-        Action::queued(LOAD, |ctx| Box::pin(run_load(ctx))).with_default_timeout(),
-        Action::queued(FUNCTION, |ctx| Box::pin(run_function(ctx))).with_default_timeout(),
+        Action::queued(WAIT, |ctx| Box::pin(run_wait(ctx)))
+            .with_default_timeout()
+            .waiting(),
+        Action::queued(URL, |ctx| Box::pin(run_url(ctx)))
+            .with_default_timeout()
+            .waiting(),
+        Action::queued(LOAD, |ctx| Box::pin(run_load(ctx)))
+            .with_default_timeout()
+            .waiting(),
+        Action::queued(FUNCTION, |ctx| Box::pin(run_function(ctx)))
+            .with_default_timeout()
+            .waiting(),
         Action::queued(DOWNLOAD, |ctx| Box::pin(run_download(ctx)))
             .with_default_timeout()
+            .waiting()
             .rendered(Render {
                 saved: Some(download::saved),
                 ..Render::DEFAULT

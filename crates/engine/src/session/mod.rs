@@ -16,7 +16,7 @@ mod navigation;
 mod view;
 mod wait;
 
-pub use navigation::LOAD_AFTER_PARSE;
+pub use navigation::{DeferredNavigation, LOAD_AFTER_PARSE};
 pub use view::Page;
 pub use wait::Evaluated;
 
@@ -98,6 +98,11 @@ pub struct SessionOptions {
     /// within the action's timeout, for the page it leads to before it returns, so the next
     /// call sees that page (default). `false` returns as soon as the input is delivered.
     pub settle_navigation: bool,
+    /// With `settle_navigation`, the action returns as soon as its input is delivered and the
+    /// navigation it started is waited for by the next caller of [`Session::settle_deferred`]
+    /// (the daemon calls it before the next command), so an action costs what upstream's does
+    /// and the next command still sees the page it led to. Default `false`: the action waits.
+    pub settle_later: bool,
     /// Page settings applied to every tab: color scheme, init scripts, download directory.
     pub page: crate::page_setup::PageSetup,
 }
@@ -114,6 +119,7 @@ impl Default for SessionOptions {
             claims: None,
             name: String::new(),
             settle_navigation: true,
+            settle_later: false,
             page: crate::page_setup::PageSetup::default(),
         }
     }

@@ -25,6 +25,50 @@ impl Session {
         self.navigate_tab(&tab, url, wait, timeout).await
     }
 
+    /// Waits, within `within`, for the navigation the last action started and left for later
+    /// ([`SessionOptions::settle_later`](crate::SessionOptions::settle_later)), as the action
+    /// would have: until the page it leads to has loaded, a parsed page whose `load` is held
+    /// back [`LOAD_AFTER_PARSE`] later, or a dialog. Never fails: the command that follows
+    /// reports what is wrong with the tab. A wait cut short by `within` leaves the navigation
+    /// for the next caller and says which URL has not answered yet, if that is why: until it
+    /// commits (or is stopped), Chrome does not run the old document's scripts, so page
+    /// commands would hang.
+    pub async fn settle_deferred(&self, within: Duration) -> DeferredNavigation {
+        let Ok(tab) = self.active_tab().await else {
+            return DeferredNavigation::None;
+        };
+        let Some(mark) = tab.take_deferred() else {
+            return DeferredNavigation::None;
+        };
+        let settled = tab
+            .settle(
+                "navigation",
+                &mark,
+                Milestone::Load,
+                deadline_after(within),
+                Some(LOAD_AFTER_PARSE),
+                true,
+            )
+            .await;
+        if matches!(settled, Err(EngineError::Timeout { .. })) {
+            tab.restore_deferred(mark);
+            if let Some(url) = tab.read(|st| {
+                st.pending
+                    .as_ref()
+                    .filter(|p| !p.same_document)
+                    .map(|p| p.url.clone())
+            }) {
+                return DeferredNavigation::Unanswered { url };
+            }
+        }
+        DeferredNavigation::Settled
+    }
+
+    /// Forgets the navigation the last action left for later: a new navigation replaces it.
+    fn forget_deferred(tab: &Tab) {
+        let _ = tab.take_deferred();
+    }
+
     /// [`Session::navigate`] on a given tab of the session.
     pub(super) async fn navigate_tab(
         &self,
@@ -42,6 +86,7 @@ impl Session {
             url,
         ))
         .await?;
+        Self::forget_deferred(tab);
         let mark = tab.read(NavigationMark::of);
         let reply = tab
             .request("navigate", page::NavigateParams::new(url), timeout)
@@ -255,6 +300,21 @@ impl Session {
         let tab = self.active_tab().await?;
         Ok(self.title_of(&tab).await)
     }
+}
+
+/// What [`Session::settle_deferred`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DeferredNavigation {
+    /// No action left a navigation to wait for.
+    None,
+    /// The navigation settled (or the wait ended for another reason than an unanswered request).
+    Settled,
+    /// The navigation's request to `url` has not been answered within the wait.
+    Unanswered {
+        /// The URL the tab is still waiting for.
+        url: String,
+    },
 }
 
 /// Whether Chrome's title `title` for a page at `url` is the document's own title, not the

@@ -145,14 +145,23 @@ impl<'s> Page<'s> {
         // the same DevTools channel ahead of this reply (a context destroyed by it is fine too).
         // A click already made that round trip when it checked where its events landed.
         let synced = tab.target_id() == marker.target_id && tab.syncs() != marker.syncs;
+        // A navigation already pending answers the question (and a document with one pending
+        // may not answer until the new one commits).
         if !synced {
-            let _ = tab
-                .cdp()
-                .call_within(
-                    runtime::EvaluateParams::new("0"),
-                    Duration::from_millis(500),
-                )
-                .await;
+            let sync = tab.cdp().call_within(
+                runtime::EvaluateParams::new("0"),
+                Duration::from_millis(500),
+            );
+            let navigating = tab.wait_state(
+                "navigation",
+                Instant::now() + Duration::from_millis(500),
+                true,
+                |st| st.pending.is_some(),
+            );
+            tokio::select! {
+                _ = sync => {}
+                Ok(_) = navigating => {}
+            }
         }
         // Another tab (a new tab the action opened and the session moved to) is followed from
         // its own start: whatever it is doing now is the page.
@@ -162,6 +171,10 @@ impl<'s> Page<'s> {
             NavigationMark::default()
         };
         if tab.read(|st| progress(st, &mark, Milestone::Load)) == Progress::NotStarted {
+            return;
+        }
+        if self.session.options().settle_later {
+            tab.defer_settle(mark);
             return;
         }
         let deadline = Instant::now() + within;
