@@ -450,15 +450,20 @@ impl Daemon {
             .u64(abx_wire::extras::TIMEOUT)
             .map(Duration::from_millis)
             .unwrap_or(self.config.command_timeout);
-        let within = match lane {
-            Lane::Queued if !(route.navigates && request.str("url").is_some()) => {
-                timeout.min(DEFERRED_SETTLE)
+        use abx_engine::DeferredWait;
+        let (within, until) = match lane {
+            // A navigation to a URL replaces it.
+            Lane::Queued if route.navigates && request.str("url").is_some() => return None,
+            // A history move or reload needs the page to be the tab's, not loaded.
+            Lane::Queued if route.navigates => (timeout.min(DEFERRED_SETTLE), DeferredWait::Commit),
+            Lane::Queued => (timeout.min(DEFERRED_SETTLE), DeferredWait::Load),
+            Lane::Fast if route.sees_navigation => {
+                (timeout.min(STATE_READ_SETTLE), DeferredWait::Committed)
             }
-            Lane::Fast if route.sees_navigation => timeout.min(STATE_READ_SETTLE),
             _ => return None,
         };
         let live = self.live()?;
-        match live.session.settle_deferred(within).await {
+        match live.session.settle_deferred(within, until).await {
             abx_engine::DeferredNavigation::Unanswered { url } if lane == Lane::Queued => {
                 Some(Failure::coded(
                     format!(

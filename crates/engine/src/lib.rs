@@ -102,8 +102,8 @@ pub use pointer::Motion;
 pub use policy::{DomainFilter, GuardFailure, Policy, ProxyAuth};
 pub use read::{ReadOptions, ReadPage};
 pub use session::{
-    DeferredNavigation, Evaluated, LOAD_AFTER_PARSE, Navigated, Page, ScreenshotOptions, Session,
-    SessionOptions, TabListing, WaitUntil,
+    DeferredNavigation, DeferredWait, Evaluated, LOAD_AFTER_PARSE, Navigated, Page,
+    ScreenshotOptions, Session, SessionOptions, TabListing, WaitUntil,
 };
 pub use snapshot::delta::{DeltaSnapshot, RefChange, SnapshotDelta, TreeChange};
 pub use snapshot::{RefInfo, Snapshot, SnapshotDiff, SnapshotOptions, diff_text};

@@ -16,7 +16,7 @@ mod navigation;
 mod view;
 mod wait;
 
-pub use navigation::{DeferredNavigation, LOAD_AFTER_PARSE};
+pub use navigation::{DeferredNavigation, DeferredWait, LOAD_AFTER_PARSE};
 pub use view::Page;
 pub use wait::Evaluated;
 

@@ -26,40 +26,58 @@ impl Session {
     }
 
     /// Waits, within `within`, for the navigation the last action started and left for later
-    /// ([`SessionOptions::settle_later`](crate::SessionOptions::settle_later)), as the action
-    /// would have: until the page it leads to has loaded, a parsed page whose `load` is held
-    /// back [`LOAD_AFTER_PARSE`] later, or a dialog. Never fails: the command that follows
-    /// reports what is wrong with the tab. A wait cut short by `within` leaves the navigation
-    /// for the next caller and says which URL has not answered yet, if that is why: until it
-    /// commits (or is stopped), Chrome does not run the old document's scripts, so page
-    /// commands would hang.
-    pub async fn settle_deferred(&self, within: Duration) -> DeferredNavigation {
+    /// ([`SessionOptions::settle_later`](crate::SessionOptions::settle_later)) to reach `until`:
+    /// - [`DeferredWait::Load`], as the action would have waited: the page it leads to has
+    ///   loaded, or was parsed [`LOAD_AFTER_PARSE`] ago with its `load` held back, or a dialog
+    ///   opened; the navigation is then done with;
+    /// - [`DeferredWait::Commit`]: the new page is the tab's (a history move or reload needs
+    ///   no more); done with too;
+    /// - [`DeferredWait::Committed`]: the same, but the next command still waits for the
+    ///   page's load (`get url`, `get title` read the tab's state, they do not end the wait).
+    ///
+    /// Never fails: the command that follows reports what is wrong with the tab. A wait cut
+    /// short by `within` leaves the navigation for the next caller and says which URL has not
+    /// answered yet, if that is why: until it commits (or is stopped), Chrome runs none of the
+    /// old document's scripts, so page commands would hang.
+    pub async fn settle_deferred(
+        &self,
+        within: Duration,
+        until: DeferredWait,
+    ) -> DeferredNavigation {
         let Ok(tab) = self.active_tab().await else {
             return DeferredNavigation::None;
         };
         let Some(mark) = tab.take_deferred() else {
             return DeferredNavigation::None;
         };
+        let (milestone, grace) = match until {
+            DeferredWait::Load => (Milestone::Load, Some(LOAD_AFTER_PARSE)),
+            DeferredWait::Commit => (Milestone::Commit, None),
+            DeferredWait::Committed => (Milestone::Commit, None),
+        };
         let settled = tab
             .settle(
                 "navigation",
                 &mark,
-                Milestone::Load,
+                milestone,
                 deadline_after(within),
-                Some(LOAD_AFTER_PARSE),
+                grace,
                 true,
             )
             .await;
-        if matches!(settled, Err(EngineError::Timeout { .. })) {
+        let over = !matches!(settled, Err(EngineError::Timeout { .. }));
+        if !over || until == DeferredWait::Committed {
             tab.restore_deferred(mark);
-            if let Some(url) = tab.read(|st| {
+        }
+        if !over
+            && let Some(url) = tab.read(|st| {
                 st.pending
                     .as_ref()
                     .filter(|p| !p.same_document)
                     .map(|p| p.url.clone())
-            }) {
-                return DeferredNavigation::Unanswered { url };
-            }
+            })
+        {
+            return DeferredNavigation::Unanswered { url };
         }
         DeferredNavigation::Settled
     }
@@ -300,6 +318,20 @@ impl Session {
         let tab = self.active_tab().await?;
         Ok(self.title_of(&tab).await)
     }
+}
+
+/// How far [`Session::settle_deferred`] follows the navigation the last action started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeferredWait {
+    /// Until the page it leads to has loaded (or is usable with its `load` held back): a
+    /// command that reads or acts on the page.
+    Load,
+    /// Until the new page is the tab's: a history move or a reload (the navigation is then
+    /// done with).
+    Commit,
+    /// Until the new page is the tab's, leaving the wait for its load to the next command:
+    /// `get url`, `get title`.
+    Committed,
 }
 
 /// What [`Session::settle_deferred`] found.

@@ -32,6 +32,8 @@ impl NavigationMark {
 /// How far into its life a new document must be for the wait to end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Milestone {
+    /// Committed: the tab shows the new document (its URL, its history entry).
+    Commit,
     /// `DOMContentLoaded` fired.
     DomContentLoaded,
     /// `load` fired and the frame stopped loading (a navigation scheduled by `load` is
@@ -43,11 +45,12 @@ pub(crate) enum Milestone {
 
 impl Milestone {
     /// The Chrome lifecycle event it corresponds to.
-    fn lifecycle(self) -> &'static str {
+    fn lifecycle(self) -> Option<&'static str> {
         match self {
-            Milestone::DomContentLoaded => "DOMContentLoaded",
-            Milestone::Load => "load",
-            Milestone::NetworkIdle => "networkIdle",
+            Milestone::Commit => None,
+            Milestone::DomContentLoaded => Some("DOMContentLoaded"),
+            Milestone::Load => Some("load"),
+            Milestone::NetworkIdle => Some("networkIdle"),
         }
     }
 }
@@ -117,7 +120,10 @@ pub(crate) fn settled(state: &TabState, milestone: Milestone) -> bool {
 
 /// Whether the current document reached `milestone`.
 fn reached(state: &TabState, milestone: Milestone) -> bool {
-    let seen = state.has_lifecycle(&state.loader_id, milestone.lifecycle());
+    let Some(name) = milestone.lifecycle() else {
+        return true;
+    };
+    let seen = state.has_lifecycle(&state.loader_id, name);
     match milestone {
         Milestone::Load => seen && !state.loading,
         _ => seen,
