@@ -111,7 +111,12 @@ impl Session {
             .await?;
         if let Some(error) = reply.error_text.filter(|e| !e.is_empty()) {
             // Chrome commits its error page (or settles back on the old one) just after it
-            // refuses: the next command must see that page, not the one before it.
+            // refuses: the next command must see that page, not the one before it. With
+            // `settle_later` the next command waits for it; else this one does.
+            if self.options.settle_later {
+                tab.defer_settle(mark);
+                return Err(self.failed_navigation(tab, error, url));
+            }
             let ours: Option<String> = reply.loader_id.map(Into::into);
             let settled = deadline_after(FAILED_NAVIGATION_SETTLE.min(timeout));
             let _ = tab
