@@ -377,6 +377,7 @@ impl Daemon {
             .push(Running {
                 id: command_id,
                 yields: route.is_some_and(|r| r.yields_to_navigation()),
+                url: request.str("url").map(str::to_string),
                 token: token.clone(),
                 interrupt: interrupt.clone(),
             });
@@ -481,16 +482,19 @@ impl Daemon {
     /// the tab to it (Chrome aborts
     /// theirs when the new one starts) and end now instead of at their timeout.
     fn interrupt_navigations(&self, request: &Request) {
-        let by = match request.str("url") {
+        let url = request.str("url");
+        let by = match url {
             Some(url) => format!("a navigation to {url}"),
             None => format!("`{}`", request.action),
         };
+        // A second `open` of the page being opened (two shells asking for the same page) waits
+        // for it instead: both get the page.
         for running in self
             .running
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .iter()
-            .filter(|r| r.yields)
+            .filter(|r| r.yields && (url.is_none() || r.url.as_deref() != url))
         {
             let _ = running.interrupt.set(Interrupt::Navigation(by.clone()));
             running.token.cancel();
@@ -816,6 +820,8 @@ struct Running {
     id: u64,
     /// A later navigation interrupts it.
     yields: bool,
+    /// The URL it navigates to, if it names one.
+    url: Option<String>,
     token: CancellationToken,
     /// Why `token` was cancelled, set before it is.
     interrupt: Arc<std::sync::OnceLock<Interrupt>>,
