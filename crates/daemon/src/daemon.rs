@@ -210,7 +210,7 @@ impl Daemon {
             Lane::Fast => (self.execute(route, lane, &request, caller).await, 0),
             Lane::Queued => {
                 if route.is_some_and(|r| r.navigates) {
-                    self.interrupt_navigations(&request);
+                    self.interrupt_navigations(&request).await;
                 }
                 let waited = Instant::now();
                 let _turn = tokio::select! {
@@ -478,10 +478,17 @@ impl Daemon {
         }
     }
 
-    /// A navigation arrived: the navigations (and actions waiting for theirs) still running lose
-    /// the tab to it (Chrome aborts
-    /// theirs when the new one starts) and end now instead of at their timeout.
-    fn interrupt_navigations(&self, request: &Request) {
+    /// A navigation arrived while the tab waits for a page that has not answered yet: the
+    /// navigations (and actions waiting for theirs) still running lose the tab to it (Chrome
+    /// aborts theirs when the new one starts) and end now instead of at their timeout. A page
+    /// that answered and is only loading its resources is waited for, as upstream does.
+    async fn interrupt_navigations(&self, request: &Request) {
+        let Some(live) = self.live() else {
+            return;
+        };
+        if !live.session.navigation_pending().await {
+            return;
+        }
         let url = request.str("url");
         let by = match url {
             Some(url) => format!("a navigation to {url}"),

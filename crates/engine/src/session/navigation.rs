@@ -193,6 +193,17 @@ impl Session {
         Ok(self.url_of(&tab))
     }
 
+    /// Whether the active tab waits for a navigation that has not committed (its request not
+    /// answered yet, or it was just scheduled).
+    pub async fn navigation_pending(&self) -> bool {
+        match self.active_tab().await {
+            Ok(tab) => {
+                tab.read(|st| st.scheduled || st.pending.as_ref().is_some_and(|p| !p.same_document))
+            }
+            Err(_) => false,
+        }
+    }
+
     /// Stops the active tab's loading (`Page.stopLoading`): a navigation not committed yet is
     /// abandoned and the tab keeps the page it shows. For a navigation whose caller gave up.
     pub async fn stop_loading(&self) -> Result<()> {
