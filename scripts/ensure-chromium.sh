@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs Debian's Chromium, its headless shell (abx's default for headless sessions; see
-# docs/adr/0007-headless-shell.md), Xvfb (for headed runs) and ffmpeg (for `record`) when missing. Needs root (or sudo).
+# docs/adr/0007-headless-shell.md), Xvfb (for headed runs), ffmpeg (for `record`) and npm (for the
+# build) when missing. Needs root (or sudo).
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || [ -n "${AGENT_BROWSER_EXECUTABLE_PATH:-}" ] || need+=(chromium)
@@ -11,6 +12,8 @@ command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
 command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)
 # certutil (NSS tools): `--ca-cert` puts its CA in a private NSS database for Chrome.
 command -v certutil >/dev/null 2>&1 || need+=(libnss3-tools)
+# npm: the build fetches axe-core, which `a11y` runs, from the npm registry (crates/engine/build.rs).
+command -v npm >/dev/null 2>&1 || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}" >&2
   SUDO=""

@@ -112,7 +112,7 @@ pub use tab::{
 };
 pub use touch::{Swiped, Tapped};
 
-pub use a11y::{A11Y_RULES, a11y_audit};
+pub use a11y::{AXE_VERSION, a11y_audit};
 pub use abx_chrome::{BrowserBinary, BrowserKind, CloseReceipt, LaunchOptions};
 pub use audit::web_vitals;
 pub use react::{REACT_DEVTOOLS_HOOK, ReactError, ReactQuery, react_query};

@@ -1,8 +1,7 @@
-//! `a11y [url] [--tags <list>] [--selector <sel>]`: an accessibility audit of the session's page
-//! (or of `url`, loaded first). Abx does not ship axe-core: the audit is its own DOM checks run
-//! in the page (`abx_engine::a11y_audit`, rules in `abx_engine::A11Y_RULES`, documented in
-//! `docs/a11y.md`), reported in axe-core's shape: `violations` and `incomplete` with rule ids,
-//! impacts, tags and node targets, and `counts`.
+//! `a11y [url] [--tags <list>] [--selector <sel>]`: an axe-core accessibility audit of the
+//! session's page (or of `url`, loaded first), over its whole frame tree
+//! (`abx_engine::a11y_audit`, documented in `docs/a11y.md`): `violations` and `incomplete`
+//! with rule ids, impacts, tags and node targets, and `counts`, as upstream reports them.
 
 use crate::commands::prelude::*;
 use crate::output::text::without_lifecycle;
@@ -16,7 +15,7 @@ const USAGE: &str = "a11y [url] [--tags <list>] [--selector <sel>]";
 pub const COMMAND: Command = Command {
     names: &[ACTION],
     help: Some(Help {
-        about: "Accessibility audit (abx's own checks, axe-core report shape; see docs/a11y.md). Rules: aria-roles, button-name, color-contrast, document-title, duplicate-id, heading-order, html-has-lang, image-alt, label, link-name, select-name",
+        about: "Accessibility audit with axe-core 4.12.1 of the page (after loading url, when given) and all its frames, in an isolated world: the page's own scripts and window.axe are untouched. --tags keeps the rules with one of those axe tags; -s/--selector audits one subtree. Node targets are axe selector paths (nested arrays cross shadow roots, several entries cross frames)",
         usage: &[USAGE],
         examples: &[
             "a11y",
@@ -122,7 +121,8 @@ fn summary(t: &mut Text<'_>, data: &Value) -> bool {
     }
     let n = |k: &str| u(counts, k).unwrap_or(0);
     t.out(&format!(
-        "abx-a11y  violations: {}  incomplete: {}  passes: {}",
+        "axe-core: {}  violations: {}  incomplete: {}  passes: {}",
+        s(data, "axeVersion").unwrap_or(abx_engine::AXE_VERSION),
         n("violations"),
         n("incomplete"),
         n("passes")
@@ -154,20 +154,28 @@ fn summary(t: &mut Text<'_>, data: &Value) -> bool {
                 .into_iter()
                 .flatten()
             {
-                let target = node
-                    .get("target")
-                    .and_then(Value::as_array)
-                    .map(|parts| {
-                        parts
-                            .iter()
-                            .filter_map(Value::as_str)
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    })
-                    .unwrap_or_default();
+                let target = node.get("target").map(target_text).unwrap_or_default();
                 t.out(&format!("  - {target}"));
             }
         }
     }
     true
+}
+
+/// An axe node target as text: its entries (one per frame crossed) joined by ` -> `, an entry
+/// that crosses shadow roots (an array) joined by ` >>> `.
+fn target_text(target: &Value) -> String {
+    let entry = |part: &Value| match part {
+        Value::String(selector) => selector.clone(),
+        Value::Array(path) => path
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(" >>> "),
+        other => other.to_string(),
+    };
+    match target {
+        Value::Array(parts) => parts.iter().map(entry).collect::<Vec<_>>().join(" -> "),
+        other => entry(other),
+    }
 }
