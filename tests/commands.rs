@@ -613,3 +613,28 @@ fn connect_to_a_closed_port_is_a_discovery_failure_not_a_lost_browser() {
     assert!(json.get("code").is_none_or(|c| c.is_null()), "{json}");
     ab.run(&["close"]).success();
 }
+
+/// A `wait --fn` (or `--text`, a selector) polled while the page navigates to a server that
+/// answers late: Chrome holds the old document's scripts until the new one commits, so a poll
+/// gets no answer for seconds. That is "not yet", never an error (a form POST to a loaded
+/// Django took over 3 s under CI load and failed the wait with a CDP timeout).
+#[test]
+fn a_wait_polled_across_a_navigation_to_a_slow_server_waits_for_the_new_page() {
+    let site = site();
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/page1.html")]).success();
+    ab.run(&[
+        "eval",
+        "setTimeout(() => { location.href = '/slow?ms=4500'; }, 10); 1",
+    ])
+    .success();
+    let waited = ab
+        .run(&["wait", "--fn", "location.pathname === '/slow'"])
+        .success();
+    assert_eq!(waited.out(), "true");
+    assert_eq!(
+        ab.run(&["get", "url"]).success().out(),
+        site.url("/slow?ms=4500")
+    );
+    ab.run(&["close"]).success();
+}

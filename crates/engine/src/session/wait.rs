@@ -89,6 +89,10 @@ impl Page<'_> {
                 Err(EngineError::Cdp(abx_cdp::Error::Protocol { .. })) => {
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }
+                // The poll got no answer in its slice: Chrome holds the old document's scripts
+                // while a navigation waits for a slow server (a form POST), or the page is busy.
+                // Not an answer yet; the wait's own deadline decides.
+                Err(EngineError::Timeout { .. }) if Instant::now() < deadline => {}
                 Err(err) => return Err(err),
             }
         }
