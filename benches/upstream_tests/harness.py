@@ -383,7 +383,7 @@ def close_leftovers(marker):
 def failure_excerpt(name, out, lines=15):
     m = re.search(rf"---- {re.escape(name)} stdout ----\n(.*?)\n\nfailures:\n", out, re.S)
     body = m.group(1) if m else out
-    body = [l if len(l) <= 400 else l[:400] + " …" for l in body.rstrip().splitlines()
+    body = [l if len(l) <= 700 else l[:700] + " …" for l in body.rstrip().splitlines()
             if not l.startswith("note: run with `RUST_BACKTRACE")]
     return "\n".join(body[-lines:])
 
