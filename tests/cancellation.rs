@@ -348,14 +348,29 @@ fn an_mcp_client_that_disconnects_takes_its_running_call_with_it() {
     let site = common::site();
     let ab = held_session("cancel-mcp-gone");
     ab.run(&["open", &site.url("/page1.html")]).success();
-    let mut mcp = Mcp::start(&ab);
-    mcp.call(
-        3,
-        "agent_browser_eval",
-        json!({"script": endless_eval("cancel=mcp-gone")}),
-    );
+    // A client that is gone closes both of its pipes (closing stdin alone only ends its
+    // requests: the calls it asked for are still answered, as upstream's are).
+    let mut child = ab
+        .command(&["mcp"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the MCP server");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = child.stdout.take().expect("stdout");
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "agent_browser_eval",
+        "arguments": {"script": endless_eval("cancel=mcp-gone")}}});
+    writeln!(stdin, "{call}").expect("send the call");
     wait_for_request(&site, "/log?cancel=mcp-gone");
-    drop(mcp.stdin.take());
+    drop(stdin);
+    drop(stdout);
+    let mut mcp = Mcp {
+        child,
+        stdin: None,
+        lines: std::sync::mpsc::channel().1,
+    };
 
     // The server exits on its own and the session's page is free.
     let deadline = Instant::now() + PROMPT;

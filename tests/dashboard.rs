@@ -386,7 +386,7 @@ async fn a_person_types_and_answers_a_confirm_through_the_dashboard() {
     step("stop the dashboard");
     let stopped = anchor.run(&["dashboard", "stop"]).success();
     assert_eq!(stopped.out(), "✓ Dashboard stopped");
-    assert!(!anchor.socket_dir().join("dashboard.json").exists());
+    assert!(!anchor.socket_dir().join("dashboard.pid").exists());
     for cli in [&form, &ticker] {
         cli.run(&["close"]).success();
     }
@@ -491,4 +491,111 @@ fn the_dashboard_wants_its_token_and_its_own_origin() {
     );
     assert_eq!(get("/", &[("Host", "evil.example:80")]), 403);
     ab.run(&["dashboard", "stop"]).success();
+}
+
+/// Sends `GET path` to `addr` with `headers`; returns the status code (0: no answer).
+fn status_of(addr: std::net::SocketAddr, path: &str, headers: &[(&str, &str)]) -> u16 {
+    use std::io::{Read, Write};
+    let Ok(mut tcp) = std::net::TcpStream::connect(addr) else {
+        return 0;
+    };
+    let mut request = format!("GET {path} HTTP/1.1\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    tcp.write_all(request.as_bytes()).expect("write");
+    let mut reply = String::new();
+    let _ = tcp.read_to_string(&mut reply);
+    reply
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn allowed_origins_need_the_access_token_and_ipv6_loopback_is_served() {
+    let ab = Cli::new().without("AGENT_BROWSER_ARGS");
+    let port = free_port();
+    let started = ab
+        .run(&[
+            "--json",
+            "dashboard",
+            "start",
+            "--port",
+            &port.to_string(),
+            "--allowed-origins",
+            "https://dash.example.com",
+        ])
+        .success()
+        .json();
+    let _stop = StopDashboard(&ab);
+    let config: Value = serde_json::from_str(
+        &std::fs::read_to_string(ab.socket_dir().join("dashboard.config")).expect("config"),
+    )
+    .expect("config json");
+    let token = config["access_token"].as_str().expect("token").to_string();
+    assert_eq!(token.len(), 64);
+    assert_eq!(
+        started["data"]["access_urls"],
+        serde_json::json!([format!(
+            "https://dash.example.com/#dashboard-access-token={token}"
+        )])
+    );
+    // Same settings: already running; other origins: refused until stopped.
+    let again = ab
+        .run(&[
+            "--json",
+            "dashboard",
+            "--port",
+            &port.to_string(),
+            "--allowed-origins",
+            "https://DASH.example.com:443/",
+        ])
+        .success()
+        .json();
+    assert_eq!(again["data"]["already_running"], true);
+    let other = ab
+        .run(&[
+            "dashboard",
+            "--port",
+            &port.to_string(),
+            "--allowed-origins",
+            "https://other.example.com",
+        ])
+        .failure();
+    assert!(other.stderr.contains("dashboard stop"), "{other:?}");
+
+    let v4 = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let proxied = [
+        ("Host", "dash.example.com"),
+        ("Origin", "https://dash.example.com"),
+    ];
+    assert_eq!(status_of(v4, "/", &proxied[..1]), 200);
+    assert_eq!(status_of(v4, "/api/sessions", &proxied), 403);
+    assert_eq!(
+        status_of(v4, &format!("/api/sessions?token={token}"), &proxied),
+        200
+    );
+    assert_eq!(
+        status_of(
+            v4,
+            &format!("/api/sessions?token={token}"),
+            &[("Host", "evil.example"), ("Origin", "https://evil.example")]
+        ),
+        403
+    );
+    if std::net::TcpListener::bind((std::net::Ipv6Addr::LOCALHOST, 0)).is_ok() {
+        let v6 = std::net::SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, port));
+        let host = format!("[::1]:{port}");
+        let origin = format!("http://[::1]:{port}");
+        assert_eq!(
+            status_of(v6, "/api/sessions", &[("Host", &host), ("Origin", &origin)]),
+            200
+        );
+    }
+    ab.run(&["dashboard", "stop"]).success();
+    assert!(!ab.socket_dir().join("dashboard.config").exists());
+    assert!(!ab.socket_dir().join("dashboard.pid").exists());
 }

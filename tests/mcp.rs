@@ -244,17 +244,30 @@ fn mcp_tools_all_lists_every_command_and_stateless_discover_works() {
         .iter()
         .filter_map(|t| t["name"].as_str().map(str::to_string))
         .collect();
+    // Upstream's full set (156 tools in 0.41.2), each with the session-wide arguments.
     for expected in [
-        "agent_browser_network",
-        "agent_browser_cookies",
+        "agent_browser_network_route",
+        "agent_browser_cookies_get",
         "agent_browser_tab_list",
+        "agent_browser_stream_status",
+        "agent_browser_dashboard_start",
+        "agent_browser_dashboard_stop",
     ] {
         assert!(
             names.iter().any(|n| n == expected),
             "{expected} not in {names:?}"
         );
     }
-    assert!(names.len() > 50, "{} tools", names.len());
+    assert!(names.len() >= 156, "{} tools", names.len());
+    for tool in listed["result"]["tools"].as_array().expect("tools") {
+        for common in ["session", "extraArgs", "timeoutMs"] {
+            assert!(
+                tool["inputSchema"]["properties"].get(common).is_some(),
+                "{} has no {common}",
+                tool["name"]
+            );
+        }
+    }
     assert!(client.finish().success());
 }
 
@@ -312,4 +325,27 @@ fn mcp_call_runs_one_tool_from_the_shell_with_upstreams_exit_codes() {
     assert!(bad.stderr.contains("everything"), "{bad:?}");
     assert_eq!(bad.code, 1);
     ab.run(&["close"]).success();
+}
+
+#[test]
+fn unlisted_upstream_tools_answer_by_name_on_the_default_server() {
+    let ab = Cli::new().session("mcp-unlisted");
+    let mut client = Client::start(&ab, &["mcp"]);
+    let status = client.request(
+        1,
+        "tools/call",
+        json!({"name": "agent_browser_stream_status", "arguments": {"session": "mcp-unlisted"}}),
+    );
+    assert_eq!(status["result"]["isError"], false, "{status}");
+    assert_eq!(
+        status["result"]["structuredContent"]["response"]["success"], true,
+        "{status}"
+    );
+    let unknown = client.request(2, "tools/call", json!({"name": "agent_browser_nope"}));
+    assert_eq!(
+        unknown["error"]["message"], "Unknown tool: agent_browser_nope",
+        "{unknown}"
+    );
+    assert!(client.finish().success());
+    ab.run(&["close"]);
 }

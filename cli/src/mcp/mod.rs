@@ -17,11 +17,12 @@ pub mod tools;
 use std::io::{BufRead, Write};
 use std::process::{Command as Process, Stdio};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::Invocation;
-use crate::output::{OutputOptions, Rendered, Response};
+use crate::output::Rendered;
 use tools::Tool;
 
 /// Protocol revisions this server speaks, newest first.
@@ -116,7 +117,7 @@ pub fn run(inv: &Invocation, argv: &[String], words: &[String]) -> Rendered {
     match &args.call {
         Some((tool, input)) => call_once(&runner, tool, input.as_deref(), &args),
         None => {
-            serve(&runner, &args.profiles);
+            serve(&runner, &args.profiles, args.limited);
             Rendered::default()
         }
     }
@@ -172,6 +173,16 @@ impl Inflight {
         }
     }
 
+    /// Ends request `id`'s child if it is the one running (its time limit passed).
+    fn kill_running(&self, id: &Value) {
+        let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((running_id, child)) = running.as_mut()
+            && running_id == id
+        {
+            let _ = child.kill();
+        }
+    }
+
     /// The client left: end the running call and drop the queued ones.
     fn close(&self) {
         self.closed.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -207,15 +218,14 @@ impl Inflight {
 impl Runner {
     /// Runs one command line; returns the `tools/call` result. With `call`, it runs as that
     /// request of a server, whose child the server's [`Inflight`] can end.
-    fn run(&self, words: &[String], call: Option<(&Inflight, &Value)>) -> Value {
+    fn run(&self, tool_call: &tools::Call, call: Option<(&Inflight, &Value)>) -> Value {
+        let words = &tool_call.words;
         // Parse here first: a grammar error is the CLI's own message, without a child.
         let mut argv = self.global.clone();
+        argv.extend(tool_call.global.iter().cloned());
         argv.extend(words.iter().cloned());
-        let action = match crate::parse(&argv, &crate::host::SystemHost) {
-            Ok(inv) => match &inv.command {
-                crate::Command::Daemon(plan) => plan.action().map(str::to_string),
-                _ => None,
-            },
+        match crate::parse(&argv, &crate::host::SystemHost) {
+            Ok(_) => {}
             Err(failure) => {
                 let rendered = failure.render();
                 return tool_result(
@@ -238,14 +248,15 @@ impl Runner {
         let mut command = Process::new(exe);
         command
             .args(&self.global)
+            .args(&tool_call.global)
             .arg("--json")
             .args(words)
             .env(abx_wire::env::SESSION, &self.session)
             .stdin(Stdio::null());
-        let output = match call {
-            None => command.output(),
-            Some((inflight, id)) => run_child(&mut command, inflight, id),
-        };
+        let timeout = Duration::from_millis(tool_call.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS));
+        let fallback = Inflight::default();
+        let (inflight, id) = call.unwrap_or((&fallback, &Value::Null));
+        let output = run_child(&mut command, inflight, id, timeout);
         let output = match output {
             Ok(output) => output,
             Err(err) => {
@@ -263,22 +274,8 @@ impl Runner {
             .lines()
             .rev()
             .find_map(|line| serde_json::from_str::<Value>(line).ok());
-        let text = match response
-            .clone()
-            .and_then(|r| serde_json::from_value::<Response>(r).ok())
-        {
-            // A failure reads as its message, without the CLI's `✗ ` mark.
-            Some(reply) if !reply.success => {
-                reply.error.unwrap_or_else(|| "Unknown error".to_string())
-            }
-            Some(reply) => {
-                let rendered = crate::output::render_response(
-                    &reply,
-                    action.as_deref(),
-                    &OutputOptions::plain(false),
-                );
-                text_of(&rendered)
-            }
+        let text = match &response {
+            Some(response) => response_text(response),
             None => format!("{stdout}{stderr}").trim().to_string(),
         };
         // Upstream's shape: the exit code, the parsed response and the CLI's raw output.
@@ -292,11 +289,47 @@ impl Runner {
     }
 }
 
-/// Runs `command` as request `id`'s child, visible to `inflight` until it has exited.
+/// A call's time limit when the client names none (upstream's).
+const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+
+/// The text a client reads, as upstream gives it: a failure's message; the one value a command
+/// is about (a snapshot, a title, a URL, a text, an HTML, a value, an eval result, a file path);
+/// else the whole response as indented JSON.
+fn response_text(response: &Value) -> String {
+    if response.get("success") == Some(&Value::Bool(false)) {
+        return response
+            .get("error")
+            .and_then(Value::as_str)
+            .unwrap_or("Unknown error")
+            .to_string();
+    }
+    let data = response.get("data").unwrap_or(&Value::Null);
+    for key in [
+        "snapshot", "title", "url", "text", "html", "value", "result", "path",
+    ] {
+        match data.get(key) {
+            Some(Value::String(text)) => return text.clone(),
+            Some(Value::Null) | None => {}
+            Some(other) if key == "result" || key == "value" => {
+                return serde_json::to_string_pretty(other).unwrap_or_default();
+            }
+            Some(_) => {}
+        }
+    }
+    let mut full = response.clone();
+    if let Some(object) = full.as_object_mut() {
+        object.entry("error").or_insert(Value::Null);
+    }
+    serde_json::to_string_pretty(&full).unwrap_or_default()
+}
+
+/// Runs `command` as request `id`'s child, visible to `inflight` until it has exited; a child
+/// still running after `timeout` is ended.
 fn run_child(
     command: &mut Process,
     inflight: &Inflight,
     id: &Value,
+    timeout: Duration,
 ) -> std::io::Result<std::process::Output> {
     use std::io::Read;
     let mut child = command
@@ -313,33 +346,44 @@ fn run_child(
     if inflight.dropped(id) {
         inflight.cancel(id);
     }
-    // Both pipes are read to their end (the child exited or was killed), then it is reaped
-    // under the lock that `Inflight::cancel` kills under.
-    let errors = std::thread::spawn(move || {
-        let mut text = Vec::new();
-        if let Some(mut stderr) = stderr {
-            let _ = stderr.read_to_end(&mut text);
+    // The time limit: the watchdog ends the child unless it is reaped first.
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let watchdog_id = id.clone();
+    std::thread::scope(|scope| -> std::io::Result<std::process::Output> {
+        scope.spawn(move || {
+            if finished.recv_timeout(timeout) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+                inflight.kill_running(&watchdog_id);
+            }
+        });
+        // Both pipes are read to their end (the child exited or was killed), then it is reaped
+        // under the lock that `Inflight::cancel` kills under.
+        let errors = std::thread::spawn(move || {
+            let mut text = Vec::new();
+            if let Some(mut stderr) = stderr {
+                let _ = stderr.read_to_end(&mut text);
+            }
+            text
+        });
+        let mut out = Vec::new();
+        if let Some(mut stdout) = stdout {
+            let _ = stdout.read_to_end(&mut out);
         }
-        text
-    });
-    let mut out = Vec::new();
-    if let Some(mut stdout) = stdout {
-        let _ = stdout.read_to_end(&mut out);
-    }
-    let err = errors.join().unwrap_or_default();
-    let taken = inflight
-        .running
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .take();
-    let status = match taken {
-        Some((_, mut child)) => child.wait()?,
-        None => return Err(std::io::Error::other("the tool call's child was lost")),
-    };
-    Ok(std::process::Output {
-        status,
-        stdout: out,
-        stderr: err,
+        let err = errors.join().unwrap_or_default();
+        let taken = inflight
+            .running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        let _ = done.send(());
+        let status = match taken {
+            Some((_, mut child)) => child.wait()?,
+            None => return Err(std::io::Error::other("the tool call's child was lost")),
+        };
+        Ok(std::process::Output {
+            status,
+            stdout: out,
+            stderr: err,
+        })
     })
 }
 
@@ -410,21 +454,24 @@ fn call(
         .get("name")
         .and_then(Value::as_str)
         .ok_or_else(|| invalid("tools/call needs a tool name".to_string()))?;
+    // Any tool of the catalog answers by its name, listed or not (upstream's clients call
+    // them by name); `mcp call --tools` limits a one-off call to its profiles.
     let tool = tools::find(name)
         .filter(|t| !listed_only || t.enabled(enabled))
         .ok_or_else(|| {
             let hint = if tools::find(name).is_some() {
-                " (start the server with --tools all to enable it)"
+                " (enable its profile with --tools)"
             } else {
                 ""
             };
             invalid(format!("Unknown tool: {name}{hint}"))
         })?;
     let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
-    let words = tool.argv(&arguments).map_err(|e| invalid(e.0))?;
-    Ok(match words {
-        None => profiles_result(enabled),
-        Some(words) => runner.run(&words, inflight),
+    let tool_call = tool.argv(&arguments).map_err(|e| invalid(e.0))?;
+    Ok(if tool_call.words.is_empty() {
+        profiles_result(enabled)
+    } else {
+        runner.run(&tool_call, inflight)
     })
 }
 
@@ -513,7 +560,7 @@ enum Incoming {
     Nothing,
 }
 
-fn handle(line: &str, enabled: &[String]) -> Incoming {
+fn handle(line: &str, enabled: &[String], full: bool) -> Incoming {
     let message: Value = match serde_json::from_str(line) {
         Ok(message) => message,
         Err(err) => {
@@ -605,7 +652,7 @@ fn handle(line: &str, enabled: &[String]) -> Incoming {
             "instructions": INSTRUCTIONS,
         }),
         "ping" => json!({}),
-        "tools/list" => json!({"tools": list(enabled)}),
+        "tools/list" => json!({"tools": list(enabled, full)}),
         "tools/call" => return Incoming::Call(id, params),
         other => {
             return Incoming::Reply(error(
@@ -618,13 +665,30 @@ fn handle(line: &str, enabled: &[String]) -> Incoming {
     Incoming::Reply(json!({"jsonrpc": "2.0", "id": id, "result": result}))
 }
 
-/// The `tools/list` entries for these profiles.
-pub fn list(enabled: &[String]) -> Vec<Value> {
+/// The `tools/list` entries for these profiles; `full` schemas list the session-wide
+/// arguments too (a server started with `--tools`), else only `session` (the small default).
+pub fn list(enabled: &[String], full: bool) -> Vec<Value> {
     tools::all()
         .iter()
         .filter(|t| t.enabled(enabled))
-        .map(Tool::listing)
+        .map(|t| t.listing(full))
         .collect()
+}
+
+/// Whether the reader of our stdout has gone (a pipe whose other end closed polls as an error).
+fn stdout_closed() -> bool {
+    use std::os::fd::AsFd;
+    let stdout = std::io::stdout();
+    let mut fds = [nix::poll::PollFd::new(
+        stdout.as_fd(),
+        nix::poll::PollFlags::empty(),
+    )];
+    match nix::poll::poll(&mut fds, nix::poll::PollTimeout::ZERO) {
+        Ok(n) if n > 0 => fds[0].revents().is_some_and(|r| {
+            r.intersects(nix::poll::PollFlags::POLLERR | nix::poll::PollFlags::POLLHUP)
+        }),
+        _ => false,
+    }
 }
 
 fn write_line(out: &Mutex<std::io::Stdout>, message: &Value) {
@@ -634,7 +698,7 @@ fn write_line(out: &Mutex<std::io::Stdout>, message: &Value) {
     }
 }
 
-fn serve(runner: &Runner, enabled: &[String]) {
+fn serve(runner: &Runner, enabled: &[String], full: bool) {
     let out = Arc::new(Mutex::new(std::io::stdout()));
     let stdin = std::io::stdin();
     // Tool calls run one at a time in order (they drive one session), on their own thread so
@@ -642,14 +706,16 @@ fn serve(runner: &Runner, enabled: &[String]) {
     // A cancelled call (`notifications/cancelled`) or every call of a client that left (end of
     // stdin) ends its CLI child, and with it its command in the daemon; it gets no reply.
     let inflight = Inflight::default();
+    let finished = std::sync::atomic::AtomicBool::new(false);
     let (calls, queue) = std::sync::mpsc::channel::<(Value, Value)>();
     std::thread::scope(|scope| {
         let worker_out = Arc::clone(&out);
         let inflight = &inflight;
-        scope.spawn(move || {
+        let finished = &finished;
+        let worker = scope.spawn(move || {
             for (id, params) in queue {
                 if !inflight.dropped(&id) {
-                    let outcome = call(runner, &params, enabled, true, Some((inflight, &id)));
+                    let outcome = call(runner, &params, enabled, false, Some((inflight, &id)));
                     if !inflight.dropped(&id) {
                         write_line(&worker_out, &respond(id.clone(), outcome));
                     }
@@ -662,7 +728,7 @@ fn serve(runner: &Runner, enabled: &[String]) {
             if line.trim().is_empty() {
                 continue;
             }
-            match handle(&line, enabled) {
+            match handle(&line, enabled, full) {
                 Incoming::Reply(reply) => write_line(&out, &reply),
                 Incoming::Call(id, params) => {
                     if calls.send((id, params)).is_err() {
@@ -673,8 +739,22 @@ fn serve(runner: &Runner, enabled: &[String]) {
                 Incoming::Nothing => {}
             }
         }
-        inflight.close();
+        // End of input: the calls already asked for are answered (a client may send its
+        // requests and close stdin, as upstream's tests do) unless the client is gone
+        // altogether, which the closed stdout tells.
         drop(calls);
+        let watch = scope.spawn(move || {
+            while !finished.load(std::sync::atomic::Ordering::SeqCst) {
+                if stdout_closed() {
+                    inflight.close();
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        });
+        let _ = worker.join();
+        finished.store(true, std::sync::atomic::Ordering::SeqCst);
+        let _ = watch.join();
     });
 }
 
@@ -683,7 +763,7 @@ mod tests {
     use super::*;
 
     fn reply(line: &str) -> Value {
-        match handle(line, &["core".to_string()]) {
+        match handle(line, &["core".to_string()], false) {
             Incoming::Reply(v) => v,
             Incoming::Call(..) => panic!("a call"),
             Incoming::Cancel(..) => panic!("a cancellation"),

@@ -8,12 +8,15 @@
 //! stream token never reaches the page. The server knows nothing of socket directories or
 //! daemons: its host (the CLI) says which sessions exist and where their streams listen.
 //!
+//! It listens on 127.0.0.1 and, where the machine has IPv6, on [::1] at the same port.
+//!
 //! Access rules: the `Host` header must name a loopback host (a page on another site that
-//! rebinds its DNS name to 127.0.0.1 is refused); API calls and the WebSocket must come from the
-//! dashboard's own origin (or from a client that sends no `Origin`, i.e. not a browser page);
-//! when a token is configured every API call and WebSocket must carry it (`?token=`,
-//! `Authorization: Bearer` or `X-Stream-Token`). The page itself is served without a token so it
-//! can ask for one.
+//! rebinds its DNS name to 127.0.0.1 is refused) or the host of an allowed origin (a reverse
+//! proxy in front of the dashboard); API calls and the WebSocket must come from the dashboard's
+//! own loopback origin (or from a client that sends no `Origin`, i.e. not a browser page), or
+//! from an allowed origin with the access token; when a token is configured every API call and
+//! WebSocket must carry it (`?token=`, `Authorization: Bearer` or `X-Stream-Token`). The page
+//! itself is served without a token so it can ask for one.
 //!
 //! Control: the first viewer of a session controls it (input, dialog answers, reopen tab); later
 //! viewers, and any viewer that asks with `?mode=watch`, watch only. A watcher's input is refused
@@ -48,16 +51,25 @@ pub const DEFAULT_DASHBOARD_PORT: u16 = 4848;
 /// How the dashboard listens.
 ///
 /// ```
-/// let options = abx_relay::DashboardOptions { port: 0, token: Some("s3cret".into()) };
+/// let options = abx_relay::DashboardOptions {
+///     port: 0,
+///     token: Some("s3cret".into()),
+///     ..Default::default()
+/// };
 /// assert_eq!(abx_relay::DashboardOptions::default().port, 4848);
 /// # let _ = options;
 /// ```
 #[derive(Clone, Debug)]
 pub struct DashboardOptions {
-    /// Port on 127.0.0.1 (0: the OS picks).
+    /// Port on 127.0.0.1 and [::1] (0: the OS picks).
     pub port: u16,
     /// Token every API call and viewer must carry; `None`: loopback access needs none.
     pub token: Option<String>,
+    /// Browser origins of reverse proxies in front of the dashboard (`https://host[:port]`,
+    /// normalized); their requests must carry `access_token`.
+    pub allowed_origins: Vec<String>,
+    /// The token a page on an allowed origin must carry.
+    pub access_token: Option<String>,
 }
 
 impl Default for DashboardOptions {
@@ -65,6 +77,8 @@ impl Default for DashboardOptions {
         Self {
             port: DEFAULT_DASHBOARD_PORT,
             token: None,
+            allowed_origins: Vec::new(),
+            access_token: None,
         }
     }
 }
@@ -127,7 +141,8 @@ impl std::fmt::Debug for DashboardServer {
 }
 
 impl DashboardServer {
-    /// Binds 127.0.0.1 and serves the dashboard; must run inside a tokio runtime.
+    /// Binds 127.0.0.1 (and [::1] at the same port where the machine has IPv6) and serves the
+    /// dashboard; must run inside a tokio runtime.
     pub fn start(
         options: DashboardOptions,
         hooks: Arc<dyn DashboardHooks>,
@@ -136,11 +151,15 @@ impl DashboardServer {
             port: options.port,
             source,
         };
-        let listener =
-            std::net::TcpListener::bind(("127.0.0.1", options.port)).map_err(bind_err)?;
-        listener.set_nonblocking(true).map_err(bind_err)?;
-        let port = listener.local_addr().map_err(bind_err)?.port();
-        let listener = tokio::net::TcpListener::from_std(listener).map_err(bind_err)?;
+        let v4 = std::net::TcpListener::bind(("127.0.0.1", options.port)).map_err(bind_err)?;
+        let port = v4.local_addr().map_err(bind_err)?.port();
+        // A kernel without IPv6 (or a port taken on ::1 only) leaves the dashboard on IPv4.
+        let v6 = std::net::TcpListener::bind((std::net::Ipv6Addr::LOCALHOST, port)).ok();
+        let mut listeners = Vec::new();
+        for listener in std::iter::once(v4).chain(v6) {
+            listener.set_nonblocking(true).map_err(bind_err)?;
+            listeners.push(tokio::net::TcpListener::from_std(listener).map_err(bind_err)?);
+        }
         let stop = CancellationToken::new();
         let app = Arc::new(App {
             options,
@@ -149,16 +168,23 @@ impl DashboardServer {
             controllers: Mutex::new(HashMap::new()),
         });
         let router = Router::new().fallback(handle).with_state(app);
-        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        let shutdown = stop.clone();
+        let mut serves = Vec::new();
+        for listener in listeners {
+            let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
+            let shutdown = stop.clone();
+            let router = router.clone();
+            serves.push(async move {
+                let serve = axum::serve(listener, router)
+                    .with_graceful_shutdown(async move { shutdown.cancelled().await });
+                if let Err(err) = serve.await {
+                    tracing::debug!(%err, "dashboard server ended");
+                }
+            });
+        }
         let task = tokio::spawn(async move {
-            let serve = axum::serve(listener, router)
-                .with_graceful_shutdown(async move { shutdown.cancelled().await });
-            if let Err(err) = serve.await {
-                tracing::debug!(%err, "dashboard server ended");
-            }
+            futures_util::future::join_all(serves).await;
         });
         Ok(DashboardServer {
             port,
@@ -211,9 +237,95 @@ fn loopback_host(headers: &HeaderMap) -> bool {
     matches!(name, "127.0.0.1" | "localhost" | "::1")
 }
 
+/// The `Host` header is the authority of an allowed (reverse-proxy) origin.
+fn proxied_host(headers: &HeaderMap, allowed: &[String]) -> bool {
+    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
+        return false;
+    };
+    let host = host.trim().to_ascii_lowercase();
+    let host = host.strip_suffix(":443").unwrap_or(&host);
+    allowed
+        .iter()
+        .any(|origin| origin.strip_prefix("https://") == Some(host))
+}
+
+/// The request's `Origin` (else `Referer`'s origin) is one of the allowed origins.
+fn allowed_origin(headers: &HeaderMap, allowed: &[String]) -> bool {
+    let origin = headers
+        .get(header::ORIGIN)
+        .or_else(|| headers.get(header::REFERER))
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| normalize_origin(v.split(['?', '#']).next().unwrap_or(v), true).ok());
+    origin.is_some_and(|origin| allowed.contains(&origin))
+}
+
 /// A browser page calling us is our own page (no `Origin` at all is a non-browser client).
 fn own_origin(headers: &HeaderMap) -> bool {
     headers.get(header::ORIGIN).is_none() || same_origin(headers)
+}
+
+/// Why an origin cannot be a dashboard's allowed origin.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not an exact non-loopback https origin")]
+pub struct InvalidOrigin;
+
+/// Normalizes an allowed origin: `https://host[:port]`, lowercase, no default port, no path
+/// (a trailing `/` or, with `lenient_path`, any path is dropped), no query, fragment or
+/// credentials, not a loopback host (those are allowed anyway).
+///
+/// ```
+/// use abx_relay::normalize_origin;
+/// assert_eq!(normalize_origin("HTTPS://Dash.Example.com:443/", false).unwrap(), "https://dash.example.com");
+/// assert!(normalize_origin("http://dash.example.com", false).is_err());
+/// assert!(normalize_origin("https://localhost:3000", false).is_err());
+/// ```
+pub fn normalize_origin(text: &str, lenient_path: bool) -> Result<String, InvalidOrigin> {
+    let text = text.trim();
+    let (scheme, rest) = text.split_once("://").ok_or(InvalidOrigin)?;
+    if !scheme.eq_ignore_ascii_case("https") {
+        return Err(InvalidOrigin);
+    }
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, ""),
+    };
+    if (!lenient_path && !path.is_empty() && path != "/")
+        || authority.is_empty()
+        || authority.contains(['@', '?', '#', ' '])
+        || (!lenient_path && path.contains(['?', '#']))
+    {
+        return Err(InvalidOrigin);
+    }
+    let authority = authority.to_ascii_lowercase();
+    let (host, port) = if authority.starts_with('[') {
+        let close = authority.find(']').ok_or(InvalidOrigin)?;
+        (&authority[..=close], &authority[close + 1..])
+    } else {
+        match authority.rfind(':') {
+            Some(i) => (&authority[..i], &authority[i..]),
+            None => (authority.as_str(), ""),
+        }
+    };
+    let port = match port.strip_prefix(':') {
+        None if port.is_empty() => None,
+        Some(digits) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            Some(digits.parse::<u16>().map_err(|_| InvalidOrigin)?).filter(|p| *p != 443)
+        }
+        _ => return Err(InvalidOrigin),
+    };
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    if bare.is_empty()
+        || bare == "localhost"
+        || bare.ends_with(".localhost")
+        || bare == "::1"
+        || bare.starts_with("127.")
+    {
+        return Err(InvalidOrigin);
+    }
+    Ok(match port {
+        Some(port) => format!("https://{host}:{port}"),
+        None => format!("https://{host}"),
+    })
 }
 
 fn text_response(status: StatusCode, content_type: &'static str, body: &'static str) -> Response {
@@ -249,10 +361,11 @@ async fn handle(
     headers: HeaderMap,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
-    if !loopback_host(&headers) {
+    let proxied = !loopback_host(&headers);
+    if proxied && !proxied_host(&headers, &app.options.allowed_origins) {
         return error(
             StatusCode::FORBIDDEN,
-            "The dashboard answers only to localhost, 127.0.0.1 or [::1]",
+            "The dashboard answers only to localhost, 127.0.0.1, [::1] or its allowed origins",
         );
     }
     let path = uri.path();
@@ -279,13 +392,24 @@ async fn handle(
     if !path.starts_with("/api/") {
         return error(StatusCode::NOT_FOUND, "Not found");
     }
-    if !own_origin(&headers) {
+    // A page of an allowed (reverse-proxy) origin, or any request through the proxy, must
+    // carry the access token its private URL gave it.
+    let from_allowed = allowed_origin(&headers, &app.options.allowed_origins);
+    if proxied || from_allowed {
+        let carries = app.options.access_token.is_some()
+            && token_ok(app.options.access_token.as_deref(), &headers, query);
+        if !from_allowed || !carries {
+            return error(
+                StatusCode::FORBIDDEN,
+                "The request's Origin or dashboard access token is not accepted",
+            );
+        }
+    } else if !own_origin(&headers) {
         return error(
             StatusCode::FORBIDDEN,
             "Origin does not match the dashboard's own origin",
         );
-    }
-    if !token_ok(app.options.token.as_deref(), &headers, query) {
+    } else if !token_ok(app.options.token.as_deref(), &headers, query) {
         return error(
             StatusCode::UNAUTHORIZED,
             "Unauthorized: this dashboard needs its token (open it with ?token=…)",

@@ -57,6 +57,7 @@ mod viewer;
 
 pub use dashboard::{
     DEFAULT_DASHBOARD_PORT, DashboardHooks, DashboardOptions, DashboardServer, DashboardSession,
+    InvalidOrigin, normalize_origin,
 };
 pub use error::RelayError;
 pub use frame::{Frame, FrameMetadata, FrameReceiver, jpeg_size, jpeg_size_from_base64};

@@ -1,11 +1,16 @@
-//! `dashboard [start] [--port N] | stop`: the dashboard page for people, a background process of
-//! this binary serving `abx_relay::DashboardServer` on 127.0.0.1 (upstream's port 4848 by
-//! default). It lists the live sessions of the socket dir and shows each one's live view.
+//! `dashboard [start] [--port N] [--allowed-origins <origins>] | stop`: the dashboard page for
+//! people, a background process of this binary serving `abx_relay::DashboardServer` on
+//! 127.0.0.1 and [::1] (upstream's port 4848 by default). It lists the live sessions of the
+//! socket dir and shows each one's live view.
 //!
-//! The process records itself in `<socket dir>/dashboard.json` (`{"pid","port"}`, mode 0600);
-//! `stop` ends it with SIGTERM. A token is required when `AGENT_BROWSER_DASHBOARD_TOKEN` (abx)
-//! or, failing that, `AGENT_BROWSER_STREAM_TOKEN` is set, so the dashboard never opens a way
-//! around a stream token.
+//! Upstream's files in the socket dir: `dashboard.config` (`{"port","allowed_origins",
+//! "access_token"}`, mode 0600, written by `start` before the server runs) and `dashboard.pid`
+//! (written by the server once it listens); `stop` ends the process with SIGTERM. A second
+//! `start` with the same settings answers `already_running`, with others it fails. Allowed
+//! origins are reverse proxies' https origins; a page there needs the access token that the
+//! private access URLs carry in their fragment. On loopback a token is required only when
+//! `AGENT_BROWSER_DASHBOARD_TOKEN` (abx) or, failing that, `AGENT_BROWSER_STREAM_TOKEN` is set,
+//! so the dashboard never opens a way around a stream token.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Stdio};
@@ -20,10 +25,14 @@ pub const COMMAND: Command = Command {
     names: &["dashboard"],
     help: Some(Help {
         about: "Live views of every session in a web page",
-        usage: &["dashboard [start] [--port <n>]", "dashboard stop"],
+        usage: &[
+            "dashboard [start] [--port <n>] [--allowed-origins <https-origins>]",
+            "dashboard stop",
+        ],
         examples: &[
             "dashboard start",
             "dashboard start --port 8080",
+            "dashboard start --allowed-origins https://dashboard.example.com",
             "dashboard stop",
         ],
     }),
@@ -31,21 +40,27 @@ pub const COMMAND: Command = Command {
     actions: &[],
 };
 
-/// Set (to `1`) in the environment of the background process that serves the dashboard.
-pub const SERVE_ENV: &str = "ABX_DASHBOARD_SERVE";
-const PORT_ENV: &str = "ABX_DASHBOARD_PORT";
-const DIR_ENV: &str = "ABX_DASHBOARD_SOCKET_DIR";
+/// Set (to `1`) in the environment of the background process that serves the dashboard
+/// (upstream's name, so a process it seeds is served by either binary).
+pub const SERVE_ENV: &str = "AGENT_BROWSER_DASHBOARD";
+const PORT_ENV: &str = "AGENT_BROWSER_DASHBOARD_PORT";
 /// abx: the dashboard's own token.
 pub const TOKEN_ENV: &str = "AGENT_BROWSER_DASHBOARD_TOKEN";
-const STATE_FILE: &str = "dashboard.json";
+const PID_FILE: &str = "dashboard.pid";
+const CONFIG_FILE: &str = "dashboard.config";
+
+const INVALID_ORIGIN: &str =
+    "Expected an exact non-loopback HTTPS origin without a path, query, fragment, or credentials.";
 
 /// What `dashboard …` asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DashboardCommand {
-    /// `dashboard [start] [--port N]` (`None`: the default port).
+    /// `dashboard [start] [--port N] [--allowed-origins …]` (`None`: the default).
     Start {
         /// `--port`.
         port: Option<u16>,
+        /// `--allowed-origins`, normalized, sorted (`None`: from the environment).
+        allowed_origins: Option<Vec<String>>,
     },
     /// `dashboard stop`.
     Stop,
@@ -66,18 +81,29 @@ fn parse_words(words: &[String]) -> DashboardCommand {
     match sub {
         "start" => {
             let mut port = None;
+            let mut allowed_origins = None;
             let mut i = 0;
             while i < rest.len() {
                 let word = rest[i].as_str();
-                let value = if let Some(v) = word.strip_prefix("--port=") {
-                    Some(v.to_string())
-                } else if word == "--port" {
-                    i += 1;
-                    Some(rest.get(i).cloned().unwrap_or_default())
-                } else {
-                    None
+                let mut value = |name: &str| {
+                    if let Some(v) = word.strip_prefix(name).and_then(|v| v.strip_prefix('=')) {
+                        Some(v.to_string())
+                    } else if word == name {
+                        i += 1;
+                        Some(rest.get(i).cloned().unwrap_or_default())
+                    } else {
+                        None
+                    }
                 };
-                match value {
+                if let Some(v) = value("--allowed-origins") {
+                    match parse_origins(&v) {
+                        Ok(origins) => allowed_origins = Some(origins),
+                        Err(message) => return DashboardCommand::Invalid(message),
+                    }
+                    i += 1;
+                    continue;
+                }
+                match value("--port") {
                     Some(v) => match v.parse::<u16>() {
                         Ok(p) if p > 0 => port = Some(p),
                         _ => {
@@ -99,7 +125,10 @@ fn parse_words(words: &[String]) -> DashboardCommand {
                 }
                 i += 1;
             }
-            DashboardCommand::Start { port }
+            DashboardCommand::Start {
+                port,
+                allowed_origins,
+            }
         }
         "stop" => match rest.first() {
             None => DashboardCommand::Stop,
@@ -111,21 +140,78 @@ fn parse_words(words: &[String]) -> DashboardCommand {
     }
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-struct State {
-    pid: i32,
+/// A comma-separated list of allowed origins: each normalized, sorted, without duplicates.
+fn parse_origins(list: &str) -> Result<Vec<String>, String> {
+    if list.trim().is_empty() {
+        return Err("Dashboard allowed origins cannot be empty.".to_string());
+    }
+    let mut origins = Vec::new();
+    for item in list.split(',') {
+        let origin = abx_relay::normalize_origin(item, false).map_err(|_| {
+            format!(
+                "Invalid dashboard allowed origin '{}'. {INVALID_ORIGIN}",
+                item.trim()
+            )
+        })?;
+        origins.push(origin);
+    }
+    origins.sort();
+    origins.dedup();
+    Ok(origins)
+}
+
+/// What a dashboard was started with (`dashboard.config`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Config {
     port: u16,
+    #[serde(default)]
+    allowed_origins: Vec<String>,
+    #[serde(default)]
+    access_token: String,
 }
 
-fn state_path(dir: &Path) -> PathBuf {
-    dir.join(STATE_FILE)
+impl Config {
+    /// The private URLs of a reverse-proxied dashboard (none for loopback only).
+    fn access_urls(&self) -> Vec<String> {
+        self.allowed_origins
+            .iter()
+            .map(|origin| format!("{origin}/#dashboard-access-token={}", self.access_token))
+            .collect()
+    }
+
+    fn describe(&self) -> String {
+        if self.allowed_origins.is_empty() {
+            "loopback origins only".to_string()
+        } else {
+            self.allowed_origins.join(",")
+        }
+    }
 }
 
-/// The running dashboard of this socket dir, if its process is alive.
-fn running(dir: &Path) -> Option<State> {
-    let text = std::fs::read_to_string(state_path(dir)).ok()?;
-    let state: State = serde_json::from_str(&text).ok()?;
-    crate::client::pid_alive(state.pid).then_some(state)
+/// The running dashboard of this socket dir: its pid and configuration, if its process lives.
+fn running(dir: &Path) -> Option<(i32, Config)> {
+    let pid: i32 = std::fs::read_to_string(dir.join(PID_FILE))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    if pid <= 0 || !crate::client::pid_alive(pid) {
+        return None;
+    }
+    let config = std::fs::read_to_string(dir.join(CONFIG_FILE))
+        .ok()
+        .and_then(|text| serde_json::from_str::<Config>(&text).ok())?;
+    Some((pid, config))
+}
+
+fn remove_files(dir: &Path) {
+    let _ = std::fs::remove_file(dir.join(PID_FILE));
+    let _ = std::fs::remove_file(dir.join(CONFIG_FILE));
+}
+
+fn new_access_token() -> String {
+    let bytes: [u8; 32] = rand::random();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn success(opts: &OutputOptions, text: &str, data: Value) -> Rendered {
@@ -143,43 +229,74 @@ pub fn run(inv: &Invocation, command: &DashboardCommand) -> Rendered {
     let opts = &inv.output;
     match command {
         DashboardCommand::Invalid(message) => render_error(message, opts),
-        DashboardCommand::Start { port } => start(&inv.socket_dir, *port, opts),
+        DashboardCommand::Start {
+            port,
+            allowed_origins,
+        } => start(&inv.socket_dir, *port, allowed_origins.clone(), opts),
         DashboardCommand::Stop => stop(&inv.socket_dir, opts),
     }
 }
 
-fn start(dir: &Path, port: Option<u16>, opts: &OutputOptions) -> Rendered {
-    // Upstream serves a reverse-proxied dashboard to these origins (with private access URLs);
-    // abx's dashboard is loopback-only, so the setting is refused rather than ignored.
-    if let Some(origins) = std::env::var(abx_wire::env::DASHBOARD_ALLOWED_ORIGINS)
-        .ok()
-        .filter(|v| !v.trim().is_empty())
-    {
-        return render_error(
-            &format!(
-                "AGENT_BROWSER_DASHBOARD_ALLOWED_ORIGINS is set ({origins}), but the abx dashboard serves loopback origins only: unset it and open http://localhost:<port> (forward the port over SSH for remote access)"
-            ),
-            opts,
-        );
+/// Text and JSON of a started (or already running) dashboard.
+fn started(opts: &OutputOptions, pid: i32, config: &Config, already: bool) -> Rendered {
+    let urls = config.access_urls();
+    let mut data = json!({"access_urls": urls, "pid": pid, "port": config.port});
+    if already {
+        data["already_running"] = Value::Bool(true);
     }
+    let mut text = if already {
+        format!(
+            "Dashboard already running at http://localhost:{}",
+            config.port
+        )
+    } else if urls.is_empty() {
+        format!("Dashboard started at http://localhost:{}", config.port)
+    } else {
+        "Dashboard started; open one of the private access URLs below".to_string()
+    };
+    for url in &urls {
+        text.push('\n');
+        text.push_str(url);
+    }
+    let mut rendered = success(opts, &text, data);
+    if !urls.is_empty() && !opts.json {
+        rendered.stderr =
+            "⚠ Keep these reverse-proxy dashboard URLs private: they contain access tokens.\n"
+                .to_string();
+    }
+    rendered
+}
+
+fn start(
+    dir: &Path,
+    port: Option<u16>,
+    allowed_origins: Option<Vec<String>>,
+    opts: &OutputOptions,
+) -> Rendered {
+    let allowed_origins = match allowed_origins {
+        Some(origins) => origins,
+        None => match std::env::var(abx_wire::env::DASHBOARD_ALLOWED_ORIGINS)
+            .ok()
+            .filter(|v| !v.trim().is_empty())
+        {
+            Some(list) => match parse_origins(&list) {
+                Ok(origins) => origins,
+                Err(message) => return render_error(&message, opts),
+            },
+            None => Vec::new(),
+        },
+    };
     // Like upstream: no `--port` means the default port, not "whatever is running".
     let port = port.unwrap_or(abx_relay::DEFAULT_DASHBOARD_PORT);
-    if let Some(state) = running(dir) {
-        if port == state.port {
-            return success(
-                opts,
-                &format!(
-                    "Dashboard already running at http://localhost:{}",
-                    state.port
-                ),
-                // Upstream lists reverse-proxy access URLs here; a loopback-only dashboard has none.
-                json!({"access_urls": [], "already_running": true, "pid": state.pid, "port": state.port}),
-            );
+    if let Some((pid, config)) = running(dir) {
+        if port == config.port && allowed_origins == config.allowed_origins {
+            return started(opts, pid, &config, true);
         }
         return render_error(
             &format!(
-                "Dashboard is already running with port {} and loopback origins only. Run 'agent-browser dashboard stop' before starting it with different settings.",
-                state.port
+                "Dashboard is already running with port {} and {}. Run 'agent-browser dashboard stop' before starting it with different settings.",
+                config.port,
+                config.describe()
             ),
             opts,
         );
@@ -193,14 +310,33 @@ fn start(dir: &Path, port: Option<u16>, opts: &OutputOptions) -> Rendered {
             opts,
         );
     }
+    // A dead dashboard's files go before the new one writes its own.
+    remove_files(dir);
+    let config = Config {
+        port,
+        allowed_origins,
+        access_token: new_access_token(),
+    };
+    if let Err(err) = write_private(&dir.join(CONFIG_FILE), &json!(config).to_string()) {
+        return render_error(
+            &format!("Failed to start dashboard: cannot save its configuration: {err}"),
+            opts,
+        );
+    }
+    let fail = |message: String| {
+        remove_files(dir);
+        render_error(&message, opts)
+    };
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
-        Err(err) => return render_error(&format!("Failed to start dashboard: {err}"), opts),
+        Err(err) => return fail(format!("Failed to start dashboard: {err}")),
     };
     let mut child = match Process::new(exe)
         .env(SERVE_ENV, "1")
         .env(PORT_ENV, port.to_string())
-        .env(DIR_ENV, dir)
+        .env(abx_wire::env::SOCKET_DIR, dir)
+        // The dir is already the namespace's.
+        .env_remove(abx_wire::env::NAMESPACE)
         .env_remove(abx_wire::env::DAEMON)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -208,19 +344,15 @@ fn start(dir: &Path, port: Option<u16>, opts: &OutputOptions) -> Rendered {
         .spawn()
     {
         Ok(child) => child,
-        Err(err) => return render_error(&format!("Failed to start dashboard: {err}"), opts),
+        Err(err) => return fail(format!("Failed to start dashboard: {err}")),
     };
     let pid = child.id() as i32;
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        if let Some(state) = running(dir)
-            && state.pid == pid
+        if let Some((running_pid, config)) = running(dir)
+            && running_pid == pid
         {
-            return success(
-                opts,
-                &format!("Dashboard started at http://localhost:{}", state.port),
-                json!({"access_urls": [], "pid": state.pid, "port": state.port}),
-            );
+            return started(opts, pid, &config, false);
         }
         if let Ok(Some(_)) = child.try_wait() {
             let mut stderr = String::new();
@@ -228,55 +360,50 @@ fn start(dir: &Path, port: Option<u16>, opts: &OutputOptions) -> Rendered {
                 let _ = std::io::Read::read_to_string(&mut pipe, &mut stderr);
             }
             let reason = stderr.trim();
-            return render_error(
-                &format!(
-                    "Failed to start dashboard: {}",
-                    if reason.is_empty() {
-                        "the server exited"
-                    } else {
-                        reason
-                    }
-                ),
-                opts,
-            );
+            return fail(format!(
+                "Failed to start dashboard: {}",
+                if reason.is_empty() {
+                    "the server exited"
+                } else {
+                    reason
+                }
+            ));
         }
         if Instant::now() > deadline {
-            return render_error(
-                "Failed to start dashboard: the server did not start in 10 s",
-                opts,
-            );
+            let _ = child.kill();
+            let _ = child.wait();
+            return fail("Failed to start dashboard: the server did not start in 10 s".to_string());
         }
         std::thread::sleep(Duration::from_millis(10));
     }
 }
 
 fn stop(dir: &Path, opts: &OutputOptions) -> Rendered {
-    let Some(state) = running(dir) else {
-        let _ = std::fs::remove_file(state_path(dir));
+    let Some((pid, _)) = running(dir) else {
+        remove_files(dir);
         return success(
             opts,
             "Dashboard is not running",
             json!({"reason": "not running", "stopped": false}),
         );
     };
-    let pid = nix::unistd::Pid::from_raw(state.pid);
-    if let Err(err) = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM) {
+    if let Err(err) = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGTERM,
+    ) {
         return render_error(&format!("Failed to stop dashboard: {err}"), opts);
     }
     let deadline = Instant::now() + Duration::from_secs(5);
-    while crate::client::pid_alive(state.pid) && Instant::now() < deadline {
+    while crate::client::pid_alive(pid) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));
     }
-    if crate::client::pid_alive(state.pid) {
+    if crate::client::pid_alive(pid) {
         return render_error(
-            &format!(
-                "Failed to stop dashboard: process {} is still running",
-                state.pid
-            ),
+            &format!("Failed to stop dashboard: process {pid} is still running"),
             opts,
         );
     }
-    let _ = std::fs::remove_file(state_path(dir));
+    remove_files(dir);
     success(opts, "✓ Dashboard stopped", json!({"stopped": true}))
 }
 
@@ -309,13 +436,23 @@ fn non_empty(name: &str) -> Option<String> {
 pub fn serve() -> u8 {
     // Leave the CLI's session, like a daemon: the terminal closing must not end the dashboard.
     let _ = nix::unistd::setsid();
-    let Some(dir) = std::env::var_os(DIR_ENV).map(PathBuf::from) else {
-        eprintln!("{DIR_ENV} is not set");
-        return 1;
-    };
+    let dir = crate::session::socket_dir(
+        &crate::host::SystemHost,
+        non_empty(abx_wire::env::NAMESPACE).as_deref(),
+    );
     let port = non_empty(PORT_ENV)
         .and_then(|p| p.parse().ok())
         .unwrap_or(abx_relay::DEFAULT_DASHBOARD_PORT);
+    // The configuration `start` saved; a server started without one serves loopback only.
+    let config = std::fs::read_to_string(dir.join(CONFIG_FILE))
+        .ok()
+        .and_then(|text| serde_json::from_str::<Config>(&text).ok());
+    let (allowed_origins, access_token) = match config {
+        Some(config) if !config.access_token.is_empty() => {
+            (config.allowed_origins, Some(config.access_token))
+        }
+        _ => (Vec::new(), None),
+    };
     let stream_token = non_empty(abx_wire::env::STREAM_TOKEN);
     let token = non_empty(TOKEN_ENV).or_else(|| stream_token.clone());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -335,7 +472,12 @@ pub fn serve() -> u8 {
             stream_token,
         });
         let server = match abx_relay::DashboardServer::start(
-            abx_relay::DashboardOptions { port, token },
+            abx_relay::DashboardOptions {
+                port,
+                token,
+                allowed_origins,
+                access_token,
+            },
             hooks,
         ) {
             Ok(server) => server,
@@ -344,12 +486,11 @@ pub fn serve() -> u8 {
                 return 1;
             }
         };
-        let state = State {
-            pid: std::process::id() as i32,
-            port: server.port(),
-        };
-        if let Err(err) = write_state(&dir, &state) {
-            eprintln!("cannot save the dashboard state: {err}");
+        let pid = std::process::id() as i32;
+        if let Err(err) = std::fs::create_dir_all(&dir)
+            .and_then(|()| write_private(&dir.join(PID_FILE), &pid.to_string()))
+        {
+            eprintln!("cannot save the dashboard's pid: {err}");
             return 1;
         }
         let (Ok(mut term), Ok(mut int)) = (
@@ -365,31 +506,30 @@ pub fn serve() -> u8 {
             _ = server.stopped() => {}
         }
         server.shutdown().await;
-        if running(&dir).is_some_and(|s| s.pid == state.pid) || !crate::client::pid_alive(state.pid)
-        {
-            let _ = std::fs::remove_file(state_path(&dir));
+        // Only this dashboard's files: a later one may have replaced them.
+        let ours = std::fs::read_to_string(dir.join(PID_FILE))
+            .is_ok_and(|text| text.trim() == pid.to_string());
+        if ours {
+            remove_files(&dir);
         }
         0
     })
 }
 
-fn write_state(dir: &Path, state: &State) -> std::io::Result<()> {
+/// Writes `text` to `path` atomically, readable by the owner only.
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
-    let tmp = dir.join(format!("{STATE_FILE}.{}.tmp", state.pid));
+    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(true)
         .mode(0o600)
         .open(&tmp)?;
-    file.write_all(
-        json!({"pid": state.pid, "port": state.port})
-            .to_string()
-            .as_bytes(),
-    )?;
+    file.write_all(text.as_bytes())?;
     drop(file);
-    std::fs::rename(tmp, state_path(dir))
+    std::fs::rename(tmp, path)
 }
 
 #[cfg(test)]
@@ -402,15 +542,39 @@ mod tests {
 
     #[test]
     fn dashboard_words() {
-        assert_eq!(parse_words(&[]), DashboardCommand::Start { port: None });
+        let start = |port, allowed_origins| DashboardCommand::Start {
+            port,
+            allowed_origins,
+        };
+        assert_eq!(parse_words(&[]), start(None, None));
         assert_eq!(
             parse_words(&words("start --port 8080")),
-            DashboardCommand::Start { port: Some(8080) }
+            start(Some(8080), None)
         );
+        assert_eq!(parse_words(&words("--port=9000")), start(Some(9000), None));
         assert_eq!(
-            parse_words(&words("--port=9000")),
-            DashboardCommand::Start { port: Some(9000) }
+            parse_words(&words(
+                "start --allowed-origins https://b.example,HTTPS://A.example:443/"
+            )),
+            start(
+                None,
+                Some(vec!["https://a.example".into(), "https://b.example".into()])
+            )
         );
+        for bad in [
+            "start --allowed-origins http://a.example",
+            "start --allowed-origins https://a.example/x",
+            "start --allowed-origins https://a.example,invalid",
+            "start --allowed-origins https://localhost:3000",
+            "start --allowed-origins",
+            "start --allowed-origin https://a.example",
+            "start --port",
+        ] {
+            assert!(
+                matches!(parse_words(&words(bad)), DashboardCommand::Invalid(_)),
+                "{bad}"
+            );
+        }
         assert_eq!(parse_words(&words("stop")), DashboardCommand::Stop);
         assert_eq!(
             parse_words(&words("start --port abc")),

@@ -12,6 +12,13 @@
     const rest = query.toString();
     history.replaceState(null, '', location.pathname + (rest ? '?' + rest : ''));
   }
+  // A private access URL of a reverse-proxied dashboard carries its token in the fragment,
+  // which never reaches the proxy's logs; it is kept the same way.
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  if (fragment.has('dashboard-access-token')) {
+    sessionStorage.setItem('abx-dashboard-token', fragment.get('dashboard-access-token') || '');
+    history.replaceState(null, '', location.pathname + location.search);
+  }
   const token = sessionStorage.getItem('abx-dashboard-token') || '';
   const watchOnly = query.get('mode') === 'watch';
   const views = new Map();
