@@ -284,13 +284,14 @@ fn mouse_with(
     event
 }
 
+/// A move, then one press and release carrying `count` as its click count: with 2 the page sees
+/// `click` then `dblclick` (both with `detail` 2), as upstream's `dblclick` gives it.
 fn click_events(point: Point, button: MouseButton, bit: i64, count: i64) -> Vec<InputEvent> {
-    let mut events = vec![mouse(Mouse::MouseMoved, point, MouseButton::None, 0, 0)];
-    for n in 1..=count {
-        events.push(mouse(Mouse::MousePressed, point, button.clone(), bit, n));
-        events.push(mouse(Mouse::MouseReleased, point, button.clone(), 0, n));
-    }
-    events
+    vec![
+        mouse(Mouse::MouseMoved, point, MouseButton::None, 0, 0),
+        mouse(Mouse::MousePressed, point, button.clone(), bit, count),
+        mouse(Mouse::MouseReleased, point, button, 0, count),
+    ]
 }
 
 impl Session {
