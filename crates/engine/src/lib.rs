@@ -115,6 +115,8 @@ pub use touch::{Swiped, Tapped};
 pub use a11y::{A11Y_RULES, a11y_audit};
 pub use abx_chrome::{BrowserBinary, BrowserKind, CloseReceipt, LaunchOptions};
 pub use audit::web_vitals;
-pub use react::{REACT_DEVTOOLS_HOOK, ReactError, ReactQuery, react_query};
+pub use react::{
+    REACT_DEVTOOLS_HOOK, ReactError, ReactQuery, RendersStarted, react_query, react_renders_start,
+};
 pub use trace::{CpuProfile, DEFAULT_TRACE_CATEGORIES, Finished as TraceFinished, Trace};
 pub use webmcp::{WebMcpError, WebMcpInvocation, WebMcpTool, tools_report as webmcp_tools_report};
