@@ -326,3 +326,33 @@ fn batch_omit_command_names_results_by_index() {
     assert_eq!(list[1]["success"], false);
     cli.run(&["close"]).success();
 }
+
+#[test]
+fn highlight_outlines_the_element_in_place_for_three_seconds() {
+    let site = common::site();
+    let cli = Cli::new().session("highlight");
+    cli.run(&["open", &site.url("/scroll.html")]).success();
+    let out = cli.run(&["highlight", "#bottom"]).success();
+    assert_eq!(out.out(), "✓ Done");
+    // As upstream: a red inline outline on the element, and the page stays where it was.
+    let drawn = cli
+        .run(&[
+            "eval",
+            "[scrollY, getComputedStyle(document.querySelector('#bottom')).outline].join(' | ')",
+        ])
+        .success();
+    assert_eq!(
+        drawn.out().trim_matches('"'),
+        "0 | rgb(255, 0, 0) solid 2px",
+        "{drawn:?}"
+    );
+    cli.run(&[
+        "wait",
+        "--fn",
+        "document.querySelector('#bottom').style.outline === ''",
+        "--timeout",
+        "6000",
+    ])
+    .success();
+    cli.run(&["close"]).success();
+}

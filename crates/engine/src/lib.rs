@@ -79,9 +79,9 @@ mod trace;
 mod webmcp;
 
 pub use actions::{
-    Checked, ClickOptions, Clicked, Dragged, Filled, Focused, Hovered, Inserted, KeyDown, KeyUp,
-    MouseDown, MouseMoved, MouseUp, Pressed, Scrolled, ScrolledIntoView, Selected, Typed,
-    Unchecked, Uploaded, Wheeled,
+    Checked, ClickOptions, Clicked, Dragged, Filled, Focused, Highlighted, Hovered, Inserted,
+    KeyDown, KeyUp, MouseDown, MouseMoved, MouseUp, Pressed, Scrolled, ScrolledIntoView, Selected,
+    Typed, Unchecked, Uploaded, Wheeled,
 };
 pub use browser::{AttachOptions, Browser, TargetInfo, endpoint_url};
 pub use capture::{AnnotatedScreenshot, Annotation, PdfOptions};

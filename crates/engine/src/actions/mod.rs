@@ -1,5 +1,5 @@
 //! Page actions (`click`, `fill`, `type`, `press`, `hover`, `select`, `check`, `scroll`, `drag`,
-//! `upload`, `mouse …`, `keyboard …`) as [`Page`] methods, one file per kind of input.
+//! `upload`, `highlight`, `mouse …`, `keyboard …`) as [`Page`] methods, one file per kind of input.
 //!
 //! Each takes a selector that may be CSS, `xpath=…` or a snapshot ref, and returns a small
 //! serializable result shaped like upstream's `data` for that action (contract §2.4). Element
@@ -12,11 +12,14 @@
 mod click;
 mod drag;
 mod fill;
+mod highlight;
 mod keyboard;
 mod mouse;
 mod scroll;
 mod select;
 mod upload;
+
+pub use highlight::Highlighted;
 
 use std::time::{Duration, Instant};
 
