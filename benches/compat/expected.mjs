@@ -37,9 +37,6 @@ export const EXPECTED = {
   'dbg.inspect': {
     reason: "`inspect` prints the full DevTools frontend URL for the session's own tab (upstream prints only the origin, which does not open that tab)",
   },
-  'dbg.profiler': {
-    reason: "`profiler stop` writes V8's `.cpuprofile` (what DevTools' Performance and JavaScript Profiler panels load); upstream writes trace events",
-  },
   'dbg.record': {
     reason: "`record start|restart` names the file and fps, then adds where the frames come from (the session's own screencast); additive",
   },

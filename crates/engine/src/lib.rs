@@ -118,5 +118,8 @@ pub use audit::web_vitals;
 pub use react::{
     REACT_DEVTOOLS_HOOK, ReactError, ReactQuery, RendersStarted, react_query, react_renders_start,
 };
-pub use trace::{CpuProfile, DEFAULT_TRACE_CATEGORIES, Finished as TraceFinished, Trace};
+pub use trace::{
+    CpuProfile, DEFAULT_PROFILE_CATEGORIES, DEFAULT_TRACE_CATEGORIES, Finished as TraceFinished,
+    Trace,
+};
 pub use webmcp::{WebMcpError, WebMcpInvocation, WebMcpTool, tools_report as webmcp_tools_report};
