@@ -76,11 +76,13 @@ pub const STOP: &str = "profiler_stop";
 pub const COMMAND: Command = Command {
     names: &["profiler"],
     help: Some(Help {
-        about: "Chromium profiler",
+        about: "Record Chrome DevTools performance profile",
         usage: &["profiler <start|stop> [options]"],
         examples: &[
-            "profiler start --categories devtools.timeline",
-            "profiler stop profile.json",
+            "profiler start",
+            "profiler stop ./trace.json",
+            "profiler start --categories devtools.timeline,v8.execute,blink.user_timing",
+            "profiler stop",
         ],
     }),
     grammar: Grammar::Request(parse),

@@ -36,6 +36,7 @@ pub const COMMAND: Command = Command {
             "react inspect 3",
             "react renders start",
             "react renders stop --json",
+            "react suspense --only-dynamic",
         ],
     }),
     grammar: Grammar::Request(parse),

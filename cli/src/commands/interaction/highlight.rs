@@ -12,7 +12,7 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Highlight an element",
         usage: &["highlight <selector>"],
-        examples: &["highlight '#submit'"],
+        examples: &["highlight '#submit'", "highlight @e5"],
     }),
     grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "highlight <selector>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
