@@ -207,7 +207,7 @@ fn react_explains_a_missing_hook_and_a_page_without_react() {
         &["react", "tree"][..],
         &["react", "suspense"],
         &["react", "inspect", "1"],
-        &["react", "renders", "start"],
+        &["react", "renders", "stop"],
     ] {
         let out = ab.run(args).failure();
         assert!(
@@ -245,5 +245,60 @@ fn react_explains_a_missing_hook_and_a_page_without_react() {
         "{}",
         bad.stderr
     );
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn react_renders_start_without_the_hook_answers_done_as_upstream() {
+    let site = common::site();
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/static.html")]).success();
+    let text = ab.run(&["react", "renders", "start"]).success();
+    assert_eq!(text.out(), "✓ Done");
+    let json = ab
+        .run(&["--json", "react", "renders", "start"])
+        .success()
+        .json();
+    let data = &json["data"];
+    assert_eq!(data["recording"], true, "{json}");
+    assert!(data["identifier"].is_string(), "{json}");
+    assert!(
+        data["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("react renders stop")),
+        "{json}"
+    );
+    // The identifier is an init script's: `removeinitscript` takes it.
+    let id = data["identifier"].as_str().unwrap_or_default();
+    ab.run(&["removeinitscript", id]).success();
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn react_renders_recording_survives_a_reload() {
+    let site = common::site();
+    let ab = Cli::new();
+    ab.run(&[
+        "--enable",
+        "react-devtools",
+        "open",
+        &site.url("/react.html"),
+    ])
+    .success();
+    ab.run(&["react", "renders", "start"]).success();
+    ab.run(&["reload"]).success();
+    ab.run(&["click", "#inc"]).success();
+    let report = ab
+        .run(&["--json", "react", "renders", "stop"])
+        .success()
+        .json();
+    // The new document recorded from its first commit: its mounts and the click's re-render.
+    let components = report["data"]["components"].as_array().expect("components");
+    let counter = components
+        .iter()
+        .find(|c| c["name"] == "Counter")
+        .unwrap_or_else(|| panic!("Counter not in {report}"));
+    assert_eq!(counter["mounts"], 1, "{report}");
+    assert_eq!(counter["reRenders"], 1, "{report}");
     ab.run(&["close"]).success();
 }

@@ -1,6 +1,5 @@
-//! Differences from upstream 0.41.2 that broke scripts, each fixed to upstream's behaviour (or,
-//! for `dblclick`, kept on purpose) and guarded here through the binary against real Chromium.
-
+//! Differences from upstream 0.41.2 that broke scripts, each fixed to upstream's behaviour and
+//! guarded here through the binary against real Chromium.
 use abx_tests::cli::Cli;
 use abx_tests::raw::RawCdp;
 use serde_json::{Value, json};
@@ -233,15 +232,25 @@ fn whole_numbers_print_as_integers() {
 }
 
 #[test]
-fn dblclick_fires_a_real_double_click() {
+fn dblclick_is_one_press_with_click_count_two() {
     let site = common::site();
     let cli = Cli::new().session("dbl");
     cli.run(&["open", &site.url("/events.html")]).success();
+    cli.run(&[
+        "eval",
+        "window.__seen = []; for (const k of ['mousedown', 'mouseup', 'click', 'dblclick']) \
+         document.addEventListener(k, (e) => window.__seen.push(k + ':' + e.detail), true); 0",
+    ])
+    .success();
     cli.run(&["dblclick", "#target"]).success();
-    let counts = cli.run(&["get", "text", "#counts"]).success();
-    // Kept on purpose (benches/compat/expected.mjs): two clicks and one dblclick, as a browser
-    // and Playwright do; upstream's single press with clickCount 2 gives one click.
-    assert!(counts.out().contains("click=2 dblclick=1"), "{counts:?}");
+    let seen = cli.run(&["eval", "window.__seen.join(' ')"]).success();
+    // As upstream: one press and release with clickCount 2, so the page sees one click and one
+    // dblclick, both with detail 2 (not click, click, dblclick).
+    assert_eq!(
+        seen.out().trim_matches('"'),
+        "mousedown:2 mouseup:2 click:2 dblclick:2",
+        "{seen:?}"
+    );
     cli.run(&["close"]).success();
 }
 
@@ -315,5 +324,35 @@ fn batch_omit_command_names_results_by_index() {
     assert!(list.iter().all(|r| r.get("command").is_none()), "{results}");
     assert_eq!(list[0]["result"]["title"], "Fixture Page");
     assert_eq!(list[1]["success"], false);
+    cli.run(&["close"]).success();
+}
+
+#[test]
+fn highlight_outlines_the_element_in_place_for_three_seconds() {
+    let site = common::site();
+    let cli = Cli::new().session("highlight");
+    cli.run(&["open", &site.url("/scroll.html")]).success();
+    let out = cli.run(&["highlight", "#bottom"]).success();
+    assert_eq!(out.out(), "✓ Done");
+    // As upstream: a red inline outline on the element, and the page stays where it was.
+    let drawn = cli
+        .run(&[
+            "eval",
+            "[scrollY, getComputedStyle(document.querySelector('#bottom')).outline].join(' | ')",
+        ])
+        .success();
+    assert_eq!(
+        drawn.out().trim_matches('"'),
+        "0 | rgb(255, 0, 0) solid 2px",
+        "{drawn:?}"
+    );
+    cli.run(&[
+        "wait",
+        "--fn",
+        "document.querySelector('#bottom').style.outline === ''",
+        "--timeout",
+        "6000",
+    ])
+    .success();
     cli.run(&["close"]).success();
 }

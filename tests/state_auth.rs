@@ -153,6 +153,38 @@ fn state_save_and_load_restore_a_login_in_a_fresh_browser() {
 }
 
 #[test]
+fn state_load_leaves_the_tab_on_the_last_origins_root() {
+    let site = site();
+    let ab = Cli::new().session("landing");
+    let file = ab.home().join("two-origins.json");
+    let state = serde_json::json!({
+        "cookies": [],
+        "origins": [
+            {"origin": site.origin(), "localStorage": [{"name": "a", "value": "1"}]},
+            {"origin": site.url_on_host("localhost", "").trim_end_matches('/'),
+             "localStorage": [{"name": "b", "value": "2"}]},
+        ],
+    });
+    std::fs::write(&file, state.to_string()).expect("write state");
+    ab.run(&["open", &site.url("/page1.html")]).success();
+    ab.run(&["state", "load", file.to_str().expect("path")])
+        .success();
+    // As upstream: each origin's root is visited to write its storage, and the tab stays on the
+    // last one (it does not go back to page1.html).
+    assert_eq!(
+        ab.run(&["get", "url"]).success().out(),
+        site.url_on_host("localhost", "/")
+    );
+    assert_eq!(
+        ab.run(&["eval", "localStorage.getItem('b')"])
+            .success()
+            .out(),
+        "\"2\""
+    );
+    ab.run(&["close"]).success();
+}
+
+#[test]
 fn encrypted_state_is_private_and_a_wrong_key_is_a_clear_error() {
     let site = site();
     let ab = Cli::new().env("AGENT_BROWSER_ENCRYPTION_KEY", KEY);

@@ -84,10 +84,10 @@ fn trace_stop_to_an_unwritable_path_fails_and_keeps_the_trace_running() {
 }
 
 #[test]
-fn profiler_writes_a_cpuprofile_with_nodes_and_samples() {
+fn profiler_writes_upstreams_sampling_trace_with_the_cpu_samples() {
     let site = common::site();
     let dir = tempfile::tempdir().expect("tmp");
-    let file = dir.path().join("run.cpuprofile");
+    let file = dir.path().join("profile.json");
     let ab = Cli::new();
     ab.run(&["open", &site.url("/page1.html")]).success();
     let stop = ab.run(&["profiler", "stop"]).failure();
@@ -108,22 +108,33 @@ fn profiler_writes_a_cpuprofile_with_nodes_and_samples() {
     let saved = ab
         .run(&["profiler", "stop", file.to_str().expect("utf-8")])
         .success();
+    // As upstream: trace-event JSON (the timeline and V8's CPU samples as `ProfileChunk`
+    // events), with only the clock domain as metadata; the count is the number of events.
     let profile = read_json(&file);
-    let nodes = profile["nodes"].as_array().expect("nodes");
-    let samples = profile["samples"].as_array().expect("samples");
-    assert!(!samples.is_empty() && profile["timeDeltas"].is_array());
-    assert!(
-        nodes
-            .iter()
-            .any(|n| n["callFrame"]["functionName"] == "spin"),
-        "the busy function is in the profile"
+    let events = profile["traceEvents"].as_array().expect("traceEvents");
+    assert_eq!(
+        profile["metadata"],
+        serde_json::json!({"clock-domain": "LINUX_CLOCK_MONOTONIC"})
     );
+    assert!(
+        events.iter().any(|e| e["name"] == "RunTask"),
+        "timeline tasks are recorded"
+    );
+    let sampled = |name: &str| {
+        events
+            .iter()
+            .filter(|e| e["name"] == "ProfileChunk")
+            .filter_map(|e| e["args"]["data"]["cpuProfile"]["nodes"].as_array())
+            .flatten()
+            .any(|n| n["callFrame"]["functionName"] == name)
+    };
+    assert!(sampled("spin"), "the busy function is in the CPU samples");
     assert_eq!(
         saved.out(),
         format!(
             "✓ Profile saved to {} ({} events)",
             file.display(),
-            samples.len()
+            events.len()
         )
     );
     ab.run(&["close"]).success();

@@ -37,9 +37,6 @@ export const EXPECTED = {
   'dbg.inspect': {
     reason: "`inspect` prints the full DevTools frontend URL for the session's own tab (upstream prints only the origin, which does not open that tab)",
   },
-  'dbg.profiler': {
-    reason: "`profiler stop` writes V8's `.cpuprofile` (what DevTools' Performance and JavaScript Profiler panels load); upstream writes trace events",
-  },
   'dbg.record': {
     reason: "`record start|restart` names the file and fps, then adds where the frames come from (the session's own screencast); additive",
   },
@@ -116,10 +113,6 @@ export const EXPECTED = {
   },
   'json.lifecycle': {
     reason: '`data.lifecycle` adds `effectiveLaunch.browser` (which Chrome binary and why) and `timings` (queue, launch and execute ms); upstream\'s keys and values are the same',
-  },
-  'act.dblclick': {
-    reason: 'ours fires a real double-click (mousedown, mouseup, click, mousedown, mouseup, click, dblclick, as a browser and Playwright do); upstream sends one press with clickCount 2, so pages see one click',
-    ours: /click=2 dblclick=1/,
   },
   'net.request-detail': {
     reason: '`network request <id>` prints the request line, both header sets and both bodies (upstream prints only the URL); `--json` adds `statusText`',

@@ -149,7 +149,7 @@ export const ROWS = [
   { id: 'act.scroll', area: 'Interact', cmd: '`scroll down <px>`, `scroll up`', ref: 19, page: '/scroll.html', steps: ['scroll down 500', 'eval window.scrollY', 'scroll up 200'], check: ['eval window.scrollY'] },
   { id: 'act.scroll-selector', area: 'Interact', cmd: '`scroll --selector`', ref: 19, page: '/scroll.html', steps: ['scroll down 300 --selector body'], check: ['eval "window.scrollY > 0"'] },
   { id: 'act.scrollintoview', area: 'Interact', cmd: '`scrollintoview` / `scrollinto`', ref: 19, page: '/scroll.html', steps: ['scrollintoview #bottom', 'eval "window.scrollY > 4000"', 'scrollinto #top'], check: ['eval window.scrollY'] },
-  { id: 'act.highlight', area: 'Interact', cmd: '`highlight`', ref: 19, page: '/fixture.html', steps: ['highlight h1'] },
+  { id: 'act.highlight', area: 'Interact', cmd: '`highlight` (and the outline it draws)', ref: 19, page: '/fixture.html', steps: ['highlight h1'], check: ['eval "getComputedStyle(document.querySelector(\'h1\')).outline"'] },
   {
     id: 'act.download', area: 'Interact', cmd: '`download <sel> <path>`', ref: 20, page: '/download.html',
     steps: ['download #dl {TMP}/dl/report.txt'], check: [file('{TMP}/dl/report.txt', 'text')],

@@ -79,9 +79,9 @@ mod trace;
 mod webmcp;
 
 pub use actions::{
-    Checked, ClickOptions, Clicked, Dragged, Filled, Focused, Hovered, Inserted, KeyDown, KeyUp,
-    MouseDown, MouseMoved, MouseUp, Pressed, Scrolled, ScrolledIntoView, Selected, Typed,
-    Unchecked, Uploaded, Wheeled,
+    Checked, ClickOptions, Clicked, Dragged, Filled, Focused, Highlighted, Hovered, Inserted,
+    KeyDown, KeyUp, MouseDown, MouseMoved, MouseUp, Pressed, Scrolled, ScrolledIntoView, Selected,
+    Typed, Unchecked, Uploaded, Wheeled,
 };
 pub use browser::{AttachOptions, Browser, TargetInfo, endpoint_url};
 pub use capture::{AnnotatedScreenshot, Annotation, PdfOptions};
@@ -115,6 +115,11 @@ pub use touch::{Swiped, Tapped};
 pub use a11y::{AXE_VERSION, a11y_audit};
 pub use abx_chrome::{BrowserBinary, BrowserKind, CloseReceipt, LaunchOptions};
 pub use audit::web_vitals;
-pub use react::{REACT_DEVTOOLS_HOOK, ReactError, ReactQuery, react_query};
-pub use trace::{CpuProfile, DEFAULT_TRACE_CATEGORIES, Finished as TraceFinished, Trace};
+pub use react::{
+    REACT_DEVTOOLS_HOOK, ReactError, ReactQuery, RendersStarted, react_query, react_renders_start,
+};
+pub use trace::{
+    CpuProfile, DEFAULT_PROFILE_CATEGORIES, DEFAULT_TRACE_CATEGORIES, Finished as TraceFinished,
+    Trace,
+};
 pub use webmcp::{WebMcpError, WebMcpInvocation, WebMcpTool, tools_report as webmcp_tools_report};

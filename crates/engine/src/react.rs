@@ -58,8 +58,8 @@ pub enum ReactError {
     Engine(#[from] EngineError),
 }
 
-/// Runs `query` on the session's page.
-pub async fn react_query(page: &Page<'_>, query: ReactQuery) -> Result<Value, ReactError> {
+/// The page script that answers `query`.
+fn query_script(query: ReactQuery) -> String {
     let (op, arg) = match query {
         ReactQuery::Tree => ("tree", Value::Null),
         ReactQuery::Inspect(id) => ("inspect", json!(id)),
@@ -67,8 +67,44 @@ pub async fn react_query(page: &Page<'_>, query: ReactQuery) -> Result<Value, Re
         ReactQuery::RendersStop => ("renders_stop", Value::Null),
         ReactQuery::Suspense => ("suspense", Value::Null),
     };
-    let script = format!("({QUERY_JS})({}, {arg})", json!(op));
-    let value = page.evaluate(&script).await?.value;
+    format!("({QUERY_JS})({}, {arg})", json!(op))
+}
+
+/// What [`react_renders_start`] set up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RendersStarted {
+    /// The init script that starts a recording in every new document of the session
+    /// (`Session::remove_init_script` takes it).
+    pub identifier: String,
+    /// Whether the current page records now (false: it has no DevTools hook).
+    pub recording_now: bool,
+}
+
+/// Starts recording renders on the page and, through an init script, in every new document of
+/// the session, so a recording survives navigations. A page without the DevTools hook is not an
+/// error (upstream's `react renders start` succeeds there too): it records nothing, and a later
+/// document that has the hook records from its first commit.
+pub async fn react_renders_start(page: &Page<'_>) -> Result<RendersStarted, ReactError> {
+    // The hook's own init script (added at launch) runs first, so the listener is in place
+    // before React boots; a document without the hook just answers `no_hook`.
+    let identifier = page
+        .session
+        .add_init_script(&query_script(ReactQuery::RendersStart))
+        .await?;
+    let recording_now = match react_query(page, ReactQuery::RendersStart).await {
+        Ok(_) => true,
+        Err(ReactError::NoHook) => false,
+        Err(err) => return Err(err),
+    };
+    Ok(RendersStarted {
+        identifier,
+        recording_now,
+    })
+}
+
+/// Runs `query` on the session's page.
+pub async fn react_query(page: &Page<'_>, query: ReactQuery) -> Result<Value, ReactError> {
+    let value = page.evaluate(&query_script(query)).await?.value;
     match value.get("error").and_then(Value::as_str) {
         None if value.is_object() => Ok(value),
         None => Err(EngineError::Invalid(format!("react: the page returned {value}")).into()),

@@ -4,8 +4,8 @@
 //! state files: `{"cookies":[…],"origins":[{"origin","localStorage":[{name,value}],
 //! "sessionStorage":[…]}]}`. [`Session::storage_state`] reads it from the browser (every cookie
 //! of the browser, the web storage of the active page's origin), [`Session::apply_storage_state`]
-//! writes it back: cookies through CDP, each origin's storage by visiting that origin in the
-//! active tab and returning to the page it was on.
+//! writes it back: cookies through CDP, each origin's storage by visiting that origin's root in
+//! the active tab, which stays on the last one visited (as upstream's `state load` leaves it).
 
 use std::time::Duration;
 
@@ -131,9 +131,10 @@ impl Session {
         Ok(StorageState { cookies, origins })
     }
 
-    /// Puts `state` into the browser: its cookies, then each origin's web storage (visiting the
-    /// origin in the active tab, then returning to the page the tab was on). Returns the origins
-    /// whose storage could not be written (the origin did not load or redirected elsewhere).
+    /// Puts `state` into the browser: its cookies, then each origin's web storage, visiting the
+    /// origin's root in the active tab. The tab stays on the last origin visited, as upstream
+    /// leaves it (when no origin has storage it stays where it was). Returns the origins whose
+    /// storage could not be written (the origin did not load or redirected elsewhere).
     pub async fn apply_storage_state(
         &self,
         state: &StorageState,
@@ -159,7 +160,6 @@ impl Session {
         if wanted.is_empty() {
             return Ok(Vec::new());
         }
-        let start = self.url().await.unwrap_or_default();
         let mut skipped = Vec::new();
         for origin in wanted {
             if !origin.origin.starts_with("http") {
@@ -198,11 +198,6 @@ impl Session {
                 .await?
                 .evaluate(&APPLY_FN.call(&[local, session]))
                 .await?;
-        }
-        if start.starts_with("http") || start.starts_with("file:") {
-            let _ = self.navigate(&start, WaitUntil::Load, timeout).await;
-        } else if !start.is_empty() {
-            let _ = self.navigate("about:blank", WaitUntil::None, timeout).await;
         }
         Ok(skipped)
     }

@@ -1,6 +1,6 @@
-//! Performance traces (`Tracing` domain, Chrome's trace-event JSON) and CPU profiles
-//! (`Profiler` domain, DevTools' `.cpuprofile` JSON) of one tab, through that tab's own CDP
-//! session.
+//! Performance traces and sampling profiles (`Tracing` domain, Chrome's trace-event JSON) and
+//! V8 CPU profiles (`Profiler` domain, DevTools' `.cpuprofile` JSON) of one tab, through that
+//! tab's own CDP session.
 //!
 //! Each is a handle: [`Trace::start`] returns a running [`Trace`], [`Trace::stop`] ends it and
 //! returns the file's text; the same for [`CpuProfile`]. Nothing is kept on the session, so a
@@ -45,6 +45,27 @@ pub const DEFAULT_TRACE_CATEGORIES: &[&str] = &[
     "disabled-by-default-v8.cpu_profiler",
 ];
 
+/// The categories a sampling profile records (`profiler start`, as upstream's): the timeline,
+/// V8's CPU profiler samples (`ProfileChunk` events) and its runtime statistics, Blink, the
+/// scheduler and the top-level tasks. DevTools' Performance panel loads the file.
+pub const DEFAULT_PROFILE_CATEGORIES: &[&str] = &[
+    "devtools.timeline",
+    "disabled-by-default-devtools.timeline",
+    "disabled-by-default-devtools.timeline.frame",
+    "disabled-by-default-devtools.timeline.stack",
+    "v8.execute",
+    "disabled-by-default-v8.cpu_profiler",
+    "disabled-by-default-v8.cpu_profiler.hires",
+    "v8",
+    "disabled-by-default-v8.runtime_stats",
+    "blink",
+    "blink.user_timing",
+    "latencyInfo",
+    "renderer.scheduler",
+    "sequence_manager",
+    "toplevel",
+];
+
 /// A finished trace or profile.
 #[derive(Debug, Clone)]
 pub struct Finished {
@@ -58,6 +79,8 @@ pub struct Finished {
 #[derive(Debug)]
 pub struct Trace {
     tab: Arc<Tab>,
+    /// A sampling profile ([`Trace::start_profile`]): written in upstream's profile shape.
+    profile: bool,
 }
 
 impl Trace {
@@ -67,17 +90,35 @@ impl Trace {
         categories: Option<&[String]>,
         timeout: Duration,
     ) -> Result<Trace> {
+        Self::start_config(tab, categories, DEFAULT_TRACE_CATEGORIES, false, timeout).await
+    }
+
+    /// Starts a sampling profile: a trace of `categories` (default
+    /// [`DEFAULT_PROFILE_CATEGORIES`]) with sampling on, so the file carries the CPU samples.
+    pub async fn start_profile(
+        tab: &Arc<Tab>,
+        categories: Option<&[String]>,
+        timeout: Duration,
+    ) -> Result<Trace> {
+        Self::start_config(tab, categories, DEFAULT_PROFILE_CATEGORIES, true, timeout).await
+    }
+
+    async fn start_config(
+        tab: &Arc<Tab>,
+        categories: Option<&[String]>,
+        default: &[&str],
+        sampling: bool,
+        timeout: Duration,
+    ) -> Result<Trace> {
         let categories: Vec<String> = match categories {
             Some(c) if !c.is_empty() => c.to_vec(),
-            _ => DEFAULT_TRACE_CATEGORIES
-                .iter()
-                .map(|c| c.to_string())
-                .collect(),
+            _ => default.iter().map(|c| c.to_string()).collect(),
         };
         let (included, excluded): (Vec<String>, Vec<String>) =
             categories.into_iter().partition(|c| !c.starts_with('-'));
         let config = cdp::TraceConfig {
             record_mode: Some(cdp::TraceConfigRecordMode::RecordAsMuchAsPossible),
+            enable_sampling: sampling.then_some(true),
             included_categories: Some(included),
             excluded_categories: Some(
                 excluded
@@ -94,7 +135,10 @@ impl Trace {
             ..Default::default()
         };
         tab.request("trace_start", params, timeout).await?;
-        Ok(Trace { tab: tab.clone() })
+        Ok(Trace {
+            tab: tab.clone(),
+            profile: sampling,
+        })
     }
 
     /// Ends the trace and reads it back from Chrome.
@@ -149,13 +193,39 @@ impl Trace {
             .tab
             .request("trace_stop", io::CloseParams { handle }, timeout)
             .await;
-        let parsed: Value = serde_json::from_str(&text)
+        let mut parsed: Value = serde_json::from_str(&text)
             .map_err(|e| EngineError::Invalid(format!("Chrome's trace is not JSON: {e}")))?;
         let events = parsed
             .get("traceEvents")
             .and_then(Value::as_array)
             .map_or(0, Vec::len);
-        Ok(Finished { json: text, events })
+        if !self.profile {
+            return Ok(Finished { json: text, events });
+        }
+        // A profile keeps only the clock domain of Chrome's metadata, as upstream writes it: the
+        // rest (the browser's command line, its proxy and paths among it) has no use in a profile
+        // an agent may hand on.
+        let clock = parsed
+            .pointer("/metadata/clock-domain")
+            .cloned()
+            .filter(Value::is_string);
+        let mut profile = serde_json::Map::new();
+        profile.insert(
+            "traceEvents".into(),
+            parsed
+                .get_mut("traceEvents")
+                .map(Value::take)
+                .unwrap_or_else(|| Value::Array(Vec::new())),
+        );
+        if let Some(clock) = clock {
+            profile.insert(
+                "metadata".into(),
+                Value::Object(serde_json::Map::from_iter([("clock-domain".into(), clock)])),
+            );
+        }
+        let json = serde_json::to_string(&profile)
+            .map_err(|e| EngineError::Invalid(format!("profile: {e}")))?;
+        Ok(Finished { json, events })
     }
 }
 

@@ -37,7 +37,7 @@ pub fn is_file_operation(action: &str) -> bool {
 pub const COMMAND: Command = Command {
     names: &["state"],
     help: Some(Help {
-        about: "Saved storage state (cookies, localStorage, sessionStorage)",
+        about: "Manage browser state (cookies, localStorage, sessionStorage)",
         usage: &[
             "state <save|load|list|show|rename|clear|clean> ...",
             "state save <path>",
@@ -53,6 +53,8 @@ pub const COMMAND: Command = Command {
             "state load ./auth.json",
             "state list",
             "state show myapp-default.json",
+            "state rename old-name new-name",
+            "state clear --all",
             "state clean --older-than 7",
         ],
     }),

@@ -1,12 +1,11 @@
-//! `profiler start [--categories <list>] | stop [path]`: a CPU profile of the session's own tab.
-//!
-//! Without `--categories` it is the V8 sampling profiler (`Profiler` domain), written as a
-//! DevTools `.cpuprofile` (`nodes`, `startTime`, `endTime`, `samples`, `timeDeltas`; DevTools,
-//! speedscope and VS Code open it); the event count is the number of samples. With
-//! `--categories` it is a trace of those categories, as upstream always does (trace-event JSON).
-//! Without a path the file goes to `~/.agent-browser/tmp/profiles/profile-<ms>.json`.
+//! `profiler start [--categories <list>] | stop [path]`: a sampling profile of the session's own
+//! tab, as upstream records it: a trace (`Tracing` domain) of the timeline, V8's CPU profiler
+//! and the scheduler categories (`abx_engine::DEFAULT_PROFILE_CATEGORIES`, or `--categories`)
+//! with sampling on, written as trace-event JSON (`traceEvents`, `metadata`) that DevTools'
+//! Performance panel loads; the event count is the number of trace events. Without a path the
+//! file goes to `~/.agent-browser/tmp/profiles/profile-<ms>.json`.
 
-use abx_engine::{CpuProfile, Trace};
+use abx_engine::Trace;
 
 use super::trace::{Running, STOP_TIMEOUT, output_path, slot, write_file};
 use crate::commands::prelude::*;
@@ -28,12 +27,8 @@ async fn start(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let session = ctx.session().await?;
     let tab = session.active_tab().await?;
     let timeout = ctx.timeout().unwrap_or(STOP_TIMEOUT);
-    let running = match request.categories.as_deref() {
-        Some(categories) if !categories.is_empty() => {
-            Running::ProfileTrace(Trace::start(&tab, Some(categories), timeout).await?)
-        }
-        _ => Running::Profile(CpuProfile::start(&tab, timeout).await?),
-    };
+    let running =
+        Running::Profile(Trace::start_profile(&tab, request.categories.as_deref(), timeout).await?);
     let mut current = slot();
     if current.is_some() {
         return Err(Failure::message(BUSY));
@@ -66,8 +61,7 @@ async fn stop(ctx: &Ctx<'_>) -> Result<Value, Failure> {
         }
     };
     let done = match running {
-        Running::Profile(profile) => profile.stop(STOP_TIMEOUT).await?,
-        Running::ProfileTrace(trace) | Running::Trace(trace) => trace.stop(STOP_TIMEOUT).await?,
+        Running::Profile(trace) | Running::Trace(trace) => trace.stop(STOP_TIMEOUT).await?,
     };
     write_file(&path, &done.json)?;
     Ok(json!({"path": path.display().to_string(), "eventCount": done.events}))
@@ -82,11 +76,13 @@ pub const STOP: &str = "profiler_stop";
 pub const COMMAND: Command = Command {
     names: &["profiler"],
     help: Some(Help {
-        about: "Chromium profiler",
+        about: "Record Chrome DevTools performance profile",
         usage: &["profiler <start|stop> [options]"],
         examples: &[
-            "profiler start --categories devtools.timeline",
-            "profiler stop profile.json",
+            "profiler start",
+            "profiler stop ./trace.json",
+            "profiler start --categories devtools.timeline,v8.execute,blink.user_timing",
+            "profiler stop",
         ],
     }),
     grammar: Grammar::Request(parse),

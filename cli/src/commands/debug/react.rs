@@ -2,7 +2,8 @@
 //! of the session's page, read from the fibers React commits to the DevTools global hook
 //! (`abx_engine::react_query`). The hook is abx's own (`abx_engine::REACT_DEVTOOLS_HOOK`),
 //! installed before the page's scripts when the session launched with `--enable
-//! react-devtools`; without it, or on a page without React, the error says which is missing.
+//! react-devtools`; without it, or on a page without React, the error says which is missing
+//! (except `renders start`, which succeeds there as upstream's does and records nothing).
 
 use abx_engine::{ReactError, ReactQuery};
 
@@ -35,6 +36,7 @@ pub const COMMAND: Command = Command {
             "react inspect 3",
             "react renders start",
             "react renders stop --json",
+            "react suspense --only-dynamic",
         ],
     }),
     grammar: Grammar::Request(parse),
@@ -150,12 +152,21 @@ async fn run(ctx: &Ctx<'_>, op: Op) -> Result<Value, Failure> {
         Op::Suspense => ReactQuery::Suspense,
     };
     let page = session.page(ctx.timeout()).await?;
+    if let Op::RendersStart = op {
+        // Upstream's reply (text `✓ Done`), also on a page without the hook.
+        let started = abx_engine::react_renders_start(&page)
+            .await
+            .map_err(failure)?;
+        return Ok(json!({
+            "recording": true,
+            "identifier": started.identifier,
+            "message": "recording renders - interact with the page, then run `react renders stop`",
+        }));
+    }
     let mut data = abx_engine::react_query(&page, query)
         .await
         .map_err(failure)?;
     match op {
-        // `✓ Done`, as upstream.
-        Op::RendersStart => Ok(json!({})),
         Op::Suspense if request.only_dynamic => {
             if let Some(list) = data.get_mut("boundaries").and_then(Value::as_array_mut) {
                 list.retain(|b| b["dynamic"] == true);

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use abx_engine::{CpuProfile, Trace};
+use abx_engine::Trace;
 
 use crate::commands::prelude::*;
 
@@ -18,10 +18,8 @@ use crate::commands::prelude::*;
 pub(crate) enum Running {
     /// `trace start`.
     Trace(Trace),
-    /// `profiler start` (a CPU profile).
-    Profile(CpuProfile),
-    /// `profiler start --categories …` (a trace of those categories).
-    ProfileTrace(Trace),
+    /// `profiler start` (a sampling trace).
+    Profile(Trace),
 }
 
 /// The session's running trace or profile.

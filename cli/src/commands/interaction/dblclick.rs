@@ -11,7 +11,7 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Double-click an element",
         usage: &["dblclick <selector>"],
-        examples: &["dblclick '#row-3'"],
+        examples: &["dblclick '#row-3'", "dblclick @e5"],
     }),
     grammar: Grammar::Request(parse),
     // It may start a navigation and wait for it (see `Route::follows_navigation`).

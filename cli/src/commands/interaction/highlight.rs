@@ -1,4 +1,5 @@
-//! `highlight <selector>`: brings an element into view (abx draws no overlay).
+//! `highlight <selector>`: outlines an element in red for three seconds, as upstream does (the
+//! page does not scroll).
 
 use crate::commands::prelude::*;
 
@@ -11,7 +12,7 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Highlight an element",
         usage: &["highlight <selector>"],
-        examples: &["highlight '#submit'"],
+        examples: &["highlight '#submit'", "highlight @e5"],
     }),
     grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "highlight <selector>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
@@ -21,10 +22,11 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: SelectorRequest = ctx.params()?;
     let selector = request.selector()?;
     let session = ctx.session().await?;
-    session
-        .page(ctx.timeout())
-        .await?
-        .scroll_into_view(selector)
-        .await?;
-    Ok(json!({"highlighted": selector}))
+    data(
+        session
+            .page(ctx.timeout())
+            .await?
+            .highlight(selector)
+            .await?,
+    )
 }

@@ -26,7 +26,7 @@ pub struct SetRequest {
 pub const COMMAND: Command = Command {
     names: &["cookies"],
     help: Some(Help {
-        about: "Read and write cookies",
+        about: "Manage browser cookies",
         usage: &[
             "cookies [get|set|clear]",
             "cookies set <name> <value> [--url <url>] [--domain <domain>] [--path <path>] [--http-only] [--secure] [--same-site <Strict|Lax|None>] [--expires <timestamp>]",
@@ -34,7 +34,12 @@ pub const COMMAND: Command = Command {
         ],
         examples: &[
             "cookies",
-            "cookies set session abc123 --secure",
+            "cookies set session_id abc123",
+            "cookies set session_id abc123 --url https://app.example.com",
+            "cookies set auth_token xyz789 --domain example.com --path /api --http-only --secure",
+            "cookies set consent yes --same-site Strict",
+            "cookies set temp_token temp123 --expires 1735689600",
+            "cookies set --curl ./cookies.txt",
             "cookies clear",
         ],
     }),

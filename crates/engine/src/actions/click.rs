@@ -114,7 +114,8 @@ impl Session {
     ) -> Result<DirectClick> {
         let (button, bit) = input::button(button)?;
         let checks = Checks {
-            guard_presses: u8::try_from(count).unwrap_or(u8::MAX),
+            // One press whatever the click count (see `click_events`).
+            guard_presses: 1,
             ..Checks::CLICK
         };
         let prepared = tab
@@ -181,7 +182,8 @@ impl Session {
     ) -> Result<Clicked> {
         let (button, bit) = input::button(button)?;
         let checks = Checks {
-            guard_presses: u8::try_from(count).unwrap_or(u8::MAX),
+            // One press whatever the click count (see `click_events`).
+            guard_presses: 1,
             ..Checks::CLICK
         };
         let mut attempts = blocked;

@@ -1,5 +1,5 @@
 //! Page actions (`click`, `fill`, `type`, `press`, `hover`, `select`, `check`, `scroll`, `drag`,
-//! `upload`, `mouse …`, `keyboard …`) as [`Page`] methods, one file per kind of input.
+//! `upload`, `highlight`, `mouse …`, `keyboard …`) as [`Page`] methods, one file per kind of input.
 //!
 //! Each takes a selector that may be CSS, `xpath=…` or a snapshot ref, and returns a small
 //! serializable result shaped like upstream's `data` for that action (contract §2.4). Element
@@ -12,11 +12,14 @@
 mod click;
 mod drag;
 mod fill;
+mod highlight;
 mod keyboard;
 mod mouse;
 mod scroll;
 mod select;
 mod upload;
+
+pub use highlight::Highlighted;
 
 use std::time::{Duration, Instant};
 
@@ -284,13 +287,14 @@ fn mouse_with(
     event
 }
 
+/// A move, then one press and release carrying `count` as its click count: with 2 the page sees
+/// `click` then `dblclick` (both with `detail` 2), as upstream's `dblclick` gives it.
 fn click_events(point: Point, button: MouseButton, bit: i64, count: i64) -> Vec<InputEvent> {
-    let mut events = vec![mouse(Mouse::MouseMoved, point, MouseButton::None, 0, 0)];
-    for n in 1..=count {
-        events.push(mouse(Mouse::MousePressed, point, button.clone(), bit, n));
-        events.push(mouse(Mouse::MouseReleased, point, button.clone(), 0, n));
-    }
-    events
+    vec![
+        mouse(Mouse::MouseMoved, point, MouseButton::None, 0, 0),
+        mouse(Mouse::MousePressed, point, button.clone(), bit, count),
+        mouse(Mouse::MouseReleased, point, button, 0, count),
+    ]
 }
 
 impl Session {
