@@ -173,14 +173,6 @@ export const EXPECTED = {
     reason: 'ours says `✓ Storage cleared` (upstream prints the wrong message, `✓ Request log cleared`)',
     ours: /Storage cleared/,
   },
-  'perf.a11y': {
-    reason: 'abx ships no axe-core: `a11y` runs its own 11 DOM checks (docs/a11y.md) and reports in axe-core\'s shape with `engine: "abx-a11y"` instead of `axeVersion`, so counts and some rules differ',
-    ours: /abx-a11y/,
-  },
-  'perf.a11y-planted': {
-    reason: 'abx\'s own checks (docs/a11y.md): the same planted problems are found under the same rule ids, plus `duplicate-id` (axe 4.12 no longer reports it), without axe\'s `region` rule; help texts and URLs are abx\'s own',
-    ours: /abx-a11y/,
-  },
   'perf.react': {
     reason: 'without the hook every `react` subcommand, `renders start` included, says to relaunch with --enable react-devtools (upstream\'s `renders start` prints `✓ Done` and records nothing); messages are abx\'s own, without a JavaScript stack',
     ours: /relaunch with --enable react-devtools/,
