@@ -174,7 +174,7 @@ export const EXPECTED = {
     ours: /Storage cleared/,
   },
   'perf.react': {
-    reason: 'without the hook every `react` subcommand, `renders start` included, says to relaunch with --enable react-devtools (upstream\'s `renders start` prints `✓ Done` and records nothing); messages are abx\'s own, without a JavaScript stack',
+    reason: '`renders start` answers `✓ Done` as upstream (and records nothing there); the other subcommands say to relaunch with --enable react-devtools in abx\'s own words, without a JavaScript stack',
     ours: /relaunch with --enable react-devtools/,
   },
   'perf.react-devtools': {
