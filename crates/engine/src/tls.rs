@@ -65,12 +65,10 @@ impl Trust {
         }
         if let Some(path) = &self.ca_file {
             for cert in ca_certificates(path)? {
-                roots
-                    .add(cert)
-                    .map_err(|e| TrustError::NoCertificate {
-                        path: path.clone(),
-                        reason: e.to_string(),
-                    })?;
+                roots.add(cert).map_err(|e| TrustError::NoCertificate {
+                    path: path.clone(),
+                    reason: e.to_string(),
+                })?;
             }
         }
         let provider = Arc::new(rustls::crypto::ring::default_provider());
@@ -120,6 +118,9 @@ mod tests {
         let err = ca_certificates(&path).expect_err("not a certificate");
         assert!(err.to_string().contains("invalid.pem"), "{err}");
         let missing = ca_certificates(&dir.path().join("gone.pem")).expect_err("missing");
-        assert!(matches!(missing, TrustError::Unreadable { .. }), "{missing}");
+        assert!(
+            matches!(missing, TrustError::Unreadable { .. }),
+            "{missing}"
+        );
     }
 }

@@ -82,7 +82,9 @@ fn start_tag(lower: &str, name: &str, from: usize) -> Option<usize> {
         let start = from + lower[from..].find(&needle)?;
         let end = start + needle.len();
         match lower.as_bytes().get(end) {
-            None | Some(b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'/' | b'>') => return Some(start),
+            None | Some(b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'/' | b'>') => {
+                return Some(start);
+            }
             Some(_) => from = end,
         }
     }
@@ -255,7 +257,8 @@ mod tests {
 
     #[test]
     fn table_cells_run_together_as_upstream_prints_them() {
-        let html = "<table><tr><th>Name</th><th>Score</th></tr><tr><td>Ann</td><td>9</td></tr></table>";
+        let html =
+            "<table><tr><th>Name</th><th>Score</th></tr><tr><td>Ann</td><td>9</td></tr></table>";
         assert_eq!(to_text(html), "NameScore\n\nAnn9");
     }
 }

@@ -201,8 +201,7 @@ pub async fn read_url(
 
     let primary = fetch(target.clone()).await.map_err(ReadError::Request)?;
     let base = primary.base_type();
-    let markdown_direct =
-        is_markdown(&base) || (!options.require_md && is_markdown_like(&base));
+    let markdown_direct = is_markdown(&base) || (!options.require_md && is_markdown_like(&base));
     if primary.ok && (options.raw || markdown_direct) {
         return finish(&target, &primary, options);
     }
@@ -218,7 +217,13 @@ pub async fn read_url(
             is_markdown_like(&md_base) || md_base == "text/plain"
         };
         if md.ok && usable {
-            return Ok(shaped(&target, &md, "path-markdown", md.body.clone(), options));
+            return Ok(shaped(
+                &target,
+                &md,
+                "path-markdown",
+                md.body.clone(),
+                options,
+            ));
         }
     }
     if primary.ok && !options.require_md && base == "text/plain" {
@@ -291,7 +296,12 @@ async fn fetch(
 fn finish(target: &Url, fetched: &Fetched, options: &UrlReadOptions) -> Result<UrlRead, ReadError> {
     let base = fetched.base_type();
     if options.require_md && !is_markdown(&base) {
-        let shown = fetched.content_type.split(';').next().unwrap_or_default().trim();
+        let shown = fetched
+            .content_type
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim();
         return Err(ReadError::NotMarkdown(if shown.is_empty() {
             "unknown content type".into()
         } else {
@@ -350,7 +360,9 @@ mod tests {
     #[test]
     fn urls_get_https_and_lose_their_fragment() {
         assert_eq!(
-            normalize_read_url("example.com/docs#top").map(|u| u.to_string()).ok(),
+            normalize_read_url("example.com/docs#top")
+                .map(|u| u.to_string())
+                .ok(),
             Some("https://example.com/docs".to_string())
         );
         let ftp = normalize_read_url("ftp://x/").expect_err("ftp");
@@ -363,7 +375,10 @@ mod tests {
     #[test]
     fn the_markdown_twin_of_a_page() {
         let twin = |u: &str| markdown_twin(&Url::parse(u).expect("url")).map(|u| u.to_string());
-        assert_eq!(twin("http://h/a/b?x=1").as_deref(), Some("http://h/a/b.md?x=1"));
+        assert_eq!(
+            twin("http://h/a/b?x=1").as_deref(),
+            Some("http://h/a/b.md?x=1")
+        );
         assert_eq!(twin("http://h/").as_deref(), Some("http://h/index.md"));
         assert_eq!(twin("http://h/dir/").as_deref(), Some("http://h/dir.md"));
         assert_eq!(twin("http://h/x.md"), None);

@@ -117,7 +117,8 @@ fn mentions(body: &str, needle_lower: &str, none: &str) -> String {
 mod tests {
     use super::*;
 
-    const PAGE: &str = "intro\n\n# Guide\n\ntext\n\n## Setup\n\nsteps\n\n### Deep\n\nmore\n\n## Usage\n\nuse it";
+    const PAGE: &str =
+        "intro\n\n# Guide\n\ntext\n\n## Setup\n\nsteps\n\n### Deep\n\nmore\n\n## Usage\n\nuse it";
 
     #[test]
     fn outline_nests_by_level() {
@@ -131,7 +132,10 @@ mod tests {
 
     #[test]
     fn filter_keeps_a_section_with_its_subsections() {
-        assert_eq!(filter(PAGE, "SETUP"), "## Setup\n\nsteps\n\n### Deep\n\nmore");
+        assert_eq!(
+            filter(PAGE, "SETUP"),
+            "## Setup\n\nsteps\n\n### Deep\n\nmore"
+        );
         assert_eq!(filter(PAGE, "use it"), "## Usage\n\nuse it");
         assert_eq!(filter("a\nb", "zzz"), "No matching page sections");
     }
