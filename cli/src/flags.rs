@@ -587,6 +587,9 @@ pub struct Flags {
     pub ca_cert: Option<String>,
     pub clear_ca_cert: bool,
     pub use_system_ca: bool,
+    /// `--use-system-ca` was said (flag, env or config file), so a command tells the daemon to
+    /// switch system roots on or off; otherwise it leaves the daemon's setting as it is.
+    pub use_system_ca_given: bool,
     /// `AGENT_BROWSER_NO_XVFB` (env only).
     pub no_xvfb: bool,
     pub input_mode: Option<String>,
@@ -868,6 +871,8 @@ pub fn parse_flags(args: &[String], host: &dyn Host) -> Result<ParsedArgs, Confi
         ca_cert: env(env::CA_CERT).or(config.ca_cert.clone()),
         clear_ca_cert: truthy(env::CLEAR_CA_CERT),
         use_system_ca: truthy(env::USE_SYSTEM_CA) || config.use_system_ca.unwrap_or(false),
+        use_system_ca_given: host.var(env::USE_SYSTEM_CA).is_some_and(|v| !v.is_empty())
+            || config.use_system_ca.is_some(),
         no_xvfb: truthy(env::NO_XVFB),
         input_mode: config.input_mode.clone(),
         plugins: plugins_from_env.or(config.plugins).unwrap_or_default(),
@@ -940,7 +945,10 @@ fn apply_bool(flags: &mut Flags, name: &str, value: bool) {
             flags.cli_pin_tab = true;
         }
         "--no-ca-cert" => flags.clear_ca_cert = value,
-        "--use-system-ca" => flags.use_system_ca = value,
+        "--use-system-ca" => {
+            flags.use_system_ca = value;
+            flags.use_system_ca_given = true;
+        }
         "--no-webmcp" => {
             flags.no_webmcp = value;
             flags.cli_no_webmcp = true;

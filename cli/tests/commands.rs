@@ -380,15 +380,23 @@ fn read_carries_a_tls_object() {
             "5",
         ],
     );
-    // A CA certificate is a local launch setting, so a launch carrying it comes first.
-    assert_eq!(r[0]["action"], json!("launch"));
-    assert_eq!(r[0]["caCert"], json!("/ca.pem"));
+    // A URL read is an HTTP read: its TLS settings ride on it, no launch comes first.
+    assert_eq!(r.len(), 1, "{r:?}");
     assert_eq!(
-        r[1]["tls"],
-        json!({"caCert": "/ca.pem", "caCertIsImplicit": false, "useSystemCa": true})
+        r[0]["tls"],
+        json!({"caCert": "/ca.pem", "caCertIsImplicit": false, "useSystemCa": true, "useSystemCaSet": true})
     );
-    assert_eq!(r[1]["timeout"], json!(5));
-    assert_eq!(r[1]["raw"], json!(true));
+    assert_eq!(r[0]["timeout"], json!(5));
+    assert_eq!(r[0]["raw"], json!(true));
+    let cleared = requests(&no_bundle, &["--no-ca-cert", "read", "https://x.test"]);
+    assert_eq!(
+        cleared[0]["tls"],
+        json!({"caCert": null, "caCertIsImplicit": false, "useSystemCa": false, "clearCaCert": true})
+    );
+    // Reading the active page goes through the browser: its CA setting launches as before.
+    let active = requests(&no_bundle, &["--ca-cert", "/ca.pem", "read"]);
+    assert_eq!(active[0]["action"], json!("launch"));
+    assert_eq!(active[0]["caCert"], json!("/ca.pem"));
     let rhel = host().with_file(Path::new("/etc/pki/tls/certs/ca-bundle.crt"), "");
     assert_eq!(
         requests(&rhel, &["read"])[0]["tls"]["caCert"],

@@ -40,6 +40,9 @@ pub struct DaemonConfig {
     pub fault_injection: bool,
     /// Write a line to stdout once the socket accepts (`ABX_DAEMON_READY=1`, set by the CLI).
     pub signal_ready: bool,
+    /// HTTP reads also trust the platform's CA store (`--use-system-ca`) until a later command
+    /// says otherwise.
+    pub use_system_ca: bool,
 }
 
 /// A value that must not appear in logs or `Debug` output (a proxy password).
@@ -256,6 +259,7 @@ impl DaemonConfig {
             launch,
             fault_injection: var(env::ABX_FAULT_INJECTION).as_deref() == Some("1"),
             signal_ready: var(env::ABX_DAEMON_READY).as_deref() == Some("1"),
+            use_system_ca: truthy(var(env::USE_SYSTEM_CA)),
         }
     }
 }

@@ -81,6 +81,9 @@ pub struct Daemon {
     pub restore: crate::restore::Restore,
     /// `--action-policy` and `--confirm-actions`.
     pub gate: crate::action_policy::ActionGate,
+    /// The roots HTTP reads trust: set by `--ca-cert`, `--no-ca-cert` and `--use-system-ca` of
+    /// any later command, kept until changed (the files are read again for every read).
+    http_trust: Mutex<abx_engine::tls::Trust>,
 }
 
 /// What the daemon tells the stream server.
@@ -108,7 +111,12 @@ impl Daemon {
     pub fn new(config: DaemonConfig, files: Sidecars, routes: Routes) -> Arc<Daemon> {
         let restore = crate::restore::Restore::from_env(&|name| std::env::var(name).ok());
         restore.expire_old_states();
+        let http_trust = abx_engine::tls::Trust {
+            ca_file: config.launch.ca_cert.as_ref().map(std::path::PathBuf::from),
+            native: config.use_system_ca,
+        };
         Arc::new(Daemon {
+            http_trust: Mutex::new(http_trust),
             config,
             files,
             live: Mutex::new(None),
@@ -125,6 +133,26 @@ impl Daemon {
             restore,
             gate: crate::action_policy::ActionGate::from_env(&|name| std::env::var(name).ok()),
         })
+    }
+
+    /// Applies a command's trust changes (`ca_file`: `Some(None)` clears, `Some(Some(p))` sets;
+    /// `native`: `Some` sets) and returns the trust now in force.
+    pub fn update_http_trust(
+        &self,
+        ca_file: Option<Option<std::path::PathBuf>>,
+        native: Option<bool>,
+    ) -> abx_engine::tls::Trust {
+        let mut trust = self
+            .http_trust
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(ca_file) = ca_file {
+            trust.ca_file = ca_file;
+        }
+        if let Some(native) = native {
+            trust.native = native;
+        }
+        trust.clone()
     }
 
     fn live_slot(&self) -> MutexGuard<'_, Option<Live>> {

@@ -307,6 +307,16 @@ impl<'r> Ctx<'r> {
         &self.daemon.config
     }
 
+    /// Applies this command's changes to the roots HTTP reads trust and returns them (see
+    /// [`Daemon::update_http_trust`]).
+    pub fn update_http_trust(
+        &self,
+        ca_file: Option<Option<std::path::PathBuf>>,
+        native: Option<bool>,
+    ) -> abx_engine::tls::Trust {
+        self.daemon.update_http_trust(ca_file, native)
+    }
+
     /// The live browser, if one is up (never launches).
     pub fn live(&self) -> Option<Live> {
         self.daemon.live()

@@ -74,6 +74,7 @@ mod session;
 mod snapshot;
 pub mod storage_state;
 mod tab;
+pub mod tls;
 mod touch;
 mod trace;
 mod webmcp;
@@ -100,7 +101,7 @@ pub use input::InputEvent;
 pub use page_setup::PageSetup;
 pub use pointer::Motion;
 pub use policy::{DomainFilter, GuardFailure, Policy, ProxyAuth};
-pub use read::{ReadOptions, ReadPage};
+pub use read::{ReadError, ReadOptions, ReadPage, UrlRead, UrlReadOptions, html_to_text, read_url};
 pub use session::{
     DeferredNavigation, DeferredWait, Evaluated, LOAD_AFTER_PARSE, Navigated, Page,
     ScreenshotOptions, Session, SessionOptions, TabListing, WaitUntil,

@@ -6,6 +6,10 @@
 //! and credentials apply, and script-rendered pages read as they show), closed afterwards; the
 //! active tab stays as it was.
 
+mod html;
+mod http;
+mod sections;
+
 use std::time::Duration;
 
 use serde::Serialize;
@@ -37,6 +41,9 @@ pub struct ReadOptions {
     /// The page's HTML as it is, unconverted.
     pub raw: bool,
 }
+
+pub use html::to_text as html_to_text;
+pub use http::{ReadError, UrlRead, UrlReadOptions, read_url};
 
 const MARKDOWN_FN: PageFn = PageFn::new(include_str!("read/markdown.js"));
 

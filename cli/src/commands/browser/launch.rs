@@ -80,6 +80,18 @@ fn spec_for(ctx: &Ctx<'_>) -> Result<LaunchSpec, Failure> {
 
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let spec = spec_for(ctx)?;
+    // The CA settings of a launch are the session's for HTTP reads too.
+    let launch: LaunchRequest = ctx.params()?;
+    let ca_file = if launch.clear_ca_cert == Some(true) {
+        Some(None)
+    } else {
+        launch
+            .ca_cert
+            .as_deref()
+            .filter(|p| !p.is_empty())
+            .map(|p| Some(std::path::PathBuf::from(p)))
+    };
+    ctx.update_http_trust(ca_file, launch.use_system_ca);
     // Upstream rejects an allowlist with --cdp or --profile; abx enforces it there too
     // (docs/adr/0004-allowlist.md), so every combination is accepted.
     let had_browser = ctx.live().is_some();
@@ -397,8 +409,8 @@ pub fn should_send_local_launch(flags: &Flags, command: &Value) -> bool {
         || flags.proxy.is_some()
         || flags.args.is_some()
         || flags.user_agent.is_some()
-        || flags.ca_cert.is_some()
-        || flags.clear_ca_cert
+        // A URL `read` is an HTTP read that carries its own TLS settings: no browser for them.
+        || ((flags.ca_cert.is_some() || flags.clear_ca_cert) && !is_http_read(command))
         || flags.allow_file_access
         || flags.cli_hide_scrollbars
         || !flags.hide_scrollbars
@@ -418,6 +430,12 @@ pub fn should_send_local_launch(flags: &Flags, command: &Value) -> bool {
         && flags.provider.is_none()
         && !flags.auto_connect
         && !is_external_launch(command)
+}
+
+/// A `read` of a URL: served over HTTP by the daemon, never by the browser.
+pub fn is_http_read(request: &Value) -> bool {
+    request.get(extras::ACTION).and_then(Value::as_str) == Some(crate::commands::page::read::ACTION)
+        && request.get("url").and_then(Value::as_str).is_some()
 }
 
 /// A `launch` request that attaches to or provisions a browser rather than launching one locally.

@@ -2,7 +2,8 @@
 //! build: with Chrome or Chromium found it says which and exits 0; on Debian or Ubuntu as root
 //! it installs Debian's packages with apt-get (`chromium chromium-headless-shell`, plus `xvfb
 //! fonts-liberation ffmpeg libnss3-tools` with `--with-deps`); anywhere else it prints the packages and the
-//! command to run, and exits 1. Upstream downloads Chrome for Testing instead.
+//! command to run, and exits 1. Upstream downloads Chrome for Testing instead. A `--ca-cert`
+//! that holds no certificate is refused first (exit 1, the file named on stderr).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -207,6 +208,23 @@ fn run(args: &[String], inv: &Invocation, host: &dyn Host) -> Rendered {
                 );
             }
         }
+    }
+    // A CA file that cannot be trusted is refused before anything runs (upstream checks it
+    // before its download; abx has none, but a typo must not pass silently either).
+    if let Some(path) = inv.flags.ca_cert.as_deref().filter(|p| !p.is_empty())
+        && !inv.flags.clear_ca_cert
+        && let Err(e) = abx_engine::tls::ca_certificates(Path::new(path))
+    {
+        let message = e.to_string();
+        let mut rendered = Rendered {
+            exit_code: 1,
+            stderr: format!("{} {message}\n", Palette(inv.output.color).fail()),
+            ..Rendered::default()
+        };
+        if inv.output.json {
+            rendered.stdout = format!("{}\n", crate::output::error_json(&message));
+        }
+        return rendered;
     }
     let mut report = Report {
         json: inv.output.json,

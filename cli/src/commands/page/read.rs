@@ -1,7 +1,10 @@
 //! `read [url] [--raw] [--require-md] [--llms <index|full>] [--outline] [--filter <text>]
-//! [--timeout <ms>]`: the active page (or a URL, read in a short-lived tab) as Markdown.
-//! `--llms` and `--require-md` (upstream's HTTP fetch of `llms.txt` / `.md` twins) are refused
-//! with an error rather than ignored.
+//! [--timeout <ms>]`: a URL read over HTTP without a browser (as upstream: no browser launched,
+//! no tab used), or the active page as Markdown. TLS trusts the bundled roots plus `--ca-cert`
+//! and, with `--use-system-ca`, the platform's store; both stay for the session until changed.
+//! `--llms` (upstream's `llms.txt` index) is refused with an error rather than ignored.
+
+use std::path::PathBuf;
 
 use crate::commands::prelude::*;
 use crate::commands::support::SYSTEM_CA_BUNDLES;
@@ -34,7 +37,8 @@ fn content(t: &mut Text<'_>, data: &Value) -> bool {
         return false;
     };
     let origin = s(data, "finalUrl").or(s(data, "url")).or(s(data, "origin"));
-    t.page(content, origin);
+    // A body that ends its last line gets no second newline (upstream's text).
+    t.page(content.strip_suffix('\n').unwrap_or(content), origin);
     true
 }
 
@@ -90,31 +94,72 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
         i += 1;
     }
     req.put("timeout", timeout);
-    req.put("tls", read_tls(input));
+    req.put("tls", tls_changes(input));
     ok(req)
 }
 
-/// The `tls` object of a `read` request: the CA bundle the daemon's HTTP client should trust.
-fn read_tls(input: &Input<'_>) -> Value {
+/// The `tls` object of a `read` request, upstream's three keys: `caCert` (an explicit
+/// `--ca-cert`, made absolute, or else the system bundle found here with `caCertIsImplicit`) and
+/// `useSystemCa`. Beyond upstream, and only when said: `clearCaCert` (`--no-ca-cert`) and
+/// `useSystemCaSet` (`useSystemCa` was given, so it changes the session's setting).
+pub fn tls_changes(input: &Input<'_>) -> Value {
     let flags = input.flags;
-    let (ca_cert, implicit) = if flags.clear_ca_cert {
-        (Value::Null, false)
-    } else if let Some(path) = &flags.ca_cert {
-        (Value::from(path.as_str()), false)
-    } else {
-        match SYSTEM_CA_BUNDLES
+    let explicit = flags
+        .ca_cert
+        .as_deref()
+        .filter(|p| !p.is_empty() && !flags.clear_ca_cert)
+        .map(|p| {
+            let path = std::path::Path::new(p);
+            // The daemon runs elsewhere: a relative path means the caller's directory.
+            match std::env::current_dir() {
+                Ok(cwd) if path.is_relative() => cwd.join(path).to_string_lossy().into_owned(),
+                _ => p.to_string(),
+            }
+        });
+    let (ca_cert, implicit) = match explicit {
+        Some(path) => (Value::from(path), false),
+        None if flags.clear_ca_cert => (Value::Null, false),
+        None => match SYSTEM_CA_BUNDLES
             .iter()
             .find(|p| input.host.exists(std::path::Path::new(p)))
         {
             Some(p) => (Value::from(*p), true),
             None => (Value::Null, false),
-        }
+        },
     };
-    json!({
+    let mut tls = json!({
         "caCert": ca_cert,
         "caCertIsImplicit": implicit,
         "useSystemCa": flags.use_system_ca,
-    })
+    });
+    if flags.clear_ca_cert {
+        tls["clearCaCert"] = json!(true);
+    }
+    if flags.use_system_ca_given {
+        tls["useSystemCaSet"] = json!(true);
+    }
+    tls
+}
+
+/// [`tls_changes`] as the daemon reads them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TlsChanges {
+    /// A CA file.
+    #[serde(default)]
+    pub ca_cert: Option<String>,
+    /// `ca_cert` is the system bundle the CLI found, not a `--ca-cert` (no change then).
+    #[serde(default)]
+    pub ca_cert_is_implicit: bool,
+    /// Trust no CA file from now on.
+    #[serde(default)]
+    pub clear_ca_cert: bool,
+    /// The platform's store.
+    #[serde(default)]
+    pub use_system_ca: bool,
+    /// `use_system_ca` was said, so it is the session's setting from now on.
+    #[serde(default)]
+    pub use_system_ca_set: bool,
 }
 
 /// The fields of a `read` request the daemon acts on.
@@ -142,13 +187,35 @@ pub struct ReadRequest {
     /// Deadline (ms).
     #[serde(default)]
     pub timeout: Option<u64>,
+    /// Changes to the session's HTTP trust.
+    #[serde(default)]
+    pub tls: TlsChanges,
 }
 
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: ReadRequest = ctx.params()?;
-    if request.llms.is_some() || request.require_md {
+    let tls = &request.tls;
+    let ca_file = if tls.clear_ca_cert {
+        Some(None)
+    } else if tls.ca_cert_is_implicit {
+        None
+    } else {
+        tls.ca_cert.clone().map(|p| Some(PathBuf::from(p)))
+    };
+    let native = tls.use_system_ca_set.then_some(tls.use_system_ca);
+    let trust = ctx.update_http_trust(ca_file, native);
+    if request.llms.is_some() {
         return Err(Failure::message(
-            "read --llms and --require-md fetch llms.txt or Markdown twins over HTTP, which abx does not do: read the page itself (without these flags)",
+            "read --llms (the site's llms.txt index) is not provided by abx: read the page itself (without --llms)",
+        ));
+    }
+    let timeout = std::time::Duration::from_millis(request.timeout.unwrap_or(10_000));
+    if let Some(url) = request.url.as_deref() {
+        return read_over_http(ctx, url, &request, &trust, timeout).await;
+    }
+    if request.require_md {
+        return Err(Failure::message(
+            "read --require-md needs a URL: the active page is read from the browser",
         ));
     }
     let session = ctx.session().await?;
@@ -157,11 +224,37 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
         filter: request.filter.clone(),
         raw: request.raw,
     };
-    let timeout = request.timeout.map(std::time::Duration::from_millis);
-    let url = request
-        .url
-        .as_deref()
-        .map(crate::commands::support::normalize_url);
-    let page = session.read(url.as_deref(), &options, timeout).await?;
+    let page = session.read(None, &options, Some(timeout)).await?;
     data(page)
+}
+
+/// `read <url>`: an HTTP read in the daemon, no browser (one that runs is left alone).
+async fn read_over_http(
+    ctx: &Ctx<'_>,
+    url: &str,
+    request: &ReadRequest,
+    trust: &abx_engine::tls::Trust,
+    timeout: std::time::Duration,
+) -> Result<Value, Failure> {
+    let tls = trust
+        .client_config()
+        .map_err(|e| Failure::message(e.to_string()))?;
+    // The session's allowlist fences reads too (the running browser's, else the configured one).
+    let allowed = ctx
+        .live()
+        .map(|live| live.spec.allowed_domains)
+        .unwrap_or_else(|| ctx.config().launch.allowed_domains.clone());
+    let options = abx_engine::UrlReadOptions {
+        raw: request.raw,
+        outline: request.outline,
+        filter: request.filter.clone(),
+        require_md: request.require_md,
+        timeout,
+        allowed: abx_engine::DomainFilter::new(&allowed),
+        user_agent: format!("agent-browser/{} read", crate::UPSTREAM_VERSION),
+    };
+    let read = abx_engine::read_url(url, &options, tls)
+        .await
+        .map_err(|e| Failure::message(e.to_string()))?;
+    data(read)
 }
