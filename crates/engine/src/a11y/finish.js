@@ -1,6 +1,6 @@
-// Merges the frames' partial results into axe-core's report (in the top frame's audit world) and
-// keeps what `a11y` reports: at most 10 nodes per rule, their html cut to 300 characters.
 (async (partials, options) => {
+  // Merges the frames' partial results into axe-core's report (in the top frame's audit world) and
+  // keeps what `a11y` reports: at most 10 nodes per rule, their html cut to 300 characters.
   const report = await window.axe.finishRun(partials, options);
   const nodes = (list) => list.slice(0, 10).map((n) => ({
     target: n.target,

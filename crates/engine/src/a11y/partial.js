@@ -1,7 +1,7 @@
-// Runs axe-core's partial audit of one frame in the audit's isolated world (installed by
-// a11y.rs) and lists the child frames axe wants audited next. `context` is null for the whole
-// top document, a CSS selector for `--selector`, or a frame context axe handed the parent.
 (async (context, options, checkSelector) => {
+  // Runs axe-core's partial audit of one frame in the audit's isolated world (installed by
+  // a11y.rs) and lists the child frames axe wants audited next. `context` is null for the whole
+  // top document, a CSS selector for `--selector`, or a frame context axe handed the parent.
   const axe = window.axe;
   if (!axe || typeof axe.runPartial !== 'function' || !axe.utils
       || typeof axe.utils.getFrameContexts !== 'function') {
