@@ -367,6 +367,15 @@ fn doctor_reports_chrome_the_headless_choice_and_the_machine_one_line_per_check(
         choice.contains("runs chrome") && choice.contains("AGENT_BROWSER_EXECUTABLE_PATH"),
         "{choice}"
     );
+    // ...and is the Chrome `chrome.installed` reports (upstream doctor_cli).
+    let installed = check(&report, "chrome.installed");
+    assert_eq!(installed["status"], "pass", "{installed}");
+    assert!(
+        installed["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("/usr/bin/chromium") && m.contains("configured")),
+        "{installed}"
+    );
 
     let text = ab.run(&["doctor", "--quick"]).success();
     assert!(

@@ -601,16 +601,17 @@ fn chrome(inv: &Invocation, host: &dyn Host, checks: &mut Vec<Check>) {
         .executable_path
         .as_deref()
         .filter(|p| !p.is_empty());
+    // A configured executable is what every session runs, so it is the Chrome to report.
     if let Some(path) = explicit {
         match abx_chrome::find_chrome(Some(Path::new(path))) {
             Ok(found) => {
                 let version = version_of(&found).unwrap_or_else(|| "version unknown".into());
                 checks.push(check(
                     CAT,
-                    "chrome.executable_path",
+                    "chrome.installed",
                     Status::Pass,
                     format!(
-                        "AGENT_BROWSER_EXECUTABLE_PATH: {version} at {} (every session runs it)",
+                        "{version} at {} (the configured executable path: every session runs it)",
                         found.display()
                     ),
                 ));
@@ -618,18 +619,18 @@ fn chrome(inv: &Invocation, host: &dyn Host, checks: &mut Vec<Check>) {
             Err(_) => checks.push(
                 check(
                     CAT,
-                    "chrome.executable_path",
+                    "chrome.installed",
                     Status::Fail,
-                    format!("AGENT_BROWSER_EXECUTABLE_PATH={path} is not an executable file"),
+                    format!("The configured executable path {path} is not an executable file"),
                 )
-                .fix("point AGENT_BROWSER_EXECUTABLE_PATH at Chrome or Chromium, or unset it"),
+                .fix("point --executable-path, AGENT_BROWSER_EXECUTABLE_PATH or the config's executablePath at Chrome or Chromium, or unset it"),
             ),
         }
     }
-    let full = abx_chrome::find_chrome(None).ok();
-    match &full {
+    match explicit.map_or_else(|| abx_chrome::find_chrome(None).ok(), |_| None) {
+        _ if explicit.is_some() => {}
         Some(found) => {
-            let version = version_of(found);
+            let version = version_of(&found);
             let status = if version.is_some() {
                 Status::Pass
             } else {
@@ -653,16 +654,11 @@ fn chrome(inv: &Invocation, host: &dyn Host, checks: &mut Vec<Check>) {
             checks.push(line);
         }
         None => {
-            let status = if explicit.is_some() {
-                Status::Warn
-            } else {
-                Status::Fail
-            };
             checks.push(
                 check(
                     CAT,
                     "chrome.installed",
-                    status,
+                    Status::Fail,
                     format!(
                         "No full Chrome on PATH (looked for {}): headed sessions and extensions \
                          cannot run",
