@@ -297,18 +297,26 @@ fn doctor_reports_chrome_the_headless_choice_and_the_machine_one_line_per_check(
     let report = ab.run(&["--json", "doctor", "--quick"]).success().json();
     assert_eq!(report["success"], true, "{report}");
     assert_eq!(report["summary"]["fail"], 0, "{report}");
+    // Upstream's ids where the same thing is checked, each once.
     for id in [
         "env.version",
+        "env.home",
+        "env.state_dir",
         "env.socket_dir",
         "env.socket_path",
+        "env.disk_free",
         "env.sandbox",
         "chrome.installed",
         "chrome.headless_shell",
         "chrome.selection",
         "display.headed",
         "recording.ffmpeg",
+        "recording.ffmpeg_encoders",
         "fonts.installed",
         "daemon.active",
+        "security.encryption_key",
+        "providers.browserless",
+        "providers.chat",
     ] {
         let c = check(&report, id);
         assert!(c["message"].as_str().is_some_and(|m| !m.is_empty()), "{c}");
@@ -317,6 +325,12 @@ fn doctor_reports_chrome_the_headless_choice_and_the_machine_one_line_per_check(
             "{c}"
         );
     }
+    let ids: Vec<&str> = report["checks"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|c| c["id"].as_str()).collect())
+        .unwrap_or_default();
+    let unique: std::collections::HashSet<&&str> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "duplicate ids: {ids:?}");
     let chrome = check(&report, "chrome.installed")["message"]
         .as_str()
         .unwrap_or("");
@@ -340,7 +354,7 @@ fn doctor_reports_chrome_the_headless_choice_and_the_machine_one_line_per_check(
     assert!(
         report["checks"]
             .as_array()
-            .is_some_and(|a| !a.iter().any(|c| c["id"] == "launch.headless"))
+            .is_some_and(|a| !a.iter().any(|c| c["id"] == "launch.elapsed"))
     );
 
     // An explicit executable decides the choice.
@@ -352,6 +366,15 @@ fn doctor_reports_chrome_the_headless_choice_and_the_machine_one_line_per_check(
     assert!(
         choice.contains("runs chrome") && choice.contains("AGENT_BROWSER_EXECUTABLE_PATH"),
         "{choice}"
+    );
+    // ...and is the Chrome `chrome.installed` reports (upstream doctor_cli).
+    let installed = check(&report, "chrome.installed");
+    assert_eq!(installed["status"], "pass", "{installed}");
+    assert!(
+        installed["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("/usr/bin/chromium") && m.contains("configured")),
+        "{installed}"
     );
 
     let text = ab.run(&["doctor", "--quick"]).success();
@@ -416,7 +439,7 @@ fn dead_pid() -> i32 {
 }
 
 #[test]
-fn doctor_fix_removes_only_the_files_of_daemons_whose_pid_is_dead() {
+fn doctor_removes_only_the_files_of_daemons_whose_pid_is_dead_and_lists_live_sessions() {
     let site = site();
     let ab = Cli::new().session("live");
     ab.run(&["open", &site.url("/page1.html")]).success();
@@ -425,47 +448,36 @@ fn doctor_fix_removes_only_the_files_of_daemons_whose_pid_is_dead() {
     let dead = dead_pid();
     std::fs::write(dir.join("gone.pid"), format!("{dead}\n")).expect("pid");
     std::fs::write(dir.join("gone.version"), "0.41.2").expect("version");
+    // A Host stage's binding survives its daemon on purpose.
+    std::fs::write(dir.join("gone.target"), "{}").expect("target");
     // A socket file nobody listens on.
     drop(std::os::unix::net::UnixListener::bind(dir.join("gone.sock")).expect("bind"));
     assert!(dir.join("gone.sock").exists());
 
     let report = ab.run(&["--json", "doctor", "--quick"]).success().json();
-    let stale = check(&report, "daemon.stale");
-    assert_eq!(stale["status"], "warn");
+    let cleaned = check(&report, "daemon.cleaned.gone");
+    assert_eq!(cleaned["status"], "warn");
     assert!(
-        stale["message"]
+        cleaned["message"]
             .as_str()
-            .is_some_and(|m| m.contains("\"gone\"") && m.contains(&dead.to_string())),
-        "{stale}"
+            .is_some_and(|m| m.contains("\"gone\"")
+                && m.contains(&dead.to_string())
+                && m.contains("gone.sock")
+                && m.contains("gone.pid")),
+        "{cleaned}"
     );
-    assert_eq!(stale["fix"], "agent-browser doctor --fix");
-    let active = check(&report, "daemon.active")["message"]
-        .as_str()
-        .unwrap_or("")
-        .to_string();
+    let live = check(&report, "daemon.session.live");
+    assert_eq!(live["status"], "pass", "{live}");
     assert!(
-        active.contains(&format!("live (pid {live_pid})")),
-        "{active}"
-    );
-    // Without --fix nothing is removed.
-    assert!(dir.join("gone.pid").exists() && dir.join("gone.sock").exists());
-    let text = ab.run(&["doctor", "--quick"]).success();
-    assert!(
-        text.stdout.contains("tip: Run with --fix"),
-        "{}",
-        text.stdout
-    );
-
-    let report = ab
-        .run(&["--json", "doctor", "--quick", "--fix"])
-        .success()
-        .json();
-    let fixed = report["fixed"].as_array().expect("fixed");
-    assert_eq!(fixed.len(), 1, "{report}");
-    assert!(
-        fixed[0]
+        live["message"]
             .as_str()
-            .is_some_and(|f| f.contains("gone.sock") && f.contains("gone.pid")),
+            .is_some_and(|m| m.contains(&format!("live (pid {live_pid})"))),
+        "{live}"
+    );
+    assert!(
+        report["checks"]
+            .as_array()
+            .is_some_and(|a| !a.iter().any(|c| c["id"] == "daemon.active")),
         "{report}"
     );
     for suffix in ["pid", "sock", "version"] {
@@ -474,10 +486,57 @@ fn doctor_fix_removes_only_the_files_of_daemons_whose_pid_is_dead() {
             "gone.{suffix} left"
         );
     }
+    assert!(dir.join("gone.target").exists(), "the stage binding went");
+    // The next run has nothing left to clean.
+    let report = ab.run(&["--json", "doctor", "--quick"]).success().json();
+    assert!(
+        report["checks"]
+            .as_array()
+            .is_some_and(|a| !a.iter().any(|c| c["id"] == "daemon.cleaned.gone")),
+        "{report}"
+    );
     // The live session is untouched and still answers.
     assert!(ab.file("pid").exists() && ab.file("sock").exists());
     assert_eq!(ab.run(&["get", "title"]).success().out(), "Page One");
     ab.run(&["close"]).success();
+}
+
+#[test]
+fn doctor_fix_creates_the_missing_encryption_key_and_help_lists_exit_codes() {
+    let ab = local_cli();
+    let key = ab.home().join(".agent-browser/.encryption-key");
+    let report = ab.run(&["--json", "doctor", "--quick"]).success().json();
+    assert_eq!(check(&report, "security.encryption_key")["status"], "info");
+    assert!(!key.exists(), "doctor without --fix created the key");
+    let report = ab
+        .run(&["--json", "doctor", "--quick", "--fix"])
+        .success()
+        .json();
+    assert_eq!(
+        check(&report, "security.encryption_key")["status"],
+        "pass",
+        "{report}"
+    );
+    assert!(
+        report["fixed"].as_array().is_some_and(
+            |f| f.len() == 1 && f[0].as_str().is_some_and(|l| l.contains(".encryption-key"))
+        ),
+        "{report}"
+    );
+    let text = std::fs::read_to_string(&key).expect("key file");
+    assert_eq!(text.trim().len(), 64, "{text}");
+
+    let help = ab.run(&["doctor", "--help"]).success();
+    for needle in [
+        "--offline",
+        "--quick",
+        "--fix",
+        "--json",
+        "Exit codes:",
+        "  1  ",
+    ] {
+        assert!(help.stdout.contains(needle), "{needle}: {}", help.stdout);
+    }
 }
 
 #[test]
@@ -492,7 +551,7 @@ fn doctor_launch_test_runs_a_real_headless_session_and_leaves_nothing() {
         .expect("doctor");
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    let launch = check(&report, "launch.headless");
+    let launch = check(&report, "launch.elapsed");
     assert_eq!(launch["status"], "pass", "{launch}");
     assert!(
         launch["message"]

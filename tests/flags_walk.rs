@@ -871,7 +871,7 @@ const TABLE: &[(&str, How)] = &[
         "--engine",
         run(
             &[&["--engine", "lightpanda", "open", PAGE]],
-            Refused("lightpanda"),
+            Refused("with Lightpanda"),
         ),
     ),
     (
@@ -879,7 +879,7 @@ const TABLE: &[(&str, How)] = &[
         run_env(
             &[("AGENT_BROWSER_ENGINE", "lightpanda")],
             &[&["open", PAGE]],
-            Refused("lightpanda"),
+            Refused("with Lightpanda"),
         ),
     ),
     (

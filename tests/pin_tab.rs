@@ -1,7 +1,7 @@
 //! The Host's shared anchor with pinned stage sessions, through the binary against real Chromium:
 //! parallel stages on one anchor, shared cookies, popups that never steal a stage's tab, tab
-//! ownership across socket dirs (beyond upstream #1790), `tab_gone` after an outside close,
-//! stage teardown, attach that never launches and never touches other tabs, and `--cdp-headers`.
+//! ownership across socket dirs (beyond upstream #1790), `tab_gone` after an outside close (also
+//! the anchor's `tab close <targetId>`), stage teardown, attach that never launches and never touches other tabs, and `--cdp-headers`.
 
 use std::time::{Duration, Instant};
 
@@ -212,7 +212,7 @@ fn an_outside_close_gives_tab_gone_and_tab_new_rebinds() {
     assert_eq!(text.code, 1, "{text:?}");
     assert!(
         text.stderr.contains(&format!(
-            "tab_gone: bound tab is gone (target {target}). Run `agent-browser tab new <url>` to bind a new tab, or `agent-browser tab list` to pick an existing one"
+            "tab_gone: bound tab is gone (target {target}, last url {page}). Run `agent-browser tab new <url>` to bind a new tab, or `agent-browser tab list` to pick an existing one"
         )),
         "{text:?}"
     );
@@ -408,5 +408,68 @@ fn an_unpinned_session_never_falls_back_to_a_tab_pinned_by_another() {
     assert_eq!(stage.run(&["get", "url"]).success().out(), page);
     stage.run(&["tab", "close"]).success();
     stage.run(&["close"]).success();
+    anchor.run(&["close"]).success();
+}
+
+#[test]
+fn the_anchor_closes_a_stage_tab_by_target_id_and_the_stage_reports_tab_gone() {
+    let site = common::site();
+    let (anchor, cdp) = anchor();
+    // A session that has bound no tab yet has no `.target` (only `stream status` ran).
+    let victim = Cli::new()
+        .session("victim")
+        .without("AGENT_BROWSER_ARGS")
+        .env("AGENT_BROWSER_IDLE_TIMEOUT_MS", "0");
+    victim.run(&["--json", "stream", "status"]).success();
+    let pid = victim
+        .daemon_pid()
+        .expect("stream status started the daemon");
+    assert!(!victim.file("target").exists(), "a .target before any tab");
+
+    // The same daemon attaches and pins; the binding and `lastUrl` drop query and fragment.
+    let page = site.url("/page1.html");
+    let secret = format!("{page}?token=secret#fragment");
+    victim
+        .run(&["--cdp", &cdp, "--pin-tab", "open", &secret])
+        .success();
+    assert_eq!(victim.daemon_pid(), Some(pid));
+    let binding = bound_target(&victim);
+    assert_eq!(binding["pinned"], json!(true));
+    assert_eq!(binding["url"], json!(page));
+    let target = binding["targetId"].as_str().expect("target id").to_string();
+
+    // Another stage still may not close it...
+    let other = stage("other", &cdp);
+    other.run(&["open", &site.url("/page2.html")]).success();
+    let refused = other.run(&["--json", "tab", "close", &target]).failure();
+    assert_eq!(refused.json()["code"], json!("tab_pinned"), "{refused:?}");
+    // ...but the anchor, which is not pinned, may.
+    let closed = anchor
+        .run(&["--json", "tab", "close", &target])
+        .success()
+        .json();
+    assert_eq!(closed["data"]["targetId"], json!(target), "{closed}");
+
+    let single = victim.run(&["--json", "get", "url"]);
+    assert_eq!(single.code, 1, "{single:?}");
+    let body = single.json();
+    assert_eq!(body["code"], json!("tab_gone"), "{body}");
+    assert_eq!(body["data"]["targetId"], json!(target));
+    assert_eq!(body["data"]["lastUrl"], json!(page));
+    let batch = victim.run(&["--json", "batch", "get url"]);
+    assert_eq!(batch.code, 1, "{batch:?}");
+    let batch = batch.json();
+    assert_eq!(batch[0]["code"], json!("tab_gone"), "{batch}");
+    assert_eq!(batch[0]["result"]["targetId"], json!(target));
+    assert_eq!(batch[0]["result"]["lastUrl"], json!(page));
+    // The anchor's own tab and the other stage are untouched.
+    assert_eq!(
+        other.run(&["get", "url"]).success().out(),
+        site.url("/page2.html")
+    );
+
+    victim.run(&["close"]).success();
+    other.run(&["tab", "close"]).success();
+    other.run(&["close"]).success();
     anchor.run(&["close"]).success();
 }

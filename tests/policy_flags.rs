@@ -165,7 +165,8 @@ fn what_cannot_work_here_is_refused_before_anything_starts() {
         (
             &["--engine", "lightpanda", "open", "http://127.0.0.1:9/"],
             &[("PATH", "/nonexistent")],
-            "lightpanda binary was not found",
+            // Upstream's order: the Chrome args the test environment sets come before the binary.
+            "Custom Chrome arguments (--args) are not supported with Lightpanda",
         ),
     ];
     for (args, env, expected) in cases {
@@ -180,5 +181,55 @@ fn what_cannot_work_here_is_refused_before_anything_starts() {
         assert!(!ab.file("sock").exists(), "{args:?} left a socket");
         assert!(!ab.file("engine").exists(), "{args:?} launched a browser");
     }
+    ab.run(&["close"]).success();
+}
+
+/// Upstream checks an engine's options before it looks for the engine's binary, and a running
+/// daemon of another configuration (here, an idle one started with a proxy bypass in its
+/// environment) is neither reused nor disturbed by the refusal.
+#[test]
+fn engine_options_are_refused_before_its_binary_is_looked_for() {
+    let ab = Cli::new().without("AGENT_BROWSER_ARGS");
+    let primed = ab
+        .command(&["--json", "stream", "status"])
+        .env("AGENT_BROWSER_PROXY_BYPASS", "localhost")
+        .output()
+        .expect("run");
+    ab.remember();
+    let primed: serde_json::Value = serde_json::from_slice(&primed.stdout).expect("JSON");
+    assert_eq!(primed["data"]["connected"], false, "{primed}");
+    let pid = ab.daemon_pid().expect("stream status started a daemon");
+    let launch = |extra: &[&str], env: &[(&str, &str)]| {
+        let mut args = vec![
+            "--json",
+            "--engine",
+            "obscura",
+            "--executable-path",
+            "/nonexistent/obscura-probe",
+        ];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["open", "about:blank"]);
+        let mut command = ab.command(&args);
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let out = command.output().expect("run");
+        let body: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        assert_eq!(out.status.code(), Some(1), "{body}");
+        body["error"].as_str().unwrap_or_default().to_string()
+    };
+    let bypass = "--proxy-bypass is not supported with Obscura (including AGENT_BROWSER_PROXY_BYPASS and NO_PROXY)";
+    assert_eq!(launch(&["--proxy-bypass", "localhost"], &[]), bypass);
+    assert_eq!(launch(&[], &[("NO_PROXY", "localhost")]), bypass);
+    // The bypass the daemon was started with is not this invocation's.
+    assert_eq!(
+        launch(&[], &[]),
+        "Failed to launch Obscura at \"/nonexistent/obscura-probe\": No such file or directory (os error 2)"
+    );
+    assert_eq!(
+        ab.daemon_pid(),
+        Some(pid),
+        "the running daemon was replaced"
+    );
     ab.run(&["close"]).success();
 }

@@ -103,6 +103,15 @@ fn listed() -> impl Iterator<Item = (&'static [&'static str], Help)> {
         .filter_map(|c| c.help.map(|help| (c.names, help)))
 }
 
+/// Sections a command's help carries after its usage, for the few that need more than usage
+/// and examples.
+fn details(command: &str) -> Option<&'static str> {
+    match command {
+        "doctor" => Some(crate::commands::control::doctor::HELP_DETAILS),
+        _ => None,
+    }
+}
+
 /// Help for one command, or `None` when the word is not a command.
 pub fn command_help(command: &str) -> Option<String> {
     let (names, help) = listed().find(|(names, _)| names.contains(&command))?;
@@ -113,6 +122,9 @@ pub fn command_help(command: &str) -> Option<String> {
     }
     if names.len() > 1 {
         out.push_str(&format!("\nAliases: {}\n", names[1..].join(", ")));
+    }
+    if let Some(details) = details(names[0]) {
+        out.push_str(details);
     }
     out.push_str("\nExamples:\n");
     for example in help.examples {

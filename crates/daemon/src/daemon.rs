@@ -71,6 +71,10 @@ pub struct Daemon {
     in_flight: std::sync::atomic::AtomicUsize,
     /// The last launch failed (cleared by one that succeeds).
     launch_failed: std::sync::atomic::AtomicBool,
+    /// `<s>.target` names the current browser's tab: written by the first command that used the
+    /// session after a launch, not by the launch itself (a session that only ran `stream status`
+    /// has bound no tab and has no `.target`, as upstream).
+    target_written: std::sync::atomic::AtomicBool,
     /// Cancelled when the daemon should exit.
     pub shutdown: CancellationToken,
     /// Hooks for the live view (the stream server), set by the server at start.
@@ -127,6 +131,7 @@ impl Daemon {
             last_activity: Mutex::new(Instant::now()),
             in_flight: std::sync::atomic::AtomicUsize::new(0),
             launch_failed: std::sync::atomic::AtomicBool::new(false),
+            target_written: std::sync::atomic::AtomicBool::new(false),
             shutdown: CancellationToken::new(),
             stream: Mutex::new(None),
             routes,
@@ -377,6 +382,12 @@ impl Daemon {
             if let Some(live) = self.live() {
                 self.notify_session(Some(live.session));
             }
+        } else if used_session
+            && !self
+                .target_written
+                .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            self.write_target_binding();
         }
         Outcome {
             result,
@@ -635,7 +646,8 @@ impl Daemon {
             *self.live_slot() = None;
             self.notify_session(None);
         }
-        if spec.engine != "chrome" {
+        // Attaching ignores the engine (the browser at the endpoint is what it is), as upstream.
+        if spec.engine != "chrome" && matches!(spec.source, BrowserSource::Local) {
             return Err(Failure::message(format!(
                 "Unsupported engine: {}. abx drives Chrome/Chromium only",
                 spec.engine
@@ -699,11 +711,12 @@ impl Daemon {
             spec,
             hash,
         };
+        self.target_written
+            .store(false, std::sync::atomic::Ordering::Relaxed);
         *self.live_slot() = Some(live.clone());
         if !live.spec.is_attach() {
             let _ = self.files.write("engine", "chrome");
         }
-        self.write_target_binding();
         self.notify_session(Some(live.session.clone()));
         note.launched_now = true;
         *launch_ms += started.elapsed().as_millis() as u64;
@@ -812,7 +825,12 @@ impl Daemon {
         self.notify_session(None);
         match live {
             Some(live) => {
-                self.write_target_binding_for(&live);
+                if self
+                    .target_written
+                    .load(std::sync::atomic::Ordering::Relaxed)
+                {
+                    self.write_target_binding_for(&live);
+                }
                 self.restore
                     .save_before_close(&live.session, &self.config.session)
                     .await;
@@ -837,7 +855,10 @@ impl Daemon {
             .unwrap_or_default();
         let content =
             json!({"targetId": target, "url": url, "pinned": live.spec.pin_tab}).to_string();
-        let _ = self.files.write("target", &content);
+        if self.files.write("target", &content).is_ok() {
+            self.target_written
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 }
 

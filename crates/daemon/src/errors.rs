@@ -81,12 +81,16 @@ impl From<EngineError> for Failure {
                 last_url,
             } => {
                 let mut data = json!({"targetId": target_id});
+                // Like `.target`: no query, fragment or credentials (tokens stay out of logs).
+                let last_url = last_url.as_deref().map(crate::daemon::sanitize_url);
+                let mut what = format!("target {target_id}");
                 if let Some(url) = last_url {
+                    what.push_str(&format!(", last url {url}"));
                     data["lastUrl"] = json!(url);
                 }
                 failure.data = Some(data);
                 format!(
-                    "tab_gone: bound tab is gone (target {target_id}). Run `agent-browser tab new <url>` to bind a new tab, or `agent-browser tab list` to pick an existing one"
+                    "tab_gone: bound tab is gone ({what}). Run `agent-browser tab new <url>` to bind a new tab, or `agent-browser tab list` to pick an existing one"
                 )
             }
             EngineError::DialogBlocking {
@@ -188,6 +192,18 @@ mod tests {
     }
 
     #[test]
+    fn tab_gone_last_url_drops_query_fragment_and_credentials() {
+        let failure = Failure::from(EngineError::TabGone {
+            target_id: "T1".into(),
+            last_url: Some("http://u:p@127.0.0.1:8/mine?token=secret#fragment".into()),
+        });
+        assert_eq!(
+            failure.data,
+            Some(json!({"targetId": "T1", "lastUrl": "http://127.0.0.1:8/mine"}))
+        );
+    }
+
+    #[test]
     fn engine_messages_name_no_cli_command_and_the_daemon_adds_upstreams_advice() {
         let gone = EngineError::TabGone {
             target_id: "T1".into(),
@@ -197,7 +213,7 @@ mod tests {
         let failure = Failure::from(gone);
         assert_eq!(
             failure.message,
-            "tab_gone: bound tab is gone (target T1). Run `agent-browser tab new <url>` to bind a new tab, or `agent-browser tab list` to pick an existing one"
+            "tab_gone: bound tab is gone (target T1, last url https://x/). Run `agent-browser tab new <url>` to bind a new tab, or `agent-browser tab list` to pick an existing one"
         );
         assert_eq!(
             failure.data,

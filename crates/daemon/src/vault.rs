@@ -198,6 +198,21 @@ pub fn rfc3339(secs: i64) -> String {
     )
 }
 
+/// Where the vault's key comes from (see [`Vault::key_source`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySource {
+    /// `AGENT_BROWSER_ENCRYPTION_KEY`, 64 hex digits.
+    Env,
+    /// `AGENT_BROWSER_ENCRYPTION_KEY` is set but is not 64 hex digits.
+    EnvInvalid,
+    /// The key file.
+    File(PathBuf),
+    /// The key file holds something else.
+    FileInvalid(PathBuf),
+    /// No key yet: the first save creates this file.
+    Missing(PathBuf),
+}
+
 impl Vault {
     /// The vault for this environment (`HOME`, `AGENT_BROWSER_ENCRYPTION_KEY`).
     pub fn from_env(var: &dyn Fn(&str) -> Option<String>) -> Vault {
@@ -227,6 +242,27 @@ impl Vault {
                 .ok_or_else(|| VaultError::BadKeyFile(self.key_file.display().to_string())),
             Err(_) => Err(VaultError::NoKey(self.key_file.display().to_string())),
         }
+    }
+
+    /// Where the key would come from, without creating anything (`doctor`).
+    pub fn key_source(&self) -> KeySource {
+        if let Some(text) = &self.env_key {
+            return if parse_hex_key(text).is_some() {
+                KeySource::Env
+            } else {
+                KeySource::EnvInvalid
+            };
+        }
+        match fs::read_to_string(&self.key_file) {
+            Ok(text) if parse_hex_key(&text).is_some() => KeySource::File(self.key_file.clone()),
+            Ok(_) => KeySource::FileInvalid(self.key_file.clone()),
+            Err(_) => KeySource::Missing(self.key_file.clone()),
+        }
+    }
+
+    /// Creates the key file when there is no key at all (`doctor --fix`); `true` when it did.
+    pub fn ensure_key(&self) -> Result<bool> {
+        self.key_for_writing().map(|(_, created)| created)
     }
 
     /// The key, creating the key file when there is none; `true` when it was just created.
@@ -426,6 +462,26 @@ mod tests {
             created_at: None,
             last_login_at: None,
         }
+    }
+
+    #[test]
+    fn key_source_reports_without_creating_and_ensure_key_creates_once() {
+        let home = tempfile::tempdir().expect("tmp");
+        let v = vault(home.path(), None);
+        let file = home.path().join(".agent-browser/.encryption-key");
+        assert_eq!(v.key_source(), KeySource::Missing(file.clone()));
+        assert!(!file.exists(), "key_source created the key");
+        assert!(v.ensure_key().expect("create"));
+        assert_eq!(v.key_source(), KeySource::File(file));
+        assert!(!v.ensure_key().expect("exists"), "a second key was made");
+        assert_eq!(
+            vault(home.path(), Some("short")).key_source(),
+            KeySource::EnvInvalid
+        );
+        assert_eq!(
+            vault(home.path(), Some(&"ab".repeat(32))).key_source(),
+            KeySource::Env
+        );
     }
 
     #[test]

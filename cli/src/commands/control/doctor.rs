@@ -1,10 +1,12 @@
-//! `doctor [--fix] [--offline] [--quick] [--json]`: checks what abx needs on this machine, one
-//! line per check with what to do about it — Chrome and the headless shell (which one a headless
-//! session runs, and why), the sandbox as root, a display or Xvfb for headed sessions, the socket
-//! directory (writable, short enough for a Unix socket path), stale daemons and sockets (`--fix`
-//! removes the files of daemons whose pid is dead), ffmpeg for `record`, fonts, and (without
-//! `--quick`) a real headless launch. Exit 1 when a check fails. Output shapes are upstream
-//! 0.41.2's (`pass|warn|fail|info` lines under categories; `--json`: `checks`, `fixed`,
+//! `doctor [--offline] [--quick] [--fix] [--json]`: checks what abx needs on this machine, one
+//! line per check with what to do about it — the state directory and free disk, Chrome and the
+//! headless shell (which one a headless session runs, and why), the sandbox as root, a display or
+//! Xvfb for headed sessions, the socket directory (writable, short enough for a Unix socket
+//! path), each session's daemon (files of dead ones are removed as found), ffmpeg and its
+//! encoders for `record`, fonts, the credential key (`--fix` creates a missing one), upstream's
+//! providers (none runs here), and (without `--quick`) a real headless launch. Exit 1 when a
+//! check fails. Check ids are upstream 0.41.2's where the same thing is checked; output shapes
+//! are its (`pass|warn|fail|info` lines under categories; `--json`: `checks`, `fixed`,
 //! `summary`, `success`). It makes no network requests, so `--offline` changes nothing.
 
 use std::path::{Path, PathBuf};
@@ -23,13 +25,36 @@ use crate::session::SOCKET_PATH_MAX;
 pub const COMMAND: Command = Command {
     names: &["doctor"],
     help: Some(Help {
-        about: "Check Chrome, sandbox, display, sockets, stale daemons, ffmpeg, fonts",
-        usage: &["doctor [--fix] [--quick] [--offline] [--json]"],
-        examples: &["doctor", "doctor --quick", "doctor --fix", "doctor --json"],
+        about: "Check Chrome, sandbox, display, sockets, daemons, ffmpeg, fonts, keys",
+        usage: &["doctor [--offline] [--quick] [--fix] [--json]"],
+        examples: &[
+            "doctor",
+            "doctor --offline --quick",
+            "doctor --fix",
+            "doctor --json",
+        ],
     }),
     grammar: Grammar::Local(parse),
     actions: &[],
 };
+
+/// What `doctor --help` adds after the usage: the options and the exit codes (upstream's
+/// sections; scripts look for `Exit codes`).
+pub const HELP_DETAILS: &str = "
+Runs its checks one line each: environment and disk, Chrome and the headless shell, display,
+ffmpeg, fonts, session daemons, the credential key, providers, and a real headless launch.
+Files of daemons whose process is gone are removed as they are found.
+
+Options:
+  --offline            Accepted for upstream's command lines (doctor makes no network requests)
+  --quick              Skip the headless launch test
+  --fix                Also repair: create the missing encryption key
+  --json               JSON output
+
+Exit codes:
+  0  No check failed (warnings allowed)
+  1  One or more checks failed
+";
 
 fn parse(clean: &[String]) -> LocalCommand {
     LocalRun::command(clean, run)
@@ -63,16 +88,16 @@ impl Status {
 #[derive(Debug, Clone)]
 pub struct Check {
     category: &'static str,
-    id: &'static str,
+    id: String,
     status: Status,
     message: String,
     fix: Option<String>,
 }
 
-fn check(category: &'static str, id: &'static str, status: Status, message: String) -> Check {
+fn check(category: &'static str, id: impl Into<String>, status: Status, message: String) -> Check {
     Check {
         category,
-        id,
+        id: id.into(),
         status,
         message,
         fix: None,
@@ -119,7 +144,9 @@ fn run(args: &[String], inv: &Invocation, host: &dyn Host) -> Rendered {
     display(inv, host, &mut checks);
     recording(host, &mut checks);
     fonts(host, &mut checks);
-    daemons(&inv.socket_dir, options.fix, &mut checks, &mut fixed);
+    daemons(&inv.socket_dir, options.fix, &mut checks);
+    security(host, options.fix, &mut checks, &mut fixed);
+    providers(host, &mut checks);
     if !options.quick {
         launch_test(inv, host, &mut checks);
     }
@@ -189,7 +216,7 @@ fn render(checks: &[Check], fixed: &[String], fix_ran: bool, inv: &Invocation) -
     out.push_str(&format!(
         "\nSummary: {pass} pass, {warn} warn, {fail} fail\n"
     ));
-    if !fix_ran && checks.iter().any(|c| c.id == "daemon.stale") {
+    if !fix_ran && checks.iter().any(|c| c.id.starts_with("daemon.stale.")) {
         out.push_str("\ntip: Run with --fix to remove the stale files.\n");
     }
     rendered.stdout = out;
@@ -231,7 +258,9 @@ fn environment(inv: &Invocation, host: &dyn Host, checks: &mut Vec<Check>) {
             .fix("export HOME=<a writable directory>"),
         ),
     }
+    let state = state_dir(host, checks);
     socket_dir(inv, checks);
+    disk_free(&state, checks);
     if nix::unistd::geteuid().is_root() {
         checks.push(
             check(
@@ -263,6 +292,99 @@ fn environment(inv: &Invocation, host: &dyn Host, checks: &mut Vec<Check>) {
             Status::Pass,
             "Not root: Chrome runs with its sandbox".into(),
         ));
+    }
+}
+
+/// `~/.agent-browser` (saved states, auth profiles, the key file): where it is and whether it can
+/// be written. Returns it.
+fn state_dir(host: &dyn Host, checks: &mut Vec<Check>) -> PathBuf {
+    const ENV: &str = "Environment";
+    let dir = abx_daemon::state_files::StateDirs::from_env(&|name| host.var(name)).base;
+    let existing = dir.ancestors().find(|a| a.exists()).map(Path::to_path_buf);
+    let line = match existing {
+        Some(found) if found == dir && dir.is_dir() => match probe_writable(&dir) {
+            Ok(()) => check(
+                ENV,
+                "env.state_dir",
+                Status::Pass,
+                format!("State directory {}", dir.display()),
+            ),
+            Err(e) => check(
+                ENV,
+                "env.state_dir",
+                Status::Warn,
+                format!(
+                    "State directory {} is not writable ({e}): state save, auth save and --restore fail",
+                    dir.display()
+                ),
+            )
+            .fix(format!("chown or chmod {}", dir.display())),
+        },
+        Some(found) if found.is_dir() && probe_writable(&found).is_ok() => check(
+            ENV,
+            "env.state_dir",
+            Status::Info,
+            format!(
+                "State directory {} does not exist yet (created on first use)",
+                dir.display()
+            ),
+        ),
+        _ => check(
+            ENV,
+            "env.state_dir",
+            Status::Warn,
+            format!(
+                "State directory {} cannot be created: state save, auth save and --restore fail",
+                dir.display()
+            ),
+        )
+        .fix("export HOME=<a writable directory>"),
+    };
+    checks.push(line);
+    dir
+}
+
+/// Free space where states, screenshots and recordings go (the state dir's nearest existing
+/// ancestor).
+fn disk_free(state: &Path, checks: &mut Vec<Check>) {
+    const ENV: &str = "Environment";
+    const LOW: u64 = 500 * 1024 * 1024;
+    let Some(at) = state.ancestors().find(|a| a.exists()) else {
+        return;
+    };
+    match nix::sys::statvfs::statvfs(at) {
+        Ok(stat) => {
+            // The field types differ between platforms (u64 on Linux x86_64, u32 elsewhere).
+            #[allow(clippy::useless_conversion)]
+            let free = u64::from(stat.blocks_available()) * u64::from(stat.fragment_size());
+            let gb = free as f64 / 1e9;
+            if free < LOW {
+                checks.push(
+                    check(
+                        ENV,
+                        "env.disk_free",
+                        Status::Warn,
+                        format!("Only {gb:.2} GB free at {}", at.display()),
+                    )
+                    .fix(
+                        "free up disk space: Chrome profiles, recordings and screenshots need room",
+                    ),
+                );
+            } else {
+                checks.push(check(
+                    ENV,
+                    "env.disk_free",
+                    Status::Pass,
+                    format!("{gb:.1} GB free at {}", at.display()),
+                ));
+            }
+        }
+        Err(e) => checks.push(check(
+            ENV,
+            "env.disk_free",
+            Status::Info,
+            format!("Cannot tell the free space at {}: {e}", at.display()),
+        )),
     }
 }
 
@@ -452,21 +574,44 @@ fn is_executable(path: &Path) -> bool {
 fn chrome(inv: &Invocation, host: &dyn Host, checks: &mut Vec<Check>) {
     const CAT: &str = "Chrome";
     const INSTALL: &str = "agent-browser install (Debian/Ubuntu: apt-get install -y chromium chromium-headless-shell)";
+    if let Some(engine) = inv
+        .flags
+        .engine
+        .as_deref()
+        .filter(|e| !e.is_empty() && *e != "chrome")
+    {
+        let id = match engine {
+            "lightpanda" | "obscura" => format!("chrome.engine_{engine}"),
+            _ => "chrome.engine".to_string(),
+        };
+        checks.push(
+            check(
+                CAT,
+                id,
+                Status::Fail,
+                format!(
+                    "The engine is set to {engine} (--engine, AGENT_BROWSER_ENGINE or the config): abx drives Chrome/Chromium only, so every launch is refused"
+                ),
+            )
+            .fix("unset AGENT_BROWSER_ENGINE, or remove \"engine\" from the config"),
+        );
+    }
     let explicit = inv
         .flags
         .executable_path
         .as_deref()
         .filter(|p| !p.is_empty());
+    // A configured executable is what every session runs, so it is the Chrome to report.
     if let Some(path) = explicit {
         match abx_chrome::find_chrome(Some(Path::new(path))) {
             Ok(found) => {
                 let version = version_of(&found).unwrap_or_else(|| "version unknown".into());
                 checks.push(check(
                     CAT,
-                    "chrome.executable_path",
+                    "chrome.installed",
                     Status::Pass,
                     format!(
-                        "AGENT_BROWSER_EXECUTABLE_PATH: {version} at {} (every session runs it)",
+                        "{version} at {} (the configured executable path: every session runs it)",
                         found.display()
                     ),
                 ));
@@ -474,18 +619,18 @@ fn chrome(inv: &Invocation, host: &dyn Host, checks: &mut Vec<Check>) {
             Err(_) => checks.push(
                 check(
                     CAT,
-                    "chrome.executable_path",
+                    "chrome.installed",
                     Status::Fail,
-                    format!("AGENT_BROWSER_EXECUTABLE_PATH={path} is not an executable file"),
+                    format!("The configured executable path {path} is not an executable file"),
                 )
-                .fix("point AGENT_BROWSER_EXECUTABLE_PATH at Chrome or Chromium, or unset it"),
+                .fix("point --executable-path, AGENT_BROWSER_EXECUTABLE_PATH or the config's executablePath at Chrome or Chromium, or unset it"),
             ),
         }
     }
-    let full = abx_chrome::find_chrome(None).ok();
-    match &full {
+    match explicit.map_or_else(|| abx_chrome::find_chrome(None).ok(), |_| None) {
+        _ if explicit.is_some() => {}
         Some(found) => {
-            let version = version_of(found);
+            let version = version_of(&found);
             let status = if version.is_some() {
                 Status::Pass
             } else {
@@ -509,16 +654,11 @@ fn chrome(inv: &Invocation, host: &dyn Host, checks: &mut Vec<Check>) {
             checks.push(line);
         }
         None => {
-            let status = if explicit.is_some() {
-                Status::Warn
-            } else {
-                Status::Fail
-            };
             checks.push(
                 check(
                     CAT,
                     "chrome.installed",
-                    status,
+                    Status::Fail,
                     format!(
                         "No full Chrome on PATH (looked for {}): headed sessions and extensions \
                          cannot run",
@@ -700,12 +840,15 @@ fn recording(host: &dyn Host, checks: &mut Vec<Check>) {
                     None => l,
                 });
             match version {
-                Some(version) => checks.push(check(
-                    CAT,
-                    "recording.ffmpeg",
-                    Status::Pass,
-                    format!("{version} at {} (for record)", ffmpeg.display()),
-                )),
+                Some(version) => {
+                    checks.push(check(
+                        CAT,
+                        "recording.ffmpeg",
+                        Status::Pass,
+                        format!("{version} at {} (for record)", ffmpeg.display()),
+                    ));
+                    checks.push(encoders(&ffmpeg));
+                }
                 None => checks.push(
                     check(
                         CAT,
@@ -726,6 +869,55 @@ fn recording(host: &dyn Host, checks: &mut Vec<Check>) {
             )
             .fix("apt-get install -y ffmpeg"),
         ),
+    }
+}
+
+/// Whether ffmpeg has the encoders `record` uses: libvpx (`.webm`) and libx264 (`.mp4`).
+fn encoders(ffmpeg: &Path) -> Check {
+    const CAT: &str = "Recording";
+    let Some(listed) = run_for(
+        ffmpeg,
+        &["-hide_banner", "-encoders"],
+        Duration::from_secs(10),
+    ) else {
+        return check(
+            CAT,
+            "recording.ffmpeg_encoders",
+            Status::Warn,
+            format!(
+                "{} -encoders failed: cannot tell which formats record can write",
+                ffmpeg.display()
+            ),
+        );
+    };
+    let has = |name: &str| {
+        listed
+            .lines()
+            .any(|l| l.split_whitespace().nth(1) == Some(name))
+    };
+    let missing: Vec<String> = [("libvpx", ".webm"), ("libx264", ".mp4")]
+        .iter()
+        .filter(|(encoder, _)| !has(encoder))
+        .map(|(encoder, ext)| format!("{encoder} ({ext})"))
+        .collect();
+    if missing.is_empty() {
+        check(
+            CAT,
+            "recording.ffmpeg_encoders",
+            Status::Pass,
+            "libvpx (.webm) and libx264 (.mp4) encoders available".into(),
+        )
+    } else {
+        check(
+            CAT,
+            "recording.ffmpeg_encoders",
+            Status::Warn,
+            format!(
+                "ffmpeg lacks {}: record to that format fails",
+                missing.join(" and ")
+            ),
+        )
+        .fix("install a full ffmpeg build (Debian/Ubuntu: apt-get install -y ffmpeg)")
     }
 }
 
@@ -783,12 +975,11 @@ fn fonts(host: &dyn Host, checks: &mut Vec<Check>) {
 // ---------------------------------------------------------------------------------------------
 // Daemons
 
-/// Per-session files a daemon leaves in the socket directory.
-const SESSION_FILES: &[&str] = &[
-    "sock", "pid", "version", "stream", "engine", "config", "port", "target",
-];
-
-fn daemons(dir: &Path, fix: bool, checks: &mut Vec<Check>, fixed: &mut Vec<String>) {
+/// One line per session in the socket directory (`daemon.session.<name>`), or `daemon.active`
+/// when there is none. Files of a daemon whose process is gone are removed on the spot
+/// (`daemon.cleaned.<name>`): nothing can use them. A socket without a pid file that nobody
+/// answers may be a daemon still starting, so it is removed only when old or with `--fix`.
+fn daemons(dir: &Path, fix: bool, checks: &mut Vec<Check>) {
     const CAT: &str = "Daemons";
     let Some(names) = abx_daemon::sidecar::session_names(dir) else {
         checks.push(check(
@@ -799,7 +990,7 @@ fn daemons(dir: &Path, fix: bool, checks: &mut Vec<Check>, fixed: &mut Vec<Strin
         ));
         return;
     };
-    let mut active = Vec::new();
+    let mut sessions = 0;
     for name in names {
         let sock = dir.join(format!("{name}.sock"));
         let pid: Option<i32> = std::fs::read_to_string(dir.join(format!("{name}.pid")))
@@ -807,44 +998,73 @@ fn daemons(dir: &Path, fix: bool, checks: &mut Vec<Check>, fixed: &mut Vec<Strin
             .and_then(|p| p.trim().parse().ok());
         let answers = std::os::unix::net::UnixStream::connect(&sock).is_ok();
         let alive = pid.is_some_and(crate::client::pid_alive);
+        let pid_text = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
         match (answers, pid, alive) {
-            (true, _, _) => active.push(match pid {
-                Some(pid) => format!("{name} (pid {pid})"),
-                None => name,
-            }),
-            (false, Some(pid), true) => checks.push(
-                check(
-                    CAT,
-                    "daemon.unresponsive",
-                    Status::Warn,
-                    format!(
-                        "Session \"{name}\": its daemon (pid {pid}) is alive but does not answer \
-                         on {}",
-                        sock.display()
+            (true, _, _) => {
+                sessions += 1;
+                let version = std::fs::read_to_string(dir.join(format!("{name}.version")))
+                    .ok()
+                    .map(|v| v.trim().to_string());
+                let line = match version {
+                    Some(v) if v != crate::UPSTREAM_VERSION => check(
+                        CAT,
+                        format!("daemon.session.{name}"),
+                        Status::Warn,
+                        format!(
+                            "Session {name}{pid_text} runs version {v}, not this CLI's {}",
+                            crate::UPSTREAM_VERSION
+                        ),
+                    )
+                    .fix(format!("agent-browser --session {name} close")),
+                    _ => check(
+                        CAT,
+                        format!("daemon.session.{name}"),
+                        Status::Pass,
+                        format!("Session {name}{pid_text}"),
                     ),
-                )
-                .fix(format!(
-                    "agent-browser --session {name} close; if that hangs: kill {pid}"
-                )),
-            ),
+                };
+                checks.push(line);
+            }
+            (false, Some(pid), true) => {
+                sessions += 1;
+                checks.push(
+                    check(
+                        CAT,
+                        format!("daemon.session.{name}"),
+                        Status::Warn,
+                        format!(
+                            "Session {name}: its daemon (pid {pid}) is alive but does not answer \
+                             on {}",
+                            sock.display()
+                        ),
+                    )
+                    .fix(format!(
+                        "agent-browser --session {name} close; if that hangs: kill {pid}"
+                    )),
+                );
+            }
             (false, pid, _) => {
-                // Dead pid, or no pid file and nobody listening on the socket.
                 let why = match pid {
                     Some(pid) => format!("pid {pid} is gone"),
                     None => "no pid file and nothing listens on its socket".to_string(),
                 };
-                let removable = pid.is_some() || older_than(&sock, Duration::from_secs(10));
-                if fix && removable {
+                let removable = pid.is_some() || fix || older_than(&sock, Duration::from_secs(10));
+                if removable {
                     let removed = remove_session_files(dir, &name);
-                    fixed.push(format!(
-                        "Removed stale files of session \"{name}\" ({why}): {}",
-                        removed.join(", ")
+                    checks.push(check(
+                        CAT,
+                        format!("daemon.cleaned.{name}"),
+                        Status::Warn,
+                        format!(
+                            "Removed stale files of session \"{name}\" ({why}): {}",
+                            removed.join(", ")
+                        ),
                     ));
                 } else {
                     checks.push(
                         check(
                             CAT,
-                            "daemon.stale",
+                            format!("daemon.stale.{name}"),
                             Status::Warn,
                             format!("Stale files of session \"{name}\" ({why})"),
                         )
@@ -854,21 +1074,135 @@ fn daemons(dir: &Path, fix: bool, checks: &mut Vec<Check>, fixed: &mut Vec<Strin
             }
         }
     }
-    if active.is_empty() {
+    if sessions == 0 {
         checks.push(check(
             CAT,
             "daemon.active",
             Status::Pass,
             "No active daemons".into(),
         ));
-    } else {
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Security and providers
+
+/// The key of `auth save` and encrypted state files; `--fix` creates a missing one.
+fn security(host: &dyn Host, fix: bool, checks: &mut Vec<Check>, fixed: &mut Vec<String>) {
+    use abx_daemon::vault::{KeySource, Vault};
+    const CAT: &str = "Security";
+    const ID: &str = "security.encryption_key";
+    const GENERATE: &str = "export AGENT_BROWSER_ENCRYPTION_KEY=$(openssl rand -hex 32)";
+    let vault = Vault::from_env(&|name| host.var(name));
+    let line = match vault.key_source() {
+        KeySource::Env => check(
+            CAT,
+            ID,
+            Status::Pass,
+            "AGENT_BROWSER_ENCRYPTION_KEY is set (64 hex digits)".into(),
+        ),
+        KeySource::EnvInvalid => check(
+            CAT,
+            ID,
+            Status::Fail,
+            "AGENT_BROWSER_ENCRYPTION_KEY is not 64 hex digits: auth save and auth login fail"
+                .into(),
+        )
+        .fix(GENERATE),
+        KeySource::File(path) => check(
+            CAT,
+            ID,
+            Status::Pass,
+            format!("Encryption key in {}", path.display()),
+        ),
+        KeySource::FileInvalid(path) => check(
+            CAT,
+            ID,
+            Status::Fail,
+            format!(
+                "{} does not hold 64 hex digits: auth profiles cannot be opened",
+                path.display()
+            ),
+        )
+        .fix(format!(
+            "{GENERATE}, or replace {} (profiles saved with the old key are lost)",
+            path.display()
+        )),
+        KeySource::Missing(path) if fix => match vault.ensure_key() {
+            Ok(_) => {
+                fixed.push(format!("Generated encryption key {}", path.display()));
+                check(
+                    CAT,
+                    ID,
+                    Status::Pass,
+                    format!("Encryption key in {}", path.display()),
+                )
+            }
+            Err(e) => check(
+                CAT,
+                ID,
+                Status::Warn,
+                format!("Cannot create the encryption key: {e}"),
+            )
+            .fix(GENERATE),
+        },
+        KeySource::Missing(path) => check(
+            CAT,
+            ID,
+            Status::Info,
+            format!(
+                "No encryption key yet: the first auth save creates {}",
+                path.display()
+            ),
+        )
+        .fix(GENERATE),
+    };
+    checks.push(line);
+}
+
+/// Upstream's cloud providers and `chat`: abx runs none of them (one line each, so a script
+/// that looks for them finds why).
+fn providers(host: &dyn Host, checks: &mut Vec<Check>) {
+    const CAT: &str = "Providers";
+    const ATTACH: &str = "attach to its browser with --cdp <its CDP WebSocket URL>";
+    let set = |key: &str| host.var(key).is_some_and(|v| !v.is_empty());
+    for (id, name, key) in [
+        ("browserless", "Browserless", "BROWSERLESS_API_KEY"),
+        ("browserbase", "Browserbase", "BROWSERBASE_API_KEY"),
+        ("browseruse", "Browser Use", "BROWSER_USE_API_KEY"),
+        ("kernel", "Kernel", "KERNEL_API_KEY"),
+    ] {
+        let state = if set(key) { "set" } else { "not set" };
         checks.push(check(
             CAT,
-            "daemon.active",
+            format!("providers.{id}"),
             Status::Info,
-            format!("{} active: {}", active.len(), active.join(", ")),
+            format!("{name}: -p {id} is not supported by abx ({key} {state}); {ATTACH}"),
         ));
     }
+    let aws = set("AWS_ACCESS_KEY_ID") || set("AWS_PROFILE");
+    checks.push(check(
+        CAT,
+        "providers.agentcore",
+        Status::Info,
+        format!(
+            "AgentCore: -p agentcore is not supported by abx (AWS credentials {}); {ATTACH}",
+            if aws { "set" } else { "not set" }
+        ),
+    ));
+    checks.push(check(
+        CAT,
+        "providers.chat",
+        Status::Info,
+        format!(
+            "chat is not provided by abx (AI_GATEWAY_API_KEY {})",
+            if set("AI_GATEWAY_API_KEY") {
+                "set"
+            } else {
+                "not set"
+            }
+        ),
+    ));
 }
 
 fn older_than(path: &Path, age: Duration) -> bool {
@@ -880,7 +1214,8 @@ fn older_than(path: &Path, age: Duration) -> bool {
 }
 
 fn remove_session_files(dir: &Path, name: &str) -> Vec<String> {
-    SESSION_FILES
+    // What a daemon removes when it exits; `.target` stays (a Host's stage rebinds from it).
+    abx_daemon::sidecar::EPHEMERAL
         .iter()
         .filter_map(|suffix| {
             let file = format!("{name}.{suffix}");
@@ -895,13 +1230,34 @@ fn remove_session_files(dir: &Path, name: &str) -> Vec<String> {
 /// A real session in a scratch socket directory: `open about:blank`, then `close`.
 fn launch_test(inv: &Invocation, host: &dyn Host, checks: &mut Vec<Check>) {
     const CAT: &str = "Launch test";
-    if inv.flags.cdp.is_some() || inv.flags.provider.is_some() {
+    let skipped = if inv.flags.cdp.is_some() {
+        Some(("cdp", "sessions attach to --cdp / AGENT_BROWSER_CDP"))
+    } else if inv.flags.auto_connect {
+        Some((
+            "auto_connect",
+            "sessions attach to a running Chrome (--auto-connect)",
+        ))
+    } else if inv.flags.provider.is_some() {
+        Some((
+            "provider",
+            "a provider is configured (-p / AGENT_BROWSER_PROVIDER)",
+        ))
+    } else {
+        None
+    };
+    if let Some((what, why)) = skipped {
+        checks.push(check(
+            CAT,
+            format!("launch.skipped.{what}"),
+            Status::Info,
+            format!("Skipped: {why}, so no local browser would launch"),
+        ));
         return;
     }
     let Ok(exe) = std::env::current_exe() else {
         checks.push(check(
             CAT,
-            "launch.headless",
+            "launch.elapsed",
             Status::Warn,
             "Cannot find this binary to run the launch test".into(),
         ));
@@ -913,7 +1269,7 @@ fn launch_test(inv: &Invocation, host: &dyn Host, checks: &mut Vec<Check>) {
     if let Err(e) = std::fs::create_dir_all(&scratch) {
         checks.push(check(
             CAT,
-            "launch.headless",
+            "launch.elapsed",
             Status::Warn,
             format!("Cannot create {}: {e}", scratch.display()),
         ));
@@ -951,7 +1307,7 @@ fn launch_test(inv: &Invocation, host: &dyn Host, checks: &mut Vec<Check>) {
                 .unwrap_or_default();
             checks.push(check(
                 CAT,
-                "launch.headless",
+                "launch.elapsed",
                 Status::Pass,
                 format!(
                     "Headless launch{kind} + about:blank in {:.2}s",
@@ -969,7 +1325,7 @@ fn launch_test(inv: &Invocation, host: &dyn Host, checks: &mut Vec<Check>) {
             checks.push(
                 check(
                     CAT,
-                    "launch.headless",
+                    "launch.elapsed",
                     Status::Fail,
                     format!("Headless launch failed: {error}"),
                 )
@@ -978,7 +1334,7 @@ fn launch_test(inv: &Invocation, host: &dyn Host, checks: &mut Vec<Check>) {
         }
         Err(e) => checks.push(check(
             CAT,
-            "launch.headless",
+            "launch.elapsed",
             Status::Fail,
             format!("Cannot run the launch test: {e}"),
         )),

@@ -148,7 +148,7 @@ async fn run_close(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: TabRequest = ctx.params()?;
     let session = ctx.session().await?;
     let tab = session.tab_close(request.tab_id.as_deref()).await?;
-    Ok(json!({"tabId": tab.tab_id, "label": tab.label, "closed": true}))
+    Ok(json!({"tabId": tab.tab_id, "label": tab.label, "targetId": tab.target_id, "closed": true}))
 }
 
 async fn run_switch(ctx: &Ctx<'_>) -> Result<Value, Failure> {

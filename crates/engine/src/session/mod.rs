@@ -715,7 +715,11 @@ impl Session {
                 .active_target()
                 .ok_or_else(|| EngineError::Invalid("No active tab to close".into()))?,
         };
-        self.ensure_not_claimed_by_other(&target)?;
+        // A stage never closes another stage's tab; an unpinned session (a Host's anchor, which
+        // owns the browser) may, as upstream: the stage then answers `tab_gone`.
+        if self.options.pin_tab {
+            self.ensure_not_claimed_by_other(&target)?;
+        }
         let listing = self.tabs().into_iter().find(|t| t.target_id == target);
         let live_tabs = self
             .browser
