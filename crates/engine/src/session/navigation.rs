@@ -32,8 +32,9 @@ impl Session {
     ///   opened; the navigation is then done with;
     /// - [`DeferredWait::Commit`]: the new page is the tab's (a history move or reload needs
     ///   no more); done with too;
-    /// - [`DeferredWait::Committed`]: the same, but the next command still waits for the
-    ///   page's load (`get url`, `get title` read the tab's state, they do not end the wait).
+    /// - [`DeferredWait::Committed`]: until the new page is parsed, but the next command still
+    ///   waits for its load (`get url`, `get title` read the tab's state, they do not end the
+    ///   wait).
     ///
     /// Never fails: the command that follows reports what is wrong with the tab. A wait cut
     /// short by `within` leaves the navigation for the next caller and says which URL has not
@@ -53,7 +54,8 @@ impl Session {
         let (milestone, grace) = match until {
             DeferredWait::Load => (Milestone::Load, Some(LOAD_AFTER_PARSE)),
             DeferredWait::Commit => (Milestone::Commit, None),
-            DeferredWait::Committed => (Milestone::Commit, None),
+            // Parsed, not only committed: a title read at commit is still empty.
+            DeferredWait::Committed => (Milestone::DomContentLoaded, None),
         };
         let settled = tab
             .settle(
@@ -345,8 +347,8 @@ pub enum DeferredWait {
     /// Until the new page is the tab's: a history move or a reload (the navigation is then
     /// done with).
     Commit,
-    /// Until the new page is the tab's, leaving the wait for its load to the next command:
-    /// `get url`, `get title`.
+    /// Until the new page is the tab's and parsed (its `<title>` read), leaving the wait for
+    /// its load to the next command: `get url`, `get title`.
     Committed,
 }
 
