@@ -255,3 +255,33 @@ fn diff_screenshot_counts_changed_pixels_and_writes_a_diff_image() {
     assert_eq!(ab.run(&["diff", "screenshot"]).failure().code, 1);
     ab.run(&["close"]).success();
 }
+
+#[test]
+fn read_refuses_upstreams_bad_arguments_in_its_words() {
+    let ab = Cli::new();
+    for (args, said) in [
+        (&["read", "a", "b"][..], "Unexpected read argument: b"),
+        (&["read", "--bogus"], "Unknown subcommand: --bogus"),
+        (
+            &["read", "--timeout", "0"],
+            "Read timeout must be greater than 0",
+        ),
+        (&["read", "--timeout", "soon"], "Invalid read timeout: soon"),
+        (
+            &["read", "--llms", "some"],
+            "Invalid read --llms value 'some': expected index or full",
+        ),
+        (
+            &["read", "--llms", "index", "--outline"],
+            "read --llms and --outline cannot be used together",
+        ),
+    ] {
+        let refused = ab.run(args).failure();
+        assert_eq!(refused.code, 1, "{args:?}");
+        assert!(
+            refused.stderr.contains(said) || refused.stdout.contains(said),
+            "{args:?}: {refused:?}"
+        );
+    }
+    assert!(ab.daemon_pid().is_none(), "a refused read starts no daemon");
+}

@@ -47,6 +47,15 @@ fn content(t: &mut Text<'_>, data: &Value) -> bool {
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
     const USAGE: &str = "read [url] [--raw] [--require-md] [--llms <index|full>] [--outline] [--filter <text>] [--timeout <ms>]";
+    const OPTIONS: &[&str] = &[
+        "--raw",
+        "--require-md",
+        "--llms",
+        "--outline",
+        "--filter",
+        "--timeout",
+        "--json",
+    ];
     let mut req = Req::new(ACTION);
     let mut timeout: u64 = 10_000;
     let mut i = 0;
@@ -61,7 +70,7 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                     .ok_or_else(|| ParseError::missing("read --llms", USAGE))?;
                 if !matches!(*v, "index" | "full") {
                     return Err(ParseError::invalid(
-                        format!("Invalid --llms value: {v} (expected index or full)"),
+                        format!("Invalid read --llms value '{v}': expected index or full"),
                         USAGE,
                     ));
                 }
@@ -79,21 +88,37 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                 let v = rest
                     .get(i + 1)
                     .ok_or_else(|| ParseError::missing("read --timeout", USAGE))?;
-                timeout = v
-                    .parse::<u64>()
-                    .map_err(|_| ParseError::invalid(format!("Invalid timeout: {v}"), USAGE))?;
+                timeout = v.parse::<u64>().map_err(|_| {
+                    ParseError::invalid(format!("Invalid read timeout: {v}"), USAGE)
+                })?;
+                if timeout == 0 {
+                    return Err(ParseError::invalid(
+                        "Read timeout must be greater than 0",
+                        USAGE,
+                    ));
+                }
                 i += 1;
             }
             other if other.starts_with("--") => {
-                return Err(ParseError::invalid(format!("Unknown flag: {other}"), USAGE));
+                return Err(ParseError::unknown_sub(other, OPTIONS));
             }
             other => {
-                if !req.has("url") {
-                    req.put("url", other);
+                if req.has("url") {
+                    return Err(ParseError::invalid(
+                        format!("Unexpected read argument: {other}"),
+                        USAGE,
+                    ));
                 }
+                req.put("url", other);
             }
         }
         i += 1;
+    }
+    if req.has("llms") && req.has("outline") {
+        return Err(ParseError::invalid(
+            "read --llms and --outline cannot be used together",
+            USAGE,
+        ));
     }
     req.put("timeout", timeout);
     req.put("tls", tls_changes(input));
