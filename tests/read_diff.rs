@@ -1,4 +1,4 @@
-//! `read` (the page as Markdown), `screenshot --if-changed` and `diff screenshot` through the
+//! `read` (the active page as upstream's reading text), `screenshot --if-changed` and `diff screenshot` through the
 //! binary, on fixture pages, with their bad input.
 
 #![allow(clippy::unwrap_used)] // Test setup: a failing unwrap is a failing test.
@@ -7,44 +7,101 @@ use abx_tests::cli::Cli;
 
 mod common;
 
+/// Upstream's text of `/article.html`: blocks as paragraphs, inline markup and link targets
+/// gone, code fenced.
+const ARTICLE_TEXT: &str = "abx fixtures\n\n# Field guide\n\nA short page with headings, a list, a link and some code, for readers that turn pages into text.\n\n## Setup\n\nInstall the tool, then open a page.\n\n- First step\n\n- Second step\n\n## Usage\n\nRead the first page next.\n\n```\nagent-browser open http://127.0.0.1/\n```\n\n### Details\n\nThe last section.";
+
 #[test]
-fn read_turns_the_rendered_article_into_markdown() {
+fn read_of_the_active_page_gives_the_text_of_read_of_its_url() {
     let site = common::site();
     let ab = Cli::new();
-    ab.run(&["open", &site.url("/article.html")]).success();
+    let url = site.url("/article.html");
+    ab.run(&["open", &url]).success();
+    assert_eq!(ab.run(&["read"]).success().out(), ARTICLE_TEXT);
+    for options in [
+        &["--outline"][..],
+        &["--filter", "usage"],
+        &["--outline", "--filter", "set"],
+        &["--filter", "nothing like it"],
+    ] {
+        let active = ab.run(&[&["read"][..], options].concat()).success();
+        let fetched = ab.run(&[&["read", &url][..], options].concat()).success();
+        assert_eq!(active.out(), fetched.out(), "read {options:?}");
+    }
+    let json = ab.run(&["--json", "read", "--outline"]).success().json();
+    assert_eq!(json["data"]["source"], "active-tab-html-outline", "{json}");
+    assert_eq!(json["data"]["contentType"], "text/html", "{json}");
+    assert_eq!(json["data"]["url"], url.as_str(), "{json}");
+    assert_eq!(json["data"]["finalUrl"], url.as_str(), "{json}");
+    assert_eq!(json["data"]["truncated"], false, "{json}");
+    let raw = ab.run(&["--json", "read", "--raw"]).success().json();
+    assert_eq!(raw["data"]["source"], "active-tab-raw", "{raw}");
+    let html = raw["data"]["content"].as_str().unwrap();
+    assert!(
+        html.starts_with("<html lang=\"en\"><head>") && html.ends_with("</html>"),
+        "the serialized DOM: {html}"
+    );
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn read_of_the_active_page_reads_the_live_dom_of_the_main_frame() {
+    let site = common::site();
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/frames.html")]).success();
+    ab.run(&[
+        "eval",
+        "document.querySelector('h1').textContent = 'Rewritten'; \
+         document.body.insertAdjacentHTML('beforeend', '<h2>Added later</h2><p>by <b>script</b></p>')",
+    ])
+    .success();
+    // A selected frame does not change what is read: upstream reads the top document.
+    ab.run(&["frame", "#shop"]).success();
     let page = ab.run(&["read"]).success();
-    let text = page.out();
-    assert!(text.contains("# Field guide\n"), "{text}");
-    assert!(
-        text.contains(
-            "## Setup\n\nInstall the tool, then open a page.\n\n- First step\n- Second step"
-        ),
-        "{text}"
-    );
-    assert!(text.contains("**headings**"), "{text}");
-    assert!(
-        text.contains(&format!("[first page]({})", site.url("/page1.html"))),
-        "links stay links, absolute: {text}"
-    );
-    assert!(
-        text.contains("```\nagent-browser open http://127.0.0.1/\n```"),
-        "{text}"
-    );
-    let outline = ab.run(&["read", "--outline"]).success();
     assert_eq!(
-        outline.out(),
-        format!(
-            "# Outline\n\nSource: {}\n\n- Field guide\n  - Setup\n  - Usage\n    - Details",
-            site.url("/article.html")
-        )
+        page.out(),
+        "# Rewritten\n\nMain button\n\n## Added later\n\nby script",
+        "{page:?}"
     );
-    let filtered = ab.run(&["read", "--filter", "usage"]).success();
-    assert!(filtered.out().starts_with("## Usage"), "{filtered:?}");
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn read_of_the_active_page_reads_documents_chrome_makes_for_text_json_and_pdf() {
+    let site = common::site();
+    // Full Chrome: the headless shell has no PDF viewer (a PDF is a download there).
+    let ab = Cli::new().env("AGENT_BROWSER_EXECUTABLE_PATH", "/usr/bin/chromium");
+    // Chrome shows text and JSON in a `<pre>` of its own document, so they come fenced.
+    ab.run(&["open", &site.url("/nav/note.txt")]).success();
+    assert_eq!(
+        ab.run(&["read"]).success().out(),
+        "```\nabx navigation corpus note\nplain text reached by navigation\n\n```"
+    );
+    ab.run(&["open", &site.url("/nav/data.json")]).success();
+    assert_eq!(
+        ab.run(&["read"]).success().out(),
+        "```\n{\"corpus\":\"nav\",\"ok\":true}\n\n```"
+    );
+    // The PDF viewer's document has no text of its own: an empty read, not a failure.
+    ab.run(&["open", &site.url("/nav/doc.pdf")]).success();
+    let pdf = ab.run(&["--json", "read"]).success().json();
+    assert_eq!(pdf["data"]["content"], "", "{pdf}");
+    ab.run(&["close"]).success();
+}
+
+#[test]
+fn read_of_the_active_page_outside_the_allowlist_is_refused() {
+    let ab = Cli::new();
+    let refused = ab
+        .run(&["--allowed-domains", "127.0.0.1", "read"])
+        .failure();
+    assert_eq!(refused.code, 1);
     assert!(
-        filtered.out().contains("### Details"),
-        "subsections stay: {filtered:?}"
+        refused
+            .stderr
+            .contains("Active tab URL scheme 'about' is not allowed by domain filter"),
+        "{refused:?}"
     );
-    assert!(!filtered.out().contains("Setup"), "{filtered:?}");
     ab.run(&["close"]).success();
 }
 
@@ -67,6 +124,14 @@ fn read_of_a_url_leaves_the_active_tab_alone() {
     );
     let tabs = ab.run(&["tab", "list"]).success();
     assert_eq!(tabs.out().lines().count(), 1, "no reading tab: {tabs:?}");
+    // Markdown is a property of the HTTP answer: the active page's URL is fetched again.
+    let not_md = ab.run(&["read", "--require-md"]).failure();
+    assert!(
+        not_md
+            .stderr
+            .contains("Expected text/markdown, got text/html"),
+        "{not_md:?}"
+    );
     let refused = ab.run(&["read", "--llms", "index"]).failure();
     assert_eq!(refused.code, 1);
     assert!(refused.stderr.contains("--llms"), "{refused:?}");
@@ -189,4 +254,34 @@ fn diff_screenshot_counts_changed_pixels_and_writes_a_diff_image() {
     assert_eq!(unreadable.code, 1);
     assert_eq!(ab.run(&["diff", "screenshot"]).failure().code, 1);
     ab.run(&["close"]).success();
+}
+
+#[test]
+fn read_refuses_upstreams_bad_arguments_in_its_words() {
+    let ab = Cli::new();
+    for (args, said) in [
+        (&["read", "a", "b"][..], "Unexpected read argument: b"),
+        (&["read", "--bogus"], "Unknown subcommand: --bogus"),
+        (
+            &["read", "--timeout", "0"],
+            "Read timeout must be greater than 0",
+        ),
+        (&["read", "--timeout", "soon"], "Invalid read timeout: soon"),
+        (
+            &["read", "--llms", "some"],
+            "Invalid read --llms value 'some': expected index or full",
+        ),
+        (
+            &["read", "--llms", "index", "--outline"],
+            "read --llms and --outline cannot be used together",
+        ),
+    ] {
+        let refused = ab.run(args).failure();
+        assert_eq!(refused.code, 1, "{args:?}");
+        assert!(
+            refused.stderr.contains(said) || refused.stdout.contains(said),
+            "{args:?}: {refused:?}"
+        );
+    }
+    assert!(ab.daemon_pid().is_none(), "a refused read starts no daemon");
 }

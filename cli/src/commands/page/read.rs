@@ -1,7 +1,9 @@
 //! `read [url] [--raw] [--require-md] [--llms <index|full>] [--outline] [--filter <text>]
 //! [--timeout <ms>]`: a URL read over HTTP without a browser (as upstream: no browser launched,
-//! no tab used), or the active page as Markdown. TLS trusts the bundled roots plus `--ca-cert`
-//! and, with `--use-system-ca`, the platform's store; both stay for the session until changed.
+//! no tab used), or the active tab's live DOM put through the same conversion (`--require-md`
+//! fetches the active tab's URL instead, as upstream does: Markdown is an HTTP answer). TLS
+//! trusts the bundled roots plus `--ca-cert` and, with `--use-system-ca`, the platform's store;
+//! both stay for the session until changed.
 //! `--llms` (upstream's `llms.txt` index) is refused with an error rather than ignored.
 
 use std::path::PathBuf;
@@ -45,6 +47,15 @@ fn content(t: &mut Text<'_>, data: &Value) -> bool {
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
     const USAGE: &str = "read [url] [--raw] [--require-md] [--llms <index|full>] [--outline] [--filter <text>] [--timeout <ms>]";
+    const OPTIONS: &[&str] = &[
+        "--raw",
+        "--require-md",
+        "--llms",
+        "--outline",
+        "--filter",
+        "--timeout",
+        "--json",
+    ];
     let mut req = Req::new(ACTION);
     let mut timeout: u64 = 10_000;
     let mut i = 0;
@@ -59,7 +70,7 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                     .ok_or_else(|| ParseError::missing("read --llms", USAGE))?;
                 if !matches!(*v, "index" | "full") {
                     return Err(ParseError::invalid(
-                        format!("Invalid --llms value: {v} (expected index or full)"),
+                        format!("Invalid read --llms value '{v}': expected index or full"),
                         USAGE,
                     ));
                 }
@@ -77,21 +88,37 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                 let v = rest
                     .get(i + 1)
                     .ok_or_else(|| ParseError::missing("read --timeout", USAGE))?;
-                timeout = v
-                    .parse::<u64>()
-                    .map_err(|_| ParseError::invalid(format!("Invalid timeout: {v}"), USAGE))?;
+                timeout = v.parse::<u64>().map_err(|_| {
+                    ParseError::invalid(format!("Invalid read timeout: {v}"), USAGE)
+                })?;
+                if timeout == 0 {
+                    return Err(ParseError::invalid(
+                        "Read timeout must be greater than 0",
+                        USAGE,
+                    ));
+                }
                 i += 1;
             }
             other if other.starts_with("--") => {
-                return Err(ParseError::invalid(format!("Unknown flag: {other}"), USAGE));
+                return Err(ParseError::unknown_sub(other, OPTIONS));
             }
             other => {
-                if !req.has("url") {
-                    req.put("url", other);
+                if req.has("url") {
+                    return Err(ParseError::invalid(
+                        format!("Unexpected read argument: {other}"),
+                        USAGE,
+                    ));
                 }
+                req.put("url", other);
             }
         }
         i += 1;
+    }
+    if req.has("llms") && req.has("outline") {
+        return Err(ParseError::invalid(
+            "read --llms and --outline cannot be used together",
+            USAGE,
+        ));
     }
     req.put("timeout", timeout);
     req.put("tls", tls_changes(input));
@@ -213,19 +240,31 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     if let Some(url) = request.url.as_deref() {
         return read_over_http(ctx, url, &request, &trust, timeout).await;
     }
-    if request.require_md {
-        return Err(Failure::message(
-            "read --require-md needs a URL: the active page is read from the browser",
-        ));
-    }
     let session = ctx.session().await?;
+    if request.require_md {
+        // Markdown is a property of the HTTP answer: upstream fetches the active tab's URL.
+        let url = session
+            .read_location(session_allowlist(ctx).as_ref(), Some(timeout))
+            .await?;
+        return read_over_http(ctx, &url, &request, &trust, timeout).await;
+    }
     let options = abx_engine::ReadOptions {
         outline: request.outline,
         filter: request.filter.clone(),
         raw: request.raw,
+        allowed: session_allowlist(ctx),
     };
-    let page = session.read(None, &options, Some(timeout)).await?;
+    let page = session.read(&options, Some(timeout)).await?;
     data(page)
+}
+
+/// The session's allowlist: the running browser's, else the configured one.
+fn session_allowlist(ctx: &Ctx<'_>) -> Option<abx_engine::DomainFilter> {
+    let allowed = ctx
+        .live()
+        .map(|live| live.spec.allowed_domains)
+        .unwrap_or_else(|| ctx.config().launch.allowed_domains.clone());
+    abx_engine::DomainFilter::new(&allowed)
 }
 
 /// `read <url>`: an HTTP read in the daemon, no browser (one that runs is left alone).
@@ -239,18 +278,14 @@ async fn read_over_http(
     let tls = trust
         .client_config()
         .map_err(|e| Failure::message(e.to_string()))?;
-    // The session's allowlist fences reads too (the running browser's, else the configured one).
-    let allowed = ctx
-        .live()
-        .map(|live| live.spec.allowed_domains)
-        .unwrap_or_else(|| ctx.config().launch.allowed_domains.clone());
     let options = abx_engine::UrlReadOptions {
         raw: request.raw,
         outline: request.outline,
         filter: request.filter.clone(),
         require_md: request.require_md,
         timeout,
-        allowed: abx_engine::DomainFilter::new(&allowed),
+        // The session's allowlist fences reads too.
+        allowed: session_allowlist(ctx),
         user_agent: format!("agent-browser/{} read", crate::UPSTREAM_VERSION),
     };
     let read = abx_engine::read_url(url, &options, tls)

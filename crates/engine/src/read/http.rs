@@ -329,19 +329,13 @@ fn shaped(
     content: String,
     options: &UrlReadOptions,
 ) -> UrlRead {
-    let (source, content) = if options.outline {
-        (
-            format!("{source}-outline"),
-            sections::outline(&content, &fetched.final_url, options.filter.as_deref()),
-        )
-    } else if let Some(filter) = options.filter.as_deref() {
-        (
-            format!("{source}-filtered"),
-            sections::filter(&content, filter),
-        )
-    } else {
-        (source.to_string(), content)
-    };
+    let (source, content) = sections::shape(
+        source,
+        content,
+        &fetched.final_url,
+        options.outline,
+        options.filter.as_deref(),
+    );
     UrlRead {
         url: target.to_string(),
         final_url: fetched.final_url.clone(),

@@ -25,6 +25,27 @@ fn contains(haystack: &str, needle_lower: &str) -> bool {
     haystack.to_ascii_lowercase().contains(needle_lower)
 }
 
+/// `content` shaped by the read options: its outline (headings from `source_url`), else the
+/// sections `filter` picks, else as it is; `source` gets `-outline` or `-filtered` to say so.
+pub fn shape(
+    source: &str,
+    content: String,
+    source_url: &str,
+    outline_only: bool,
+    filter_by: Option<&str>,
+) -> (String, String) {
+    if outline_only {
+        (
+            format!("{source}-outline"),
+            outline(&content, source_url, filter_by),
+        )
+    } else if let Some(needle) = filter_by {
+        (format!("{source}-filtered"), filter(&content, needle))
+    } else {
+        (source.to_string(), content)
+    }
+}
+
 /// `# Outline`, the source, then the headings as a nested list (only those containing
 /// `filter`, when given).
 pub fn outline(content: &str, source: &str, filter: Option<&str>) -> String {
