@@ -225,14 +225,6 @@ export const EXPECTED = {
   'act.keyboard': {
     reason: "`keyboard type` sends keydown, char and keyup per character (the 'real keystrokes' upstream's help promises); upstream 0.41.2 sends no keydown at all",
   },
-  'nav.read': {
-    reason: '`read` keeps emphasis and links as Markdown (`**headings**`, `[first page](url)`) and lists tight; upstream drops both, so an agent cannot follow a link from its output',
-    ours: /\*\*headings\*\*/,
-  },
-  'nav.read-url': {
-    reason: 'as `nav.read`: emphasis and links kept as Markdown',
-    ours: /\*\*headings\*\*/,
-  },
   'nav.open-blank': {
     reason: "with launch settings in the environment (AGENT_BROWSER_ARGS), upstream's bare `open` reports the browser as newly started (`reused: false`, so `[agent-browser] launched browser`) although the environment's `launch` just before it started it; abx reports that `launch` reused the running browser, so there is nothing to announce",
   },
