@@ -17,6 +17,7 @@ pub const COMMAND: Command = Command {
         about: "Close the browser (and the session daemon)",
         usage: &["close [--all]"],
         examples: &["close", "close --all"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|_| Ok(encode(ACTION, &NoParams {}))),
     actions: &[

@@ -16,6 +16,7 @@ pub const COMMAND: Command = Command {
             "connect 9222",
             "connect ws://127.0.0.1:9222/devtools/browser/<id>",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[],

@@ -38,6 +38,7 @@ pub const COMMAND: Command = Command {
             "diff snapshot --baseline before.txt -c",
             "diff url https://staging.example.com https://example.com -c",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

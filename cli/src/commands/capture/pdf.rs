@@ -22,6 +22,7 @@ pub const COMMAND: Command = Command {
         about: "Save the page as PDF",
         usage: &["pdf <path>"],
         examples: &["pdf invoice.pdf"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

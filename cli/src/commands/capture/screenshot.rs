@@ -58,6 +58,7 @@ pub const COMMAND: Command = Command {
             "screenshot page.png --full",
             "screenshot '#chart' chart.png",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -63,6 +63,7 @@ pub const COMMAND: Command = Command {
             "snapshot -c -d 3 -s main",
             "snapshot -i --delta",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

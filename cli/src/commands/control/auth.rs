@@ -43,6 +43,7 @@ pub const COMMAND: Command = Command {
             "auth login github",
             "auth list",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -32,6 +32,7 @@ pub const COMMAND: Command = Command {
         about: "Run several commands (arguments, or a JSON array on stdin)",
         usage: &["batch [--bail] [--omit-command] [\"cmd args\" ...]"],
         examples: &["batch 'open example.com' 'snapshot -i'"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::local(ACTION)],

@@ -13,6 +13,7 @@ pub const COMMAND: Command = Command {
         about: "Approve a pending action",
         usage: &["confirm <confirmation-id>"],
         examples: &["confirm c1"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     // Fast: the parked command it runs may itself queue behind page commands.

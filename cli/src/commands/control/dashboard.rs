@@ -35,6 +35,7 @@ pub const COMMAND: Command = Command {
             "dashboard start --allowed-origins https://dashboard.example.com",
             "dashboard stop",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Local(parse),
     actions: &[],

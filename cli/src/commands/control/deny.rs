@@ -13,6 +13,7 @@ pub const COMMAND: Command = Command {
         about: "Deny a pending action",
         usage: &["deny <confirmation-id>"],
         examples: &["deny c1"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::fast(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -22,6 +22,7 @@ pub const COMMAND: Command = Command {
         about: "Find a system Chrome, or install Debian's chromium (never downloads a build)",
         usage: &["install [--with-deps]"],
         examples: &["install", "install --with-deps"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Local(parse),
     actions: &[],

@@ -18,6 +18,7 @@ pub const COMMAND: Command = Command {
             "mcp --tools core,tabs",
             "mcp call agent_browser_open '{\"url\":\"https://example.com\"}'",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Local(|words| LocalCommand::Mcp(words.to_vec())),
     actions: &[],

@@ -17,6 +17,7 @@ pub const COMMAND: Command = Command {
         about: "List the Chrome profiles found in the Chrome user-data directory",
         usage: &["profiles"],
         examples: &["profiles", "profiles --json"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Local(|_| LocalCommand::Profiles),
     actions: &[],

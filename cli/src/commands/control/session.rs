@@ -17,6 +17,7 @@ pub const COMMAND: Command = Command {
             "session id [--scope worktree|cwd|git-root] [--prefix <p>]",
         ],
         examples: &["session list", "session id --prefix ci"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Local(parse),
     actions: &[Action::fast(INFO, |ctx| Box::pin(run_info(ctx)))],

@@ -38,6 +38,7 @@ pub const COMMAND: Command = Command {
             "skills get core --full",
             "skills path core",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Local(parse),
     actions: &[],

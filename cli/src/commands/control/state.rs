@@ -57,6 +57,7 @@ pub const COMMAND: Command = Command {
             "state clear --all",
             "state clean --older-than 7",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -31,6 +31,7 @@ pub const COMMAND: Command = Command {
             "stream enable [--port <port>]",
         ],
         examples: &["stream status", "stream enable --port 9333"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -16,6 +16,7 @@ pub const COMMAND: Command = Command {
         about: "How to upgrade this binary (abx never updates itself)",
         usage: &["upgrade"],
         examples: &["upgrade"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Local(parse),
     actions: &[],

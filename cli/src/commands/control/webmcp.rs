@@ -44,6 +44,7 @@ pub const COMMAND: Command = Command {
             "webmcp invoke slow --detach",
             "webmcp result <invocation-id>",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -23,6 +23,7 @@ pub const COMMAND: Command = Command {
             "a11y --tags wcag2a,wcag2aa",
             "a11y --selector \"#main\" --json",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

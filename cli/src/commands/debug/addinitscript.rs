@@ -23,6 +23,7 @@ pub const COMMAND: Command = Command {
         about: "Run a script in every new document (before the page's scripts)",
         usage: &[USAGE],
         examples: &["addinitscript 'window.__agent = true'"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

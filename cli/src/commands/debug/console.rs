@@ -20,6 +20,7 @@ pub const COMMAND: Command = Command {
         about: "Console messages",
         usage: &["console [--clear]"],
         examples: &["console --clear"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| {
         Ok(encode(

@@ -20,6 +20,7 @@ pub const COMMAND: Command = Command {
         about: "Page errors",
         usage: &["errors [--clear]"],
         examples: &["errors"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| {
         Ok(encode(

@@ -16,6 +16,7 @@ pub const COMMAND: Command = Command {
         about: "Open DevTools for the page",
         usage: &["inspect"],
         examples: &["inspect"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|_| ok(Req::new(ACTION))),
     actions: &[

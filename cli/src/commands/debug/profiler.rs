@@ -84,6 +84,7 @@ pub const COMMAND: Command = Command {
             "profiler start --categories devtools.timeline,v8.execute,blink.user_timing",
             "profiler stop",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

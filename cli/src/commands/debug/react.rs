@@ -38,6 +38,7 @@ pub const COMMAND: Command = Command {
             "react renders stop --json",
             "react suspense --only-dynamic",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -29,6 +29,7 @@ pub const COMMAND: Command = Command {
         about: "Record a WebM video (needs ffmpeg)",
         usage: &["record <start|stop|restart> [path] [url]"],
         examples: &["record start demo.webm", "record stop"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -12,6 +12,7 @@ pub const COMMAND: Command = Command {
         about: "Remove a registered init script",
         usage: &["removeinitscript <identifier>"],
         examples: &["removeinitscript 1"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

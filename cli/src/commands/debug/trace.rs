@@ -117,6 +117,7 @@ pub const COMMAND: Command = Command {
         about: "Performance trace",
         usage: &["trace <start|stop> [path]"],
         examples: &["trace start", "trace stop trace.json"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -17,6 +17,7 @@ pub const COMMAND: Command = Command {
         about: "Core Web Vitals",
         usage: &["vitals [url]"],
         examples: &["vitals https://example.com"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -12,6 +12,7 @@ pub const COMMAND: Command = Command {
         about: "Check a checkbox",
         usage: &["check <selector>"],
         examples: &["check '#terms'"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "check <selector>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -34,6 +34,7 @@ pub const COMMAND: Command = Command {
         about: "Click an element (CSS, xpath=…, or @ref from a snapshot)",
         usage: &[USAGE],
         examples: &["click @e3", "click 'a[href=\"/docs\"]' --new-tab"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     // It may start a navigation and wait for it (see `Route::follows_navigation`).

@@ -12,6 +12,7 @@ pub const COMMAND: Command = Command {
         about: "Double-click an element",
         usage: &["dblclick <selector>"],
         examples: &["dblclick '#row-3'", "dblclick @e5"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     // It may start a navigation and wait for it (see `Route::follows_navigation`).

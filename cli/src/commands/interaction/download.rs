@@ -15,6 +15,7 @@ pub const COMMAND: Command = Command {
         about: "Click and save the download",
         usage: &[USAGE],
         examples: &["download 'a.report' ./report.pdf"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

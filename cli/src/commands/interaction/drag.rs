@@ -26,6 +26,7 @@ pub const COMMAND: Command = Command {
         about: "Drag one element onto another",
         usage: &[USAGE],
         examples: &["drag '#card-1' '#done-column'", "drag @e1 @e2 --human"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -22,6 +22,7 @@ pub const COMMAND: Command = Command {
         about: "Clear an input and fill it",
         usage: &["fill <selector> <text>"],
         examples: &["fill '#email' ada@example.com"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -12,6 +12,7 @@ pub const COMMAND: Command = Command {
         about: "Focus an element",
         usage: &["focus <selector>"],
         examples: &["focus '#email'"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "focus <selector>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

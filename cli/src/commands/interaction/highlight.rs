@@ -13,6 +13,7 @@ pub const COMMAND: Command = Command {
         about: "Highlight an element",
         usage: &["highlight <selector>"],
         examples: &["highlight '#submit'", "highlight @e5"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "highlight <selector>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

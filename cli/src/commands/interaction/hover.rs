@@ -12,6 +12,7 @@ pub const COMMAND: Command = Command {
         about: "Hover an element",
         usage: &["hover <selector>"],
         examples: &["hover @e4"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

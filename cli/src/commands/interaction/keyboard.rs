@@ -28,6 +28,7 @@ pub const COMMAND: Command = Command {
         about: "Type or insert text at the focus",
         usage: &["keyboard <type|inserttext> <text>"],
         examples: &["keyboard type hello", "keyboard inserttext 'pasted text'"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     // It may start a navigation and wait for it (see `Route::follows_navigation`).

@@ -13,6 +13,7 @@ pub const COMMAND: Command = Command {
         about: "Hold a key down",
         usage: &["keydown <key>"],
         examples: &["keydown Shift"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| key_grammar(input, ACTION, ACTION, "keydown <key>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -13,6 +13,7 @@ pub const COMMAND: Command = Command {
         about: "Release a key",
         usage: &["keyup <key>"],
         examples: &["keyup Shift"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| key_grammar(input, ACTION, ACTION, "keyup <key>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -79,6 +79,7 @@ pub const COMMAND: Command = Command {
             "mouse move 600 400 --human --seed 42",
             "mouse wheel 400",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

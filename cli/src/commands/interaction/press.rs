@@ -20,6 +20,7 @@ pub const COMMAND: Command = Command {
         about: "Press a key (Enter, Tab, Control+a, …)",
         usage: &["press <key>"],
         examples: &["press Enter", "press Control+a"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| key_grammar(input, ACTION, ACTION, "press <key>")),
     // It may start a navigation and wait for it (see `Route::follows_navigation`).

@@ -27,6 +27,7 @@ pub const COMMAND: Command = Command {
         about: "Scroll the page or an element (default down 300)",
         usage: &["scroll [direction] [amount] [--selector <sel>]"],
         examples: &["scroll down 600", "scroll up --selector '#feed'"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

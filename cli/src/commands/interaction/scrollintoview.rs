@@ -14,6 +14,7 @@ pub const COMMAND: Command = Command {
         about: "Scroll an element into view",
         usage: &[USAGE],
         examples: &["scrollintoview @e12"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -34,6 +34,7 @@ pub const COMMAND: Command = Command {
         about: "Select option(s) by value or label",
         usage: &[USAGE],
         examples: &["select '#country' Norway", "select '#tags' red green"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

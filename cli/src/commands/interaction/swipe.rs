@@ -15,6 +15,7 @@ pub const COMMAND: Command = Command {
         about: "Swipe (touch)",
         usage: &[USAGE],
         examples: &["swipe up", "swipe down 500", "swipe left"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -13,6 +13,7 @@ pub const COMMAND: Command = Command {
         about: "Tap an element (touch)",
         usage: &["tap <selector>"],
         examples: &["tap '#menu'", "tap @e1"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "tap <selector>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -36,6 +36,7 @@ pub const COMMAND: Command = Command {
             "type '#search' hello world",
             "type @e2 secret --clear --delay 50",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     // It may start a navigation and wait for it (see `Route::follows_navigation`).

@@ -12,6 +12,7 @@ pub const COMMAND: Command = Command {
         about: "Uncheck a checkbox",
         usage: &["uncheck <selector>"],
         examples: &["uncheck '#newsletter'"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "uncheck <selector>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -22,6 +22,7 @@ pub const COMMAND: Command = Command {
         about: "Set files on a file input",
         usage: &["upload <selector> <files...>"],
         examples: &["upload '#avatar' ./me.png"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

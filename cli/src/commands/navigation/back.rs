@@ -12,6 +12,7 @@ pub const COMMAND: Command = Command {
         about: "Go back in history",
         usage: &["back"],
         examples: &["back"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|_| Ok(encode(ACTION, &NoParams {}))),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))

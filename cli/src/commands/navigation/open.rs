@@ -35,6 +35,7 @@ pub const COMMAND: Command = Command {
         about: "Launch the browser and navigate (https:// is added when no scheme is given)",
         usage: &["open [url]", "goto <url>", "navigate <url>"],
         examples: &["open example.com", "open http://127.0.0.1:8080/form.html"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))

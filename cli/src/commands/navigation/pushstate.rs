@@ -19,6 +19,7 @@ pub const COMMAND: Command = Command {
         about: "Client-side navigation via history.pushState",
         usage: &["pushstate <url>"],
         examples: &["pushstate /settings"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

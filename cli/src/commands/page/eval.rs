@@ -27,6 +27,7 @@ pub const COMMAND: Command = Command {
             "eval --stdin",
         ],
         examples: &["eval 'document.title'", "eval -b ZG9jdW1lbnQudGl0bGU="],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

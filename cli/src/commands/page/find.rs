@@ -79,6 +79,7 @@ pub const COMMAND: Command = Command {
             "find role button click --name Submit",
             "find label Email fill ada@example.com",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -41,6 +41,7 @@ pub const COMMAND: Command = Command {
         about: "Read element or page properties",
         usage: &["get <text|html|value|attr|url|title|count|box|styles|cdp-url> [args...]"],
         examples: &["get text '#headline'", "get attr 'a.next' href", "get url"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -16,6 +16,7 @@ pub const COMMAND: Command = Command {
         about: "Check element state",
         usage: &["is <visible|enabled|checked> <selector>"],
         examples: &["is visible '#banner'", "is checked '#terms'"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

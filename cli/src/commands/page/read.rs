@@ -21,6 +21,7 @@ pub const COMMAND: Command = Command {
             "read [url] [--raw] [--require-md] [--llms <index|full>] [--outline] [--filter <text>] [--timeout <ms>]",
         ],
         examples: &["read https://example.com/docs --outline"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

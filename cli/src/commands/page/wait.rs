@@ -81,6 +81,7 @@ pub const COMMAND: Command = Command {
             "wait --url '**/dashboard' --timeout 10000",
             "wait --download ./report.pdf",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -28,6 +28,7 @@ pub const COMMAND: Command = Command {
             "clipboard copy",
             "clipboard paste",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

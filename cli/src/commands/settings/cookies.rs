@@ -42,6 +42,7 @@ pub const COMMAND: Command = Command {
             "cookies set --curl ./cookies.txt",
             "cookies clear",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -14,6 +14,7 @@ pub const COMMAND: Command = Command {
         about: "List iOS simulators",
         usage: &["device list"],
         examples: &["device list"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     // It never touches the page, so it need not wait behind a page command.

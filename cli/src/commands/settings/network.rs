@@ -48,6 +48,7 @@ pub const COMMAND: Command = Command {
             "network har start --content all",
             "network har stop ./capture.har",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

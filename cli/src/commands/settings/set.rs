@@ -85,6 +85,7 @@ pub const COMMAND: Command = Command {
             "set device 'iPhone 15'",
             "set media dark",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -39,6 +39,7 @@ pub const COMMAND: Command = Command {
         about: "Read and write web storage",
         usage: &["storage <local|session> [get|set|clear] [key] [value]"],
         examples: &["storage local", "storage session set step 3"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

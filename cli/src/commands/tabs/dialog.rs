@@ -30,6 +30,7 @@ pub const COMMAND: Command = Command {
             "dialog accept 'my answer'",
             "dialog dismiss",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::fast(ACTION, |ctx| Box::pin(run(ctx)))

@@ -24,6 +24,7 @@ pub const COMMAND: Command = Command {
         about: "Scope commands to an iframe (or back to the main frame)",
         usage: &["frame <selector|@ref|main>"],
         examples: &["frame '#checkout-iframe'", "frame @e3", "frame main"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

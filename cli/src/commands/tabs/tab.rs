@@ -48,6 +48,7 @@ pub const COMMAND: Command = Command {
             "tab t2",
             "tab close",
         ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -12,6 +12,7 @@ pub const COMMAND: Command = Command {
         about: "Open a window",
         usage: &["window <new>"],
         examples: &["window new"],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))
