@@ -254,8 +254,12 @@ mod tests {
     #[test]
     fn environment_section_names_each_variable_once_before_install() {
         let help = general_help();
-        let (_, rest) = help.split_once("Environment:\n").expect("an Environment section");
-        let (section, _) = rest.split_once("\nInstall:").expect("Install after Environment");
+        let (_, rest) = help
+            .split_once("Environment:\n")
+            .expect("an Environment section");
+        let (section, _) = rest
+            .split_once("\nInstall:")
+            .expect("Install after Environment");
         let mut seen = std::collections::HashSet::new();
         for name in section.lines().filter_map(|l| l.split_whitespace().next()) {
             assert!(seen.insert(name), "{name} is listed twice");
