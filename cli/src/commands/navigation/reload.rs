@@ -12,6 +12,7 @@ pub const COMMAND: Command = Command {
         about: "Reload the page",
         usage: &["reload"],
         examples: &["reload"],
+        description: "Reloads the current page and waits for its load event.",
         ..Help::BLANK
     }),
     grammar: Grammar::Request(|_| Ok(encode(ACTION, &NoParams {}))),
