@@ -14,6 +14,10 @@ pub const COMMAND: Command = Command {
         about: "List iOS simulators",
         usage: &["device list"],
         examples: &["device list"],
+        description: "\
+Lists the iOS simulators that the ios provider can drive (needs Xcode and Appium; abx reports
+what it finds).",
+        sections: &[("Subcommands", &[("list", "The available simulators")])],
         ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
