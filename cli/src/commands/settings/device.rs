@@ -14,9 +14,7 @@ pub const COMMAND: Command = Command {
         about: "List iOS simulators",
         usage: &["device list"],
         examples: &["device list"],
-        description: "\
-Lists the iOS simulators that the ios provider can drive (needs Xcode and Appium; abx reports
-what it finds).",
+        description: "Lists the iOS simulators and devices the ios provider can drive. Only macOS with Xcode has\nthem; elsewhere the command fails saying so.",
         sections: &[("Subcommands", &[("list", "The available simulators")])],
         ..Help::BLANK
     }),
