@@ -80,6 +80,86 @@ Boolean options accept an optional true/false (`--headed false`).
 Configuration: ~/.agent-browser/config.json < ./agent-browser.json < environment < flags.
 ";
 
+/// Environment variables abx reads, each once (upstream's `help_cli` test checks that no name
+/// repeats between `Environment:` and `Install:`). Internal ones (set by abx for the processes
+/// it spawns) are left out.
+const ENVIRONMENT: &str = "\
+Environment:
+  AGENT_BROWSER_SESSION              Session name (default \"default\")
+  AGENT_BROWSER_NAMESPACE            Separate sockets and saved state per namespace
+  AGENT_BROWSER_SOCKET_DIR           Directory of the session sockets and daemon files
+  AGENT_BROWSER_CONFIG               Use only this config file
+  AGENT_BROWSER_JSON                 JSON output
+  AGENT_BROWSER_DEBUG                Daemon debug log in the socket directory
+  AGENT_BROWSER_COLOR                Coloured text output when truthy (NO_COLOR turns it off)
+  AGENT_BROWSER_HEADED               Show the browser window
+  AGENT_BROWSER_NO_XVFB              Never start a private Xvfb for a headed browser
+  AGENT_BROWSER_EXECUTABLE_PATH      Browser binary
+  AGENT_BROWSER_ENGINE               chrome | lightpanda | obscura
+  AGENT_BROWSER_PROVIDER             Browser provider
+  AGENT_BROWSER_IOS_DEVICE           iOS device name
+  AGENT_BROWSER_ARGS                 Extra browser arguments (newline or comma separated)
+  AGENT_BROWSER_USER_AGENT           User-Agent override
+  AGENT_BROWSER_PROFILE              Chrome profile name or persistent user-data-dir
+  AGENT_BROWSER_EXTENSIONS           Unpacked extensions to load, comma separated
+  AGENT_BROWSER_INIT_SCRIPTS         Page init scripts, comma separated
+  AGENT_BROWSER_ENABLE               Built-in init scripts, e.g. react-devtools
+  AGENT_BROWSER_CDP                  Attach over CDP to this port or URL
+  AGENT_BROWSER_CDP_HEADERS          JSON headers for CDP discovery and handshake
+  AGENT_BROWSER_AUTO_CONNECT         Attach to a running Chrome
+  AGENT_BROWSER_PIN_TAB              Bind the session strictly to its tab
+  AGENT_BROWSER_PROXY                Proxy URL (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY when unset)
+  AGENT_BROWSER_PROXY_BYPASS         Proxy bypass list (NO_PROXY when unset)
+  AGENT_BROWSER_IGNORE_HTTPS_ERRORS  Ignore certificate errors
+  AGENT_BROWSER_CA_CERT              A CA certificate to trust
+  AGENT_BROWSER_CLEAR_CA_CERT        Ignore configured CA certificates
+  AGENT_BROWSER_USE_SYSTEM_CA        Trust the system CA store
+  AGENT_BROWSER_ALLOW_FILE_ACCESS    Let file:// pages read local files
+  AGENT_BROWSER_HIDE_SCROLLBARS      Hide scrollbars (default true)
+  AGENT_BROWSER_WEBGPU               WebGPU launch preset
+  AGENT_BROWSER_NO_WEBMCP            Disable WebMCP features
+  AGENT_BROWSER_COLOR_SCHEME         dark | light | no-preference
+  AGENT_BROWSER_DOWNLOAD_PATH        Download directory
+  AGENT_BROWSER_DEFAULT_TIMEOUT      Default operation timeout in ms (default 25000)
+  AGENT_BROWSER_IDLE_TIMEOUT_MS      Daemon idle shutdown in ms (0: never)
+  AGENT_BROWSER_NO_AUTO_DIALOG       Leave alert/beforeunload dialogs open
+  AGENT_BROWSER_STATE                Storage state file to load at launch
+  AGENT_BROWSER_RESTORE              Restore and autosave state under this key
+  AGENT_BROWSER_RESTORE_SAVE         auto | always | never
+  AGENT_BROWSER_RESTORE_CHECK_URL    Restore check: the URL to open
+  AGENT_BROWSER_RESTORE_CHECK_TEXT   Restore check: text the page must show
+  AGENT_BROWSER_RESTORE_CHECK_FN     Restore check: a function that must return true
+  AGENT_BROWSER_AUTOSAVE_INTERVAL_MS Autosave period of restored state (default 30000; 0: on close)
+  AGENT_BROWSER_SESSION_NAME         Legacy restore key
+  AGENT_BROWSER_ENCRYPTION_KEY       64 hex characters: key of encrypted state and the auth vault
+  AGENT_BROWSER_STATE_EXPIRE_DAYS    Saved states older than this are removed (default 30)
+  AGENT_BROWSER_ALLOWED_DOMAINS      Restrict navigation to these domains
+  AGENT_BROWSER_ACTION_POLICY        Action policy file (AGENT_BROWSER_POLICY: older name)
+  AGENT_BROWSER_CONFIRM_ACTIONS      Action categories needing `confirm`
+  AGENT_BROWSER_CONFIRM_INTERACTIVE  Prompt on a TTY for confirmations
+  AGENT_BROWSER_CONTENT_BOUNDARIES   Wrap page text in nonce markers
+  AGENT_BROWSER_MAX_OUTPUT           Truncate page text to this many characters
+  AGENT_BROWSER_ANNOTATE             Numbered labels on screenshots
+  AGENT_BROWSER_SCREENSHOT_DIR       Default screenshot directory
+  AGENT_BROWSER_SCREENSHOT_FORMAT    png | jpeg
+  AGENT_BROWSER_SCREENSHOT_QUALITY   JPEG quality 0-100
+  AGENT_BROWSER_STREAM_PORT          Live-view stream port (default: any free port)
+  AGENT_BROWSER_STREAM_QUALITY       Live-view JPEG quality 0-100 (default 80)
+  AGENT_BROWSER_STREAM_MAX_WIDTH     Live-view frame width limit in pixels
+  AGENT_BROWSER_STREAM_MAX_HEIGHT    Live-view frame height limit in pixels
+  AGENT_BROWSER_STREAM_TOKEN         Token every live-view client must present (abx)
+  AGENT_BROWSER_DASHBOARD_TOKEN      Token of the dashboard (abx)
+  AGENT_BROWSER_PLUGINS              Plugin registry, JSON
+  AGENT_BROWSER_SKILLS_DIR           Read skills from this directory instead of the built-in ones
+  AI_GATEWAY_API_KEY                 Key for `chat` (abx does not provide chat)
+  AI_GATEWAY_MODEL                   Model for `chat`
+
+Install:
+  npm install -g agent-browser       The package (abx is a drop-in for its binary)
+  agent-browser install              Download Chrome the first time
+  agent-browser doctor               Check the installation
+";
+
 /// The general help text.
 pub fn general_help() -> String {
     let mut out = String::from(
@@ -93,6 +173,8 @@ pub fn general_help() -> String {
     }
     out.push('\n');
     out.push_str(GLOBALS);
+    out.push('\n');
+    out.push_str(ENVIRONMENT);
     out
 }
 
@@ -103,16 +185,9 @@ fn listed() -> impl Iterator<Item = (&'static [&'static str], Help)> {
         .filter_map(|c| c.help.map(|help| (c.names, help)))
 }
 
-/// Sections a command's help carries after its usage, for the few that need more than usage
-/// and examples.
-fn details(command: &str) -> Option<&'static str> {
-    match command {
-        "doctor" => Some(crate::commands::control::doctor::HELP_DETAILS),
-        _ => None,
-    }
-}
-
-/// Help for one command, or `None` when the word is not a command.
+/// Help for one command, or `None` when the word is not a command. Its sections come in
+/// upstream's order: title, usage, description, lists (options, subcommands), notes, exit codes,
+/// global options, examples.
 pub fn command_help(command: &str) -> Option<String> {
     let (names, help) = listed().find(|(names, _)| names.contains(&command))?;
     let mut out = format!("\nagent-browser {} - {}\n\n", names[0], help.about);
@@ -123,13 +198,90 @@ pub fn command_help(command: &str) -> Option<String> {
     if names.len() > 1 {
         out.push_str(&format!("\nAliases: {}\n", names[1..].join(", ")));
     }
-    if let Some(details) = details(names[0]) {
-        out.push_str(details);
+    paragraph(&mut out, help.description);
+    for (heading, rows) in help.sections {
+        out.push_str(&format!("\n{heading}:\n"));
+        rows_into(&mut out, rows);
     }
+    paragraph(&mut out, help.notes);
+    if !help.exit_codes.is_empty() {
+        out.push_str("\nExit codes:\n");
+        for (code, meaning) in help.exit_codes {
+            out.push_str(&format!("  {code}  {meaning}\n"));
+        }
+    }
+    out.push_str("\nGlobal Options:\n  --json               Output as JSON\n  --session <name>     Use specific session\n");
     out.push_str("\nExamples:\n");
     for example in help.examples {
         out.push_str(&format!("  agent-browser {example}\n"));
     }
-    out.push_str("\nGlobal Options:\n  --json               Output as JSON\n  --session <name>     Use specific session\n");
     Some(out)
+}
+
+/// A blank line and `text` (nothing when it is empty).
+fn paragraph(out: &mut String, text: &str) {
+    let text = text.trim_matches('\n');
+    if !text.is_empty() {
+        out.push('\n');
+        out.push_str(text);
+        out.push('\n');
+    }
+}
+
+/// Rows of word and meaning, the meanings aligned in one column (a word too long for it gets
+/// its meaning on the next line); further lines of a meaning are indented to that column.
+fn rows_into(out: &mut String, rows: &[(&str, &str)]) {
+    const COLUMN: usize = 21;
+    let indent = " ".repeat(COLUMN + 2);
+    for (word, meaning) in rows {
+        let mut lines = meaning.lines();
+        let first = lines.next().unwrap_or_default();
+        if word.chars().count() < COLUMN {
+            out.push_str(&format!("  {word:<COLUMN$}{first}\n"));
+        } else {
+            out.push_str(&format!("  {word}\n{indent}{first}\n"));
+        }
+        for line in lines {
+            out.push_str(&format!("{indent}{line}\n"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn environment_section_names_each_variable_once_before_install() {
+        let help = general_help();
+        let (_, rest) = help
+            .split_once("Environment:\n")
+            .expect("an Environment section");
+        let (section, _) = rest
+            .split_once("\nInstall:")
+            .expect("Install after Environment");
+        let mut seen = std::collections::HashSet::new();
+        for name in section.lines().filter_map(|l| l.split_whitespace().next()) {
+            assert!(seen.insert(name), "{name} is listed twice");
+        }
+        assert!(seen.len() > 40, "only {} variables", seen.len());
+    }
+
+    #[test]
+    fn command_help_lists_sections_in_upstream_order() {
+        let text = command_help("doctor").expect("doctor help");
+        let at = |heading: &str| {
+            text.find(heading)
+                .unwrap_or_else(|| panic!("{heading} missing:\n{text}"))
+        };
+        let order = [
+            "Usage:",
+            "Options:",
+            "Exit codes:",
+            "Global Options:",
+            "Examples:",
+        ]
+        .map(at);
+        assert!(order.is_sorted(), "{order:?}\n{text}");
+    }
 }

@@ -72,6 +72,31 @@ pub struct Help {
     pub usage: &'static [&'static str],
     /// Example command lines without the `agent-browser ` prefix (at least one).
     pub examples: &'static [&'static str],
+    /// What the command does, a paragraph or more (empty: none).
+    pub description: &'static str,
+    /// Lists after the description, in order, each a heading (`Options`, `Subcommands`, ...)
+    /// and its rows of word and meaning. A meaning may span lines (`\n`).
+    pub sections: &'static [HelpSection],
+    /// Further explanation after the lists (empty: none).
+    pub notes: &'static str,
+    /// Exit statuses and their meaning (empty: 0 on success, 1 on failure, not listed).
+    pub exit_codes: &'static [(&'static str, &'static str)],
+}
+
+/// One list in a command's help: a heading and rows of word and meaning.
+pub type HelpSection = (&'static str, &'static [(&'static str, &'static str)]);
+
+impl Help {
+    /// No text: the base that each command's help fills in (`..Help::BLANK`).
+    pub const BLANK: Help = Help {
+        about: "",
+        usage: &[],
+        examples: &[],
+        description: "",
+        sections: &[],
+        notes: "",
+        exit_codes: &[],
+    };
 }
 
 /// What a command's grammar may consult besides its words.

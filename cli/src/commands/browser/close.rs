@@ -17,6 +17,14 @@ pub const COMMAND: Command = Command {
         about: "Close the browser (and the session daemon)",
         usage: &["close [--all]"],
         examples: &["close", "close --all"],
+        description: "\
+Closes the session's browser and ends its daemon; a browser attached over CDP is left
+running and only detached.",
+        sections: &[(
+            "Options",
+            &[("--all", "Close every session in the socket directory")],
+        )],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|_| Ok(encode(ACTION, &NoParams {}))),
     actions: &[

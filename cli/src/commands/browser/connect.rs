@@ -15,7 +15,28 @@ pub const COMMAND: Command = Command {
         examples: &[
             "connect 9222",
             "connect ws://127.0.0.1:9222/devtools/browser/<id>",
+            "connect 'wss://browser.example.com?token=abc'",
         ],
+
+        description: "\
+Attaches the session to a browser that is already running with remote debugging (Chrome,
+Electron apps, hosted browsers) instead of launching one.",
+        sections: &[(
+            "Arguments",
+            &[
+                ("<port>", "A local debugging port, e.g. 9222"),
+                (
+                    "<url>",
+                    "\
+ws://, wss://, http:// or https:// endpoint; a root URL with a
+query needs no slash before the ?",
+                ),
+            ],
+        )],
+        notes: "\
+Headers for discovery and the WebSocket handshake (an Authorization token, say) go in the
+global --cdp-headers <json>.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[],

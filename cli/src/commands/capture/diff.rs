@@ -36,8 +36,79 @@ pub const COMMAND: Command = Command {
         examples: &[
             "diff snapshot",
             "diff snapshot --baseline before.txt -c",
+            "diff screenshot --baseline before.png -o diff.png",
             "diff url https://staging.example.com https://example.com -c",
+            "diff url http://a.test http://b.test --screenshot --wait-until networkidle",
         ],
+
+        description: "\
+Compares two states of a page and prints what changed: the accessibility snapshot as
+added and removed lines, or screenshots pixel by pixel with a diff image.",
+        sections: &[
+            (
+                "Subcommands",
+                &[
+                    (
+                        "snapshot",
+                        "The page now against the session's last snapshot (or a file)",
+                    ),
+                    ("screenshot", "The page now against a baseline image"),
+                    ("url <url1> <url2>", "Two pages, loaded one after the other"),
+                ],
+            ),
+            (
+                "snapshot options",
+                &[
+                    (
+                        "-b, --baseline <file>",
+                        "Compare with this saved snapshot instead",
+                    ),
+                    (
+                        "-s, --selector <sel>",
+                        "Only this subtree (selector or @ref)",
+                    ),
+                    ("-c, --compact", "Compact snapshots"),
+                    ("-d, --depth <n>", "Limit the depth"),
+                ],
+            ),
+            (
+                "screenshot options",
+                &[
+                    (
+                        "-b, --baseline <file>",
+                        "The image to compare with (required)",
+                    ),
+                    (
+                        "-o, --output <file>",
+                        "Where the diff image goes (default: a temporary file)",
+                    ),
+                    (
+                        "-t, --threshold <0-1>",
+                        "Colour distance below which pixels count as equal (default 0.1)",
+                    ),
+                    ("-s, --selector <sel>", "Only this element"),
+                    ("-f, --full", "Full page"),
+                ],
+            ),
+            (
+                "url options",
+                &[
+                    (
+                        "--screenshot",
+                        "Compare screenshots too (default: snapshots only)",
+                    ),
+                    ("-f, --full", "Full-page screenshots"),
+                    (
+                        "--wait-until <state>",
+                        "load (default), domcontentloaded or networkidle",
+                    ),
+                    ("-s, --selector <sel>", "Only this subtree"),
+                    ("-c, --compact", "Compact snapshots"),
+                    ("-d, --depth <n>", "Limit the depth"),
+                ],
+            ),
+        ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

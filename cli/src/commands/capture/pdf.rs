@@ -21,7 +21,10 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Save the page as PDF",
         usage: &["pdf <path>"],
-        examples: &["pdf invoice.pdf"],
+        examples: &["pdf invoice.pdf", "pdf ./out/page.pdf"],
+
+        description: "Prints the current page to a PDF file at <path>.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

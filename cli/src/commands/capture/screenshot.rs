@@ -55,9 +55,54 @@ pub const COMMAND: Command = Command {
         about: "Take a screenshot (--annotate adds numbered labels)",
         usage: &[USAGE],
         examples: &[
+            "screenshot",
             "screenshot page.png --full",
             "screenshot '#chart' chart.png",
+            "screenshot --if-changed --threshold 0.01",
+            "screenshot --annotate ./labelled.png",
+            "screenshot --screenshot-format jpeg --screenshot-quality 70",
         ],
+
+        description: "\
+Saves an image of the viewport, the whole page or one element. A first argument that looks
+like a selector or @ref picks the element; the other is the file path. Without a path the
+image goes to the screenshot directory (--screenshot-dir) or a temporary one, and the path
+is printed. Headless screenshots hide scrollbars unless --hide-scrollbars false was given at
+launch.",
+        sections: &[(
+            "Options",
+            &[
+                (
+                    "-f, --full",
+                    "The whole scrollable page, not just the viewport",
+                ),
+                (
+                    "--if-changed",
+                    "\
+Skip writing when the page looks the same as the last screenshot
+(saves tokens when polling)",
+                ),
+                (
+                    "--threshold <0-1>",
+                    "\
+Share of changed pixels still counted as unchanged (implies
+--if-changed; default 0)",
+                ),
+                (
+                    "--annotate",
+                    "\
+Global: number the interactive elements; label N is ref @eN,
+and a legend of roles and names is printed (in --json too)",
+                ),
+                (
+                    "--screenshot-dir <path>",
+                    "Global: default directory for the images",
+                ),
+                ("--screenshot-format <fmt>", "Global: png (default) or jpeg"),
+                ("--screenshot-quality <n>", "Global: JPEG quality 0-100"),
+            ],
+        )],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -59,10 +59,49 @@ pub const COMMAND: Command = Command {
         about: "Accessibility tree with refs",
         usage: &["snapshot [-i] [-c] [-d <n>] [-s <sel>] [-u] [-C] [--delta [--full]]"],
         examples: &[
+            "snapshot",
             "snapshot -i",
+            "snapshot -i --urls",
             "snapshot -c -d 3 -s main",
             "snapshot -i --delta",
+            "snapshot --delta --full",
         ],
+
+        description: "\
+Prints the page's accessibility tree, one line per element with its role, name and a ref
+(@e1, @e2, ...) that later commands accept in place of a selector. Refs stay valid across
+snapshots while the element lives; when an element was replaced, a ref falls back to the
+single element with the same role and name, and fails if that is ambiguous. Take a new
+snapshot after a navigation or a change of the page.",
+        sections: &[(
+            "Options",
+            &[
+                ("-i, --interactive", "Only elements one can act on"),
+                (
+                    "-c, --compact",
+                    "Drop structural elements that carry no text",
+                ),
+                ("-d, --depth <n>", "Stop at this depth"),
+                (
+                    "-s, --selector <sel>",
+                    "Only the subtree under this CSS selector",
+                ),
+                ("-u, --urls", "Show the href of links"),
+                (
+                    "-C, --cursor",
+                    "Also list elements that only look clickable (cursor: pointer, onclick)",
+                ),
+                (
+                    "--delta",
+                    "Full tree the first time, then only what changed since the last one",
+                ),
+                (
+                    "--full",
+                    "With --delta: print the full tree and make it the new baseline",
+                ),
+            ],
+        )],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

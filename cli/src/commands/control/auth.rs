@@ -43,6 +43,53 @@ pub const COMMAND: Command = Command {
             "auth login github",
             "auth list",
         ],
+        description: "\
+Keeps login credentials encrypted in ~/.agent-browser/auth/ and fills login forms with them.
+Passwords are never printed or logged; `login` waits for the form's fields.",
+        sections: &[
+            (
+                "Subcommands",
+                &[
+                    ("save <name>", "Store a profile"),
+                    (
+                        "login <name>",
+                        "Open the profile's URL, fill the form and submit it",
+                    ),
+                    ("list", "Stored profiles"),
+                    ("show <name>", "A profile without its password"),
+                    ("delete <name>", "Remove a profile"),
+                ],
+            ),
+            (
+                "save options",
+                &[
+                    ("--url <url>", "The login page"),
+                    ("--username <user>", "User name"),
+                    (
+                        "--password-stdin",
+                        "Read the password from stdin (preferred)",
+                    ),
+                    ("--password <pw>", "The password on the command line"),
+                    (
+                        "--username-selector <s>",
+                        "The user-name field, when not found by itself",
+                    ),
+                    ("--password-selector <s>", "The password field"),
+                    ("--submit-selector <s>", "The submit button"),
+                ],
+            ),
+            (
+                "login options",
+                &[
+                    ("--url <url>", "Log in at this URL instead"),
+                    (
+                        "--username-selector <s>, --password-selector <s>, --submit-selector <s>",
+                        "Override the stored selectors for this login",
+                    ),
+                ],
+            ),
+        ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -31,7 +31,34 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Run several commands (arguments, or a JSON array on stdin)",
         usage: &["batch [--bail] [--omit-command] [\"cmd args\" ...]"],
-        examples: &["batch 'open example.com' 'snapshot -i'"],
+        examples: &[
+            "batch 'open example.com' 'snapshot -i'",
+            "batch --bail 'open example.com' 'click @e1' screenshot",
+            "batch < commands.json",
+            "batch --json --omit-command < commands.json",
+        ],
+
+        description: "\
+Runs several commands one after the other in one invocation: each quoted argument is a
+command line, or, without arguments, stdin holds a JSON array of argument arrays. Results are
+printed in order, a blank line apart (a JSON array with --json). The exit status is 1 when any
+command failed.",
+        sections: &[(
+            "Options",
+            &[
+                (
+                    "--bail",
+                    "Stop at the first failure (default: run them all)",
+                ),
+                (
+                    "--omit-command",
+                    "\
+With --json, each result has a zero-based index instead of
+the command's words",
+                ),
+            ],
+        )],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::local(ACTION)],

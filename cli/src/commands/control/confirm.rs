@@ -12,7 +12,13 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Approve a pending action",
         usage: &["confirm <confirmation-id>"],
-        examples: &["confirm c1"],
+        examples: &["confirm c1", "confirm c_8f3a1234"],
+
+        description: "\
+With --confirm-actions, an action of a listed category is held and answered with a
+confirmation id instead of running. `confirm <id>` runs it; `deny <id>` drops it. Held actions
+are denied after 60 seconds.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     // Fast: the parked command it runs may itself queue behind page commands.

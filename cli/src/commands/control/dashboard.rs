@@ -35,6 +35,29 @@ pub const COMMAND: Command = Command {
             "dashboard start --allowed-origins https://dashboard.example.com",
             "dashboard stop",
         ],
+        description: "Serves a web page with live views of every session, in the background (default port 4848).",
+        sections: &[
+            (
+                "Subcommands",
+                &[
+                    ("start", "Start the server (the default)"),
+                    ("stop", "Stop it"),
+                ],
+            ),
+            (
+                "Options",
+                &[
+                    ("--port <n>", "Listen on this port"),
+                    (
+                        "--allowed-origins <origins>",
+                        "\
+Comma-separated https origins allowed to open it through a
+reverse proxy",
+                    ),
+                ],
+            ),
+        ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Local(parse),
     actions: &[],

@@ -12,7 +12,10 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Deny a pending action",
         usage: &["deny <confirmation-id>"],
-        examples: &["deny c1"],
+        examples: &["deny c1", "deny c_8f3a1234"],
+
+        description: "Drops an action held for confirmation (see `confirm`).",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::fast(ACTION, |ctx| Box::pin(run(ctx)))],

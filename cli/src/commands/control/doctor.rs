@@ -33,28 +33,32 @@ pub const COMMAND: Command = Command {
             "doctor --fix",
             "doctor --json",
         ],
+        description: "\
+Runs its checks one line each: environment and disk, Chrome and the headless shell, display,
+ffmpeg, fonts, session daemons, the credential key, providers, and a real headless launch.
+Files of daemons whose process is gone are removed as they are found.",
+        sections: &[(
+            "Options",
+            &[
+                (
+                    "--offline",
+                    "Accepted for upstream's command lines (doctor makes no network requests)",
+                ),
+                ("--quick", "Skip the headless launch test"),
+                ("--fix", "Also repair: create the missing encryption key"),
+                ("--json", "JSON output"),
+            ],
+        )],
+        // Scripts look for this section (upstream has it too).
+        exit_codes: &[
+            ("0", "No check failed (warnings allowed)"),
+            ("1", "One or more checks failed"),
+        ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Local(parse),
     actions: &[],
 };
-
-/// What `doctor --help` adds after the usage: the options and the exit codes (upstream's
-/// sections; scripts look for `Exit codes`).
-pub const HELP_DETAILS: &str = "
-Runs its checks one line each: environment and disk, Chrome and the headless shell, display,
-ffmpeg, fonts, session daemons, the credential key, providers, and a real headless launch.
-Files of daemons whose process is gone are removed as they are found.
-
-Options:
-  --offline            Accepted for upstream's command lines (doctor makes no network requests)
-  --quick              Skip the headless launch test
-  --fix                Also repair: create the missing encryption key
-  --json               JSON output
-
-Exit codes:
-  0  No check failed (warnings allowed)
-  1  One or more checks failed
-";
 
 fn parse(clean: &[String]) -> LocalCommand {
     LocalRun::command(clean, run)

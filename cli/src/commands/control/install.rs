@@ -22,6 +22,22 @@ pub const COMMAND: Command = Command {
         about: "Find a system Chrome, or install Debian's chromium (never downloads a build)",
         usage: &["install [--with-deps]"],
         examples: &["install", "install --with-deps"],
+        description: "\
+Makes sure a Chrome or Chromium is there. abx never downloads a browser build: when one is
+found it says which; on Debian or Ubuntu as root it installs Debian's chromium packages with
+apt-get; elsewhere it prints the packages and the command to run.",
+        sections: &[(
+            "Options",
+            &[(
+                "-d, --with-deps",
+                "Also install Xvfb, fonts, ffmpeg and certutil (Linux)",
+            )],
+        )],
+        exit_codes: &[
+            ("0", "A browser is there (found or installed)"),
+            ("1", "None found and none could be installed"),
+        ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Local(parse),
     actions: &[],

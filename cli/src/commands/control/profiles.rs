@@ -17,6 +17,11 @@ pub const COMMAND: Command = Command {
         about: "List the Chrome profiles found in the Chrome user-data directory",
         usage: &["profiles"],
         examples: &["profiles", "profiles --json"],
+
+        description: "\
+Lists the Chrome profiles of the Chrome user-data directory under HOME, by directory name
+(what --profile takes to reuse that profile's logins) and display name.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Local(|_| LocalCommand::Profiles),
     actions: &[],

@@ -16,7 +16,43 @@ pub const COMMAND: Command = Command {
             "session [list|info]",
             "session id [--scope worktree|cwd|git-root] [--prefix <p>]",
         ],
-        examples: &["session list", "session id --prefix ci"],
+        examples: &[
+            "session",
+            "session list",
+            "session info --json",
+            "session id --prefix ci",
+        ],
+
+        description: "\
+Each session has its own daemon and browser: cookies, storage and tabs are separate. Without
+a subcommand the current session name is printed.",
+        sections: &[
+            (
+                "Subcommands",
+                &[
+                    ("list", "The sessions running now"),
+                    ("info", "Daemon, launch and restore details of this session"),
+                    (
+                        "id",
+                        "A stable session name for this directory, for scripts",
+                    ),
+                ],
+            ),
+            (
+                "id options",
+                &[
+                    (
+                        "--scope <s>",
+                        "worktree (default), cwd or git-root: what the name is derived from",
+                    ),
+                    ("--prefix <p>", "Put this before the name"),
+                ],
+            ),
+        ],
+        notes: "\
+The session comes from --session or AGENT_BROWSER_SESSION (default \"default\");
+--namespace or AGENT_BROWSER_NAMESPACE keeps separate sets of sessions apart.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Local(parse),
     actions: &[Action::fast(INFO, |ctx| Box::pin(run_info(ctx)))],

@@ -38,6 +38,28 @@ pub const COMMAND: Command = Command {
             "skills get core --full",
             "skills path core",
         ],
+        description: "\
+Prints the guides for agents that ship inside this binary, so they always match it (or those
+in AGENT_BROWSER_SKILLS_DIR). Start with `skills get core`.",
+        sections: &[
+            (
+                "Subcommands",
+                &[
+                    ("list", "The guides (the default)"),
+                    ("get <name>...", "Print guides"),
+                    ("path [name]", "Where the guides are on disk"),
+                ],
+            ),
+            (
+                "get options",
+                &[
+                    ("--full", "Include every reference of the guide"),
+                    ("--ref <ref>", "Only this reference (repeatable)"),
+                    ("--all", "Every guide"),
+                ],
+            ),
+        ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Local(parse),
     actions: &[],

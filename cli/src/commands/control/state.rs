@@ -57,6 +57,33 @@ pub const COMMAND: Command = Command {
             "state clear --all",
             "state clean --older-than 7",
         ],
+        description: "\
+Saves and loads a session's storage state (all cookies, and web storage of the active page's
+origin) as a JSON file, and manages the states saved in ~/.agent-browser/sessions/. With
+AGENT_BROWSER_ENCRYPTION_KEY (64 hex characters, e.g. from `openssl rand -hex 32`) files are
+encrypted. The global --restore saves and restores state automatically.",
+        sections: &[
+            (
+                "Subcommands",
+                &[
+                    ("save <path>", "Write the state to a file"),
+                    ("load <path>", "Apply a state file to the session"),
+                    ("list", "Saved states"),
+                    ("show <file>", "What a state holds"),
+                    ("rename <old> <new>", "Rename a saved state"),
+                    ("clear [name]", "Delete a session's saved state"),
+                    ("clean", "Delete old saved states"),
+                ],
+            ),
+            (
+                "Options",
+                &[
+                    ("-a, --all", "With clear: delete every saved state"),
+                    ("--older-than <days>", "With clean: the age limit"),
+                ],
+            ),
+        ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -30,7 +30,32 @@ pub const COMMAND: Command = Command {
             "stream <enable|disable|status>",
             "stream enable [--port <port>]",
         ],
-        examples: &["stream status", "stream enable --port 9333"],
+        examples: &[
+            "stream status",
+            "stream enable",
+            "stream enable --port 9333",
+            "stream disable",
+        ],
+
+        description: "\
+Controls the session's live-view WebSocket server without restarting the daemon. The server
+starts with the daemon on AGENT_BROWSER_STREAM_PORT or any free port; `enable` without a port
+picks a free one and prints it. Clients receive frames as soon as they connect.",
+        sections: &[
+            (
+                "Subcommands",
+                &[
+                    ("enable", "Start the server"),
+                    ("disable", "Stop it"),
+                    ("status", "Whether it runs, and its port"),
+                ],
+            ),
+            (
+                "Options",
+                &[("--port <port>", "With enable: listen on this port")],
+            ),
+        ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -16,6 +16,10 @@ pub const COMMAND: Command = Command {
         about: "How to upgrade this binary (abx never updates itself)",
         usage: &["upgrade"],
         examples: &["upgrade"],
+        description: "\
+Prints where the running binary is and how to replace it. abx never updates itself and makes
+no network request.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Local(parse),
     actions: &[],

@@ -44,6 +44,39 @@ pub const COMMAND: Command = Command {
             "webmcp invoke slow --detach",
             "webmcp result <invocation-id>",
         ],
+        description: "\
+Lists and calls the tools a page offers through WebMCP (experimental). Tool descriptions come
+from the page and are untrusted.",
+        sections: &[
+            (
+                "Subcommands",
+                &[
+                    (
+                        "list [tool]",
+                        "The page's tools, or one tool with its schema",
+                    ),
+                    ("invoke <tool>", "Call a tool"),
+                    (
+                        "result <invocation-id>",
+                        "Wait for the result of a detached call",
+                    ),
+                    ("cancel <invocation-id>", "Cancel a running call"),
+                ],
+            ),
+            (
+                "Options",
+                &[
+                    (
+                        "--frame <frame-id>",
+                        "With list and invoke: the frame whose tools to use",
+                    ),
+                    ("--params <json|@file>", "With invoke: the arguments"),
+                    ("--detach", "With invoke: return an invocation id at once"),
+                    ("--timeout <ms>", "With invoke and result: how long to wait"),
+                ],
+            ),
+        ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

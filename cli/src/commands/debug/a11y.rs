@@ -23,6 +23,21 @@ pub const COMMAND: Command = Command {
             "a11y --tags wcag2a,wcag2aa",
             "a11y --selector \"#main\" --json",
         ],
+        description: "\
+Runs an axe-core accessibility audit of the page (after loading the URL, when given) and its
+frames, in an isolated world so the page's scripts are untouched, and lists the violations
+with the elements and how to fix them.",
+        sections: &[(
+            "Options",
+            &[
+                (
+                    "--tags <list>",
+                    "Only rules with one of these axe tags (wcag2a, wcag2aa, best-practice, ...)",
+                ),
+                ("-s, --selector <sel>", "Audit only this subtree"),
+            ],
+        )],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

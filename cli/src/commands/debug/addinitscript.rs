@@ -22,7 +22,16 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Run a script in every new document (before the page's scripts)",
         usage: &[USAGE],
-        examples: &["addinitscript 'window.__agent = true'"],
+        examples: &[
+            "addinitscript 'window.__agent = true'",
+            "addinitscript \"Object.defineProperty(navigator, 'webdriver', {get: () => false})\"",
+        ],
+
+        description: "\
+Registers JavaScript that runs in every new document of the session's tabs, before the
+page's own scripts, and prints its identifier (for `removeinitscript`). The global
+--init-script <path> does the same from a file at launch.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

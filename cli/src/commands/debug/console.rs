@@ -19,7 +19,13 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Console messages",
         usage: &["console [--clear]"],
-        examples: &["console --clear"],
+        examples: &["console", "console --clear"],
+
+        description: "\
+Prints the console messages (log, info, warn, error, debug) the active tab has logged since
+the session began or the last --clear. Answers at once, even while another command waits.",
+        sections: &[("Options", &[("--clear", "Empty the log after printing it")])],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| {
         Ok(encode(

@@ -19,7 +19,14 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Page errors",
         usage: &["errors [--clear]"],
-        examples: &["errors"],
+        examples: &["errors", "errors --clear"],
+
+        description: "Prints the uncaught exceptions and unhandled rejections of the active tab.",
+        sections: &[(
+            "Options",
+            &[("--clear", "Empty the list after printing it")],
+        )],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| {
         Ok(encode(

@@ -16,6 +16,11 @@ pub const COMMAND: Command = Command {
         about: "Open DevTools for the page",
         usage: &["inspect"],
         examples: &["inspect"],
+        description: "\
+Prints the DevTools URL of the session's tab, served by the browser's own debugging port.
+Open it in a Chromium browser on this machine to inspect the page while commands keep working.
+abx opens no window itself (headless sessions have none).",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|_| ok(Req::new(ACTION))),
     actions: &[

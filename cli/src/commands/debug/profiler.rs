@@ -84,6 +84,29 @@ pub const COMMAND: Command = Command {
             "profiler start --categories devtools.timeline,v8.execute,blink.user_timing",
             "profiler stop",
         ],
+        description: "\
+Records a CPU and timeline profile of the session's tab (trace-event JSON with sampling on),
+for DevTools' Performance panel or Perfetto. Without a path the file goes to
+~/.agent-browser/tmp/profiles/.",
+        sections: &[
+            (
+                "Subcommands",
+                &[
+                    ("start", "Begin profiling"),
+                    ("stop [path]", "End and write the file"),
+                ],
+            ),
+            (
+                "start options",
+                &[(
+                    "--categories <list>",
+                    "\
+Comma-separated trace categories instead of the default set
+(timeline, V8 execution and CPU profiler, user timing)",
+                )],
+            ),
+        ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

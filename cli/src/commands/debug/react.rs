@@ -38,6 +38,29 @@ pub const COMMAND: Command = Command {
             "react renders stop --json",
             "react suspense --only-dynamic",
         ],
+        description: "\
+Reads React's component tree through the DevTools hook, which must be installed before the
+page's scripts: launch with --enable react-devtools (`open --enable react-devtools <url>`).",
+        sections: &[
+            (
+                "Subcommands",
+                &[
+                    ("tree", "The component tree with fiber ids"),
+                    ("inspect <id>", "One component: props, hooks, state, source"),
+                    ("renders start", "Start counting re-renders"),
+                    ("renders stop", "Stop and print the render profile"),
+                    ("suspense", "Suspense boundaries and what each waits for"),
+                ],
+            ),
+            (
+                "Options",
+                &[(
+                    "--only-dynamic",
+                    "With suspense: leave out the static boundaries",
+                )],
+            ),
+        ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

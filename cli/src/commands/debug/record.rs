@@ -28,7 +28,46 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Record a WebM video (needs ffmpeg)",
         usage: &["record <start|stop|restart> [path] [url]"],
-        examples: &["record start demo.webm", "record stop"],
+        examples: &[
+            "record start demo.webm",
+            "record start demo.mp4 https://example.com --fps 60",
+            "record restart take2.webm",
+            "record stop",
+        ],
+
+        description: "\
+Records the session's active tab, as it is, to a video file: no new tab, no reload unless a
+URL is given (the tab loads it first). .webm is VP8, .mp4 is H.264; ffmpeg must be on PATH
+(`doctor` checks). To record another tab, switch to it (`tab new [url]`) before starting.",
+        sections: &[
+            (
+                "Subcommands",
+                &[
+                    ("start <path> [url]", "Start recording"),
+                    ("stop", "Stop and write the video"),
+                    (
+                        "restart <path> [url]",
+                        "Stop the current recording, if any, and start a new one",
+                    ),
+                ],
+            ),
+            (
+                "Options",
+                &[
+                    (
+                        "--fps <n>",
+                        "\
+Frames per second, 1-60 (default 30): more for fast motion, fewer
+for long sessions",
+                    ),
+                    (
+                        "--cursor, --contact-sheet",
+                        "Refused by abx (upstream's pointer overlay and contact sheet)",
+                    ),
+                ],
+            ),
+        ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -12,6 +12,10 @@ pub const COMMAND: Command = Command {
         about: "Remove a registered init script",
         usage: &["removeinitscript <identifier>"],
         examples: &["removeinitscript 1"],
+        description: "\
+Stops running a script registered with `addinitscript` (or --init-script) in new documents of
+every tab of the session. Pages already loaded keep what it did.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

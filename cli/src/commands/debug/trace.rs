@@ -117,6 +117,18 @@ pub const COMMAND: Command = Command {
         about: "Performance trace",
         usage: &["trace <start|stop> [path]"],
         examples: &["trace start", "trace stop trace.json"],
+        description: "\
+Records a performance trace of the session's tab and writes it as trace-event JSON, which
+DevTools' Performance panel, Perfetto and chrome://tracing open. Without a path the file goes
+to ~/.agent-browser/tmp/traces/.",
+        sections: &[(
+            "Subcommands",
+            &[
+                ("start", "Begin recording"),
+                ("stop [path]", "End recording and write the file"),
+            ],
+        )],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -16,7 +16,13 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Core Web Vitals",
         usage: &["vitals [url]"],
-        examples: &["vitals https://example.com"],
+        examples: &["vitals", "vitals https://example.com", "vitals --json"],
+
+        description: "\
+Measures web vitals of the page (after loading the URL, when given): TTFB, FCP, LCP and its
+element, CLS and INP (null until there was an interaction), from the page's own performance
+entries. --json gives every field; the React hydration fields are present and empty.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -11,7 +11,10 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Check a checkbox",
         usage: &["check <selector>"],
-        examples: &["check '#terms'"],
+        examples: &["check '#terms'", "check @e7"],
+
+        description: "Checks a checkbox or radio button; one already checked is left as it is. <selector> is a CSS selector, an XPath (xpath=… or //…), or a ref such as @e3 from the last snapshot.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "check <selector>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -33,7 +33,19 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Click an element (CSS, xpath=…, or @ref from a snapshot)",
         usage: &[USAGE],
-        examples: &["click @e3", "click 'a[href=\"/docs\"]' --new-tab"],
+        examples: &["click @e3", "click '#submit'", "click 'xpath=//button[@type=\"submit\"]'", "click 'a[href=\"/docs\"]' --new-tab", "click @e3 --human"],
+
+        description: "\
+Moves the mouse to the element's centre and clicks it with real mouse events, then waits
+for a navigation the click started. <selector> is a CSS selector, an XPath (xpath=… or //…), or a ref such as @e3 from the last snapshot.
+The click fails, rather than reporting success, when the element is hidden, disabled, outside
+the viewport or covered by another element (the error names what covers it).",
+        sections: &[("Options", &[("--new-tab", "\
+Open the link's href in a new tab instead of clicking
+(the element must have an href; the checks above do not apply)"), ("--human", "\
+Reach the element along an eased, reproducible curve from the
+last pointer position (also the default with --input-mode human)")])],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     // It may start a navigation and wait for it (see `Route::follows_navigation`).

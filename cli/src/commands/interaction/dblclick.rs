@@ -12,6 +12,11 @@ pub const COMMAND: Command = Command {
         about: "Double-click an element",
         usage: &["dblclick <selector>"],
         examples: &["dblclick '#row-3'", "dblclick @e5"],
+        description: "\
+Double-clicks the element with real mouse events, e.g. to select a word or open an inline
+editor. <selector> is a CSS selector, an XPath (xpath=… or //…), or a ref such as @e3 from the last snapshot.
+Fails when the element is hidden, disabled or outside the viewport.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     // It may start a navigation and wait for it (see `Route::follows_navigation`).

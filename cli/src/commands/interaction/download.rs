@@ -14,7 +14,23 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Click and save the download",
         usage: &[USAGE],
-        examples: &["download 'a.report' ./report.pdf"],
+        examples: &[
+            "download 'a.report' ./report.pdf",
+            "download @e5 ./export.xlsx",
+        ],
+
+        description: "Clicks the element, waits for the download it starts and saves the file at <path>.",
+        sections: &[(
+            "Arguments",
+            &[
+                (
+                    "<selector>",
+                    "The element that starts the download (selector or @ref)",
+                ),
+                ("<path>", "Where to save the file"),
+            ],
+        )],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

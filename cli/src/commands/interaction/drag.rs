@@ -26,6 +26,14 @@ pub const COMMAND: Command = Command {
         about: "Drag one element onto another",
         usage: &[USAGE],
         examples: &["drag '#card-1' '#done-column'", "drag @e1 @e2 --human"],
+        description: "\
+Presses the mouse on the source element, moves to the target element and releases there.
+Both are selectors or @refs.",
+        sections: &[(
+            "Options",
+            &[("--human", "Move along an eased, reproducible curve")],
+        )],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -21,7 +21,13 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Clear an input and fill it",
         usage: &["fill <selector> <text>"],
-        examples: &["fill '#email' ada@example.com"],
+        examples: &["fill '#email' ada@example.com", "fill @e3 'Hello World'", "fill \"input[name='q']\" query"],
+
+        description: "\
+Empties an input, textarea or contenteditable and puts the text in, replacing what was there,
+with the input and change events a user's typing fires. <selector> is a CSS selector, an XPath (xpath=… or //…), or a ref such as @e3 from the last snapshot.
+Use `type` to add to the existing value, or `keyboard type` for editors without a selector.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

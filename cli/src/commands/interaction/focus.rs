@@ -11,7 +11,10 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Focus an element",
         usage: &["focus <selector>"],
-        examples: &["focus '#email'"],
+        examples: &["focus '#email'", "focus @e2"],
+
+        description: "Gives the element keyboard focus without clicking it. <selector> is a CSS selector, an XPath (xpath=… or //…), or a ref such as @e3 from the last snapshot.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "focus <selector>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

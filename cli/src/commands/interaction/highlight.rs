@@ -13,6 +13,10 @@ pub const COMMAND: Command = Command {
         about: "Highlight an element",
         usage: &["highlight <selector>"],
         examples: &["highlight '#submit'", "highlight @e5"],
+        description: "\
+Draws an outline around the element on the page, to point it out in a screenshot or a headed
+window. <selector> is a CSS selector, an XPath (xpath=… or //…), or a ref such as @e3 from the last snapshot.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "highlight <selector>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

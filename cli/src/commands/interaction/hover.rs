@@ -11,7 +11,10 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Hover an element",
         usage: &["hover <selector>"],
-        examples: &["hover @e4"],
+        examples: &["hover @e4", "hover '#menu-trigger'"],
+
+        description: "Moves the mouse over the element (menus, tooltips and :hover styles react). <selector> is a CSS selector, an XPath (xpath=… or //…), or a ref such as @e3 from the last snapshot.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

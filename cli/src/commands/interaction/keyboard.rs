@@ -27,7 +27,30 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Type or insert text at the focus",
         usage: &["keyboard <type|inserttext> <text>"],
-        examples: &["keyboard type hello", "keyboard inserttext 'pasted text'"],
+        examples: &[
+            "keyboard type 'Hello, World!'",
+            "keyboard type '# My Heading'",
+            "keyboard inserttext 'pasted text'",
+        ],
+
+        description: "\
+Sends text to whatever has focus, without a selector: the way to write into contenteditable
+editors (Lexical, ProseMirror, CodeMirror, Monaco) after clicking into them.",
+        sections: &[(
+            "Subcommands",
+            &[
+                (
+                    "type <text>",
+                    "Type character by character with real key events",
+                ),
+                (
+                    "inserttext <text>",
+                    "Insert the text at once, without key events (like a paste)",
+                ),
+            ],
+        )],
+        notes: "Key combinations (Enter, Control+a) go through `press`, which also acts on the focus.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     // It may start a navigation and wait for it (see `Route::follows_navigation`).

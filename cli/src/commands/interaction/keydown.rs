@@ -12,7 +12,12 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Hold a key down",
         usage: &["keydown <key>"],
-        examples: &["keydown Shift"],
+        examples: &["keydown Shift", "keydown Control"],
+
+        description: "\
+Presses a key without releasing it, e.g. to hold a modifier during clicks. Release it with
+`keyup`. Key names are those of `press`.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| key_grammar(input, ACTION, ACTION, "keydown <key>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -12,7 +12,10 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Release a key",
         usage: &["keyup <key>"],
-        examples: &["keyup Shift"],
+        examples: &["keyup Shift", "keyup Control"],
+
+        description: "Releases a key held with `keydown`.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| key_grammar(input, ACTION, ACTION, "keyup <key>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -79,6 +79,39 @@ pub const COMMAND: Command = Command {
             "mouse move 600 400 --human --seed 42",
             "mouse wheel 400",
         ],
+        description: "\
+Drives the mouse directly at viewport coordinates, for what element commands cannot express
+(canvas drawing, custom drag handles).",
+        sections: &[
+            (
+                "Subcommands",
+                &[
+                    ("move <x> <y>", "Move the pointer"),
+                    (
+                        "down [button]",
+                        "Press a button (left, right, middle; default left)",
+                    ),
+                    ("up [button]", "Release a button"),
+                    ("wheel [dy] [dx]", "Scroll by wheel deltas in pixels"),
+                ],
+            ),
+            (
+                "Move options",
+                &[
+                    ("--steps <n>", "Number of movement events, 1-240"),
+                    ("--duration <ms>", "Total time of the move"),
+                    (
+                        "--human",
+                        "Curved, eased path (also with --input-mode human)",
+                    ),
+                    (
+                        "--seed <n>",
+                        "Seed of the --human path, for a repeatable path",
+                    ),
+                ],
+            ),
+        ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

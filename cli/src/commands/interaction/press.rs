@@ -19,7 +19,32 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Press a key (Enter, Tab, Control+a, …)",
         usage: &["press <key>"],
-        examples: &["press Enter", "press Control+a"],
+        examples: &[
+            "press Enter",
+            "press Tab",
+            "press Control+a",
+            "press Control+Shift+s",
+            "press Escape",
+        ],
+
+        description: "Presses and releases a key, or a combination joined with +, at the element that has focus.",
+        sections: &[(
+            "Keys",
+            &[
+                (
+                    "Named",
+                    "\
+Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp, ArrowDown,
+ArrowLeft, ArrowRight, Home, End, PageUp, PageDown, F1-F12",
+                ),
+                (
+                    "Modifiers",
+                    "Control, Alt, Shift, Meta (e.g. Control+Shift+s)",
+                ),
+                ("Characters", "A single character such as a or 7"),
+            ],
+        )],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| key_grammar(input, ACTION, ACTION, "press <key>")),
     // It may start a navigation and wait for it (see `Route::follows_navigation`).

@@ -26,7 +26,31 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Scroll the page or an element (default down 300)",
         usage: &["scroll [direction] [amount] [--selector <sel>]"],
-        examples: &["scroll down 600", "scroll up --selector '#feed'"],
+        examples: &[
+            "scroll",
+            "scroll down 600",
+            "scroll left 100",
+            "scroll up --selector '#feed'",
+        ],
+
+        description: "Scrolls the page, or a scrollable element, by a number of pixels in one direction.",
+        sections: &[
+            (
+                "Arguments",
+                &[
+                    ("direction", "up, down, left or right (default down)"),
+                    ("amount", "Pixels (default 300)"),
+                ],
+            ),
+            (
+                "Options",
+                &[(
+                    "-s, --selector <sel>",
+                    "Scroll this element instead of the page",
+                )],
+            ),
+        ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -13,7 +13,10 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Scroll an element into view",
         usage: &[USAGE],
-        examples: &["scrollintoview @e12"],
+        examples: &["scrollintoview @e12", "scrollintoview '#footer'"],
+
+        description: "Scrolls until the element is visible in the viewport. <selector> is a CSS selector, an XPath (xpath=… or //…), or a ref such as @e3 from the last snapshot.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

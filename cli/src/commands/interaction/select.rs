@@ -34,6 +34,11 @@ pub const COMMAND: Command = Command {
         about: "Select option(s) by value or label",
         usage: &[USAGE],
         examples: &["select '#country' Norway", "select '#tags' red green"],
+        description: "\
+Chooses options of a <select> element. Each value matches an option's value or its visible
+label (whitespace such as non-breaking spaces is normalised); several values select several
+options of a multiple select. <selector> is a CSS selector, an XPath (xpath=… or //…), or a ref such as @e3 from the last snapshot.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -15,6 +15,17 @@ pub const COMMAND: Command = Command {
         about: "Swipe (touch)",
         usage: &[USAGE],
         examples: &["swipe up", "swipe down 500", "swipe left"],
+        description: "\
+A one-finger touch swipe from the middle of the viewport, 300 pixels unless a distance is
+given. The content follows the finger, so `swipe up` shows what is further down.",
+        sections: &[(
+            "Arguments",
+            &[
+                ("direction", "up, down, left or right"),
+                ("distance", "Pixels (default 300)"),
+            ],
+        )],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -13,6 +13,8 @@ pub const COMMAND: Command = Command {
         about: "Tap an element (touch)",
         usage: &["tap <selector>"],
         examples: &["tap '#menu'", "tap @e1"],
+        description: "Taps the element with a touch event (for touch-only handlers and mobile emulation). <selector> is a CSS selector, an XPath (xpath=… or //…), or a ref such as @e3 from the last snapshot.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "tap <selector>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

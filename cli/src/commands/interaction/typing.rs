@@ -36,6 +36,14 @@ pub const COMMAND: Command = Command {
             "type '#search' hello world",
             "type @e2 secret --clear --delay 50",
         ],
+        description: "\
+Focuses the element and types the text one key at a time with real key events, after what
+the element already holds. <selector> is a CSS selector, an XPath (xpath=… or //…), or a ref such as @e3 from the last snapshot.",
+        sections: &[("Options", &[("--clear", "Empty the element first"), ("--delay <ms>", "Pause between keys")])],
+        notes: "\
+For rich-text editors (Lexical, ProseMirror, CodeMirror, Monaco) click into the editor and use
+`keyboard type`, which types at the focus without a selector.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     // It may start a navigation and wait for it (see `Route::follows_navigation`).

@@ -11,7 +11,10 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Uncheck a checkbox",
         usage: &["uncheck <selector>"],
-        examples: &["uncheck '#newsletter'"],
+        examples: &["uncheck '#newsletter'", "uncheck @e8"],
+
+        description: "Unchecks a checkbox; one already unchecked is left as it is. <selector> is a CSS selector, an XPath (xpath=… or //…), or a ref such as @e3 from the last snapshot.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "uncheck <selector>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

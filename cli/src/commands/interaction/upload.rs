@@ -21,7 +21,12 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Set files on a file input",
         usage: &["upload <selector> <files...>"],
-        examples: &["upload '#avatar' ./me.png"],
+        examples: &["upload '#avatar' ./me.png", "upload @e3 ./a.png ./b.png"],
+
+        description: "\
+Sets one or more local files on a file input (<input type=file>), as if chosen in the file
+dialog. <selector> is a CSS selector, an XPath (xpath=… or //…), or a ref such as @e3 from the last snapshot.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -12,6 +12,10 @@ pub const COMMAND: Command = Command {
         about: "Go back in history",
         usage: &["back"],
         examples: &["back"],
+        description: "\
+Goes one entry back in the tab's history, as the browser's back button does, and waits for
+the page.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|_| Ok(encode(ACTION, &NoParams {}))),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))

@@ -12,6 +12,8 @@ pub const COMMAND: Command = Command {
         about: "Go forward in history",
         usage: &["forward"],
         examples: &["forward"],
+        description: "Goes one entry forward in the tab's history and waits for the page.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|_| Ok(encode(ACTION, &NoParams {}))),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))

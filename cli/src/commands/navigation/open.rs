@@ -34,7 +34,24 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Launch the browser and navigate (https:// is added when no scheme is given)",
         usage: &["open [url]", "goto <url>", "navigate <url>"],
-        examples: &["open example.com", "open http://127.0.0.1:8080/form.html"],
+        examples: &[
+            "open",
+            "open example.com",
+            "open http://127.0.0.1:8080/form.html",
+            "open localhost:3000",
+            "open api.example.com --headers '{\"Authorization\": \"Bearer token\"}'",
+        ],
+
+        description: "\
+Starts the session's browser if it is not running, then loads the URL in the active tab and
+waits for the load event. A URL without a scheme gets https:// (localhost:3000 included).
+Without a URL, `open` only launches the browser and leaves it on about:blank, so routes,
+cookies, headers and init scripts can be set up before the first real page load.
+The aliases `goto` and `navigate` need a URL.",
+        notes: "\
+Launch settings that matter here are global options: --headed, --headers <json> (sent only to
+the URL's origin), --init-script <path>, --enable react-devtools, --profile, --state.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))

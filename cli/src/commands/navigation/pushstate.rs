@@ -18,7 +18,16 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Client-side navigation via history.pushState",
         usage: &["pushstate <url>"],
-        examples: &["pushstate /settings"],
+        examples: &[
+            "pushstate /settings",
+            "pushstate 'https://app.example.com/inbox?tab=2'",
+        ],
+
+        description: "\
+Changes the URL without a page load, the way a single-page app routes: history.pushState
+followed by the popstate event the app's router listens to. A path is resolved against the
+current page.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -12,6 +12,8 @@ pub const COMMAND: Command = Command {
         about: "Reload the page",
         usage: &["reload"],
         examples: &["reload"],
+        description: "Reloads the current page and waits for its load event.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(|_| Ok(encode(ACTION, &NoParams {}))),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))

@@ -26,7 +26,34 @@ pub const COMMAND: Command = Command {
             "eval -b <base64-encoded-script>",
             "eval --stdin",
         ],
-        examples: &["eval 'document.title'", "eval -b ZG9jdW1lbnQudGl0bGU="],
+        examples: &[
+            "eval 'document.title'",
+            "eval 'document.querySelectorAll(\"a\").length'",
+            "eval -b ZG9jdW1lbnQudGl0bGU=",
+            "\
+eval --stdin <<'EOF'
+  [...document.links].map(a => a.href)
+  EOF",
+        ],
+
+        description: "\
+Runs JavaScript in the page and prints the value of the last expression (a promise is
+awaited). Objects come back as JSON; values JSON cannot hold (NaN, Infinity, -0, bigint) print
+as their JavaScript text, and --json adds them as data.unserializable.",
+        sections: &[(
+            "Options",
+            &[
+                (
+                    "-b, --base64",
+                    "The script is base64-encoded (no shell quoting to get right)",
+                ),
+                (
+                    "--stdin",
+                    "Read the script from stdin (heredocs, multi-line code)",
+                ),
+            ],
+        )],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -78,7 +78,63 @@ pub const COMMAND: Command = Command {
         examples: &[
             "find role button click --name Submit",
             "find label Email fill ada@example.com",
+            "find text 'Sign in'",
+            "find testid save-button click",
+            "find nth 2 '.card' text",
+            "find role link --name Docs --exact",
         ],
+
+        description: "\
+Finds an element the way a person would describe it, by role, text, label and so on, and
+does something with it (click when no action is given).",
+        sections: &[
+            (
+                "Locators",
+                &[
+                    (
+                        "role <role>",
+                        "ARIA role; --name narrows by accessible name",
+                    ),
+                    ("text <text>", "Visible text"),
+                    ("label <text>", "The label of a form field"),
+                    ("placeholder <text>", "Placeholder text"),
+                    ("alt <text>", "Image alt text"),
+                    ("title <text>", "title attribute"),
+                    ("testid <id>", "data-testid attribute"),
+                    ("first <selector>", "First match of a CSS selector"),
+                    ("last <selector>", "Last match"),
+                    ("nth <index> <selector>", "Match number <index>, from 0"),
+                ],
+            ),
+            (
+                "Actions",
+                &[
+                    ("click", "Click it (default)"),
+                    ("fill <text>", "Fill it with the text"),
+                    ("check", "Check it"),
+                    ("hover", "Hover it"),
+                    ("text", "Print its text"),
+                ],
+            ),
+            (
+                "Options",
+                &[
+                    (
+                        "--name <name>",
+                        "\
+With role: the accessible name (a case-insensitive substring
+unless --exact)",
+                    ),
+                    (
+                        "--exact",
+                        "\
+Match text and names exactly, case included (the role word
+itself is never case-sensitive)",
+                    ),
+                ],
+            ),
+        ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

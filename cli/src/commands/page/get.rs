@@ -40,7 +40,40 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Read element or page properties",
         usage: &["get <text|html|value|attr|url|title|count|box|styles|cdp-url> [args...]"],
-        examples: &["get text '#headline'", "get attr 'a.next' href", "get url"],
+        examples: &[
+            "get text '#headline'",
+            "get attr 'a.next' href",
+            "get url",
+            "get count 'li.result'",
+            "get box @e4",
+        ],
+
+        description: "Prints one property of an element or of the page. <selector> is a CSS selector, an XPath (xpath=… or //…), or a ref such as @e3 from the last snapshot.",
+        sections: &[(
+            "Subcommands",
+            &[
+                ("text <selector>", "The element's text"),
+                ("html <selector>", "Its inner HTML"),
+                ("value <selector>", "The value of an input"),
+                ("attr <selector> <name>", "One attribute"),
+                ("title", "The page title"),
+                ("url", "The page URL"),
+                ("count <selector>", "How many elements match"),
+                ("box <selector>", "Position and size: x, y, width, height"),
+                (
+                    "styles <selector>",
+                    "Computed styles of the matching elements",
+                ),
+                (
+                    "cdp-url",
+                    "The browser's CDP WebSocket URL (never starts a browser)",
+                ),
+            ],
+        )],
+        notes: "\
+`get url`, `get title` and `get cdp-url` answer at once, even while another command waits or
+a dialog is open.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -15,7 +15,22 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Check element state",
         usage: &["is <visible|enabled|checked> <selector>"],
-        examples: &["is visible '#banner'", "is checked '#terms'"],
+        examples: &[
+            "is visible '#banner'",
+            "is enabled @e3",
+            "is checked '#terms'",
+        ],
+
+        description: "Prints true or false for one state of an element. <selector> is a CSS selector, an XPath (xpath=… or //…), or a ref such as @e3 from the last snapshot.",
+        sections: &[(
+            "Subcommands",
+            &[
+                ("visible <selector>", "Rendered and not hidden"),
+                ("enabled <selector>", "Not disabled"),
+                ("checked <selector>", "A checked checkbox or radio"),
+            ],
+        )],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

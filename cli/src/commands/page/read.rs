@@ -23,6 +23,28 @@ pub const COMMAND: Command = Command {
             "read [url] [--raw] [--require-md] [--llms <index|full>] [--outline] [--filter <text>] [--timeout <ms>]",
         ],
         examples: &["read https://example.com/docs --outline"],
+        description: "\
+Prints a page as text for agents: the active tab's rendered page as Markdown, or with a URL an
+HTTP read (no browser) that prefers Markdown (Accept: text/markdown, then the URL with .md)
+and falls back to the text of the HTML.",
+        sections: &[(
+            "Options",
+            &[
+                ("--raw", "The response body as it came, no HTML extraction"),
+                ("--require-md", "Fail unless the answer is text/markdown"),
+                (
+                    "--llms <index|full>",
+                    "The nearest llms.txt (index) or llms-full.txt (full)",
+                ),
+                ("--outline", "Only the headings"),
+                (
+                    "--filter <text>",
+                    "Only sections (or links, headings) matching the text",
+                ),
+                ("--timeout <ms>", "HTTP timeout (default 10000)"),
+            ],
+        )],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

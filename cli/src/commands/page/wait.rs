@@ -77,10 +77,60 @@ pub const COMMAND: Command = Command {
         ],
         examples: &[
             "wait '#results'",
+            "wait 1500",
+            "wait '#spinner' --state hidden",
             "wait --text 'Welcome back'",
             "wait --url '**/dashboard' --timeout 10000",
+            "wait --load networkidle",
+            "wait --fn 'window.appReady === true'",
             "wait --download ./report.pdf",
         ],
+
+        description: "\
+Blocks until a condition holds, then prints what it waited for. Every wait except a plain
+number of milliseconds gives up after --timeout (default AGENT_BROWSER_DEFAULT_TIMEOUT, 25 s)
+and fails.",
+        sections: &[
+            (
+                "Conditions",
+                &[
+                    ("<selector>", "Until the element is there (see --state)"),
+                    ("<ms>", "Sleep this many milliseconds"),
+                    (
+                        "-u, --url <pattern>",
+                        "Until the URL matches (glob, ** for any path)",
+                    ),
+                    (
+                        "-l, --load <state>",
+                        "Until a load state: load, domcontentloaded or networkidle",
+                    ),
+                    ("-f, --fn <js>", "Until the expression is truthy"),
+                    (
+                        "-t, --text <text>",
+                        "Until the text appears on the page (substring)",
+                    ),
+                    (
+                        "-d, --download [path]",
+                        "Until a download finishes; saves it at path when given",
+                    ),
+                ],
+            ),
+            (
+                "Options",
+                &[
+                    (
+                        "--state <state>",
+                        "With a selector: visible (default), hidden, attached or detached",
+                    ),
+                    ("--timeout <ms>", "Give up after this long"),
+                ],
+            ),
+        ],
+        notes: "\
+To wait for something to go away: `wait <selector> --state hidden` (or detached), or
+`wait --fn \"!document.body.innerText.includes('Loading')\"`.
+Before the command word, --state <path> is the global option that loads a saved state.",
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -28,6 +28,19 @@ pub const COMMAND: Command = Command {
             "clipboard copy",
             "clipboard paste",
         ],
+        description: "\
+Reads or writes the page's clipboard, or copies and pastes with the keyboard shortcuts.
+Clipboard access is granted to the session's own origin only.",
+        sections: &[(
+            "Subcommands",
+            &[
+                ("read", "Print the clipboard text"),
+                ("write <text>", "Put text on the clipboard"),
+                ("copy", "Copy the selection (Control+C)"),
+                ("paste", "Paste at the focus (Control+V)"),
+            ],
+        )],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],

@@ -42,6 +42,41 @@ pub const COMMAND: Command = Command {
             "cookies set --curl ./cookies.txt",
             "cookies clear",
         ],
+        description: "\
+Lists, sets or clears the browser's cookies. Without a subcommand the cookies of the current
+page are listed. A cookie set without --url or --domain belongs to the current page's URL.",
+        sections: &[
+            (
+                "Subcommands",
+                &[
+                    ("get", "List cookies (the default)"),
+                    ("set <name> <value>", "Set one cookie"),
+                    (
+                        "set --curl <file>",
+                        "\
+Set the cookies of a file: JSON, a cURL command line or a Cookie
+header (the format is detected)",
+                    ),
+                    ("clear", "Delete all cookies"),
+                ],
+            ),
+            (
+                "set options",
+                &[
+                    ("--url <url>", "The URL the cookie belongs to"),
+                    ("--domain <domain>", "Cookie domain"),
+                    ("--path <path>", "Cookie path"),
+                    ("--http-only", "Hidden from page scripts"),
+                    ("--secure", "HTTPS only"),
+                    ("--same-site <v>", "Strict, Lax or None"),
+                    (
+                        "--expires <timestamp>",
+                        "Expiry in Unix seconds (default: a session cookie)",
+                    ),
+                ],
+            ),
+        ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -14,6 +14,9 @@ pub const COMMAND: Command = Command {
         about: "List iOS simulators",
         usage: &["device list"],
         examples: &["device list"],
+        description: "Lists the iOS simulators and devices the ios provider can drive. Only macOS with Xcode has\nthem; elsewhere the command fails saying so.",
+        sections: &[("Subcommands", &[("list", "The available simulators")])],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     // It never touches the page, so it need not wait behind a page command.

@@ -48,6 +48,69 @@ pub const COMMAND: Command = Command {
             "network har start --content all",
             "network har stop ./capture.har",
         ],
+        description: "Intercepts requests (mock, block), shows the requests the page made, and records HAR files.",
+        sections: &[
+            (
+                "Subcommands",
+                &[
+                    (
+                        "route <url>",
+                        "Intercept requests whose URL matches the glob pattern",
+                    ),
+                    (
+                        "unroute [url]",
+                        "Remove that route (all routes when none is given)",
+                    ),
+                    ("requests", "List the requests the session has seen"),
+                    (
+                        "request <requestId>",
+                        "One request in full, response body included",
+                    ),
+                    ("har start", "Start recording a HAR"),
+                    (
+                        "har stop [path]",
+                        "\
+Stop and write the HAR (it stays recorded if the
+write fails, so stop can be retried)",
+                    ),
+                ],
+            ),
+            (
+                "route options",
+                &[
+                    ("--abort", "Fail matching requests"),
+                    ("--body <text>", "Answer with this body"),
+                    ("--status <code>", "Status of the answer (default 200)"),
+                    ("--content-type <type>", "Content-Type of the answer"),
+                    (
+                        "--resource-type <csv>",
+                        "Only these resource types (document, script, xhr, fetch, ...)",
+                    ),
+                    (
+                        "--allow-origin <origin>",
+                        "Let a page on this origin read the mocked answer",
+                    ),
+                ],
+            ),
+            (
+                "requests options",
+                &[
+                    ("--filter <text>", "URL contains the text"),
+                    ("--type <csv>", "Resource types, e.g. xhr,fetch"),
+                    ("--method <m>", "HTTP method"),
+                    ("--status <s>", "Status: 200, 2xx or a range like 400-499"),
+                    ("--clear", "Empty the log"),
+                ],
+            ),
+            (
+                "har options",
+                &[(
+                    "--content <mode>",
+                    "Response bodies in the HAR: text (default), all or none",
+                )],
+            ),
+        ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

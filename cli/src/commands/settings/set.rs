@@ -82,9 +82,47 @@ pub const COMMAND: Command = Command {
         usage: &["set <viewport|device|geo|offline|headers|credentials|media> [args...]"],
         examples: &[
             "set viewport 1280 720",
+            "set viewport 390 844 3",
             "set device 'iPhone 15'",
-            "set media dark",
+            "set geo 59.91 10.75",
+            "set offline on",
+            "set headers '{\"X-Test\": \"1\"}'",
+            "set credentials user secret",
+            "set media dark reduced-motion",
         ],
+
+        description: "Changes emulation and browser settings for the session's current and future tabs.",
+        sections: &[(
+            "Settings",
+            &[
+                (
+                    "viewport <w> <h> [scale]",
+                    "Viewport size in CSS pixels; scale is the device pixel ratio",
+                ),
+                (
+                    "device <name>",
+                    "Emulate a device: viewport, pixel ratio, touch, user agent",
+                ),
+                ("geo <lat> <lng>", "Geolocation"),
+                (
+                    "offline [on|off]",
+                    "Cut the network or restore it (default on)",
+                ),
+                (
+                    "headers <json>",
+                    "Extra HTTP headers for every request ({} clears them)",
+                ),
+                (
+                    "credentials <user> <pass>",
+                    "HTTP authentication for current and new tabs",
+                ),
+                (
+                    "media [dark|light] [reduced-motion]",
+                    "Colour scheme and reduced-motion preferences",
+                ),
+            ],
+        )],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

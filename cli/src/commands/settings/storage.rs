@@ -38,7 +38,31 @@ pub const COMMAND: Command = Command {
     help: Some(Help {
         about: "Read and write web storage",
         usage: &["storage <local|session> [get|set|clear] [key] [value]"],
-        examples: &["storage local", "storage session set step 3"],
+        examples: &[
+            "storage local",
+            "storage local get token",
+            "storage session set step 3",
+            "storage local clear",
+        ],
+
+        description: "\
+Reads and writes the current page's localStorage or sessionStorage. A read takes at most one
+key (a bare key after the kind reads it), set takes a key and a value, clear takes nothing.",
+        sections: &[
+            (
+                "Kinds",
+                &[("local", "localStorage"), ("session", "sessionStorage")],
+            ),
+            (
+                "Subcommands",
+                &[
+                    ("get [key]", "All entries, or one (the default)"),
+                    ("set <key> <value>", "Set an entry"),
+                    ("clear", "Remove every entry"),
+                ],
+            ),
+        ],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

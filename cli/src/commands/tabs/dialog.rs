@@ -30,6 +30,25 @@ pub const COMMAND: Command = Command {
             "dialog accept 'my answer'",
             "dialog dismiss",
         ],
+        description: "\
+Answers a JavaScript dialog (alert, confirm, prompt, beforeunload) that blocks the page, or
+reports whether one is open. Unless --no-auto-dialog is set, alert and beforeunload dialogs
+are accepted on their own; confirm and prompt wait for this command.",
+        sections: &[(
+            "Subcommands",
+            &[
+                (
+                    "accept [text]",
+                    "Press OK; the text is the answer to a prompt",
+                ),
+                ("dismiss", "Press Cancel"),
+                (
+                    "status",
+                    "Whether a dialog is open, and its type and message",
+                ),
+            ],
+        )],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::fast(ACTION, |ctx| Box::pin(run(ctx)))

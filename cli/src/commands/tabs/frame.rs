@@ -24,6 +24,17 @@ pub const COMMAND: Command = Command {
         about: "Scope commands to an iframe (or back to the main frame)",
         usage: &["frame <selector|@ref|main>"],
         examples: &["frame '#checkout-iframe'", "frame @e3", "frame main"],
+        description: "\
+Makes later commands (snapshot, click, eval, ...) act inside an iframe, until `frame main`
+returns to the top document.",
+        sections: &[(
+            "Arguments",
+            &[
+                ("<selector|@ref>", "The iframe element"),
+                ("main", "Back to the main frame"),
+            ],
+        )],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -44,10 +44,40 @@ pub const COMMAND: Command = Command {
             "tab close [ref]",
         ],
         examples: &[
+            "tab",
             "tab new --label docs https://example.com/docs",
             "tab t2",
+            "tab docs",
             "tab close",
+            "tab close t3",
         ],
+
+        description: "\
+Lists, opens, switches and closes the session's tabs. Tab ids look like t1, t2, ... and are
+never reused within a session. A tab may also get a label (a letter, then letters, digits, -
+or _; unique in the session; not of the t<N> form), usable wherever an id is. The CDP target
+id from `tab list --json` works too and, unlike t<N>, survives a daemon restart.
+New tabs get the session's user agent, headers, credentials, init scripts, routes and
+emulation before their first load. The session remembers its active tab across daemon
+restarts; with --pin-tab it fails with tab_gone instead of moving to another tab when that
+tab is closed (recover with `tab new` or `tab list`).",
+        sections: &[(
+            "Subcommands",
+            &[
+                (
+                    "list",
+                    "Tabs with ids, labels, titles and URLs (the default)",
+                ),
+                (
+                    "new [url]",
+                    "Open a tab (and load the URL) and make it active",
+                ),
+                ("new --label <name> [url]", "The same, with a label"),
+                ("<t<N>|label|targetId>", "Make that tab the active one"),
+                ("close [ref]", "Close that tab (default: the active one)"),
+            ],
+        )],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[

@@ -12,6 +12,9 @@ pub const COMMAND: Command = Command {
         about: "Open a window",
         usage: &["window <new>"],
         examples: &["window new"],
+        description: "Opens a new browser window; its tab becomes the active tab.",
+        sections: &[("Subcommands", &[("new", "Open a window")])],
+        ..Help::BLANK
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))
