@@ -407,7 +407,7 @@ export const ROWS = [
 
   // ---- Perf, audits, frameworks -------------------------------------------------------------
   { id: 'perf.vitals', area: 'Perf', cmd: '`vitals [url]`', ref: 64, steps: [{ run: 'vitals {SITE}/article.html', norm: NUMBERS }] },
-  { id: 'perf.a11y', area: 'Perf', cmd: '`a11y [url]` (`--json` counts)', ref: 65, page: '/form.html', steps: [{ run: '--json a11y', volatile: /^(violations|incomplete|passes|inapplicable|nodes|timestamp|url|testEngine|toolOptions|testEnvironment|testRunner)$/ }] },
+  { id: 'perf.a11y', area: 'Perf', cmd: '`a11y [url]` (`--json` counts)', ref: 65, page: '/form.html', steps: [{ run: '--json a11y', volatile: /^(violations|incomplete|passes|inapplicable|nodes|timestamp|url|testEngine|toolOptions|testEnvironment|testRunner|lifecycle)$/ }] },
   { id: 'perf.react', area: 'Perf', cmd: '`react tree|inspect|renders|suspense` on a page without React', ref: 66, page: '/fixture.html', steps: ['react tree', 'react inspect 1', 'react renders start', 'react renders stop', 'react suspense'] },
   {
     id: 'perf.react-devtools', area: 'Perf', cmd: '`--enable react-devtools`, then `react tree` without React', ref: 66, session: 'react',
