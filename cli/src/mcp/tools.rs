@@ -130,7 +130,7 @@ pub const CATALOG: &[Spec] = &[
         "agent_browser_webmcp_invoke",
         "all",
         &["webmcp", "invoke"],
-        "tool:s! params:o@J detach:b@--detach frameId:s@--frame waitTimeoutMs:i@--timeout",
+        "tool:s! params:o@--params detach:b@--detach frameId:s@--frame waitTimeoutMs:i@--timeout",
         false,
         true,
     ),
@@ -612,7 +612,7 @@ pub const CATALOG: &[Spec] = &[
         "agent_browser_set_media",
         "mobile",
         &["set", "media"],
-        "colorScheme:e(dark|light|no-preference) reducedMotion:e(reduce|no-preference)@--reduced-motion",
+        "colorScheme:e(dark|light|no-preference) reducedMotion:e(reduce|no-preference)",
         false,
         true,
     ),
@@ -812,7 +812,7 @@ pub const CATALOG: &[Spec] = &[
         "agent_browser_trace_stop",
         "debug",
         &["trace", "stop"],
-        "path:s@--path",
+        "path:s",
         false,
         true,
     ),
@@ -828,7 +828,7 @@ pub const CATALOG: &[Spec] = &[
         "agent_browser_profiler_stop",
         "debug",
         &["profiler", "stop"],
-        "path:s@--path",
+        "path:s",
         false,
         true,
     ),
@@ -1784,6 +1784,18 @@ impl Tool {
         if words.is_empty() {
             return Ok(call);
         }
+        match self.name() {
+            "agent_browser_find" => positional = find_words(args),
+            // The CLI's word for reduced motion is `reduced-motion`.
+            "agent_browser_set_media" => {
+                for word in &mut positional {
+                    if word == "reduce" {
+                        *word = "reduced-motion".to_string();
+                    }
+                }
+            }
+            _ => {}
+        }
         call.words = words;
         call.words.extend(positional);
         call.words.extend(flags);
@@ -1792,6 +1804,29 @@ impl Tool {
         }
         Ok(call)
     }
+}
+
+/// `find`'s words after the command, as upstream builds them: the index only for `nth` (0 when
+/// absent), and `click` as the action when `text`, `name` or `exact` is given without one (the
+/// grammar reads the word after the value as the action). The arguments are already checked.
+fn find_words(args: &Map<String, Value>) -> Vec<String> {
+    let text = |name: &str| args.get(name).and_then(Value::as_str).map(str::to_string);
+    let locator = text("locator").unwrap_or_default();
+    let mut words = vec![locator.clone()];
+    if locator == "nth" {
+        let index = args.get("index").and_then(Value::as_i64).unwrap_or(0);
+        words.push(index.to_string());
+    }
+    words.extend(text("value"));
+    let wants_action = ["text", "name"].iter().any(|k| text(k).is_some())
+        || args.get("exact").and_then(Value::as_bool) == Some(true);
+    match text("action") {
+        Some(action) => words.push(action),
+        None if wants_action => words.push("click".to_string()),
+        None => {}
+    }
+    words.extend(text("text"));
+    words
 }
 
 /// The session-wide arguments as global flags (and the call's time limit).
@@ -1940,7 +1975,7 @@ fn value_words(kind: &Kind, value: &Value) -> Option<Vec<String>> {
         Kind::Int => value.as_i64().map(|n| vec![n.to_string()]),
         Kind::Num => value.as_f64().map(|_| vec![value.to_string()]),
         Kind::Bool => value.as_bool().map(|_| Vec::new()),
-        Kind::Obj => value.is_object().then(Vec::new),
+        Kind::Obj => value.is_object().then(|| vec![value.to_string()]),
         Kind::List => strings(value).filter(|v| !v.is_empty()),
         Kind::Lists => value
             .as_array()
