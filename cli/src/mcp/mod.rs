@@ -224,7 +224,10 @@ impl Runner {
         let mut argv = self.global.clone();
         argv.extend(tool_call.global.iter().cloned());
         argv.extend(words.iter().cloned());
-        match crate::parse(&argv, &crate::host::SystemHost) {
+        let host = CallHost {
+            stdin: tool_call.stdin.as_deref(),
+        };
+        match crate::parse(&argv, &host) {
             Ok(_) => {}
             Err(failure) => {
                 let rendered = failure.render();
@@ -252,11 +255,21 @@ impl Runner {
             .arg("--json")
             .args(words)
             .env(abx_wire::env::SESSION, &self.session)
-            .stdin(Stdio::null());
+            .stdin(if tool_call.stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            });
         let timeout = Duration::from_millis(tool_call.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS));
         let fallback = Inflight::default();
         let (inflight, id) = call.unwrap_or((&fallback, &Value::Null));
-        let output = run_child(&mut command, inflight, id, timeout);
+        let output = run_child(
+            &mut command,
+            tool_call.stdin.as_deref(),
+            inflight,
+            id,
+            timeout,
+        );
         let output = match output {
             Ok(output) => output,
             Err(err) => {
@@ -309,6 +322,42 @@ impl Runner {
     }
 }
 
+/// The system, except that stdin is the tool call's input: the server's own stdin carries the
+/// protocol, never a command's input.
+struct CallHost<'a> {
+    stdin: Option<&'a str>,
+}
+
+impl crate::host::Host for CallHost<'_> {
+    fn var(&self, name: &str) -> Option<String> {
+        crate::host::SystemHost.var(name)
+    }
+
+    fn home_dir(&self) -> Option<std::path::PathBuf> {
+        crate::host::SystemHost.home_dir()
+    }
+
+    fn current_dir(&self) -> std::path::PathBuf {
+        crate::host::SystemHost.current_dir()
+    }
+
+    fn temp_dir(&self) -> std::path::PathBuf {
+        crate::host::SystemHost.temp_dir()
+    }
+
+    fn read_to_string(&self, path: &std::path::Path) -> std::io::Result<String> {
+        crate::host::SystemHost.read_to_string(path)
+    }
+
+    fn exists(&self, path: &std::path::Path) -> bool {
+        crate::host::SystemHost.exists(path)
+    }
+
+    fn read_stdin(&self) -> std::io::Result<String> {
+        Ok(self.stdin.unwrap_or_default().to_string())
+    }
+}
+
 /// A call's time limit when the client names none (upstream's).
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 
@@ -322,8 +371,7 @@ fn response_text(response: &Value) -> String {
             return error.to_string();
         }
     } else if let Some(data) = response.get("data") {
-        if data.get("axeVersion").is_some() && data.get("violations").is_some_and(Value::is_array)
-        {
+        if data.get("axeVersion").is_some() && data.get("violations").is_some_and(Value::is_array) {
             return axe_report(response);
         }
         for key in [
@@ -383,6 +431,7 @@ fn image_content(response: &Value) -> Option<Value> {
 /// still running after `timeout` is ended.
 fn run_child(
     command: &mut Process,
+    input: Option<&str>,
     inflight: &Inflight,
     id: &Value,
     timeout: Duration,
@@ -394,6 +443,11 @@ fn run_child(
         .spawn()?;
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
+    if let (Some(mut stdin), Some(input)) = (child.stdin.take(), input) {
+        use std::io::Write as _;
+        // A child that exits without reading it is answered by its own output.
+        let _ = stdin.write_all(input.as_bytes());
+    }
     {
         let mut running = inflight.running.lock().unwrap_or_else(|p| p.into_inner());
         *running = Some((id.clone(), child));

@@ -7,7 +7,7 @@
 //! these; `!` required; place absent for a positional word, `@--flag` for `--flag <value>` (or
 //! a bare `--flag` for a boolean), `@G--flag` for a global flag before the command,
 //! `@!--flag` for a flag given when the boolean is false, `@L--flag` for `--flag` per array
-//! item, `@J` for a JSON word, `@O` for `on`/`off`, `@C` for batch commands; a command word
+//! item, `@S--flag` for `--flag` with the value on stdin, `@J` for a JSON word, `@O` for `on`/`off`, `@C` for batch commands; a command word
 //! `{name}` is that argument's value. [`Tool::schema`] gives the JSON Schema a client sees and
 //! [`Tool::argv`] turns a client's arguments back into the words the CLI parses. Every tool also
 //! takes the session-wide arguments of [`COMMON`] (session, extraArgs, timeoutMs, …). Every
@@ -924,7 +924,7 @@ pub const CATALOG: &[Spec] = &[
         "agent_browser_auth_save",
         "state",
         &["auth", "save"],
-        "name:s! url:s!@--url username:s!@--username password:s!@--password usernameSelector:s@--username-selector passwordSelector:s@--password-selector submitSelector:s@--submit-selector",
+        "name:s! url:s!@--url username:s!@--username password:s!@S--password-stdin usernameSelector:s@--username-selector passwordSelector:s@--password-selector submitSelector:s@--submit-selector",
         false,
         true,
     ),
@@ -1422,6 +1422,8 @@ pub enum Place {
     Json,
     /// `on` / `off`.
     OnOff,
+    /// `<flag>`, and the value on the command's stdin (a password kept out of process listings).
+    Stdin(&'static str),
     /// Batch commands: one quoted command line per item.
     Commands,
     /// Used as a command word (`{name}` in the words).
@@ -1488,6 +1490,7 @@ pub fn params(spec: &Spec) -> Vec<Param> {
                     Some("J") => Place::Json,
                     Some("O") => Place::OnOff,
                     Some("C") => Place::Commands,
+                    Some(p) if p.starts_with('S') => Place::Stdin(&p[1..]),
                     Some(p) if p.starts_with("G") => Place::Global(&p[1..]),
                     Some(p) if p.starts_with('!') => Place::IfFalse(&p[1..]),
                     Some(p) if p.starts_with('L') => Place::Each(&p[1..]),
@@ -1536,6 +1539,8 @@ pub struct Call {
     pub words: Vec<String>,
     /// `timeoutMs`.
     pub timeout_ms: Option<u64>,
+    /// What the command reads on stdin (none: it reads nothing).
+    pub stdin: Option<String>,
 }
 
 /// Global flags a client may not set through `extraArgs` (they widen what the server allows).
@@ -1755,6 +1760,10 @@ impl Tool {
                     }
                     .to_string(),
                 ),
+                Place::Stdin(flag) => {
+                    flags.push(flag.to_string());
+                    call.stdin = Some(text.join(" "));
+                }
                 Place::Commands => {
                     for command in value.as_array().into_iter().flatten() {
                         let words = strings(command).filter(|w| !w.is_empty()).ok_or_else(bad)?;
