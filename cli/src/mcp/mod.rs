@@ -918,6 +918,32 @@ mod tests {
     }
 
     #[test]
+    fn reply_text_takes_upstreams_key_order_and_keeps_the_response_as_written() {
+        let text = |v: Value| response_text(&v);
+        assert_eq!(
+            text(json!({"success": true, "data": {"url": "u", "title": "T", "content": "# md"}})),
+            "# md"
+        );
+        assert_eq!(
+            text(json!({"success": true, "data": {"url": "u", "title": "T"}})),
+            "T"
+        );
+        assert_eq!(
+            text(json!({"success": true, "data": {"result": {"a": 1}}})),
+            "{\n  \"a\": 1\n}"
+        );
+        // A local command's response has no `error`; none is added.
+        assert_eq!(
+            text(json!({"success": true, "data": {"session": "s"}})),
+            "{\n  \"data\": {\n    \"session\": \"s\"\n  },\n  \"success\": true\n}"
+        );
+        assert_eq!(
+            text(json!({"success": false, "error": "boom", "data": null})),
+            "boom"
+        );
+    }
+
+    #[test]
     fn mcp_arguments() {
         let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let args = parse_args(&words(&["--tools", "core,network"])).expect("ok");

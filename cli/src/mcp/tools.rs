@@ -2138,6 +2138,74 @@ mod tests {
     }
 
     #[test]
+    fn tools_whose_grammar_is_unusual_get_upstreams_words() {
+        // Paths that the CLI reads as a word, not a flag.
+        assert_eq!(
+            words("agent_browser_trace_stop", json!({"path": "/t/x.json"})),
+            ["trace", "stop", "/t/x.json"]
+        );
+        assert_eq!(
+            words("agent_browser_profiler_stop", json!({"path": "/t/p.json"})),
+            ["profiler", "stop", "/t/p.json"]
+        );
+        assert_eq!(
+            words(
+                "agent_browser_webmcp_invoke",
+                json!({"tool": "add", "params": {"a": 1}})
+            ),
+            ["webmcp", "invoke", "add", "--params", r#"{"a":1}"#]
+        );
+        // find: the index only for nth; `click` implied by text, name or exact.
+        assert_eq!(
+            words(
+                "agent_browser_find",
+                json!({"locator": "first", "value": "li", "index": 3, "action": "text"})
+            ),
+            ["find", "first", "li", "text"]
+        );
+        assert_eq!(
+            words(
+                "agent_browser_find",
+                json!({"locator": "nth", "value": "li", "action": "text"})
+            ),
+            ["find", "nth", "0", "li", "text"]
+        );
+        assert_eq!(
+            words(
+                "agent_browser_find",
+                json!({"locator": "role", "value": "button", "name": "Go", "exact": true})
+            ),
+            ["find", "role", "button", "click", "--name", "Go", "--exact"]
+        );
+        assert_eq!(
+            words(
+                "agent_browser_find",
+                json!({"locator": "label", "value": "Email", "action": "fill", "text": "a@b"})
+            ),
+            ["find", "label", "Email", "fill", "a@b"]
+        );
+        assert_eq!(
+            words(
+                "agent_browser_set_media",
+                json!({"colorScheme": "dark", "reducedMotion": "reduce"})
+            ),
+            ["set", "media", "dark", "reduced-motion"]
+        );
+        // The password goes on stdin, never on the command line.
+        let call = find("agent_browser_auth_save")
+            .expect("tool")
+            .argv(&json!({"name": "s", "url": "http://x/", "username": "u", "password": "hunter2"}))
+            .expect("valid");
+        assert!(
+            !call.words.iter().any(|w| w.contains("hunter2")),
+            "{:?}",
+            call.words
+        );
+        assert!(call.words.iter().any(|w| w == "--password-stdin"));
+        assert_eq!(call.stdin.as_deref(), Some("hunter2"));
+    }
+
+    #[test]
     fn bad_arguments_are_refused_with_the_accepted_names() {
         let click = find("agent_browser_click").expect("click");
         let err = click
