@@ -349,3 +349,149 @@ fn unlisted_upstream_tools_answer_by_name_on_the_default_server() {
     assert!(client.finish().success());
     ab.run(&["close"]);
 }
+
+/// Calls `tool` and returns its result, asserting it is not an error.
+fn call_ok(client: &mut Client, id: i64, tool: &str, arguments: Value) -> Value {
+    let reply = client.request(
+        id,
+        "tools/call",
+        json!({"name": tool, "arguments": arguments}),
+    );
+    assert_eq!(reply["result"]["isError"], false, "{tool}: {reply}");
+    reply["result"].clone()
+}
+
+fn first_text(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or_default()
+}
+
+/// Tools whose command grammar is unusual (a path as a word, a JSON flag, `find`'s index and
+/// implied action, `set media`'s motion word, a password on stdin) run what upstream runs, and
+/// replies read as upstream's (a screenshot's image, `(no output)`, the a11y report).
+#[test]
+fn mcp_tools_with_unusual_grammar_run_upstreams_commands_and_reply_as_upstream() {
+    let site = common::site();
+    let ab = Cli::new().session("mcp-grammar");
+    let mut client = Client::start(&ab, &["mcp", "--tools", "all"]);
+    call_ok(
+        &mut client,
+        1,
+        "agent_browser_open",
+        json!({"url": site.url("/form.html")}),
+    );
+
+    // find: an index given with `first` is not a word; `text` without an action clicks.
+    call_ok(
+        &mut client,
+        2,
+        "agent_browser_find",
+        json!({"locator": "first", "value": "#name", "index": 3, "action": "fill", "text": "Ann"}),
+    );
+    call_ok(
+        &mut client,
+        3,
+        "agent_browser_find",
+        json!({"locator": "text", "value": "Submit", "text": "ignored"}),
+    );
+    let submitted = call_ok(
+        &mut client,
+        4,
+        "agent_browser_get_text",
+        json!({"selector": "#result"}),
+    );
+    assert!(
+        first_text(&submitted).contains(r#""name":"Ann""#),
+        "{submitted}"
+    );
+
+    // An empty value reads `(no output)`.
+    let empty = call_ok(
+        &mut client,
+        5,
+        "agent_browser_get_value",
+        json!({"selector": "#email"}),
+    );
+    assert_eq!(first_text(&empty), "(no output)", "{empty}");
+
+    call_ok(
+        &mut client,
+        6,
+        "agent_browser_set_media",
+        json!({"reducedMotion": "reduce"}),
+    );
+    let motion = call_ok(
+        &mut client,
+        7,
+        "agent_browser_eval",
+        json!({"script": "matchMedia('(prefers-reduced-motion: reduce)').matches"}),
+    );
+    assert_eq!(first_text(&motion), "true", "{motion}");
+
+    // A screenshot's file comes back as image content too.
+    let shot = ab.home().join("shot.png");
+    let shot = shot.to_str().expect("utf-8 path");
+    let taken = call_ok(
+        &mut client,
+        8,
+        "agent_browser_screenshot",
+        json!({"path": shot}),
+    );
+    assert_eq!(first_text(&taken), shot, "{taken}");
+    assert_eq!(taken["content"][1]["type"], "image", "{taken}");
+    assert_eq!(taken["content"][1]["mimeType"], "image/png");
+    assert!(
+        taken["content"][1]["data"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("iVBORw0KGgo")),
+        "not a base64 PNG"
+    );
+
+    // The trace path is the command's word (a `--path` flag was saved as a file named `--path`).
+    let trace = ab.home().join("trace.json");
+    let trace = trace.to_str().expect("utf-8 path");
+    call_ok(&mut client, 9, "agent_browser_trace_start", json!({}));
+    let stopped = call_ok(
+        &mut client,
+        10,
+        "agent_browser_trace_stop",
+        json!({"path": trace}),
+    );
+    assert_eq!(first_text(&stopped), trace, "{stopped}");
+    assert!(std::path::Path::new(trace).exists());
+
+    // The a11y report reads as the CLI's, not as the audited URL.
+    let audit = call_ok(
+        &mut client,
+        11,
+        "agent_browser_a11y",
+        json!({"url": site.url("/a11y-bad.html")}),
+    );
+    let report = first_text(&audit);
+    assert!(
+        report.starts_with("url: ") && report.contains("axe-core: "),
+        "{report}"
+    );
+
+    // The password travels on the child's stdin: no command-line warning, and the server's
+    // own stdin (the protocol) is untouched, so the next call is still answered.
+    let saved = call_ok(
+        &mut client,
+        12,
+        "agent_browser_auth_save",
+        json!({"name": "site", "url": site.url("/login.html"), "username": "u", "password": "pw"}),
+    );
+    assert!(!first_text(&saved).contains("stderr:"), "{saved}");
+    let shown = call_ok(
+        &mut client,
+        13,
+        "agent_browser_auth_show",
+        json!({"name": "site"}),
+    );
+    assert_eq!(
+        shown["structuredContent"]["response"]["data"]["profile"]["username"], "u",
+        "{shown}"
+    );
+
+    call_ok(&mut client, 14, "agent_browser_close", json!({}));
+    assert!(client.finish().success());
+}

@@ -224,7 +224,10 @@ impl Runner {
         let mut argv = self.global.clone();
         argv.extend(tool_call.global.iter().cloned());
         argv.extend(words.iter().cloned());
-        match crate::parse(&argv, &crate::host::SystemHost) {
+        let host = CallHost {
+            stdin: tool_call.stdin.as_deref(),
+        };
+        match crate::parse(&argv, &host) {
             Ok(_) => {}
             Err(failure) => {
                 let rendered = failure.render();
@@ -252,11 +255,21 @@ impl Runner {
             .arg("--json")
             .args(words)
             .env(abx_wire::env::SESSION, &self.session)
-            .stdin(Stdio::null());
+            .stdin(if tool_call.stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            });
         let timeout = Duration::from_millis(tool_call.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS));
         let fallback = Inflight::default();
         let (inflight, id) = call.unwrap_or((&fallback, &Value::Null));
-        let output = run_child(&mut command, inflight, id, timeout);
+        let output = run_child(
+            &mut command,
+            tool_call.stdin.as_deref(),
+            inflight,
+            id,
+            timeout,
+        );
         let output = match output {
             Ok(output) => output,
             Err(err) => {
@@ -274,9 +287,25 @@ impl Runner {
             .lines()
             .rev()
             .find_map(|line| serde_json::from_str::<Value>(line).ok());
-        let text = match &response {
+        let mut text = match &response {
             Some(response) => response_text(response),
-            None => format!("{stdout}{stderr}").trim().to_string(),
+            None => stdout.trim().to_string(),
+        };
+        if !stderr.trim().is_empty() {
+            if !text.is_empty() {
+                text.push_str("\n\nstderr:\n");
+            }
+            text.push_str(stderr.trim());
+        }
+        if text.is_empty() {
+            text = "(no output)".to_string();
+        }
+        let failed = code != 0
+            || response.as_ref().and_then(|r| r.get("success")) == Some(&Value::Bool(false));
+        let image = if failed {
+            None
+        } else {
+            response.as_ref().and_then(image_content)
         };
         // Upstream's shape: the exit code, the parsed response and the CLI's raw output.
         let mut structured = json!({"exitCode": code});
@@ -285,48 +314,124 @@ impl Runner {
         }
         structured["stderr"] = Value::from(stderr);
         structured["stdout"] = Value::from(stdout.into_owned());
-        tool_result(text, code != 0, structured)
+        let mut result = tool_result(text, failed, structured);
+        if let (Some(image), Some(content)) = (image, result["content"].as_array_mut()) {
+            content.push(image);
+        }
+        result
+    }
+}
+
+/// The system, except that stdin is the tool call's input: the server's own stdin carries the
+/// protocol, never a command's input.
+struct CallHost<'a> {
+    stdin: Option<&'a str>,
+}
+
+impl crate::host::Host for CallHost<'_> {
+    fn var(&self, name: &str) -> Option<String> {
+        crate::host::SystemHost.var(name)
+    }
+
+    fn home_dir(&self) -> Option<std::path::PathBuf> {
+        crate::host::SystemHost.home_dir()
+    }
+
+    fn current_dir(&self) -> std::path::PathBuf {
+        crate::host::SystemHost.current_dir()
+    }
+
+    fn temp_dir(&self) -> std::path::PathBuf {
+        crate::host::SystemHost.temp_dir()
+    }
+
+    fn read_to_string(&self, path: &std::path::Path) -> std::io::Result<String> {
+        crate::host::SystemHost.read_to_string(path)
+    }
+
+    fn exists(&self, path: &std::path::Path) -> bool {
+        crate::host::SystemHost.exists(path)
+    }
+
+    fn read_stdin(&self) -> std::io::Result<String> {
+        Ok(self.stdin.unwrap_or_default().to_string())
     }
 }
 
 /// A call's time limit when the client names none (upstream's).
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 
-/// The text a client reads, as upstream gives it: a failure's message; the one value a command
-/// is about (a snapshot, a title, a URL, a text, an HTML, a value, an eval result, a file path);
-/// else the whole response as indented JSON.
+/// The text a client reads, as upstream gives it: a failure's message; an accessibility audit
+/// as the CLI's report; the first string of the value a command is about (in upstream's order:
+/// a snapshot, a text, an HTML, a report, a value, a content, a title, a URL, a file path); an
+/// eval result; else the whole response as indented JSON, as the CLI wrote it.
 fn response_text(response: &Value) -> String {
     if response.get("success") == Some(&Value::Bool(false)) {
-        return response
-            .get("error")
-            .and_then(Value::as_str)
-            .unwrap_or("Unknown error")
-            .to_string();
-    }
-    let data = response.get("data").unwrap_or(&Value::Null);
-    for key in [
-        "snapshot", "title", "url", "text", "html", "value", "result", "path",
-    ] {
-        match data.get(key) {
-            Some(Value::String(text)) => return text.clone(),
-            Some(Value::Null) | None => {}
-            Some(other) if key == "result" || key == "value" => {
-                return serde_json::to_string_pretty(other).unwrap_or_default();
+        if let Some(error) = response.get("error").and_then(Value::as_str) {
+            return error.to_string();
+        }
+    } else if let Some(data) = response.get("data") {
+        if data.get("axeVersion").is_some() && data.get("violations").is_some_and(Value::is_array) {
+            return axe_report(response);
+        }
+        for key in [
+            "snapshot", "text", "html", "report", "value", "content", "title", "url", "path",
+        ] {
+            if let Some(text) = data.get(key).and_then(Value::as_str) {
+                return text.to_string();
             }
-            Some(_) => {}
+        }
+        if let Some(result) = data.get("result") {
+            return serde_json::to_string_pretty(result).unwrap_or_default();
         }
     }
-    let mut full = response.clone();
-    if let Some(object) = full.as_object_mut() {
-        object.entry("error").or_insert(Value::Null);
+    serde_json::to_string_pretty(response).unwrap_or_default()
+}
+
+/// An `a11y` response as the CLI prints it without `--json`.
+fn axe_report(response: &Value) -> String {
+    let Ok(response) = serde_json::from_value::<abx_wire::Response>(response.clone()) else {
+        return serde_json::to_string_pretty(response).unwrap_or_default();
+    };
+    let rendered = crate::output::render_response(
+        &response,
+        Some(crate::commands::debug::a11y::ACTION),
+        &crate::output::OutputOptions::default(),
+    );
+    rendered.stdout.trim_end().to_string()
+}
+
+/// Upstream's largest image a reply carries inline.
+const MAX_IMAGE_BYTES: u64 = 10 * 1024 * 1024;
+
+/// A PNG or JPEG file the response names as its `path` (a screenshot), as MCP image content.
+fn image_content(response: &Value) -> Option<Value> {
+    use base64::Engine as _;
+    let path = response.get("data")?.get("path")?.as_str()?;
+    let lower = path.to_ascii_lowercase();
+    let mime = if lower.ends_with(".png") {
+        "image/png"
+    } else if lower.ends_with(".jpg") || lower.ends_with(".jpeg") {
+        "image/jpeg"
+    } else {
+        return None;
+    };
+    if std::fs::metadata(path).ok()?.len() > MAX_IMAGE_BYTES {
+        return None;
     }
-    serde_json::to_string_pretty(&full).unwrap_or_default()
+    let bytes = std::fs::read(path).ok()?;
+    Some(json!({
+        "type": "image",
+        "data": base64::engine::general_purpose::STANDARD.encode(bytes),
+        "mimeType": mime,
+    }))
 }
 
 /// Runs `command` as request `id`'s child, visible to `inflight` until it has exited; a child
 /// still running after `timeout` is ended.
 fn run_child(
     command: &mut Process,
+    input: Option<&str>,
     inflight: &Inflight,
     id: &Value,
     timeout: Duration,
@@ -338,6 +443,11 @@ fn run_child(
         .spawn()?;
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
+    if let (Some(mut stdin), Some(input)) = (child.stdin.take(), input) {
+        use std::io::Write as _;
+        // A child that exits without reading it is answered by its own output.
+        let _ = stdin.write_all(input.as_bytes());
+    }
     {
         let mut running = inflight.running.lock().unwrap_or_else(|p| p.into_inner());
         *running = Some((id.clone(), child));
@@ -805,6 +915,32 @@ mod tests {
         );
         assert_eq!(unknown["id"], "a");
         assert_eq!(unknown["result"]["protocolVersion"], HANDSHAKE_VERSION);
+    }
+
+    #[test]
+    fn reply_text_takes_upstreams_key_order_and_keeps_the_response_as_written() {
+        let text = |v: Value| response_text(&v);
+        assert_eq!(
+            text(json!({"success": true, "data": {"url": "u", "title": "T", "content": "# md"}})),
+            "# md"
+        );
+        assert_eq!(
+            text(json!({"success": true, "data": {"url": "u", "title": "T"}})),
+            "T"
+        );
+        assert_eq!(
+            text(json!({"success": true, "data": {"result": {"a": 1}}})),
+            "{\n  \"a\": 1\n}"
+        );
+        // A local command's response has no `error`; none is added.
+        assert_eq!(
+            text(json!({"success": true, "data": {"session": "s"}})),
+            "{\n  \"data\": {\n    \"session\": \"s\"\n  },\n  \"success\": true\n}"
+        );
+        assert_eq!(
+            text(json!({"success": false, "error": "boom", "data": null})),
+            "boom"
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! these; `!` required; place absent for a positional word, `@--flag` for `--flag <value>` (or
 //! a bare `--flag` for a boolean), `@G--flag` for a global flag before the command,
 //! `@!--flag` for a flag given when the boolean is false, `@L--flag` for `--flag` per array
-//! item, `@J` for a JSON word, `@O` for `on`/`off`, `@C` for batch commands; a command word
+//! item, `@S--flag` for `--flag` with the value on stdin, `@J` for a JSON word, `@O` for `on`/`off`, `@C` for batch commands; a command word
 //! `{name}` is that argument's value. [`Tool::schema`] gives the JSON Schema a client sees and
 //! [`Tool::argv`] turns a client's arguments back into the words the CLI parses. Every tool also
 //! takes the session-wide arguments of [`COMMON`] (session, extraArgs, timeoutMs, …). Every
@@ -130,7 +130,7 @@ pub const CATALOG: &[Spec] = &[
         "agent_browser_webmcp_invoke",
         "all",
         &["webmcp", "invoke"],
-        "tool:s! params:o@J detach:b@--detach frameId:s@--frame waitTimeoutMs:i@--timeout",
+        "tool:s! params:o@--params detach:b@--detach frameId:s@--frame waitTimeoutMs:i@--timeout",
         false,
         true,
     ),
@@ -612,7 +612,7 @@ pub const CATALOG: &[Spec] = &[
         "agent_browser_set_media",
         "mobile",
         &["set", "media"],
-        "colorScheme:e(dark|light|no-preference) reducedMotion:e(reduce|no-preference)@--reduced-motion",
+        "colorScheme:e(dark|light|no-preference) reducedMotion:e(reduce|no-preference)",
         false,
         true,
     ),
@@ -812,7 +812,7 @@ pub const CATALOG: &[Spec] = &[
         "agent_browser_trace_stop",
         "debug",
         &["trace", "stop"],
-        "path:s@--path",
+        "path:s",
         false,
         true,
     ),
@@ -828,7 +828,7 @@ pub const CATALOG: &[Spec] = &[
         "agent_browser_profiler_stop",
         "debug",
         &["profiler", "stop"],
-        "path:s@--path",
+        "path:s",
         false,
         true,
     ),
@@ -924,7 +924,7 @@ pub const CATALOG: &[Spec] = &[
         "agent_browser_auth_save",
         "state",
         &["auth", "save"],
-        "name:s! url:s!@--url username:s!@--username password:s!@--password usernameSelector:s@--username-selector passwordSelector:s@--password-selector submitSelector:s@--submit-selector",
+        "name:s! url:s!@--url username:s!@--username password:s!@S--password-stdin usernameSelector:s@--username-selector passwordSelector:s@--password-selector submitSelector:s@--submit-selector",
         false,
         true,
     ),
@@ -1422,6 +1422,8 @@ pub enum Place {
     Json,
     /// `on` / `off`.
     OnOff,
+    /// `<flag>`, and the value on the command's stdin (a password kept out of process listings).
+    Stdin(&'static str),
     /// Batch commands: one quoted command line per item.
     Commands,
     /// Used as a command word (`{name}` in the words).
@@ -1488,6 +1490,7 @@ pub fn params(spec: &Spec) -> Vec<Param> {
                     Some("J") => Place::Json,
                     Some("O") => Place::OnOff,
                     Some("C") => Place::Commands,
+                    Some(p) if p.starts_with('S') => Place::Stdin(&p[1..]),
                     Some(p) if p.starts_with("G") => Place::Global(&p[1..]),
                     Some(p) if p.starts_with('!') => Place::IfFalse(&p[1..]),
                     Some(p) if p.starts_with('L') => Place::Each(&p[1..]),
@@ -1536,6 +1539,8 @@ pub struct Call {
     pub words: Vec<String>,
     /// `timeoutMs`.
     pub timeout_ms: Option<u64>,
+    /// What the command reads on stdin (none: it reads nothing).
+    pub stdin: Option<String>,
 }
 
 /// Global flags a client may not set through `extraArgs` (they widen what the server allows).
@@ -1755,6 +1760,10 @@ impl Tool {
                     }
                     .to_string(),
                 ),
+                Place::Stdin(flag) => {
+                    flags.push(flag.to_string());
+                    call.stdin = Some(text.join(" "));
+                }
                 Place::Commands => {
                     for command in value.as_array().into_iter().flatten() {
                         let words = strings(command).filter(|w| !w.is_empty()).ok_or_else(bad)?;
@@ -1784,6 +1793,18 @@ impl Tool {
         if words.is_empty() {
             return Ok(call);
         }
+        match self.name() {
+            "agent_browser_find" => positional = find_words(args),
+            // The CLI's word for reduced motion is `reduced-motion`.
+            "agent_browser_set_media" => {
+                for word in &mut positional {
+                    if word == "reduce" {
+                        *word = "reduced-motion".to_string();
+                    }
+                }
+            }
+            _ => {}
+        }
         call.words = words;
         call.words.extend(positional);
         call.words.extend(flags);
@@ -1792,6 +1813,29 @@ impl Tool {
         }
         Ok(call)
     }
+}
+
+/// `find`'s words after the command, as upstream builds them: the index only for `nth` (0 when
+/// absent), and `click` as the action when `text`, `name` or `exact` is given without one (the
+/// grammar reads the word after the value as the action). The arguments are already checked.
+fn find_words(args: &Map<String, Value>) -> Vec<String> {
+    let text = |name: &str| args.get(name).and_then(Value::as_str).map(str::to_string);
+    let locator = text("locator").unwrap_or_default();
+    let mut words = vec![locator.clone()];
+    if locator == "nth" {
+        let index = args.get("index").and_then(Value::as_i64).unwrap_or(0);
+        words.push(index.to_string());
+    }
+    words.extend(text("value"));
+    let wants_action = ["text", "name"].iter().any(|k| text(k).is_some())
+        || args.get("exact").and_then(Value::as_bool) == Some(true);
+    match text("action") {
+        Some(action) => words.push(action),
+        None if wants_action => words.push("click".to_string()),
+        None => {}
+    }
+    words.extend(text("text"));
+    words
 }
 
 /// The session-wide arguments as global flags (and the call's time limit).
@@ -1940,7 +1984,7 @@ fn value_words(kind: &Kind, value: &Value) -> Option<Vec<String>> {
         Kind::Int => value.as_i64().map(|n| vec![n.to_string()]),
         Kind::Num => value.as_f64().map(|_| vec![value.to_string()]),
         Kind::Bool => value.as_bool().map(|_| Vec::new()),
-        Kind::Obj => value.is_object().then(Vec::new),
+        Kind::Obj => value.is_object().then(|| vec![value.to_string()]),
         Kind::List => strings(value).filter(|v| !v.is_empty()),
         Kind::Lists => value
             .as_array()
@@ -2091,6 +2135,74 @@ mod tests {
             .argv(&json!({"url": "about:blank", "headed": false, "webmcp": false}))
             .expect("valid");
         assert_eq!(call.global, ["--headed", "false", "--no-webmcp"]);
+    }
+
+    #[test]
+    fn tools_whose_grammar_is_unusual_get_upstreams_words() {
+        // Paths that the CLI reads as a word, not a flag.
+        assert_eq!(
+            words("agent_browser_trace_stop", json!({"path": "/t/x.json"})),
+            ["trace", "stop", "/t/x.json"]
+        );
+        assert_eq!(
+            words("agent_browser_profiler_stop", json!({"path": "/t/p.json"})),
+            ["profiler", "stop", "/t/p.json"]
+        );
+        assert_eq!(
+            words(
+                "agent_browser_webmcp_invoke",
+                json!({"tool": "add", "params": {"a": 1}})
+            ),
+            ["webmcp", "invoke", "add", "--params", r#"{"a":1}"#]
+        );
+        // find: the index only for nth; `click` implied by text, name or exact.
+        assert_eq!(
+            words(
+                "agent_browser_find",
+                json!({"locator": "first", "value": "li", "index": 3, "action": "text"})
+            ),
+            ["find", "first", "li", "text"]
+        );
+        assert_eq!(
+            words(
+                "agent_browser_find",
+                json!({"locator": "nth", "value": "li", "action": "text"})
+            ),
+            ["find", "nth", "0", "li", "text"]
+        );
+        assert_eq!(
+            words(
+                "agent_browser_find",
+                json!({"locator": "role", "value": "button", "name": "Go", "exact": true})
+            ),
+            ["find", "role", "button", "click", "--name", "Go", "--exact"]
+        );
+        assert_eq!(
+            words(
+                "agent_browser_find",
+                json!({"locator": "label", "value": "Email", "action": "fill", "text": "a@b"})
+            ),
+            ["find", "label", "Email", "fill", "a@b"]
+        );
+        assert_eq!(
+            words(
+                "agent_browser_set_media",
+                json!({"colorScheme": "dark", "reducedMotion": "reduce"})
+            ),
+            ["set", "media", "dark", "reduced-motion"]
+        );
+        // The password goes on stdin, never on the command line.
+        let call = find("agent_browser_auth_save")
+            .expect("tool")
+            .argv(&json!({"name": "s", "url": "http://x/", "username": "u", "password": "hunter2"}))
+            .expect("valid");
+        assert!(
+            !call.words.iter().any(|w| w.contains("hunter2")),
+            "{:?}",
+            call.words
+        );
+        assert!(call.words.iter().any(|w| w == "--password-stdin"));
+        assert_eq!(call.stdin.as_deref(), Some("hunter2"));
     }
 
     #[test]
