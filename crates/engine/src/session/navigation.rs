@@ -2,7 +2,7 @@
 //! `get url` / `get title`. These stay on [`Session`]: a navigation replaces the document a
 //! [`Page`](super::Page) views, and `tab new <url>` navigates a tab before it is active.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use abx_cdp::protocol::browser_protocol::{page, target};
 use serde_json::Value;
@@ -12,6 +12,9 @@ use crate::browser::TargetInfo;
 use crate::error::{EngineError, Result};
 use crate::tab::settle::{Milestone, NavigationMark};
 use crate::tab::{Settled, Tab};
+
+/// How long `get title` waits for a document that just committed to parse its `<title>`.
+const TITLE_PARSE_WAIT: Duration = Duration::from_secs(2);
 
 impl Session {
     /// Navigates the active tab and waits per `wait`.
@@ -32,9 +35,8 @@ impl Session {
     ///   opened; the navigation is then done with;
     /// - [`DeferredWait::Commit`]: the new page is the tab's (a history move or reload needs
     ///   no more); done with too;
-    /// - [`DeferredWait::Committed`]: until the new page is parsed, but the next command still
-    ///   waits for its load (`get url`, `get title` read the tab's state, they do not end the
-    ///   wait).
+    /// - [`DeferredWait::Committed`]: the same, but the next command still waits for the
+    ///   page's load (`get url`, `get title` read the tab's state, they do not end the wait).
     ///
     /// Never fails: the command that follows reports what is wrong with the tab. A wait cut
     /// short by `within` leaves the navigation for the next caller and says which URL has not
@@ -54,8 +56,7 @@ impl Session {
         let (milestone, grace) = match until {
             DeferredWait::Load => (Milestone::Load, Some(LOAD_AFTER_PARSE)),
             DeferredWait::Commit => (Milestone::Commit, None),
-            // Parsed, not only committed: a title read at commit is still empty.
-            DeferredWait::Committed => (Milestone::DomContentLoaded, None),
+            DeferredWait::Committed => (Milestone::Commit, None),
         };
         let settled = tab
             .settle(
@@ -282,8 +283,11 @@ impl Session {
             return info.title.clone();
         }
         // An untitled document shows as its URL there; only the page can tell "no title" from
-        // a title that reads like its URL.
-        if tab.dialog().is_none()
+        // a title that reads like its URL. A document that has just committed may not have
+        // parsed its `<title>` yet (Chrome shows the URL, the page says ""): ask again, for up
+        // to `TITLE_PARSE_WAIT`, until it has a title or is parsed (`DOMContentLoaded`).
+        let waited = Instant::now();
+        while tab.dialog().is_none()
             && let Ok(reply) = tab
                 .cdp()
                 .call_within(
@@ -293,7 +297,13 @@ impl Session {
                 .await
             && let Some(title) = reply.result.value.as_ref().and_then(Value::as_str)
         {
-            return title.to_string();
+            let parsed = tab.read(|st| {
+                st.documents == 0 || st.has_lifecycle(&st.loader_id, "DOMContentLoaded")
+            });
+            if !title.is_empty() || parsed || waited.elapsed() >= TITLE_PARSE_WAIT {
+                return title.to_string();
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
         if let Some(info) = browser {
             return info.title;
@@ -347,8 +357,8 @@ pub enum DeferredWait {
     /// Until the new page is the tab's: a history move or a reload (the navigation is then
     /// done with).
     Commit,
-    /// Until the new page is the tab's and parsed (its `<title>` read), leaving the wait for
-    /// its load to the next command: `get url`, `get title`.
+    /// Until the new page is the tab's, leaving the wait for its load to the next command:
+    /// `get url`, `get title`.
     Committed,
 }
 
