@@ -1551,90 +1551,28 @@ fn stream_max_size_env(origin: &str) -> Result<(), String> {
 
 /// An HTTPS server on 127.0.0.1 whose certificate a fresh CA signed, and that CA as PEM.
 struct TlsSite {
-    port: u16,
+    server: abx_tests::tls::HttpsServer,
     ca_pem: String,
-    _rt: tokio::runtime::Runtime,
 }
 
 const SECURE_PAGE: &str = "<!doctype html><title>Secure Fixture</title><h1>secure</h1>";
 
 impl TlsSite {
     fn start() -> Result<TlsSite, String> {
-        use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, SanType};
-        use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
-        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-        let err = |e: &dyn std::fmt::Display| e.to_string();
-        let mut ca_params = CertificateParams::new(Vec::new()).map_err(|e| err(&e))?;
-        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        ca_params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, "abx flags walk test CA");
-        let ca_key = KeyPair::generate().map_err(|e| err(&e))?;
-        let ca = ca_params.self_signed(&ca_key).map_err(|e| err(&e))?;
-        let issuer = Issuer::new(ca_params, ca_key);
-        let mut leaf_params = CertificateParams::new(Vec::new()).map_err(|e| err(&e))?;
-        leaf_params.subject_alt_names = vec![SanType::IpAddress(std::net::IpAddr::V4(
-            std::net::Ipv4Addr::LOCALHOST,
-        ))];
-        leaf_params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, "127.0.0.1");
-        let leaf_key = KeyPair::generate().map_err(|e| err(&e))?;
-        let leaf = leaf_params
-            .signed_by(&leaf_key, &issuer)
-            .map_err(|e| err(&e))?;
-        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(leaf_key.serialize_der()));
-        let config = rustls::ServerConfig::builder_with_provider(std::sync::Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .map_err(|e| err(&e))?
-        .with_no_client_auth()
-        .with_single_cert(vec![CertificateDer::from(leaf.der().to_vec())], key)
-        .map_err(|e| err(&e))?;
-        let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .map_err(|e| err(&e))?;
-        let listener = rt
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .map_err(|e| err(&e))?;
-        let port = listener.local_addr().map_err(|e| err(&e))?.port();
-        rt.spawn(async move {
-            while let Ok((tcp, _)) = listener.accept().await {
-                let acceptor = acceptor.clone();
-                tokio::spawn(async move {
-                    let Ok(mut tls) = acceptor.accept(tcp).await else {
-                        return;
-                    };
-                    let mut head = Vec::new();
-                    let mut byte = [0u8; 1];
-                    while !head.ends_with(b"\r\n\r\n") {
-                        match tls.read(&mut byte).await {
-                            Ok(1) => head.push(byte[0]),
-                            _ => return,
-                        }
-                    }
-                    let reply = format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{SECURE_PAGE}",
-                        SECURE_PAGE.len()
-                    );
-                    let _ = tls.write_all(reply.as_bytes()).await;
-                    let _ = tls.shutdown().await;
-                });
-            }
-        });
+        let ca = abx_tests::tls::Ca::new("abx flags walk test CA")?;
+        let server = abx_tests::tls::HttpsServer::start(
+            ca.leaf("127.0.0.1", false)?,
+            "text/html",
+            SECURE_PAGE,
+        )?;
         Ok(TlsSite {
-            port,
-            ca_pem: ca.pem(),
-            _rt: rt,
+            server,
+            ca_pem: ca.pem,
         })
     }
 
     fn url(&self) -> String {
-        format!("https://127.0.0.1:{}/", self.port)
+        format!("https://127.0.0.1:{}/", self.server.port)
     }
 
     /// Writes the CA to `<home>/ca.pem` and returns the path.

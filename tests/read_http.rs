@@ -4,127 +4,23 @@
 
 #![allow(clippy::unwrap_used)] // Test setup: a failing unwrap is a failing test.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use abx_tests::cli::Cli;
-use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, SanType};
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use abx_tests::tls::{Ca, HttpsServer};
 
 mod common;
 
-/// A CA that signs leaves for `localhost`.
-struct Ca {
-    pem: String,
-    issuer: Issuer<'static, KeyPair>,
+/// An HTTPS server for `localhost` answering every request with a short Markdown body.
+fn serve(ca: &Ca, expired: bool) -> HttpsServer {
+    HttpsServer::start(
+        ca.leaf("localhost", expired).unwrap(),
+        "text/markdown",
+        "# Secure\n\nTLS works\n",
+    )
+    .unwrap()
 }
 
-impl Ca {
-    fn new(name: &str) -> Ca {
-        let mut params = CertificateParams::new(Vec::new()).unwrap();
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, name);
-        let key = KeyPair::generate().unwrap();
-        let cert = params.self_signed(&key).unwrap();
-        Ca {
-            pem: cert.pem(),
-            issuer: Issuer::new(params, key),
-        }
-    }
-
-    /// A `localhost` leaf, valid now or (`expired`) only during 2020.
-    fn leaf(&self, expired: bool) -> (CertificateDer<'static>, PrivateKeyDer<'static>) {
-        let mut params = CertificateParams::new(Vec::new()).unwrap();
-        params.subject_alt_names = vec![SanType::DnsName("localhost".try_into().unwrap())];
-        params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, "localhost");
-        if expired {
-            params.not_before = rcgen::date_time_ymd(2020, 1, 1);
-            params.not_after = rcgen::date_time_ymd(2021, 1, 1);
-        }
-        let key = KeyPair::generate().unwrap();
-        let cert = params.signed_by(&key, &self.issuer).unwrap();
-        (
-            CertificateDer::from(cert.der().to_vec()),
-            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
-        )
-    }
-}
-
-/// An HTTPS server on 127.0.0.1 answering every request with a short Markdown body, counting
-/// the requests that got past the TLS handshake.
-struct TlsServer {
-    port: u16,
-    requests: Arc<AtomicUsize>,
-    _rt: tokio::runtime::Runtime,
-}
-
-impl TlsServer {
-    fn start(leaf: (CertificateDer<'static>, PrivateKeyDer<'static>)) -> TlsServer {
-        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(vec![leaf.0], leaf.1)
-        .unwrap();
-        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let listener = rt
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let requests = Arc::new(AtomicUsize::new(0));
-        let count = requests.clone();
-        rt.spawn(async move {
-            while let Ok((tcp, _)) = listener.accept().await {
-                let (acceptor, count) = (acceptor.clone(), count.clone());
-                tokio::spawn(async move {
-                    let Ok(mut tls) = acceptor.accept(tcp).await else {
-                        return;
-                    };
-                    let mut head = Vec::new();
-                    let mut byte = [0u8; 1];
-                    while !head.ends_with(b"\r\n\r\n") {
-                        match tls.read(&mut byte).await {
-                            Ok(1) => head.push(byte[0]),
-                            _ => return,
-                        }
-                    }
-                    count.fetch_add(1, Ordering::SeqCst);
-                    let body = "# Secure\n\nTLS works\n";
-                    let reply = format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: text/markdown\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                        body.len()
-                    );
-                    let _ = tls.write_all(reply.as_bytes()).await;
-                    let _ = tls.shutdown().await;
-                });
-            }
-        });
-        TlsServer {
-            port,
-            requests,
-            _rt: rt,
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("https://localhost:{}/", self.port)
-    }
-
-    fn requests(&self) -> usize {
-        self.requests.load(Ordering::SeqCst)
-    }
+fn url(server: &HttpsServer) -> String {
+    format!("https://localhost:{}/", server.port)
 }
 
 /// A CLI with its own HOME and socket dir, and no launch settings: Chrome arguments in the
@@ -191,53 +87,56 @@ fn read_of_a_url_launches_no_browser_and_takes_no_tab_id() {
 
 #[test]
 fn read_trust_follows_ca_cert_rotation_and_no_ca_cert_on_one_daemon() {
-    let (ca_a, ca_b) = (Ca::new("abx read test CA a"), Ca::new("abx read test CA b"));
-    let a = TlsServer::start(ca_a.leaf(false));
-    let b = TlsServer::start(ca_b.leaf(false));
+    let (ca_a, ca_b) = (
+        Ca::new("abx read test CA a").unwrap(),
+        Ca::new("abx read test CA b").unwrap(),
+    );
+    let a = serve(&ca_a, false);
+    let b = serve(&ca_b, false);
     let ab = cli();
     let ca = ab.home().join("ca.pem");
     std::fs::write(&ca, &ca_a.pem).unwrap();
     let ca = ca.to_str().unwrap();
-    assert!(!reads(&ab, &[], &a.url()), "CA a is not trusted yet");
+    assert!(!reads(&ab, &[], &url(&a)), "CA a is not trusted yet");
     let pid = ab.daemon_pid();
     assert!(pid.is_some(), "the failed read still ran in the daemon");
-    assert!(reads(&ab, &["--ca-cert", ca], &a.url()));
-    assert!(reads(&ab, &[], &a.url()), "the CA stays for the session");
-    assert!(!reads(&ab, &[], &b.url()));
+    assert!(reads(&ab, &["--ca-cert", ca], &url(&a)));
+    assert!(reads(&ab, &[], &url(&a)), "the CA stays for the session");
+    assert!(!reads(&ab, &[], &url(&b)));
     // The file is read again for every read: rewriting it switches the trust.
     std::fs::write(ab.home().join("ca.pem"), &ca_b.pem).unwrap();
-    assert!(reads(&ab, &[], &b.url()));
-    assert!(!reads(&ab, &[], &a.url()));
+    assert!(reads(&ab, &[], &url(&b)));
+    assert!(!reads(&ab, &[], &url(&a)));
     std::fs::write(ab.home().join("ca.pem"), "invalid certificate").unwrap();
-    let broken = ab.run(&["read", &b.url()]).failure();
+    let broken = ab.run(&["read", &url(&b)]).failure();
     assert!(broken.stderr.contains("ca.pem"), "{broken:?}");
     std::fs::write(ab.home().join("ca.pem"), &ca_b.pem).unwrap();
-    assert!(reads(&ab, &[], &b.url()));
-    assert!(!reads(&ab, &["--no-ca-cert"], &b.url()));
-    assert!(!reads(&ab, &[], &b.url()), "cleared for the session");
+    assert!(reads(&ab, &[], &url(&b)));
+    assert!(!reads(&ab, &["--no-ca-cert"], &url(&b)));
+    assert!(!reads(&ab, &[], &url(&b)), "cleared for the session");
     assert_eq!(ab.daemon_pid(), pid, "no daemon restart");
     ab.run(&["close"]).success();
 }
 
 #[test]
 fn a_trusted_ca_keeps_host_name_and_expiry_checks() {
-    let ca = Ca::new("abx read test CA");
-    let good = TlsServer::start(ca.leaf(false));
-    let expired = TlsServer::start(ca.leaf(true));
+    let ca = Ca::new("abx read test CA").unwrap();
+    let good = serve(&ca, false);
+    let expired = serve(&ca, true);
     let ab = cli();
     let path = ab.home().join("ca.pem");
     std::fs::write(&path, &ca.pem).unwrap();
     assert!(reads(
         &ab,
         &["--ca-cert", path.to_str().unwrap()],
-        &good.url()
+        &url(&good)
     ));
     let before = good.requests();
     let by_ip = ab
         .run(&["read", &format!("https://127.0.0.1:{}/", good.port)])
         .failure();
     assert!(by_ip.stderr.contains("not valid for name"), "{by_ip:?}");
-    let late = ab.run(&["read", &expired.url()]).failure();
+    let late = ab.run(&["read", &url(&expired)]).failure();
     assert!(late.stderr.contains("expired"), "{late:?}");
     assert_eq!(
         good.requests(),

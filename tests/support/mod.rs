@@ -6,11 +6,13 @@
 //! - [`pids_alive`], [`wait_gone`]: leak checks by PID, never by process name.
 //! - [`cli`]: a runner for the `agent-browser` binary with its own socket dir and HOME.
 //! - [`raw`]: someone else on a shared browser (raw CDP client, DevTools forwarder, HTTP proxy).
+//! - [`tls`]: a test CA and a one-page HTTPS server it signs.
 
 #![allow(missing_docs)]
 
 pub mod cli;
 pub mod raw;
+pub mod tls;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
