@@ -15,9 +15,8 @@ use crate::display::{DisplayChoice, DisplayProbe, choose_display};
 use crate::env::{self, BrowserEnv, LaunchSettings, SessionPlace, var};
 use crate::error::{HostError, Result};
 use crate::fsutil::{private_dir, read_json, remove_file, write_json, write_private};
-use crate::lease::{
-    AcquireOptions, Acquired, FileLease, LeaseHolder, ProfileLease, RunLiveness, RunState, acquire,
-};
+use crate::lease::{AcquireOptions, Acquired, FileLease, LeaseHolder, ProfileLease, RunState, acquire};
+use crate::liveness::{AsyncRunLiveness, LivenessSnapshot};
 use crate::live::{
     Credential, Grant, LiveViewError, LiveViewSettings, LiveViews, StreamAddress, ViewMode, Viewer,
 };
@@ -105,8 +104,10 @@ impl RunRef {
     }
 }
 
-/// Things a Host shows its users.
-#[derive(Clone, Debug, PartialEq)]
+/// Things a Host shows its users. Serialized (for the `abx-host` JSON front) as an object
+/// whose `event` field names the variant in snake case: `{"event":"anchor_started",…}`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum HostEvent {
     /// A stage waits for a profile another run holds.
@@ -175,7 +176,7 @@ pub struct Host {
     config: HostConfig,
     profiles: Arc<dyn ProfileStore>,
     leases: Arc<dyn ProfileLease>,
-    liveness: Arc<dyn RunLiveness>,
+    liveness: Arc<dyn AsyncRunLiveness>,
     runner: Arc<dyn BrowserRunner>,
     anchors: Anchors,
     live: LiveViews,
@@ -192,12 +193,13 @@ impl std::fmt::Debug for Host {
 }
 
 impl Host {
-    /// A Host with its own store, lease, liveness and runner.
+    /// A Host with its own store, lease, liveness and runner. Any [`crate::RunLiveness`] (a
+    /// closure over the run table) is an [`AsyncRunLiveness`].
     pub fn new(
         config: HostConfig,
         profiles: Arc<dyn ProfileStore>,
         leases: Arc<dyn ProfileLease>,
-        liveness: Arc<dyn RunLiveness>,
+        liveness: Arc<dyn AsyncRunLiveness>,
         runner: Arc<dyn BrowserRunner>,
     ) -> Result<Host> {
         private_dir(&config.home)?;
@@ -237,7 +239,7 @@ impl Host {
     /// `<home>/locks`, and the `agent-browser` binary at `agent_browser`.
     pub fn local(
         config: HostConfig,
-        liveness: Arc<dyn RunLiveness>,
+        liveness: Arc<dyn AsyncRunLiveness>,
         agent_browser: impl Into<PathBuf>,
     ) -> Result<Host> {
         let profiles = Arc::new(FileProfileStore::new(config.home.join("profiles")));
@@ -718,8 +720,14 @@ impl Host {
     }
 
     async fn sweep_inner(&self) -> Result<SweepReport> {
+        // Asked once per holding run (a Host may answer over a channel), then judged at once.
+        let known = LivenessSnapshot::ask(
+            &*self.liveness,
+            self.leases.leases()?.into_iter().map(|(_, h)| h.run),
+        )
+        .await;
         let mut report = SweepReport {
-            leases_reclaimed: self.leases.reclaim_stale(&*self.liveness)?.len(),
+            leases_reclaimed: self.leases.reclaim_stale(&known)?.len(),
             ..SweepReport::default()
         };
         let root = &self.config.socket_root;
@@ -744,7 +752,7 @@ impl Host {
         owned.sort_by_key(|(_, o)| o.kind != OwnerKind::Stage);
         let mut ended_runs = Vec::new();
         for (dir, owner) in owned {
-            if self.liveness.state(&owner.run) != RunState::Ended {
+            if self.liveness.state_of(&owner.run).await != RunState::Ended {
                 report.skipped_live += 1;
                 continue;
             }

@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::{HostError, Result};
 use crate::fsutil::{now_ms, private_dir, read_json, remove_file, write_json};
+use crate::liveness::AsyncRunLiveness;
 use crate::names::{ProfileKey, ProfileName, RunId, Scope, StageId};
 
 /// Who holds a lease. Identity is the run; the stage is informational.
@@ -156,7 +157,7 @@ pub async fn acquire(
     lease: &dyn ProfileLease,
     key: &ProfileKey,
     holder: &LeaseHolder,
-    liveness: &dyn RunLiveness,
+    liveness: &dyn AsyncRunLiveness,
     options: &AcquireOptions,
     mut on_wait: impl FnMut(&LeaseHolder),
 ) -> Result<Acquired> {
@@ -167,7 +168,7 @@ pub async fn acquire(
             TryAcquire::Acquired(acquired) => return Ok(acquired),
             TryAcquire::Held(other) => other,
         };
-        if liveness.state(&other.run) == RunState::Ended && lease.reclaim(key, &other)? {
+        if liveness.state_of(&other.run).await == RunState::Ended && lease.reclaim(key, &other)? {
             tracing::info!(profile = %key, run = %other.run, "reclaimed the lease of an ended run");
             continue;
         }

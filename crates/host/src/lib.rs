@@ -23,6 +23,10 @@
 //!   [`Host::sweep`] at Host start (owner records per socket dir; ended runs only),
 //!   [`Host::shutdown`] (closes runs that will not resume).
 //! - **Login check** ([`LoginCheck`]): the Host decides from the settled URL.
+//! - **Run liveness** ([`RunLiveness`], or [`AsyncRunLiveness`] for a Host that answers
+//!   asynchronously, bounded by [`AnswerWithin`]); **status** of runs, anchors and stages
+//!   ([`Host::run_status`]). The `abx-host` binary (crate `abx-host-front`) serves all of this
+//!   as JSON to Hosts in any language (`docs/host.md`, "JSON front").
 //! - **Live views** ([`LiveViews`]): one-use tickets and 24 h credentials per stage and mode,
 //!   one refcounted relay per stage, one controller at a time, closed before teardown.
 //!
@@ -54,6 +58,7 @@ mod fsutil;
 mod host;
 mod lease;
 mod live;
+mod liveness;
 mod login;
 mod names;
 mod owner;
@@ -62,6 +67,7 @@ mod profile;
 mod runner;
 mod spare;
 mod stage;
+mod status;
 
 /// Cancels a lease wait (re-exported so a Host needs no extra dependency).
 pub use tokio_util::sync::CancellationToken as CancelToken;
@@ -77,6 +83,7 @@ pub use lease::{
     AcquireOptions, Acquired, FileLease, LeaseHolder, MemoryLease, ProfileLease, RunLiveness,
     RunState, TryAcquire, acquire,
 };
+pub use liveness::{AnswerWithin, AsyncRunLiveness};
 pub use live::{
     Credential, Grant, LiveViewError, LiveViewSettings, LiveViewTickets, LiveViews, ViewMode,
     Viewer, ViewerMessage,
@@ -88,6 +95,7 @@ pub use profile::{
     FileProfileStore, MemoryProfileStore, ProfileHandle, ProfileLocation, ProfileStore,
 };
 pub use runner::{BoxFuture, BrowserRunner, CliRunner, RunOutput};
+pub use status::{AnchorStatus, RunStatus, StageStatus};
 pub use stage::{
     CLOSED_FILE, ENV_FILE, LOGIN_CHECK_FILE, StageBrowser, StageRecord, StageSpec, StageTeardown,
 };

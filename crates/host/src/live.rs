@@ -419,7 +419,7 @@ pub struct Viewer {
     outgoing: mpsc::Sender<String>,
     cancel: CancellationToken,
     ended: CancellationToken,
-    leave: Option<Box<dyn FnOnce(u64) + Send>>,
+    leave: Option<Box<dyn FnOnce(u64) + Send + Sync>>,
 }
 
 impl fmt::Debug for Viewer {

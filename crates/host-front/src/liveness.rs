@@ -1,0 +1,94 @@
+//! Run liveness asked of the Host over its connections: `{"ask":"run_state","ask_id":N,
+//! "run":…}` to every connection, the first `answer` wins, no answer within the limit (or no
+//! connection) counts as `unknown`, which the kit treats as live.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use abx_host::{AsyncRunLiveness, BoxFuture, RunId, RunState};
+use tokio::sync::oneshot;
+
+use crate::clients::Clients;
+
+/// The kit's [`AsyncRunLiveness`], answered by the Host over the channel.
+pub(crate) struct ChannelLiveness {
+    clients: Arc<Clients>,
+    limit: Duration,
+    next: AtomicU64,
+    pending: Mutex<HashMap<u64, oneshot::Sender<RunState>>>,
+    /// The last state the Host gave for each run (answered or pushed with `run_state`).
+    known: Mutex<HashMap<RunId, RunState>>,
+}
+
+impl ChannelLiveness {
+    pub fn new(clients: Arc<Clients>, limit: Duration) -> Self {
+        Self {
+            clients,
+            limit,
+            next: AtomicU64::new(0),
+            pending: Mutex::new(HashMap::new()),
+            known: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn pending(&self) -> std::sync::MutexGuard<'_, HashMap<u64, oneshot::Sender<RunState>>> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn known(&self) -> std::sync::MutexGuard<'_, HashMap<RunId, RunState>> {
+        self.known.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The Host's answer to question `ask_id`; `false` when no such question waits (answered
+    /// already, or timed out).
+    pub fn answer(&self, ask_id: u64, state: RunState) -> bool {
+        match self.pending().remove(&ask_id) {
+            Some(waiter) => waiter.send(state).is_ok(),
+            None => false,
+        }
+    }
+
+    /// A state the Host told without being asked.
+    pub fn note(&self, run: RunId, state: RunState) {
+        self.known().insert(run, state);
+    }
+
+    /// Runs whose last known state is `waiting` (kept when the Host goes away).
+    pub fn waiting_runs(&self) -> Vec<RunId> {
+        self.known()
+            .iter()
+            .filter(|(_, s)| **s == RunState::Waiting)
+            .map(|(r, _)| r.clone())
+            .collect()
+    }
+}
+
+impl AsyncRunLiveness for ChannelLiveness {
+    fn state_of<'a>(&'a self, run: &'a RunId) -> BoxFuture<'a, RunState> {
+        Box::pin(async move {
+            let ask_id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+            let (waiter, answer) = oneshot::channel();
+            self.pending().insert(ask_id, waiter);
+            let question = serde_json::json!({ "ask": "run_state", "ask_id": ask_id, "run": run });
+            if !self.clients.ask(&question.to_string()) {
+                // Nobody to ask: unknown, which counts as live.
+                self.pending().remove(&ask_id);
+                return RunState::Unknown;
+            }
+            let state = match tokio::time::timeout(self.limit, answer).await {
+                Ok(Ok(state)) => state,
+                _ => {
+                    tracing::warn!(run = %run, ask_id, "the Host did not say whether the run is live in time; counting it as live");
+                    RunState::Unknown
+                }
+            };
+            self.pending().remove(&ask_id);
+            if state != RunState::Unknown {
+                self.note(run.clone(), state);
+            }
+            state
+        })
+    }
+}
