@@ -92,3 +92,52 @@ impl AsyncRunLiveness for ChannelLiveness {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(id: &str) -> RunId {
+        RunId::new(id).expect("run id")
+    }
+
+    #[tokio::test]
+    async fn with_nobody_to_ask_a_run_is_unknown_at_once() {
+        let liveness = ChannelLiveness::new(Arc::default(), Duration::from_secs(3600));
+        assert_eq!(liveness.state_of(&run("r1")).await, RunState::Unknown);
+    }
+
+    #[tokio::test]
+    async fn an_answer_that_does_not_come_in_time_counts_as_unknown() {
+        let clients = Arc::new(Clients::default());
+        let (_id, mut outbound) = clients.add();
+        let liveness = ChannelLiveness::new(clients, Duration::from_millis(50));
+        assert_eq!(liveness.state_of(&run("r1")).await, RunState::Unknown);
+        let question: serde_json::Value =
+            serde_json::from_str(&outbound.lines.recv().await.expect("asked")).expect("JSON");
+        assert_eq!(question["ask"], "run_state");
+        assert_eq!(question["run"], "r1");
+        assert!(
+            !liveness.answer(question["ask_id"].as_u64().expect("id"), RunState::Ended),
+            "a late answer finds nobody waiting"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_hosts_answer_is_the_state_and_is_remembered() {
+        let clients = Arc::new(Clients::default());
+        let (_id, mut outbound) = clients.add();
+        let liveness = Arc::new(ChannelLiveness::new(clients, Duration::from_secs(30)));
+        let asking = {
+            let liveness = liveness.clone();
+            tokio::spawn(async move { liveness.state_of(&run("r2")).await })
+        };
+        let question: serde_json::Value =
+            serde_json::from_str(&outbound.lines.recv().await.expect("asked")).expect("JSON");
+        assert!(liveness.answer(question["ask_id"].as_u64().expect("id"), RunState::Waiting));
+        assert_eq!(asking.await.expect("task"), RunState::Waiting);
+        assert_eq!(liveness.waiting_runs(), [run("r2")]);
+        liveness.note(run("r2"), RunState::Running);
+        assert!(liveness.waiting_runs().is_empty());
+    }
+}
