@@ -14,7 +14,7 @@ if ! command -v node >/dev/null; then
     echo "check-js: node is not installed (apt-get install nodejs)" >&2
     exit 1
 fi
-mapfile -t page < <(find crates -name '*.js' -not -path '*/target/*' | sort)
+mapfile -t page < <(find crates -name '*.js' -not -path '*/target/*' -not -path '*/node_modules/*' -not -path '*/examples/ts/dist/*' | sort)
 mapfile -t fixture < <(find fixtures -name '*.js' -not -path '*/target/*' | sort)
 node - "${#page[@]}" "${page[@]}" "${fixture[@]}" <<'JS'
 const fs = require('fs');

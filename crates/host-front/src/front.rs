@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -296,8 +296,9 @@ fn state_arg(name: &str) -> Result<abx_host::RunState, FrontError> {
 }
 
 impl Front {
-    /// Builds the kit with a liveness answered over the channel. `lease_wait.cancel` is the
-    /// front's own (a stopping front ends lease waits).
+    /// Builds the kit with a liveness answered over the channel (within a tokio runtime: it
+    /// starts the event forwarding). `lease_wait.cancel` is the front's own (a stopping front
+    /// ends lease waits).
     pub fn new(mut config: FrontConfig) -> Result<Arc<Front>, FrontError> {
         let clients = Arc::new(Clients::default());
         let liveness = Arc::new(ChannelLiveness::new(
@@ -408,10 +409,16 @@ impl Front {
             }
         };
         let untracked = request.op == "shutdown" || self.tracker.is_closed();
+        let Request { id, op, args } = request;
+        // Viewer input is queued here, in the order the lines came (clicks and keys out of
+        // order break forms); only the wait for the kit's verdict runs in the task.
+        let queued = (op == "viewer_send").then(|| self.queue_viewer_input(args.clone()));
         let front = self.clone();
         let task = async move {
-            let Request { id, op, args } = request;
-            let outcome = front.dispatch(client, &op, args).await;
+            let outcome = match queued {
+                Some(queued) => viewer_input_taken(queued).await,
+                None => front.dispatch(client, &op, args).await,
+            };
             let stops = op == "shutdown" && outcome.is_ok();
             let line = match (&id, outcome) {
                 (Some(id), Ok(result)) => Some(reply_line(id, &result)),
@@ -433,6 +440,18 @@ impl Front {
         } else {
             self.tracker.spawn(task);
         }
+    }
+
+    fn queue_viewer_input(
+        &self,
+        raw: Value,
+    ) -> Result<oneshot::Receiver<Result<(), abx_host::LiveViewError>>, FrontError> {
+        let a: ViewerSendArgs = args(raw)?;
+        let message = match a.message {
+            Value::String(text) => text,
+            other => other.to_string(),
+        };
+        self.viewers.enqueue(a.viewer, message)
     }
 
     async fn dispatch(
@@ -575,15 +594,6 @@ impl Front {
                     "mode": grant.mode,
                 }))
             }
-            "viewer_send" => {
-                let a: ViewerSendArgs = args(raw)?;
-                let message = match a.message {
-                    Value::String(text) => text,
-                    other => other.to_string(),
-                };
-                self.viewers.send(a.viewer, message).await?;
-                Ok(json!({}))
-            }
             "close_viewer" => {
                 let a: ViewerArgs = args(raw)?;
                 Ok(json!({ "closed": self.viewers.close(a.viewer) }))
@@ -655,6 +665,16 @@ impl Front {
             Ok(closed) => tracing::info!(%closed, "runs closed after the Host went away"),
             Err(error) => tracing::warn!(?error, "closing runs after the Host went away"),
         }
+    }
+}
+
+async fn viewer_input_taken(
+    queued: Result<oneshot::Receiver<Result<(), abx_host::LiveViewError>>, FrontError>,
+) -> Result<Value, FrontError> {
+    match queued?.await {
+        Ok(Ok(())) => Ok(json!({})),
+        Ok(Err(error)) => Err(error.into()),
+        Err(_) => Err(abx_host::LiveViewError::Closed.into()),
     }
 }
 

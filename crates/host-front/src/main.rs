@@ -178,6 +178,7 @@ async fn serve_socket(front: Arc<Front>, path: &Path) -> std::io::Result<()> {
     let listener = bind(path)?;
     tracing::info!(socket = %path.display(), "listening");
     let stopped = front.stopped();
+    let connections = tokio_util::task::TaskTracker::new();
     let mut signalled = false;
     loop {
         tokio::select! {
@@ -186,7 +187,7 @@ async fn serve_socket(front: Arc<Front>, path: &Path) -> std::io::Result<()> {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
                     let front = front.clone();
-                    tokio::spawn(async move {
+                    connections.spawn(async move {
                         let (read, write) = stream.into_split();
                         let connection = front.serve(BufReader::new(read), write).await;
                         front.close(connection).await;
@@ -203,6 +204,9 @@ async fn serve_socket(front: Arc<Front>, path: &Path) -> std::io::Result<()> {
     if signalled {
         front.host_gone().await;
     }
+    // The connections' last replies (a shutdown's) go out before the process ends.
+    connections.close();
+    let _ = tokio::time::timeout(Duration::from_secs(70), connections.wait()).await;
     Ok(())
 }
 

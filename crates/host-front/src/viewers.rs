@@ -38,7 +38,7 @@ type Input = (String, oneshot::Sender<Result<(), LiveViewError>>);
 type Waiting = Arc<Mutex<HashMap<String, oneshot::Sender<WebSocketStream<TcpStream>>>>>;
 
 struct OpenViewer {
-    input: mpsc::Sender<Input>,
+    input: mpsc::UnboundedSender<Input>,
     stop: CancellationToken,
     client: ClientId,
     via: Via,
@@ -110,7 +110,7 @@ impl Viewers {
     /// Carries `viewer` for connection `client`.
     pub async fn open(&self, viewer: Viewer, via: Via, client: ClientId) -> Result<Opened, FrontError> {
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        let (input, input_rx) = mpsc::channel(64);
+        let (input, input_rx) = mpsc::unbounded_channel();
         let stop = CancellationToken::new();
         let mut url = None;
         let socket = match via {
@@ -151,21 +151,23 @@ impl Viewers {
         Ok(Opened { id, url })
     }
 
-    /// A viewer message from the Host (`viewer_send`).
-    pub async fn send(&self, id: u64, message: String) -> Result<(), FrontError> {
-        let input = lock(&self.open)
+    /// Queues a viewer message from the Host (`viewer_send`) in the order the requests came;
+    /// the receiver hears whether the kit took it.
+    pub fn enqueue(
+        &self,
+        id: u64,
+        message: String,
+    ) -> Result<oneshot::Receiver<Result<(), LiveViewError>>, FrontError> {
+        let open = lock(&self.open);
+        let viewer = open
             .get(&id)
-            .map(|v| v.input.clone())
             .ok_or_else(|| FrontError::new("unknown_viewer", format!("no open viewer {id}")))?;
         let (done, result) = oneshot::channel();
-        input
+        viewer
+            .input
             .send((message, done))
-            .await
             .map_err(|_| FrontError::from(LiveViewError::Closed))?;
-        result
-            .await
-            .map_err(|_| FrontError::from(LiveViewError::Closed))?
-            .map_err(FrontError::from)
+        Ok(result)
     }
 
     /// Ends viewer `id`; `false` when it was not open.
@@ -239,7 +241,7 @@ async fn accept_viewers(listener: TcpListener, waiting: Waiting) {
 
 async fn carry_on_websocket(
     mut viewer: Viewer,
-    mut input: mpsc::Receiver<Input>,
+    mut input: mpsc::UnboundedReceiver<Input>,
     stop: &CancellationToken,
     socket: oneshot::Receiver<WebSocketStream<TcpStream>>,
 ) -> &'static str {
@@ -287,7 +289,7 @@ async fn carry_on_websocket(
 async fn carry_on_channel(
     id: u64,
     mut viewer: Viewer,
-    mut input: mpsc::Receiver<Input>,
+    mut input: mpsc::UnboundedReceiver<Input>,
     stop: &CancellationToken,
     clients: &Clients,
     client: ClientId,

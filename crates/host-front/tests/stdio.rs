@@ -183,3 +183,69 @@ fn a_viewer_on_the_channel_gets_frames_and_a_watcher_cannot_type() {
     assert_eq!(teardown["complete"], true, "{teardown}");
     assert!(place.session_dirs().is_empty(), "{:?}", place.session_dirs());
 }
+
+#[test]
+fn the_socket_front_serves_each_connection_and_stops_on_shutdown() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::os::unix::fs::PermissionsExt;
+    let place = Place::new();
+    let socket = place.sockets.path().join("front.sock");
+    let mut args = place.args();
+    args.extend(["--listen".to_string(), socket.to_string_lossy().into_owned()]);
+    let mut child = std::process::Command::new(common::abx_host())
+        .args(&args)
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .expect("abx-host --listen");
+    let connect = || {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Ok(stream) = std::os::unix::net::UnixStream::connect(&socket) {
+                break stream;
+            }
+            assert!(std::time::Instant::now() < deadline, "the socket never came up");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let exchange = |stream: &std::os::unix::net::UnixStream, request: Value| {
+        let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+        let mut writer = stream;
+        writer
+            .write_all(format!("{request}\n").as_bytes())
+            .expect("write");
+        loop {
+            let mut line = String::new();
+            assert!(reader.read_line(&mut line).expect("read") > 0, "closed early");
+            let line: Value = serde_json::from_str(&line).expect("JSON");
+            if line.get("id") == request.get("id") {
+                return line;
+            }
+        }
+    };
+    let first = connect();
+    let mode = std::fs::metadata(&socket).expect("socket").permissions().mode();
+    assert_eq!(mode & 0o077, 0, "only its owner may connect: {mode:o}");
+    let hello = exchange(&first, json!({"id": 1, "op": "hello"}));
+    assert_eq!(hello["result"]["protocol"], 1, "{hello}");
+    drop(first);
+    // A connection that ends leaves the front serving the next one.
+    let second = connect();
+    let status = exchange(&second, json!({"id": 2, "op": "status"}));
+    assert_eq!(status["result"]["runs"], json!([]), "{status}");
+    let shutdown = exchange(&second, json!({"id": 3, "op": "shutdown", "args": {"keep": []}}));
+    assert_eq!(shutdown["result"]["runs"], json!({}), "{shutdown}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let exited = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("abx-host did not exit after shutdown");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(exited.success(), "{exited}");
+    assert!(!socket.exists(), "the socket file is removed");
+}

@@ -2,8 +2,9 @@
 //
 //   1. run 1, stage `check`: the Host's login check of profile `fixture-site` (logged out).
 //   2. stage `login`: a person logs in through the live view. This Host has no screen; the
-//      example plays the person: it attaches a control viewer (its own WebSocket) and types
-//      the credentials into the login form through viewer input. The run is "waiting" (at a
+//      example plays the person: it attaches a control viewer (on its own WebSocket, or on the
+//      channel where node has no WebSocket client) and types the credentials into the login
+//      form through viewer input. The run is "waiting" (at a
 //      gate) meanwhile, and the Host checks the login again afterwards.
 //   3. stages `work-a` and `work-b` in parallel on the same profile, each running
 //      `agent-browser` with its own env (its own tab of the run's one shared browser).
@@ -67,28 +68,35 @@ const check = {
   logged_out: ["**/login.html*"],
 };
 
+/** How the person's viewer reaches the front: its own WebSocket, or the Host's channel. */
+interface ViewerLink {
+  send(message: object): void;
+  close(): void;
+}
+
 /** The person in front of the live view. */
 class Person {
-  private readonly socket: WebSocket;
   framesSeen = 0;
   private readonly waiters: Array<(message: any) => boolean> = [];
+  link: ViewerLink | undefined;
 
-  constructor(url: string) {
-    this.socket = new WebSocket(url);
-    this.socket.onmessage = (event: MessageEvent) => {
-      const message = JSON.parse(String(event.data));
-      if (message.type === "frame") this.framesSeen += 1;
-      for (let i = this.waiters.length - 1; i >= 0; i--) {
-        if (this.waiters[i](message)) this.waiters.splice(i, 1);
-      }
-    };
+  /** A viewer message arrived. */
+  receive(message: any): void {
+    if (message.type === "frame") this.framesSeen += 1;
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      if (this.waiters[i](message)) this.waiters.splice(i, 1);
+    }
   }
 
-  opened(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.socket.onopen = () => resolve();
-      this.socket.onerror = () => reject(new Error("the viewer WebSocket did not open"));
+  /** Over the viewer's own WebSocket (what a person's page behind the Host's proxy speaks). */
+  async connect(url: string): Promise<void> {
+    const socket = new WebSocket(url);
+    socket.onmessage = (event: MessageEvent) => this.receive(JSON.parse(String(event.data)));
+    await new Promise<void>((resolve, reject) => {
+      socket.onopen = () => resolve();
+      socket.onerror = () => reject(new Error("the viewer WebSocket did not open"));
     });
+    this.link = { send: (m) => socket.send(JSON.stringify(m)), close: () => socket.close() };
   }
 
   /** Waits for a viewer message `matches` accepts. */
@@ -105,7 +113,7 @@ class Person {
   }
 
   private send(message: object): void {
-    this.socket.send(JSON.stringify(message));
+    this.link!.send(message);
   }
 
   click(x: number, y: number): void {
@@ -127,7 +135,7 @@ class Person {
   }
 
   leave(): void {
-    this.socket.close();
+    this.link?.close();
   }
 }
 
@@ -139,9 +147,10 @@ async function centre(env: Env, selector: string): Promise<[number, number]> {
 }
 
 async function main(): Promise<void> {
-  if (typeof WebSocket === "undefined") {
-    throw new Error("this node has no global WebSocket: run it with --experimental-websocket (node 20/21) or on node 22+");
-  }
+  // Node 22 has a global WebSocket (20 and 21 with --experimental-websocket); without one the
+  // viewer is carried on the Host's channel instead.
+  const via = typeof WebSocket === "undefined" ? "channel" : "websocket";
+  const person = new Person();
   const host = await AbxHost.start({
     binary: paths.abxHost,
     args: [
@@ -159,6 +168,9 @@ async function main(): Promise<void> {
     onEvent: (event) => {
       events.push(event);
       process.stderr.write(`event: ${JSON.stringify(event)}\n`);
+    },
+    onViewer: (line) => {
+      if (line.message) person.receive(line.message);
     },
   });
   const hello = await host.request("hello");
@@ -184,9 +196,19 @@ async function main(): Promise<void> {
   runs.set(run1, "waiting");
   const { ticket } = await host.request("live_view_ticket", { scope, run: run1, stage: "login", mode: "control" });
   const { credential } = await host.request("redeem_live_view_ticket", { ticket });
-  const viewer = await host.request("open_viewer", { scope, credential });
-  const person = new Person(viewer.url);
-  await person.opened();
+  const viewer = await host.request("open_viewer", { scope, credential, via });
+  if (via === "websocket") {
+    await person.connect(viewer.url);
+  } else {
+    person.link = {
+      send: (message) => {
+        host
+          .request("viewer_send", { viewer: viewer.viewer, message })
+          .catch((e: Error) => process.stderr.write(`viewer input refused: ${e.message}\n`));
+      },
+      close: () => {},
+    };
+  }
   await person.see("a frame of the login page", (m) => m.type === "frame");
   let [x, y] = await centre(login.env, "#username");
   person.click(x, y);
@@ -247,6 +269,7 @@ async function main(): Promise<void> {
     sweep,
     logged_in_at_start: loggedInAtStart,
     login_display: login.display.reason.reason,
+    viewer_via: via,
     frames_seen: person.framesSeen,
     logged_in_after_login: recheck.logged_in,
     work,
