@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use abx_host::{
-    Headed, Host, HostConfig, LoginCheck, ProfileName, RunId, RunRef, RunTeardown,
-    Scope, StageBrowser, StageId, StageSpec, StageTeardown, SweepReport, ViewMode,
+    Headed, Host, HostConfig, LoginCheck, ProfileName, RunId, RunRef, RunTeardown, Scope,
+    StageBrowser, StageId, StageSpec, StageTeardown, SweepReport, ViewMode,
 };
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -678,7 +678,10 @@ async fn viewer_input_taken(
     }
 }
 
-async fn forward_events(mut events: broadcast::Receiver<abx_host::HostEvent>, clients: Arc<Clients>) {
+async fn forward_events(
+    mut events: broadcast::Receiver<abx_host::HostEvent>,
+    clients: Arc<Clients>,
+) {
     loop {
         match events.recv().await {
             Ok(event) => match serde_json::to_string(&event) {

@@ -89,8 +89,12 @@ pub struct Request {
 impl Request {
     /// Parses one line. On failure, the id (when one could be read) and the error.
     pub fn parse(line: &[u8]) -> Result<Request, (Option<Value>, FrontError)> {
-        let value: Value = serde_json::from_slice(line)
-            .map_err(|e| (None, FrontError::new("parse_error", format!("not JSON: {e}"))))?;
+        let value: Value = serde_json::from_slice(line).map_err(|e| {
+            (
+                None,
+                FrontError::new("parse_error", format!("not JSON: {e}")),
+            )
+        })?;
         let Value::Object(mut fields) = value else {
             return Err((
                 None,
@@ -157,20 +161,28 @@ mod tests {
 
     #[test]
     fn a_malformed_line_is_an_error_not_a_panic() {
-        for line in [&b"{"[..], b"[]", b"42", b"\xff\xfe", b"{\"op\":7}", b"{\"id\":1}"] {
+        for line in [
+            &b"{"[..],
+            b"[]",
+            b"42",
+            b"\xff\xfe",
+            b"{\"op\":7}",
+            b"{\"id\":1}",
+        ] {
             assert!(Request::parse(line).is_err(), "{line:?}");
         }
         let (id, error) = Request::parse(br#"{"id":"x","op":"hello","v":2}"#).expect_err("refused");
         assert_eq!(id, Some(Value::from("x")));
         assert_eq!(error.code, "unsupported_version");
-        let (id, error) = Request::parse(br#"{"id":3,"op":"hello","args":[1]}"#).expect_err("refused");
+        let (id, error) =
+            Request::parse(br#"{"id":3,"op":"hello","args":[1]}"#).expect_err("refused");
         assert_eq!((id, error.code), (Some(Value::from(3)), "invalid_request"));
     }
 
     #[test]
     fn a_request_keeps_its_id_op_and_args() {
-        let request = Request::parse(br#"{"id":4,"op":"end_run","args":{"run":"r"}}"#)
-            .expect("valid");
+        let request =
+            Request::parse(br#"{"id":4,"op":"end_run","args":{"run":"r"}}"#).expect("valid");
         assert_eq!(request.id, Some(Value::from(4)));
         assert_eq!(request.op, "end_run");
         assert_eq!(request.args["run"], "r");

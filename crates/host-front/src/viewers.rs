@@ -108,7 +108,12 @@ impl Viewers {
     }
 
     /// Carries `viewer` for connection `client`.
-    pub async fn open(&self, viewer: Viewer, via: Via, client: ClientId) -> Result<Opened, FrontError> {
+    pub async fn open(
+        &self,
+        viewer: Viewer,
+        via: Via,
+        client: ClientId,
+    ) -> Result<Opened, FrontError> {
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let (input, input_rx) = mpsc::unbounded_channel();
         let stop = CancellationToken::new();

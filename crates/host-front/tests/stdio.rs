@@ -23,7 +23,10 @@ fn malformed_requests_get_typed_errors_and_the_front_keeps_serving() {
     let cases = [
         (json!({"id": "a", "op": 7}), "invalid_request"),
         (json!({"id": "b", "op": "fly"}), "unknown_op"),
-        (json!({"id": "c", "op": "hello", "v": 9}), "unsupported_version"),
+        (
+            json!({"id": "c", "op": "hello", "v": 9}),
+            "unsupported_version",
+        ),
         (
             json!({"id": "d", "op": "end_run", "args": {"run": "../../etc"}}),
             "invalid_request",
@@ -52,7 +55,9 @@ fn malformed_requests_get_typed_errors_and_the_front_keeps_serving() {
     for (request, code) in cases {
         front.send_raw(&request.to_string());
         let id = request["id"].clone();
-        let reply = front.wait_for("the error reply", Duration::from_secs(10), |l| l["id"] == id);
+        let reply = front.wait_for("the error reply", Duration::from_secs(10), |l| {
+            l["id"] == id
+        });
         assert_eq!(reply["error"]["code"], code, "{request} → {reply}");
         assert!(reply["error"]["message"].is_string(), "{reply}");
     }
@@ -121,11 +126,18 @@ fn eof_closes_the_fronts_runs_but_keeps_a_run_waiting_at_a_gate_until_a_sweep() 
     second.liveness = Box::new(|run| if run == "run-b" { "ended" } else { "unknown" });
     let report = second.call("sweep", json!({})).expect("sweep");
     assert_eq!(
-        (report["stages_closed"].clone(), report["anchors_closed"].clone()),
+        (
+            report["stages_closed"].clone(),
+            report["anchors_closed"].clone()
+        ),
         (json!(1), json!(1)),
         "{report}"
     );
-    assert!(place.session_dirs().is_empty(), "{:?}", place.session_dirs());
+    assert!(
+        place.session_dirs().is_empty(),
+        "{:?}",
+        place.session_dirs()
+    );
 }
 
 #[test]
@@ -143,14 +155,17 @@ fn a_viewer_on_the_channel_gets_frames_and_a_watcher_cannot_type() {
     ticket_args["mode"] = json!("watch");
     let ticket = front.call("live_view_ticket", ticket_args).expect("ticket");
     let credential = front
-        .call("redeem_live_view_ticket", json!({"ticket": ticket["ticket"]}))
+        .call(
+            "redeem_live_view_ticket",
+            json!({"ticket": ticket["ticket"]}),
+        )
         .expect("redeem");
     assert_eq!(credential["mode"], "watch");
-    let again = front.call("redeem_live_view_ticket", json!({"ticket": ticket["ticket"]}));
-    assert_eq!(
-        again.expect_err("one use")["code"],
-        "live_view_denied"
+    let again = front.call(
+        "redeem_live_view_ticket",
+        json!({"ticket": ticket["ticket"]}),
     );
+    assert_eq!(again.expect_err("one use")["code"], "live_view_denied");
     let opened = front
         .call(
             "open_viewer",
@@ -181,7 +196,11 @@ fn a_viewer_on_the_channel_gets_frames_and_a_watcher_cannot_type() {
         .call("end_run", json!({"run": "run-v"}))
         .expect("end run");
     assert_eq!(teardown["complete"], true, "{teardown}");
-    assert!(place.session_dirs().is_empty(), "{:?}", place.session_dirs());
+    assert!(
+        place.session_dirs().is_empty(),
+        "{:?}",
+        place.session_dirs()
+    );
 }
 
 #[test]
@@ -191,7 +210,10 @@ fn the_socket_front_serves_each_connection_and_stops_on_shutdown() {
     let place = Place::new();
     let socket = place.sockets.path().join("front.sock");
     let mut args = place.args();
-    args.extend(["--listen".to_string(), socket.to_string_lossy().into_owned()]);
+    args.extend([
+        "--listen".to_string(),
+        socket.to_string_lossy().into_owned(),
+    ]);
     let mut child = std::process::Command::new(common::abx_host())
         .args(&args)
         .stdin(std::process::Stdio::null())
@@ -203,7 +225,10 @@ fn the_socket_front_serves_each_connection_and_stops_on_shutdown() {
             if let Ok(stream) = std::os::unix::net::UnixStream::connect(&socket) {
                 break stream;
             }
-            assert!(std::time::Instant::now() < deadline, "the socket never came up");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the socket never came up"
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     };
@@ -215,7 +240,10 @@ fn the_socket_front_serves_each_connection_and_stops_on_shutdown() {
             .expect("write");
         loop {
             let mut line = String::new();
-            assert!(reader.read_line(&mut line).expect("read") > 0, "closed early");
+            assert!(
+                reader.read_line(&mut line).expect("read") > 0,
+                "closed early"
+            );
             let line: Value = serde_json::from_str(&line).expect("JSON");
             if line.get("id") == request.get("id") {
                 return line;
@@ -223,7 +251,10 @@ fn the_socket_front_serves_each_connection_and_stops_on_shutdown() {
         }
     };
     let first = connect();
-    let mode = std::fs::metadata(&socket).expect("socket").permissions().mode();
+    let mode = std::fs::metadata(&socket)
+        .expect("socket")
+        .permissions()
+        .mode();
     assert_eq!(mode & 0o077, 0, "only its owner may connect: {mode:o}");
     let hello = exchange(&first, json!({"id": 1, "op": "hello"}));
     assert_eq!(hello["result"]["protocol"], 1, "{hello}");
@@ -232,7 +263,10 @@ fn the_socket_front_serves_each_connection_and_stops_on_shutdown() {
     let second = connect();
     let status = exchange(&second, json!({"id": 2, "op": "status"}));
     assert_eq!(status["result"]["runs"], json!([]), "{status}");
-    let shutdown = exchange(&second, json!({"id": 3, "op": "shutdown", "args": {"keep": []}}));
+    let shutdown = exchange(
+        &second,
+        json!({"id": 3, "op": "shutdown", "args": {"keep": []}}),
+    );
     assert_eq!(shutdown["result"]["runs"], json!({}), "{shutdown}");
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     let exited = loop {

@@ -47,7 +47,11 @@ fn run(dir: &Path, program: &str, args: &[&str]) {
 fn node_websocket_flag() -> Option<&'static str> {
     let flag = "--experimental-websocket";
     Command::new("node")
-        .args([flag, "-e", "process.exit(typeof WebSocket === 'function' ? 0 : 1)"])
+        .args([
+            flag,
+            "-e",
+            "process.exit(typeof WebSocket === 'function' ? 0 : 1)",
+        ])
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
@@ -65,9 +69,19 @@ fn the_typescript_example_host_runs_the_pipeline_through_abx_host() {
     run(
         work.path(),
         "npm",
-        &["ci", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline"],
+        &[
+            "ci",
+            "--ignore-scripts",
+            "--no-audit",
+            "--no-fund",
+            "--prefer-offline",
+        ],
     );
-    run(work.path(), "node", &["node_modules/typescript/bin/tsc", "-p", "."]);
+    run(
+        work.path(),
+        "node",
+        &["node_modules/typescript/bin/tsc", "-p", "."],
+    );
 
     let site = Site::start();
     let place = Place::new();
@@ -103,19 +117,33 @@ fn the_typescript_example_host_runs_the_pipeline_through_abx_host() {
     let mut stdout = String::new();
     std::io::Read::read_to_string(&mut node.stdout.take().expect("stdout"), &mut stdout)
         .expect("read report");
-    assert!(status.success(), "the example failed ({status}); stdout: {stdout}");
-    let report: serde_json::Value = serde_json::from_str(
-        stdout.lines().last().expect("a report line"),
-    )
-    .expect("the report is JSON");
+    assert!(
+        status.success(),
+        "the example failed ({status}); stdout: {stdout}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(stdout.lines().last().expect("a report line"))
+            .expect("the report is JSON");
     println!("{report:#}");
 
     assert_eq!(report["protocol"], 1);
-    assert_eq!(report["logged_in_at_start"], false, "a new profile starts logged out");
-    assert_eq!(report["login_display"], "live_view", "no screen: the person uses the live view");
+    assert_eq!(
+        report["logged_in_at_start"], false,
+        "a new profile starts logged out"
+    );
+    assert_eq!(
+        report["login_display"], "live_view",
+        "no screen: the person uses the live view"
+    );
     println!("viewer carried over {}", report["viewer_via"]);
-    assert!(report["frames_seen"].as_u64() > Some(0), "the person saw frames");
-    assert_eq!(report["logged_in_after_login"], true, "typed through viewer input");
+    assert!(
+        report["frames_seen"].as_u64() > Some(0),
+        "the person saw frames"
+    );
+    assert_eq!(
+        report["logged_in_after_login"], true,
+        "typed through viewer input"
+    );
     assert_eq!(
         report["work"],
         serde_json::json!([

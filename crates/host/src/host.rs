@@ -15,11 +15,13 @@ use crate::display::{DisplayChoice, DisplayProbe, choose_display};
 use crate::env::{self, BrowserEnv, LaunchSettings, SessionPlace, var};
 use crate::error::{HostError, Result};
 use crate::fsutil::{private_dir, read_json, remove_file, write_json, write_private};
-use crate::lease::{AcquireOptions, Acquired, FileLease, LeaseHolder, ProfileLease, RunState, acquire};
-use crate::liveness::{AsyncRunLiveness, LivenessSnapshot};
+use crate::lease::{
+    AcquireOptions, Acquired, FileLease, LeaseHolder, ProfileLease, RunState, acquire,
+};
 use crate::live::{
     Credential, Grant, LiveViewError, LiveViewSettings, LiveViews, StreamAddress, ViewMode, Viewer,
 };
+use crate::liveness::{AsyncRunLiveness, LivenessSnapshot};
 use crate::login::{LoginCheck, LoginResult, run_check};
 use crate::names::{ProfileKey, RunId, Scope, StageId, random_token};
 use crate::owner::{OWNER_FILE, OwnerKind, OwnerRecord};

@@ -83,11 +83,11 @@ pub use lease::{
     AcquireOptions, Acquired, FileLease, LeaseHolder, MemoryLease, ProfileLease, RunLiveness,
     RunState, TryAcquire, acquire,
 };
-pub use liveness::{AnswerWithin, AsyncRunLiveness};
 pub use live::{
     Credential, Grant, LiveViewError, LiveViewSettings, LiveViewTickets, LiveViews, ViewMode,
     Viewer, ViewerMessage,
 };
+pub use liveness::{AnswerWithin, AsyncRunLiveness};
 pub use login::{LoginCheck, LoginResult, LoginState};
 pub use names::{ProfileKey, ProfileName, RunId, Scope, StageId, capped, short_hash};
 pub use owner::{OwnerKind, OwnerRecord};
@@ -95,7 +95,7 @@ pub use profile::{
     FileProfileStore, MemoryProfileStore, ProfileHandle, ProfileLocation, ProfileStore,
 };
 pub use runner::{BoxFuture, BrowserRunner, CliRunner, RunOutput};
-pub use status::{AnchorStatus, RunStatus, StageStatus};
 pub use stage::{
     CLOSED_FILE, ENV_FILE, LOGIN_CHECK_FILE, StageBrowser, StageRecord, StageSpec, StageTeardown,
 };
+pub use status::{AnchorStatus, RunStatus, StageStatus};

@@ -87,8 +87,16 @@ impl Host {
             .flatten()
             .map(|r| r.scope);
         let mut records: Vec<AnchorRecord> = Vec::new();
-        for scope_dir in fs::read_dir(dir.join("browser")).into_iter().flatten().flatten() {
-            for profile in fs::read_dir(scope_dir.path()).into_iter().flatten().flatten() {
+        for scope_dir in fs::read_dir(dir.join("browser"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            for profile in fs::read_dir(scope_dir.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
                 if let Ok(Some(record)) = read_json(&profile.path().join("anchor.json")) {
                     records.push(record);
                 }

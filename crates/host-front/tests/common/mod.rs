@@ -154,8 +154,9 @@ impl FrontProcess {
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
-                let value = serde_json::from_str(&line)
-                    .unwrap_or_else(|e| panic!("abx-host wrote a line that is not JSON ({e}): {line}"));
+                let value = serde_json::from_str(&line).unwrap_or_else(|e| {
+                    panic!("abx-host wrote a line that is not JSON ({e}): {line}")
+                });
                 if tx.send(value).is_err() {
                     break;
                 }
@@ -170,7 +171,9 @@ impl FrontProcess {
             seen: Vec::new(),
             liveness: Box::new(|_| "running"),
         };
-        let ready = front.next_line(Duration::from_secs(30)).expect("ready line");
+        let ready = front
+            .next_line(Duration::from_secs(30))
+            .expect("ready line");
         assert_eq!(ready["event"], "ready", "{ready}");
         assert_eq!(ready["protocol"], 1);
         front
@@ -196,7 +199,8 @@ impl FrontProcess {
             let line = self.lines.recv_timeout(left).ok()?;
             if line["ask"] == "run_state" {
                 let state = (self.liveness)(line["run"].as_str().unwrap_or(""));
-                let answer = json!({"op": "answer", "args": {"ask_id": line["ask_id"], "state": state}});
+                let answer =
+                    json!({"op": "answer", "args": {"ask_id": line["ask_id"], "state": state}});
                 self.send_raw(&answer.to_string());
                 continue;
             }
@@ -205,7 +209,12 @@ impl FrontProcess {
     }
 
     /// Waits for a line `matches` accepts; others are kept in `seen`.
-    pub fn wait_for(&mut self, what: &str, within: Duration, matches: impl Fn(&Value) -> bool) -> Value {
+    pub fn wait_for(
+        &mut self,
+        what: &str,
+        within: Duration,
+        matches: impl Fn(&Value) -> bool,
+    ) -> Value {
         if let Some(at) = self.seen.iter().position(&matches) {
             return self.seen.remove(at);
         }
