@@ -80,6 +80,8 @@ pub struct Front {
     stopped: CancellationToken,
     drain: Duration,
     shut_down: tokio::sync::Mutex<bool>,
+    /// Set when the shutdown starts: requests that would open something are refused.
+    closing: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Front {
@@ -318,6 +320,7 @@ impl Front {
             stopped: CancellationToken::new(),
             drain: config.drain,
             shut_down: tokio::sync::Mutex::new(false),
+            closing: std::sync::atomic::AtomicBool::new(false),
         });
         let events = front.host.events();
         tokio::spawn(forward_events(events, front.clients.clone()));
@@ -461,6 +464,25 @@ impl Front {
         raw: Value,
     ) -> Result<Value, FrontError> {
         let host = &self.host;
+        // Once the front shuts down, nothing new is opened: it would outlive the teardown.
+        let opens = !matches!(
+            op,
+            "hello"
+                | "status"
+                | "stage_env"
+                | "answer"
+                | "run_state"
+                | "end_stage"
+                | "end_run"
+                | "close_viewer"
+                | "shutdown"
+        );
+        if opens && self.closing.load(std::sync::atomic::Ordering::Acquire) {
+            return Err(FrontError::new(
+                "shutting_down",
+                format!("the front is shutting down; {op} is refused"),
+            ));
+        }
         match op {
             "hello" => {
                 let _: serde::de::IgnoredAny = args(raw)?;
@@ -636,6 +658,8 @@ impl Front {
             ));
         }
         *done = true;
+        self.closing
+            .store(true, std::sync::atomic::Ordering::Release);
         self.lease_waits.cancel();
         self.tracker.close();
         if tokio::time::timeout(self.drain, self.tracker.wait())

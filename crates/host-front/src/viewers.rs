@@ -213,6 +213,8 @@ async fn accept_viewers(listener: TcpListener, waiting: Waiting) {
         let waiting = waiting.clone();
         tokio::spawn(async move {
             let mut claimed = None;
+            // The error type is tungstenite's handshake callback's, not ours to shrink.
+            #[allow(clippy::result_large_err)]
             let check = |request: &Request, response: Response| {
                 let sender = request
                     .uri()

@@ -151,7 +151,7 @@ fn a_viewer_on_the_channel_gets_frames_and_a_watcher_cannot_type() {
     let prepared = front.call("prepare_stage", prepare).expect("prepare");
     assert_eq!(prepared["display"]["reason"]["reason"], "live_view");
 
-    let mut ticket_args = run.clone();
+    let mut ticket_args = run;
     ticket_args["mode"] = json!("watch");
     let ticket = front.call("live_view_ticket", ticket_args).expect("ticket");
     let credential = front

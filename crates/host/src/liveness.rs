@@ -84,9 +84,9 @@ impl LivenessSnapshot {
     ) -> LivenessSnapshot {
         let mut known = HashMap::new();
         for run in runs {
-            if !known.contains_key(&run) {
-                let state = liveness.state_of(&run).await;
-                known.insert(run, state);
+            if let std::collections::hash_map::Entry::Vacant(slot) = known.entry(run) {
+                let state = liveness.state_of(slot.key()).await;
+                slot.insert(state);
             }
         }
         LivenessSnapshot(known)
