@@ -31,22 +31,23 @@ impl<L: RunLiveness> AsyncRunLiveness for L {
 /// longer than `limit`.
 ///
 /// ```
-/// # async fn demo() {
+/// # let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+/// # runtime.block_on(async {
 /// use std::time::Duration;
 /// use abx_host::{AnswerWithin, AsyncRunLiveness, BoxFuture, RunId, RunState};
 /// struct Slow;
 /// impl AsyncRunLiveness for Slow {
 ///     fn state_of<'a>(&'a self, _: &'a RunId) -> BoxFuture<'a, RunState> {
 ///         Box::pin(async {
-///             tokio::time::sleep(Duration::from_secs(60)).await;
+///             tokio::time::sleep(Duration::from_secs(3600)).await;
 ///             RunState::Ended
 ///         })
 ///     }
 /// }
-/// let bounded = AnswerWithin::new(Slow, Duration::from_millis(10));
+/// let bounded = AnswerWithin::new(Slow, Duration::from_millis(20));
 /// let run = RunId::new("r1").unwrap();
 /// assert_eq!(bounded.state_of(&run).await, RunState::Unknown);
-/// # }
+/// # });
 /// ```
 #[derive(Debug)]
 pub struct AnswerWithin<L> {
