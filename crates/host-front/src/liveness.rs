@@ -5,12 +5,15 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use abx_host::{AsyncRunLiveness, BoxFuture, RunId, RunState};
 use tokio::sync::oneshot;
 
 use crate::clients::Clients;
+
+/// An answer this recent is reused: a stage waiting for a profile asks on every poll (250 ms).
+const FRESH: Duration = Duration::from_secs(1);
 
 /// The kit's [`AsyncRunLiveness`], answered by the Host over the channel.
 pub(crate) struct ChannelLiveness {
@@ -19,7 +22,7 @@ pub(crate) struct ChannelLiveness {
     next: AtomicU64,
     pending: Mutex<HashMap<u64, oneshot::Sender<RunState>>>,
     /// The last state the Host gave for each run (answered or pushed with `run_state`).
-    known: Mutex<HashMap<RunId, RunState>>,
+    known: Mutex<HashMap<RunId, (RunState, Instant)>>,
 }
 
 impl ChannelLiveness {
@@ -37,7 +40,7 @@ impl ChannelLiveness {
         self.pending.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn known(&self) -> std::sync::MutexGuard<'_, HashMap<RunId, RunState>> {
+    fn known(&self) -> std::sync::MutexGuard<'_, HashMap<RunId, (RunState, Instant)>> {
         self.known.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -52,14 +55,14 @@ impl ChannelLiveness {
 
     /// A state the Host told without being asked.
     pub fn note(&self, run: RunId, state: RunState) {
-        self.known().insert(run, state);
+        self.known().insert(run, (state, Instant::now()));
     }
 
     /// Runs whose last known state is `waiting` (kept when the Host goes away).
     pub fn waiting_runs(&self) -> Vec<RunId> {
         self.known()
             .iter()
-            .filter(|(_, s)| **s == RunState::Waiting)
+            .filter(|(_, (s, _))| *s == RunState::Waiting)
             .map(|(r, _)| r.clone())
             .collect()
     }
@@ -68,6 +71,11 @@ impl ChannelLiveness {
 impl AsyncRunLiveness for ChannelLiveness {
     fn state_of<'a>(&'a self, run: &'a RunId) -> BoxFuture<'a, RunState> {
         Box::pin(async move {
+            if let Some((state, at)) = self.known().get(run)
+                && at.elapsed() < FRESH
+            {
+                return *state;
+            }
             let ask_id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
             let (waiter, answer) = oneshot::channel();
             self.pending().insert(ask_id, waiter);

@@ -123,7 +123,11 @@ fn eof_closes_the_fronts_runs_but_keeps_a_run_waiting_at_a_gate_until_a_sweep() 
     let report = second.call("sweep", json!({})).expect("sweep");
     assert_eq!(report["skipped_live"], 2, "{report}");
     assert_eq!(runs_in_socket_dirs(&place), ["run-b", "run-b"]);
+    // The run ends: the Host says so (a fresh answer would otherwise be reused for a second).
     second.liveness = Box::new(|run| if run == "run-b" { "ended" } else { "unknown" });
+    second
+        .call("run_state", json!({"run": "run-b", "state": "ended"}))
+        .expect("run_state");
     let report = second.call("sweep", json!({})).expect("sweep");
     assert_eq!(
         (
