@@ -180,10 +180,13 @@ async fn serve_socket(front: Arc<Front>, path: &Path) -> std::io::Result<()> {
     let stopped = front.stopped();
     let connections = tokio_util::task::TaskTracker::new();
     let mut signalled = false;
+    // Listening from now on (a new listener per loop turn could miss a signal between turns).
+    let terminated = termination();
+    tokio::pin!(terminated);
     loop {
         tokio::select! {
             _ = stopped.cancelled() => break,
-            _ = termination() => { signalled = true; break }
+            _ = &mut terminated => { signalled = true; break }
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
                     let front = front.clone();

@@ -287,3 +287,30 @@ fn the_socket_front_serves_each_connection_and_stops_on_shutdown() {
     assert!(exited.success(), "{exited}");
     assert!(!socket.exists(), "the socket file is removed");
 }
+
+#[test]
+fn sigterm_closes_the_fronts_runs_like_eof() {
+    let place = Place::new();
+    let mut front = FrontProcess::start(&place.args());
+    front
+        .call(
+            "prepare_stage",
+            json!({"scope": "local", "run": "run-t", "stage": "work", "spec": {"profile": "pt"}}),
+        )
+        .expect("prepare");
+    assert_eq!(runs_in_socket_dirs(&place), ["run-t", "run-t"]);
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &front.pid().to_string()])
+        .status()
+        .expect("kill -TERM");
+    assert!(killed.success());
+    let status = front
+        .wait_for_exit(Duration::from_secs(90))
+        .expect("SIGTERM ends the front");
+    assert!(status.success(), "{status}");
+    assert!(
+        place.session_dirs().is_empty(),
+        "{:?}",
+        place.session_dirs()
+    );
+}

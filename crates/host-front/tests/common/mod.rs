@@ -257,6 +257,11 @@ impl FrontProcess {
     /// Closes stdin (the Host went away) and waits for the exit.
     pub fn close_stdin_and_wait(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
         self.stdin.take();
+        self.wait_for_exit(within)
+    }
+
+    /// Waits for the process to exit.
+    pub fn wait_for_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
         let deadline = Instant::now() + within;
         while Instant::now() < deadline {
             if let Ok(Some(status)) = self.child.try_wait() {
