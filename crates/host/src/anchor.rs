@@ -27,11 +27,11 @@ use crate::display::{DisplayChoice, DisplayProbe, Screen};
 use crate::env::{self, BrowserEnv, LaunchSettings, SessionPlace, var};
 use crate::error::{HostError, Result};
 use crate::fsutil::{now_ms, private_dir, read_json, remove_file, write_json};
+use crate::host::HostEvent;
 use crate::names::{ProfileKey, RunId, Scope};
 use crate::owner::{OwnerKind, OwnerRecord};
 use crate::profile::ProfileHandle;
 use crate::runner::{BrowserRunner, run_ok};
-use crate::host::HostEvent;
 use crate::spare::SpareTabs;
 use crate::stage::StageRecord;
 use crate::watch::Watches;
@@ -195,10 +195,15 @@ impl Drop for StartGuard {
             return;
         };
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            tracing::warn!("an anchor start was dropped outside a runtime; end_run or the sweep closes it");
+            tracing::warn!(
+                "an anchor start was dropped outside a runtime; end_run or the sweep closes it"
+            );
             return;
         };
-        tracing::info!(session = env.session().unwrap_or(""), "anchor start dropped; closing what it launched");
+        tracing::info!(
+            session = env.session().unwrap_or(""),
+            "anchor start dropped; closing what it launched"
+        );
         let runner = self.runner.clone();
         let record_path = self.record_path.clone();
         let (attempts, timeout) = (self.close_attempts, self.timeout);

@@ -26,11 +26,11 @@ use crate::names::{ProfileKey, RunId, Scope, StageId, random_token};
 use crate::owner::{OWNER_FILE, OwnerKind, OwnerRecord};
 use crate::profile::{FileProfileStore, ProfileStore};
 use crate::runner::{BrowserRunner, CliRunner, run_ok};
-use crate::watch::{AnchorLossCause, AnchorStatus};
 use crate::stage::{
     CLOSED_FILE, ENV_FILE, LOGIN_CHECK_FILE, StageBrowser, StageRecord, StageSpec, StageTeardown,
     close_session, remove_session_dir,
 };
+use crate::watch::{AnchorLossCause, AnchorStatus};
 
 /// How the Host kit is set up.
 #[derive(Clone, Debug)]

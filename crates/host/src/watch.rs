@@ -334,13 +334,7 @@ impl Watches {
             AnchorHealth::Up
         } else {
             AnchorHealth::Lost {
-                cause: classify(
-                    record,
-                    daemon_pid,
-                    browser_pid,
-                    "it does not answer".into(),
-                )
-                .await,
+                cause: classify(record, daemon_pid, browser_pid, "it does not answer".into()).await,
                 at_ms: now_ms(),
             }
         };

@@ -489,11 +489,17 @@ async fn killing_the_anchor_chrome_is_an_anchor_lost_event_and_the_next_stage_re
             assert_eq!(status.stages, vec![stage("a")]);
             break pid;
         }
-        assert!(Instant::now() < deadline, "the watch never learned the Chrome pid");
+        assert!(
+            Instant::now() < deadline,
+            "the watch never learned the Chrome pid"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     let (parent, name) = parent_and_name(chrome).expect("the anchor's Chrome runs");
-    assert_eq!(parent, anchor_daemon, "{chrome} ({name}) is the anchor daemon's Chrome");
+    assert_eq!(
+        parent, anchor_daemon,
+        "{chrome} ({name}) is the anchor daemon's Chrome"
+    );
     assert!(name.contains("chrom"), "{name}");
 
     let mut events = host.events();
@@ -504,7 +510,10 @@ async fn killing_the_anchor_chrome_is_an_anchor_lost_event_and_the_next_stage_re
     .expect("kill the anchor's Chrome (started by this test's Host)");
     let killed = Instant::now();
     let lost = next_loss(&mut events, Duration::from_secs(5)).await;
-    eprintln!("anchor_lost {:?} after kill -9 of the anchor's Chrome", killed.elapsed());
+    eprintln!(
+        "anchor_lost {:?} after kill -9 of the anchor's Chrome",
+        killed.elapsed()
+    );
     assert_eq!(
         lost,
         HostEvent::AnchorLost {
@@ -525,7 +534,13 @@ async fn killing_the_anchor_chrome_is_an_anchor_lost_event_and_the_next_stage_re
         .expect("health")
         .expect("the lost anchor is still recorded");
     assert!(
-        matches!(&status.health, AnchorHealth::Lost { cause: AnchorLossCause::BrowserExited { .. }, .. }),
+        matches!(
+            &status.health,
+            AnchorHealth::Lost {
+                cause: AnchorLossCause::BrowserExited { .. },
+                ..
+            }
+        ),
         "{status:?}"
     );
 
@@ -550,13 +565,19 @@ async fn killing_the_anchor_chrome_is_an_anchor_lost_event_and_the_next_stage_re
         later.push(event);
     }
     assert!(
-        !later.iter().any(|e| matches!(e, HostEvent::AnchorLost { .. })),
+        !later
+            .iter()
+            .any(|e| matches!(e, HostEvent::AnchorLost { .. })),
         "the loss is reported once: {later:?}"
     );
     assert!(
-        later
-            .iter()
-            .any(|e| matches!(e, HostEvent::AnchorStarted { restarted: true, .. })),
+        later.iter().any(|e| matches!(
+            e,
+            HostEvent::AnchorStarted {
+                restarted: true,
+                ..
+            }
+        )),
         "{later:?}"
     );
     let all = host.anchors_health().await.expect("health");
@@ -565,7 +586,10 @@ async fn killing_the_anchor_chrome_is_an_anchor_lost_event_and_the_next_stage_re
     assert!(host.end_run(&run.id).await.expect("end").complete());
     assert!(wait_gone(anchor_daemon, Duration::from_secs(5)));
     assert!(
-        host.anchor_health(&run.id, &key).await.expect("health").is_none(),
+        host.anchor_health(&run.id, &key)
+            .await
+            .expect("health")
+            .is_none(),
         "a closed anchor has no health"
     );
     assert!(place.sockets_empty(), "{:?}", place.owners());
@@ -668,7 +692,10 @@ async fn a_dropped_anchor_start_leaves_no_browser_holding_the_profile() {
         .expect("the anchor started and its address was asked for");
     let daemon = runner.daemon().expect("the anchor's daemon runs");
     let starting = anchor_record(&host, &run, "site");
-    assert!(starting.is_starting(), "recorded before its address is known: {starting:?}");
+    assert!(
+        starting.is_starting(),
+        "recorded before its address is known: {starting:?}"
+    );
     preparing.abort();
     assert!(preparing.await.expect_err("dropped").is_cancelled());
 
@@ -681,7 +708,10 @@ async fn a_dropped_anchor_start_leaves_no_browser_holding_the_profile() {
         .await
         .expect("the next preparation");
     assert!(next.anchor_started);
-    assert!(!next.anchor_restarted, "an unfinished start is not a restart");
+    assert!(
+        !next.anchor_restarted,
+        "an unfinished start is not a restart"
+    );
     ab_ok(&next.env, &["open", &site.url("/page1.html")]);
     assert_eq!(ab_ok(&next.env, &["get", "title"]), "Page One");
     assert!(host.end_run(&run.id).await.expect("end").complete());
@@ -706,7 +736,10 @@ async fn a_failing_get_cdp_url_closes_the_anchor_it_started() {
     let daemon = runner.daemon().expect("the anchor's daemon ran");
     assert!(!alive(daemon), "the failed start's session is still up");
     assert!(
-        !place.owners().iter().any(|(_, o)| o.kind == OwnerKind::Anchor),
+        !place
+            .owners()
+            .iter()
+            .any(|(_, o)| o.kind == OwnerKind::Anchor),
         "{:?}",
         place.owners()
     );
@@ -750,6 +783,10 @@ async fn a_human_login_with_only_xvfb_and_no_live_view_is_no_screen() {
         HostError::NoScreen { reason } => assert!(reason.contains("Xvfb"), "{reason}"),
         other => panic!("expected NoScreen, got {other}"),
     }
-    assert!(place.owners().is_empty(), "nothing started: {:?}", place.owners());
+    assert!(
+        place.owners().is_empty(),
+        "nothing started: {:?}",
+        place.owners()
+    );
     assert!(host.leases().leases().expect("leases").is_empty());
 }

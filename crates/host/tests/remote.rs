@@ -213,7 +213,10 @@ async fn a_browser_the_service_ends_is_an_anchor_lost_event() {
         .expect("health")
         .expect("an anchor");
     assert_eq!(status.health, AnchorHealth::Up, "{status:?}");
-    assert_eq!(status.browser_pid, None, "a remote browser's pid is not ours to know");
+    assert_eq!(
+        status.browser_pid, None,
+        "a remote browser's pid is not ours to know"
+    );
 
     let mut events = host.events();
     // The service ends its browser; the service itself still answers.
