@@ -33,6 +33,9 @@ use crate::stage::{CLOSED_FILE, ENV_FILE, StageRecord};
 /// How long a watch waits for the spare-tab connection to an anchor to open.
 const CONNECT_WAIT: Duration = Duration::from_secs(10);
 
+/// How long a loss's classification waits for the browser process to be seen as exited.
+const EXIT_WAIT: Duration = Duration::from_secs(1);
+
 /// How long the health check waits for an anchor's answer.
 const HEALTH_DEADLINE: Duration = Duration::from_secs(2);
 
@@ -387,14 +390,23 @@ async fn classify(
 ) -> AnchorLossCause {
     match &record.env {
         Some(env) => {
-            // The daemon removes its pid file when it exits: no file, no session.
+            // The socket can close a moment before the killed process is seen as exited.
+            let browser_gone = match browser_pid {
+                Some(pid) => exits_within(pid, EXIT_WAIT).await,
+                None => true,
+            };
+            // The daemon removes its pid file when it exits: no file, no session. (Its Chrome
+            // goes after it, so by now a killed daemon is seen as exited.)
             let daemon_pid =
                 daemon_pid.or_else(|| env.session_file("pid").and_then(|p| read_pid(&p)));
             match daemon_pid {
-                Some(pid) if pid_alive(pid) => match browser_pid {
-                    Some(pid) if pid_alive(pid) => AnchorLossCause::ConnectionClosed { reason },
-                    pid => AnchorLossCause::BrowserExited { pid },
-                },
+                Some(pid) if pid_alive(pid) => {
+                    if browser_gone {
+                        AnchorLossCause::BrowserExited { pid: browser_pid }
+                    } else {
+                        AnchorLossCause::ConnectionClosed { reason }
+                    }
+                }
                 daemon_pid => AnchorLossCause::SessionEnded { daemon_pid },
             }
         }
@@ -407,6 +419,18 @@ async fn classify(
             }
         }
     }
+}
+
+/// Whether `pid` is seen as exited within `wait`.
+async fn exits_within(pid: i32, wait: Duration) -> bool {
+    let deadline = tokio::time::Instant::now() + wait;
+    while pid_alive(pid) {
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    true
 }
 
 /// Whether something accepts TCP connections at `url`'s host and port (within 1 s).

@@ -790,3 +790,67 @@ async fn a_human_login_with_only_xvfb_and_no_live_view_is_no_screen() {
     );
     assert!(host.leases().leases().expect("leases").is_empty());
 }
+
+/// Issue 37 part 2: the anchor's session killed (its daemon `kill -9`; the orphan guard takes
+/// its Chrome down) is `anchor_lost` with `session_ended`, also with spare tabs off (the Host
+/// then holds its connection to the anchor for the watch alone).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killing_the_anchor_session_is_session_ended_even_with_spare_tabs_off() {
+    let place = Place::new();
+    let runs = Arc::new(Runs::default());
+    let mut config = place.config();
+    config.spare_tabs = 0;
+    let host = Host::local(config, runs.clone(), common::agent_browser()).expect("host");
+    let run = RunRef::parse("local", "run-session").expect("run");
+    runs.set(&run, RunState::Running);
+    let key = profile_key(&run, "site");
+    host.prepare_stage(&run, &stage("a"), &profile_spec("site"))
+        .await
+        .expect("a");
+    let old = anchor_record(&host, &run, "site");
+    let anchor_daemon = daemon_pid(old.env.as_ref().expect("a local anchor")).expect("daemon");
+    // Watched once the Host's connection learned the anchor's processes.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while host
+        .anchor_health(&run.id, &key)
+        .await
+        .expect("health")
+        .and_then(|s| s.browser_pid)
+        .is_none()
+    {
+        assert!(Instant::now() < deadline, "the anchor is not watched");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut events = host.events();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(anchor_daemon),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .expect("kill the anchor daemon this test's Host started");
+    match next_loss(&mut events, Duration::from_secs(5)).await {
+        HostEvent::AnchorLost { cause, stages, .. } => {
+            assert_eq!(
+                cause,
+                AnchorLossCause::SessionEnded {
+                    daemon_pid: Some(anchor_daemon)
+                }
+            );
+            assert_eq!(stages, vec![stage("a")]);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(host.end_run(&run.id).await.expect("end").complete());
+    let left: Vec<_> = walk(&place.socket_root());
+    assert!(place.sockets_empty(), "{left:?}");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        out.push(entry.path());
+        if entry.path().is_dir() {
+            out.extend(walk(&entry.path()));
+        }
+    }
+    out
+}
