@@ -210,10 +210,23 @@ impl Drop for StartGuard {
         let locks = self.locks.take();
         runtime.spawn(async move {
             abandon_start(&*runner, &env, &record_path, attempts, timeout).await;
+            // A client ended right after it spawned the session's daemon leaves a daemon that
+            // comes up only now: give it a moment to appear, and close it too.
+            let deadline = tokio::time::Instant::now() + DAEMON_APPEARS;
+            while tokio::time::Instant::now() < deadline {
+                if env.session_file("pid").is_some_and(|p| p.exists()) {
+                    abandon_start(&*runner, &env, &record_path, attempts, timeout).await;
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
             drop(locks);
         });
     }
 }
+
+/// How long the cleanup of a dropped start watches for a session daemon still coming up.
+const DAEMON_APPEARS: Duration = Duration::from_secs(1);
 
 /// Closes a start's session (verified gone), then removes its socket dir and its record.
 async fn abandon_start(
