@@ -183,6 +183,9 @@ const STORAGE_FN: PageFn = PageFn::new(include_str!("emulation/storage.js"));
 
 impl Session {
     async fn page_call<C: Command>(&self, command: &str, cdp_command: C) -> Result<C::Response> {
+        // Emulation can change what a page shows without the page noticing (media features,
+        // user agent, touch): no stored snapshot survives it.
+        self.forget_snapshots();
         let tab = self.active_tab().await?;
         tab.request(command, cdp_command, SHORT).await
     }

@@ -130,6 +130,11 @@ pub(crate) struct TabRefs {
     pub(crate) frame: Option<crate::frame::FrameScope>,
     /// The bases of `snapshot --delta`.
     pub(crate) deltas: crate::snapshot::delta::DeltaHistory,
+    /// How many times refs were assigned for this tab (a stored snapshot is only good while
+    /// nothing reassigned them).
+    pub(crate) assigns: u64,
+    /// The unchanged-page fast path of `snapshot`.
+    pub(crate) watch: crate::snapshot::watch::WatchState,
 }
 
 #[derive(Default)]
@@ -172,6 +177,14 @@ impl RefStore {
         f(inner.tabs.entry(target_id.to_string()).or_default())
     }
 
+    /// Runs `f` on the per-tab state of every tab (never across an await).
+    pub(crate) fn for_each_tab(&self, mut f: impl FnMut(&mut TabRefs)) {
+        let mut inner = self.lock();
+        for tab in inner.tabs.values_mut() {
+            f(tab);
+        }
+    }
+
     /// Assigns refs for one snapshot of `target_id`: nodes already known in the same document keep
     /// their ref, others get fresh numbers; the result also lists the refs that disappeared.
     pub fn assign(
@@ -186,6 +199,7 @@ impl RefStore {
             *next = 1;
         }
         let tab = tabs.entry(target_id.to_string()).or_default();
+        tab.assigns += 1;
 
         // A changed main-frame document invalidates every frame of the tab; a changed child
         // document (or a child reached through another session) only that frame.

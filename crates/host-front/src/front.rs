@@ -45,6 +45,8 @@ pub const OPERATIONS: &[&str] = &[
     "end_run",
     "shutdown",
     "status",
+    "anchor_health",
+    "anchors_health",
     "stage_env",
     "live_view_ticket",
     "redeem_live_view_ticket",
@@ -177,6 +179,14 @@ struct StatusArgs {
     run: Option<RunId>,
     #[serde(default)]
     probe: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnchorArgs {
+    scope: Scope,
+    run: RunId,
+    profile: ProfileName,
 }
 
 #[derive(Deserialize)]
@@ -547,6 +557,18 @@ impl Front {
                     out.push(host.run_status(&run, a.probe).await?);
                 }
                 Ok(json!({ "runs": out }))
+            }
+            "anchor_health" => {
+                let a: AnchorArgs = args(raw)?;
+                let key = abx_host::ProfileKey {
+                    scope: a.scope,
+                    name: a.profile,
+                };
+                Ok(json!({ "anchor": host.anchor_health(&a.run, &key).await? }))
+            }
+            "anchors_health" => {
+                let _: serde::de::IgnoredAny = args(raw)?;
+                Ok(json!({ "anchors": host.anchors_health().await? }))
             }
             "stage_env" => {
                 let a: StageArgs = args(raw)?;

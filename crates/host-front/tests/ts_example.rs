@@ -153,7 +153,7 @@ fn the_typescript_example_host_runs_the_pipeline_through_abx_host() {
         "work-a sees the login; both ran in parallel"
     );
     assert_eq!(report["one_shared_browser"], true);
-    assert_eq!(report["status_anchor_reachable"], true);
+    assert_eq!(report["status_anchor_health"], "up");
     assert_eq!(
         report["run2_logged_in"], true,
         "the login persisted to the next run"

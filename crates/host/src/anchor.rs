@@ -2,7 +2,14 @@
 //! step 3). Callers in one process are deduplicated, processes are serialized by a `flock` on
 //! `anchor.lock`, the record (`anchor.json`, 0600, atomic) holds the CDP address, and a stored
 //! anchor is probed over CDP before use. A dead anchor is replaced and every stage env of the
-//! run that pointed at it gets the new address (limitation 10).
+//! run that pointed at it gets the new address (limitation 10). Every anchor in use is watched
+//! (`watch.rs`): its loss is an event at once, not a surprise at the next stage.
+//!
+//! A local anchor is recorded *before* it is launched (`anchor.json` with no address yet), and
+//! a start that does not finish (its preparation dropped, `get cdp-url` failing) closes what it
+//! launched, holding the anchor's locks until it is gone; a Host that dies mid-start leaves the
+//! record for `end_run`, the next `prepare_stage` or the sweep. No Chrome is left holding a
+//! profile without a record.
 
 use std::collections::HashMap;
 use std::fs;
@@ -20,12 +27,14 @@ use crate::display::{DisplayChoice, DisplayProbe, Screen};
 use crate::env::{self, BrowserEnv, LaunchSettings, SessionPlace, var};
 use crate::error::{HostError, Result};
 use crate::fsutil::{now_ms, private_dir, read_json, remove_file, write_json};
+use crate::host::HostEvent;
 use crate::names::{ProfileKey, RunId, Scope};
 use crate::owner::{OwnerKind, OwnerRecord};
 use crate::profile::ProfileHandle;
 use crate::runner::{BrowserRunner, run_ok};
 use crate::spare::SpareTabs;
 use crate::stage::StageRecord;
+use crate::watch::Watches;
 
 /// What a [`StageAddressResolver`] learns about a remote browser the Host just connected to.
 #[derive(Clone, Debug)]
@@ -106,6 +115,15 @@ pub struct AnchorRecord {
     pub restarts: u32,
 }
 
+impl AnchorRecord {
+    /// Recorded before its browser was started, with no address yet: it is starting, or a
+    /// start that never finished (its session may still hold the profile; closing or replacing
+    /// the anchor closes that session).
+    pub fn is_starting(&self) -> bool {
+        self.cdp.is_empty()
+    }
+}
+
 /// The anchor a stage attaches to.
 #[derive(Clone, Debug)]
 pub struct AnchorState {
@@ -136,8 +154,105 @@ pub(crate) struct Anchors {
     runner: Arc<dyn BrowserRunner>,
     inflight: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     keepers: Mutex<HashMap<String, Arc<Browser>>>,
-    /// Blank tabs made ahead for starting stages (see `spare.rs`).
-    pub spares: SpareTabs,
+    /// Blank tabs made ahead for starting stages (see `spare.rs`), over the connection the
+    /// watches use.
+    pub spares: Arc<SpareTabs>,
+    /// The loss watch of every anchor in use (see `watch.rs`).
+    pub watches: Watches,
+}
+
+/// Closes what an anchor start launched when the start does not finish. Armed with the
+/// anchor's session env before its `open`; on an error the start awaits [`StartGuard::abandon`];
+/// when the preparation is dropped mid-start, `Drop` hands the cleanup to a task that keeps the
+/// anchor's locks until the session is gone, so no other start reuses the session meanwhile.
+struct StartGuard {
+    runner: Arc<dyn BrowserRunner>,
+    record_path: PathBuf,
+    close_attempts: u32,
+    timeout: Duration,
+    session: Option<BrowserEnv>,
+    locks: Option<(tokio::sync::OwnedMutexGuard<()>, Flock<fs::File>)>,
+}
+
+impl StartGuard {
+    async fn abandon(&mut self) {
+        if let Some(env) = self.session.take() {
+            abandon_start(
+                &*self.runner,
+                &env,
+                &self.record_path,
+                self.close_attempts,
+                self.timeout,
+            )
+            .await;
+        }
+    }
+}
+
+impl Drop for StartGuard {
+    fn drop(&mut self) {
+        let Some(env) = self.session.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::warn!(
+                "an anchor start was dropped outside a runtime; end_run or the sweep closes it"
+            );
+            return;
+        };
+        tracing::info!(
+            session = env.session().unwrap_or(""),
+            "anchor start dropped; closing what it launched"
+        );
+        let runner = self.runner.clone();
+        let record_path = self.record_path.clone();
+        let (attempts, timeout) = (self.close_attempts, self.timeout);
+        let locks = self.locks.take();
+        runtime.spawn(async move {
+            abandon_start(&*runner, &env, &record_path, attempts, timeout).await;
+            // A client ended right after it spawned the session's daemon leaves a daemon that
+            // comes up only now: give it a moment to appear, and close it too.
+            let deadline = tokio::time::Instant::now() + DAEMON_APPEARS;
+            while tokio::time::Instant::now() < deadline {
+                if env.session_file("pid").is_some_and(|p| p.exists()) {
+                    abandon_start(&*runner, &env, &record_path, attempts, timeout).await;
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            drop(locks);
+        });
+    }
+}
+
+/// How long the cleanup of a dropped start watches for a session daemon still coming up.
+const DAEMON_APPEARS: Duration = Duration::from_secs(1);
+
+/// Closes a start's session (verified gone), then removes its socket dir and its record.
+async fn abandon_start(
+    runner: &dyn BrowserRunner,
+    env: &BrowserEnv,
+    record_path: &Path,
+    attempts: u32,
+    timeout: Duration,
+) {
+    if crate::stage::close_session(runner, env, attempts, timeout).await {
+        if let Some(dir) = env.socket_dir() {
+            crate::stage::remove_session_dir(dir);
+        }
+        if read_json::<AnchorRecord>(record_path)
+            .ok()
+            .flatten()
+            .is_some_and(|r| r.is_starting())
+        {
+            let _ = remove_file(record_path);
+        }
+    } else {
+        tracing::warn!(
+            session = env.session().unwrap_or(""),
+            "an unfinished anchor start did not close; end_run or the sweep retries"
+        );
+    }
 }
 
 pub(crate) fn run_dir(home: &Path, run: &RunId) -> PathBuf {
@@ -201,12 +316,17 @@ pub(crate) async fn close_over_cdp(cdp: &str, headers: &[(String, String)]) -> b
 }
 
 impl Anchors {
-    pub(crate) fn new(settings: AnchorSettings, runner: Arc<dyn BrowserRunner>) -> Self {
+    pub(crate) fn new(
+        settings: AnchorSettings,
+        runner: Arc<dyn BrowserRunner>,
+        events: tokio::sync::broadcast::Sender<HostEvent>,
+    ) -> Self {
         Self {
-            spares: SpareTabs::new(
+            spares: Arc::new(SpareTabs::new(
                 settings.spare_tabs,
                 abx_engine::ClaimDir::for_current_user(),
-            ),
+            )),
+            watches: Watches::new(settings.home.clone(), events),
             settings,
             runner,
             inflight: Mutex::new(HashMap::new()),
@@ -258,16 +378,24 @@ impl Anchors {
     ) -> Result<AnchorState> {
         let key = handle.key().clone();
         let id = identity(run, &key);
+        let mut restarts_before = 0;
         let gate = {
             let mut inflight = self.inflight.lock().unwrap_or_else(|p| p.into_inner());
             inflight.entry(id.clone()).or_default().clone()
         };
         // One caller per anchor in this process; the others wait and reuse its result.
-        let _one = gate.lock().await;
+        let one = gate.lock_owned().await;
         let dir = anchor_dir(&self.settings.home, run, &key);
         private_dir(&dir)?;
-        let _cross = self.lock(&dir.join("anchor.lock")).await?;
-        let previous = self.record(run, &key)?;
+        let cross = self.lock(&dir.join("anchor.lock")).await?;
+        let mut previous = self.record(run, &key)?;
+        if let Some(record) = previous.take_if(|r| r.is_starting()) {
+            tracing::warn!(run = %run, profile = %key, "closing an anchor start that never finished");
+            self.close_record(&record).await;
+            // Not a restart: the anchor never served a stage. Its count carries over.
+            previous = None;
+            restarts_before = record.restarts;
+        }
         if let Some(record) = &previous {
             let alive = match self.keeper(&id) {
                 Some(keeper) => keeper.is_alive() && probe(&record.cdp, &record.cdp_headers).await,
@@ -275,6 +403,8 @@ impl Anchors {
             };
             let needs_window = display.headed && !record.display.headed;
             if alive && !needs_window {
+                self.watches
+                    .watch(record, self.keeper(&id), self.spares.clone());
                 return Ok(AnchorState {
                     record: record.clone(),
                     started: false,
@@ -289,23 +419,37 @@ impl Anchors {
                 self.forget_dead(record).await;
             }
         }
+        let restarted = previous.is_some();
+        let restarts = previous
+            .as_ref()
+            .map_or(restarts_before, |old| old.restarts + 1);
+        let mut guard = StartGuard {
+            runner: self.runner.clone(),
+            record_path: self.record_path(run, &key),
+            close_attempts: self.settings.close_attempts,
+            timeout: self.settings.command_timeout,
+            session: None,
+            locks: Some((one, cross)),
+        };
         let mut record = match &self.settings.source {
-            BrowserSource::Local => self.start_local(scope, run, handle, display).await?,
+            BrowserSource::Local => {
+                self.start_local(scope, run, handle, display, restarts, &mut guard)
+                    .await?
+            }
             BrowserSource::Remote(endpoint) => {
                 self.start_remote(scope, run, &key, endpoint, display)
                     .await?
             }
         };
-        let restarted = previous.is_some();
-        if let Some(old) = &previous {
-            record.restarts = old.restarts + 1;
-        }
+        record.restarts = restarts;
         write_json(&self.record_path(run, &key), &record)?;
-        if let Some(old) = &previous
-            && old.cdp != record.cdp
-        {
-            self.repoint_stages(run, &key, &old.cdp, &record).await?;
-        }
+        // Recorded: from here on `end_run` closes it like any anchor.
+        guard.session = None;
+        self.watches
+            .watch(&record, self.keeper(&id), self.spares.clone());
+        // Also after a start that never finished replaced a dead anchor: every stage env on
+        // this profile that points elsewhere points at a browser that is gone.
+        self.repoint_stages(run, &key, &record).await?;
         Ok(AnchorState {
             record,
             started: true,
@@ -344,6 +488,8 @@ impl Anchors {
         run: &RunId,
         handle: &ProfileHandle,
         display: &DisplayChoice,
+        restarts: u32,
+        guard: &mut StartGuard,
     ) -> Result<AnchorRecord> {
         let key = handle.key();
         let fail = |reason: String| HostError::Anchor {
@@ -379,6 +525,21 @@ impl Anchors {
             cdp_headers: Vec::new(),
         }
         .write(&place.socket_dir)?;
+        // Then the anchor record, with no address yet: `end_run` and the next start close
+        // whatever this start leaves behind if it never finishes.
+        let mut record = AnchorRecord {
+            run: run.clone(),
+            profile: key.clone(),
+            cdp: String::new(),
+            cdp_headers: Vec::new(),
+            env: Some(anchor_env.clone()),
+            remote: None,
+            display: display.clone(),
+            started_ms: now_ms(),
+            restarts,
+        };
+        write_json(&guard.record_path, &record)?;
+        guard.session = Some(anchor_env.clone());
         let timeout = self.settings.command_timeout;
         if let Err(err) = run_ok(
             &*self.runner,
@@ -388,25 +549,27 @@ impl Anchors {
         )
         .await
         {
-            let _ = self.runner.run(&anchor_env, &["close"], timeout).await;
+            guard.abandon().await;
             return Err(fail(err.to_string()));
         }
-        let cdp = run_ok(&*self.runner, &anchor_env, &["get", "cdp-url"], timeout)
-            .await
-            .map_err(|e| fail(format!("could not read the shared browser address: {e}")))?;
+        let cdp = match run_ok(&*self.runner, &anchor_env, &["get", "cdp-url"], timeout).await {
+            Ok(cdp) if !cdp.trim().is_empty() => cdp.trim().to_string(),
+            Ok(_) => {
+                guard.abandon().await;
+                return Err(fail("the shared browser reported no address".into()));
+            }
+            Err(e) => {
+                guard.abandon().await;
+                return Err(fail(format!(
+                    "could not read the shared browser address: {e}"
+                )));
+            }
+        };
         let mode = display.to_string();
         tracing::info!(run = %run, profile = %key, %mode, "anchor started");
-        Ok(AnchorRecord {
-            run: run.clone(),
-            profile: key.clone(),
-            cdp,
-            cdp_headers: Vec::new(),
-            env: Some(anchor_env),
-            remote: None,
-            display: display.clone(),
-            started_ms: now_ms(),
-            restarts: 0,
-        })
+        record.cdp = cdp;
+        record.started_ms = now_ms();
+        Ok(record)
     }
 
     async fn start_remote(
@@ -483,6 +646,8 @@ impl Anchors {
 
     /// A dead anchor's leftovers: its daemon is asked to close (it still cleans its files).
     async fn forget_dead(&self, record: &AnchorRecord) {
+        // The loss first (reported unless the watch did), while the pids are still known.
+        self.watches.found_dead(record).await;
         self.spares.forget(&record.cdp).await;
         if let Some(env) = &record.env {
             let _ = self
@@ -501,13 +666,12 @@ impl Anchors {
         }
     }
 
-    /// Points every stage env of `run` that used `old_cdp` at the new anchor; each old stage
-    /// session is closed first (its browser is gone; a close never re-attaches).
+    /// Points every stage env of `run` on `key` that does not use the new anchor at it; each
+    /// old stage session is closed first (its browser is gone; a close never re-attaches).
     async fn repoint_stages(
         &self,
         run: &RunId,
         key: &ProfileKey,
-        old_cdp: &str,
         record: &AnchorRecord,
     ) -> Result<()> {
         let stages = run_dir(&self.settings.home, run).join("stages");
@@ -516,7 +680,7 @@ impl Anchors {
             let Ok(Some(mut stage)) = read_json::<StageRecord>(&path) else {
                 continue;
             };
-            if stage.profile.as_ref() != Some(key) || stage.env.cdp() != Some(old_cdp) {
+            if stage.profile.as_ref() != Some(key) || stage.env.cdp() == Some(record.cdp.as_str()) {
                 continue;
             }
             let _ = self
@@ -534,7 +698,9 @@ impl Anchors {
     /// `Browser.close` over CDP if the daemon cannot do it), `Browser.close` for a remote one.
     /// Never a signal. Returns whether it is verified gone.
     pub(crate) async fn close_record(&self, record: &AnchorRecord) -> bool {
-        // The spares first: their connection must not outlive the anchor's graceful close.
+        // Unwatched first: closing it on purpose is no loss. Then the spares: their connection
+        // must not outlive the anchor's graceful close.
+        self.watches.unwatch(record);
         self.spares.forget(&record.cdp).await;
         let id = identity(&record.run, &record.profile);
         let keeper = self

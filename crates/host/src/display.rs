@@ -168,13 +168,17 @@ impl fmt::Display for DisplayChoice {
 }
 
 /// Decides headed or headless for a stage. `human` is a stage where a person logs in;
-/// `live_view` says the Host offers a live view to that person.
+/// `live_view` says the Host offers a live view to that person. A person is reached only
+/// through a real display or the live view: with nothing but Xvfb (a window nobody sees) and
+/// no live view, a human-login stage gets [`HostError::NoScreen`].
 ///
 /// ```
 /// use abx_host::{choose_display, Headed, Screen};
 /// let none = Screen::None;
 /// assert!(!choose_display(&none, Headed::Auto, false, false).unwrap().headed);
 /// assert!(choose_display(&none, Headed::Headed, false, false).is_err(), "no silent fallback");
+/// let xvfb_only = Screen::Virtual { xvfb: "/usr/bin/Xvfb".into() };
+/// assert!(choose_display(&xvfb_only, Headed::Auto, true, false).is_err(), "no invisible login window");
 /// ```
 pub fn choose_display(
     screen: &Screen,
@@ -196,18 +200,32 @@ pub fn choose_display(
         Screen::None => None,
     };
     if human {
-        if let Some(choice) = with_screen(screen) {
-            return Ok(choice);
-        }
-        if live_view {
-            return Ok(DisplayChoice {
+        // Only a real display or the live view reaches a person: a window on a private Xvfb
+        // is one nobody can see, so it does not count here.
+        return match (screen, live_view) {
+            (Screen::Window { variable }, _) => Ok(DisplayChoice {
+                headed: true,
+                reason: DisplayReason::Window {
+                    variable: variable.clone(),
+                },
+            }),
+            // A headed browser on the private display, which the person watches and drives
+            // through the live view.
+            (Screen::Virtual { .. }, true) => Ok(DisplayChoice {
+                headed: true,
+                reason: DisplayReason::LiveView,
+            }),
+            (Screen::None, true) => Ok(DisplayChoice {
                 headed: false,
                 reason: DisplayReason::LiveView,
-            });
-        }
-        return Err(HostError::NoScreen {
-            reason: "a person must log in, there is no DISPLAY, no WAYLAND_DISPLAY, no Xvfb on PATH and no live view".into(),
-        });
+            }),
+            (Screen::Virtual { .. }, false) => Err(HostError::NoScreen {
+                reason: "a person must log in, and this Host has only a virtual display (Xvfb) that nobody can see, no DISPLAY, no WAYLAND_DISPLAY and no live view".into(),
+            }),
+            (Screen::None, false) => Err(HostError::NoScreen {
+                reason: "a person must log in, there is no DISPLAY, no WAYLAND_DISPLAY, no Xvfb on PATH and no live view".into(),
+            }),
+        };
     }
     match want {
         Headed::Headless => Ok(DisplayChoice {

@@ -31,6 +31,7 @@ use crate::stage::{
     CLOSED_FILE, ENV_FILE, LOGIN_CHECK_FILE, StageBrowser, StageRecord, StageSpec, StageTeardown,
     close_session, remove_session_dir,
 };
+use crate::watch::{AnchorLossCause, AnchorStatus};
 
 /// How the Host kit is set up.
 #[derive(Clone, Debug)]
@@ -106,8 +107,9 @@ impl RunRef {
     }
 }
 
-/// Things a Host shows its users. Serialized (for the `abx-host` JSON front) as an object
-/// whose `event` field names the variant in snake case: `{"event":"anchor_started",…}`.
+/// Things a Host shows its users. Serialized as JSON objects tagged by `"event"`
+/// (`waiting_for_profile`, `anchor_started`, `anchor_lost`); the `abx-host` JSON front streams
+/// them as they are.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 #[non_exhaustive]
@@ -133,6 +135,22 @@ pub enum HostEvent {
         display: DisplayChoice,
         /// A dead anchor was replaced.
         restarted: bool,
+    },
+    /// An anchor's browser is gone (it exited, its session ended, or a remote service ended
+    /// it), noticed by the Host's watch as it happened. Its stages' pages are lost; the next
+    /// `prepare_stage` (or `resume_stage`) on the profile starts a new anchor and re-points
+    /// every stage env of the run at it.
+    AnchorLost {
+        /// The run.
+        run: RunId,
+        /// The run's owner scope.
+        scope: Scope,
+        /// The profile.
+        profile: ProfileKey,
+        /// Why.
+        cause: AnchorLossCause,
+        /// The stages that were attached to it and not ended.
+        stages: Vec<StageId>,
     },
 }
 
@@ -207,6 +225,7 @@ impl Host {
         private_dir(&config.home)?;
         let config_file = config.home.join("agent-browser.empty.json");
         write_private(&config_file, b"{}\n")?;
+        let (events, _) = broadcast::channel(256);
         let anchors = Anchors::new(
             AnchorSettings {
                 home: config.home.clone(),
@@ -222,8 +241,8 @@ impl Host {
                 spare_tabs: config.spare_tabs,
             },
             runner.clone(),
+            events.clone(),
         );
-        let (events, _) = broadcast::channel(256);
         Ok(Host {
             live: LiveViews::new(config.live_view.clone()),
             config,
@@ -278,6 +297,41 @@ impl Host {
     /// Events from now on.
     pub fn events(&self) -> broadcast::Receiver<HostEvent> {
         self.events.subscribe()
+    }
+
+    /// The health of the anchor of `run` on `profile`: `None` when there is none (never
+    /// started, or closed). A lost anchor is reported as its watch found it; otherwise the
+    /// anchor is asked for `Browser.getVersion` (2 s) over the connection the Host holds.
+    pub async fn anchor_health(
+        &self,
+        run: &RunId,
+        profile: &ProfileKey,
+    ) -> Result<Option<AnchorStatus>> {
+        match self.anchors.record(run, profile)? {
+            Some(record) => Ok(Some(self.anchors.watches.health(&record).await)),
+            None => Ok(None),
+        }
+    }
+
+    /// [`Host::anchor_health`] of every anchor of the runs this Host prepared stages of and did
+    /// not end, by run, then profile.
+    pub async fn anchors_health(&self) -> Result<Vec<AnchorStatus>> {
+        let runs: Vec<RunId> = self
+            .runs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .keys()
+            .cloned()
+            .collect();
+        let mut out = Vec::new();
+        for run in runs {
+            let mut records = self.anchors.records_of(&run);
+            records.sort_by(|a, b| a.profile.cmp(&b.profile));
+            for record in records {
+                out.push(self.anchors.watches.health(&record).await);
+            }
+        }
+        Ok(out)
     }
 
     /// `<home>/runs/<run>/stages/<stage>`.

@@ -10,7 +10,9 @@
 //!   `agent-browser` session with the profile folder) or remote ([`BrowserSource::Remote`], a
 //!   `wss://` endpoint with headers). Deduplicated, locked across processes, recorded
 //!   (`anchor.json`, 0600), probed, and replaced when it died, with every stage env of the run
-//!   re-pointed at the new one.
+//!   re-pointed at the new one. Each anchor is watched over the connection the Host holds to
+//!   it: its loss is [`HostEvent::AnchorLost`] at once, with a typed [`AnchorLossCause`] and
+//!   the stages on it; [`Host::anchor_health`] checks one on demand.
 //! - **Stages**: [`Host::prepare_stage`] builds the env once and persists it (the byte-identical
 //!   rule), caps session names with a hash, keeps socket paths within 103 bytes, pins
 //!   `AGENT_BROWSER_CONFIG`, pins a tab on the anchor (a spare tab made ahead, so the stage's
@@ -68,6 +70,7 @@ mod runner;
 mod spare;
 mod stage;
 mod status;
+mod watch;
 
 /// Cancels a lease wait (re-exported so a Host needs no extra dependency).
 pub use tokio_util::sync::CancellationToken as CancelToken;
@@ -98,4 +101,5 @@ pub use runner::{BoxFuture, BrowserRunner, CliRunner, RunOutput};
 pub use stage::{
     CLOSED_FILE, ENV_FILE, LOGIN_CHECK_FILE, StageBrowser, StageRecord, StageSpec, StageTeardown,
 };
-pub use status::{AnchorStatus, RunStatus, StageStatus};
+pub use status::{RunAnchor, RunStatus, StageStatus};
+pub use watch::{AnchorHealth, AnchorLossCause, AnchorStatus};

@@ -11,6 +11,9 @@
 //! stage's `<session>.target` with `"fresh": true`, and the stage's daemon takes it on its first
 //! command when it is still an unattached, unclaimed `about:blank` page (else it opens its own
 //! tab, as without a spare). The pool then makes the next spare in the background.
+//!
+//! The same connection is the one the anchor's watch (`watch.rs`) waits on; with spares off
+//! (`per_anchor` 0) the pool only connects.
 
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
@@ -209,6 +212,32 @@ impl SpareTabs {
         }
     }
 
+    /// The Host's connection to the anchor at `cdp` (the one its spares are made over), opened
+    /// if there is none, also when spares are off; the anchor's watch (`watch.rs`) waits on it.
+    /// `None` when it cannot be opened within `wait`.
+    pub(crate) async fn connection(
+        &self,
+        cdp: &str,
+        headers: &[(String, String)],
+        wait: Duration,
+    ) -> Option<Arc<Browser>> {
+        let pool = self.pool(cdp, headers);
+        let mut changes = pool.changed.subscribe();
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            if let Some(browser) = lock(&pool.browser).clone() {
+                return Some(browser);
+            }
+            if lock(&pool.state).stopped {
+                return None;
+            }
+            match tokio::time::timeout_at(deadline, changes.changed()).await {
+                Ok(Ok(())) => {}
+                _ => return None,
+            }
+        }
+    }
+
     /// Closes a spare that was handed to a stage whose session never started (its teardown
     /// found no daemon), so nothing of the stage is left in the anchor.
     pub(crate) async fn discard(&self, cdp: &str, target_id: &str) {
@@ -273,6 +302,7 @@ async fn make_spares(
         }
     };
     *lock(&pool.browser) = Some(browser.clone());
+    pool.bump();
     let holder = ClaimHolder {
         session: HOLDER_NAME.into(),
         pid: std::process::id(),
@@ -286,7 +316,11 @@ async fn make_spares(
         };
         if !wanted {
             pool.bump();
-            pool.wake.notified().await;
+            tokio::select! {
+                () = pool.wake.notified() => {}
+                // The anchor is gone: the pool stops, so the next use connects afresh.
+                _ = browser.connection().closed() => break,
+            }
             continue;
         }
         let target_id = match browser.create_tab("about:blank", false).await {

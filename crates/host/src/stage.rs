@@ -87,12 +87,15 @@ pub struct StageTeardown {
     pub already: bool,
 }
 
-/// Whether the session of `env` is gone: no live daemon, no socket.
+/// Whether the session of `env` is gone: no live daemon, and no socket, or only the leftover
+/// socket of a daemon that was killed (its pid file names a dead process; `close` leaves those
+/// files, and the teardown removes them with the socket dir).
 pub(crate) fn session_gone(env: &BrowserEnv, pid: Option<i32>) -> bool {
     let sock = env.session_file("sock");
     let pid_now = env.session_file("pid").and_then(|p| read_pid(&p));
     let daemon_alive = pid.or(pid_now).is_some_and(pid_alive);
-    !daemon_alive && !sock.is_some_and(|s| s.exists())
+    let killed = pid_now.is_some_and(|p| !pid_alive(p));
+    !daemon_alive && (killed || !sock.is_some_and(|s| s.exists()))
 }
 
 /// `agent-browser close`, retried until the session is verified gone (seed invariant 3,
@@ -131,9 +134,10 @@ pub(crate) async fn close_session(
 /// Removes a closed session's socket dir (its leftover files and `owner.json`).
 pub(crate) fn remove_session_dir(dir: &Path) {
     for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_file() || path.is_symlink() {
-            let _ = fs::remove_file(&path);
+        // Files, links, and the socket a killed daemon left (a socket is neither a file nor a
+        // link).
+        if entry.file_type().is_ok_and(|t| !t.is_dir()) {
+            let _ = fs::remove_file(entry.path());
         }
     }
     let _ = fs::remove_file(dir.join(OWNER_FILE));

@@ -14,6 +14,7 @@ use crate::login::LoginResult;
 use crate::names::{ProfileKey, RunId, Scope, StageId};
 use crate::process::{pid_alive, read_pid};
 use crate::stage::{CLOSED_FILE, ENV_FILE, LOGIN_CHECK_FILE, StageRecord};
+use crate::watch::AnchorHealth;
 
 /// One run as the kit's records show it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -23,16 +24,16 @@ pub struct RunStatus {
     /// Its owner scope (from `run.json`; `None` when that record is missing).
     pub scope: Option<Scope>,
     /// Its anchors (one per profile).
-    pub anchors: Vec<AnchorStatus>,
+    pub anchors: Vec<RunAnchor>,
     /// Its stages, by id.
     pub stages: Vec<StageStatus>,
     /// Profiles whose lease the run holds.
     pub leases: Vec<ProfileKey>,
 }
 
-/// A run's shared browser of one profile.
+/// A run's shared browser of one profile, from its record.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct AnchorStatus {
+pub struct RunAnchor {
     /// The profile.
     pub profile: ProfileKey,
     /// A browser of a remote service (else a local Chrome).
@@ -43,8 +44,8 @@ pub struct AnchorStatus {
     pub started_ms: u64,
     /// How often it was replaced after dying.
     pub restarts: u32,
-    /// Whether it answered over CDP just now; `None` when not probed.
-    pub reachable: Option<bool>,
+    /// Its health ([`Host::anchor_health`]) when asked for; `None` otherwise.
+    pub health: Option<AnchorHealth>,
 }
 
 /// A stage's browser.
@@ -78,8 +79,8 @@ impl Host {
         runs
     }
 
-    /// The status of `run`: its anchors (probed over CDP when `probe`, up to a few seconds
-    /// each), its stages and its leases.
+    /// The status of `run`: its anchors (with their health when `probe`: up to 2 s each),
+    /// its stages and its leases.
     pub async fn run_status(&self, run: &RunId, probe: bool) -> Result<RunStatus> {
         let dir = run_dir(&self.config().home, run);
         let scope = read_json::<RunRef>(&dir.join("run.json"))
@@ -105,18 +106,20 @@ impl Host {
         records.sort_by(|a, b| a.profile.cmp(&b.profile));
         let mut anchors = Vec::new();
         for record in records {
-            let reachable = if probe {
-                Some(crate::anchor::probe(&record.cdp, &record.cdp_headers).await)
+            let health = if probe {
+                self.anchor_health(run, &record.profile)
+                    .await?
+                    .map(|status| status.health)
             } else {
                 None
             };
-            anchors.push(AnchorStatus {
+            anchors.push(RunAnchor {
                 profile: record.profile,
                 remote: record.remote.is_some(),
                 display: record.display,
                 started_ms: record.started_ms,
                 restarts: record.restarts,
-                reachable,
+                health,
             });
         }
         let open_relays = self.live_views().open_relays();

@@ -55,3 +55,23 @@ fn asking_for_a_window_without_a_screen_fails_instead_of_running_headless() {
         (false, DisplayReason::AskedHeadless)
     );
 }
+
+#[test]
+fn a_human_login_needs_a_display_or_the_live_view_not_just_xvfb() {
+    let xvfb_only = Screen::Virtual {
+        xvfb: "/usr/bin/Xvfb".into(),
+    };
+    let err = choose_display(&xvfb_only, Headed::Auto, true, false)
+        .expect_err("a window on Xvfb is one nobody sees");
+    assert!(matches!(err, HostError::NoScreen { .. }), "{err}");
+    // With the live view, the person watches a headed browser on the private display.
+    let live = choose_display(&xvfb_only, Headed::Auto, true, true).expect("live view");
+    assert_eq!((live.headed, live.reason), (true, DisplayReason::LiveView));
+    // A real display is still a window.
+    let window = Screen::Window {
+        variable: "DISPLAY".into(),
+    };
+    let shown = choose_display(&window, Headed::Auto, true, false).expect("window");
+    assert!(shown.headed);
+    assert!(matches!(shown.reason, DisplayReason::Window { .. }));
+}

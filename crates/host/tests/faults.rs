@@ -1,5 +1,7 @@
-//! Fault tests: the anchor killed mid-run, a Host killed mid-run then restarted (the sweep),
-//! two Hosts' runs on one profile, a resume behind another run, a Host shutdown.
+//! Fault tests: the anchor killed mid-run, its Chrome killed (an `anchor_lost` event), an anchor
+//! start dropped or failing half way, a human login with nothing but Xvfb, a Host killed mid-run
+//! then restarted (the sweep), two Hosts' runs on one profile, a resume behind another run, a
+//! Host shutdown.
 
 mod common;
 
@@ -7,9 +9,14 @@ use std::io::BufRead;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use abx_fixtures::FixtureServer;
 use abx_host::{
-    AnchorRecord, Host, HostEvent, OwnerKind, ProfileName, RunRef, RunState, StageId, StageSpec,
+    AnchorHealth, AnchorLossCause, AnchorRecord, BoxFuture, BrowserEnv, BrowserRunner, CliRunner,
+    DisplayProbe, FileLease, FileProfileStore, Host, HostError, HostEvent, OwnerKind, ProfileKey,
+    ProfileName, RunOutput, RunRef, RunState, Screen, StageId, StageSpec,
 };
 use common::{Place, Runs, ab_ok, alive, cdp_answers, daemon_pid, wait_gone};
 
@@ -413,4 +420,437 @@ async fn host_killed_mid_run_then_restarted_the_sweep_cleans_only_dead_runs() {
     );
     assert!(host.end_run(&live_run.id).await.expect("end").complete());
     assert!(place.sockets_empty());
+}
+
+fn profile_key(run: &RunRef, name: &str) -> ProfileKey {
+    ProfileKey {
+        scope: run.scope.clone(),
+        name: ProfileName::new(name).expect("name"),
+    }
+}
+
+/// The parent pid and the name of a process, from `/proc/<pid>/stat`.
+fn parent_and_name(pid: i32) -> Option<(i32, String)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let name = stat[stat.find('(')? + 1..stat.rfind(')')?].to_string();
+    let ppid = stat[stat.rfind(')')? + 1..]
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some((ppid, name))
+}
+
+/// The next `AnchorLost` event (other events are skipped), within `bound`.
+async fn next_loss(
+    events: &mut tokio::sync::broadcast::Receiver<HostEvent>,
+    bound: Duration,
+) -> HostEvent {
+    let deadline = tokio::time::Instant::now() + bound;
+    loop {
+        match tokio::time::timeout_at(deadline, events.recv()).await {
+            Ok(Ok(event @ HostEvent::AnchorLost { .. })) => return event,
+            Ok(Ok(_)) => continue,
+            other => panic!("no anchor_lost event within {bound:?}: {other:?}"),
+        }
+    }
+}
+
+/// Issue 37 part 2: `kill -9` of the anchor's Chrome is an `anchor_lost` event as it happens,
+/// with its typed cause and the stages that were on it; the health check says so; the next
+/// stage replaces the anchor as before, and the loss is not reported twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killing_the_anchor_chrome_is_an_anchor_lost_event_and_the_next_stage_replaces_it() {
+    let site = FixtureServer::start().await.expect("site");
+    let place = Place::new();
+    let runs = Arc::new(Runs::default());
+    let host = common::host(&place, runs.clone());
+    let run = RunRef::parse("local", "run-lost").expect("run");
+    runs.set(&run, RunState::Running);
+    let key = profile_key(&run, "site");
+    let first = host
+        .prepare_stage(&run, &stage("a"), &profile_spec("site"))
+        .await
+        .expect("a");
+    ab_ok(&first.env, &["open", &site.url("/page1.html")]);
+    let old = anchor_record(&host, &run, "site");
+    let anchor_daemon = daemon_pid(old.env.as_ref().expect("a local anchor")).expect("daemon");
+
+    // The health check: up, and the watch names the anchor's Chrome (a child of its daemon).
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let chrome = loop {
+        let status = host
+            .anchor_health(&run.id, &key)
+            .await
+            .expect("health")
+            .expect("an anchor");
+        assert_eq!(status.health, AnchorHealth::Up, "{status:?}");
+        if let Some(pid) = status.browser_pid {
+            assert_eq!(status.stages, vec![stage("a")]);
+            break pid;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the watch never learned the Chrome pid"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let (parent, name) = parent_and_name(chrome).expect("the anchor's Chrome runs");
+    assert_eq!(
+        parent, anchor_daemon,
+        "{chrome} ({name}) is the anchor daemon's Chrome"
+    );
+    assert!(name.contains("chrom"), "{name}");
+
+    let mut events = host.events();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(chrome),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .expect("kill the anchor's Chrome (started by this test's Host)");
+    let killed = Instant::now();
+    let lost = next_loss(&mut events, Duration::from_secs(5)).await;
+    eprintln!(
+        "anchor_lost {:?} after kill -9 of the anchor's Chrome",
+        killed.elapsed()
+    );
+    assert_eq!(
+        lost,
+        HostEvent::AnchorLost {
+            run: run.id.clone(),
+            scope: run.scope.clone(),
+            profile: key.clone(),
+            cause: AnchorLossCause::BrowserExited { pid: Some(chrome) },
+            stages: vec![stage("a")],
+        }
+    );
+    let json = serde_json::to_value(&lost).expect("events serialize");
+    assert_eq!(json["event"], "anchor_lost", "{json}");
+    assert_eq!(json["cause"]["kind"], "browser_exited", "{json}");
+    assert_eq!(json["stages"], serde_json::json!(["a"]), "{json}");
+    let status = host
+        .anchor_health(&run.id, &key)
+        .await
+        .expect("health")
+        .expect("the lost anchor is still recorded");
+    assert!(
+        matches!(
+            &status.health,
+            AnchorHealth::Lost {
+                cause: AnchorLossCause::BrowserExited { .. },
+                ..
+            }
+        ),
+        "{status:?}"
+    );
+
+    // The next stage replaces it, as before the watch; every stage env follows.
+    let second = host
+        .prepare_stage(&run, &stage("b"), &profile_spec("site"))
+        .await
+        .expect("b");
+    assert!(second.anchor_restarted);
+    let new = anchor_record(&host, &run, "site");
+    assert_ne!(new.cdp, old.cdp);
+    assert_eq!(new.restarts, 1);
+    ab_ok(&second.env, &["open", &site.url("/page2.html")]);
+    assert_eq!(ab_ok(&second.env, &["get", "title"]), "Page Two");
+    let repointed = host
+        .stage_env(&run.id, &stage("a"))
+        .expect("read")
+        .expect("env");
+    assert_eq!(repointed.cdp(), Some(new.cdp.as_str()));
+    let mut later = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        later.push(event);
+    }
+    assert!(
+        !later
+            .iter()
+            .any(|e| matches!(e, HostEvent::AnchorLost { .. })),
+        "the loss is reported once: {later:?}"
+    );
+    assert!(
+        later.iter().any(|e| matches!(
+            e,
+            HostEvent::AnchorStarted {
+                restarted: true,
+                ..
+            }
+        )),
+        "{later:?}"
+    );
+    let all = host.anchors_health().await.expect("health");
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(all[0].health, AnchorHealth::Up, "{all:?}");
+    assert!(host.end_run(&run.id).await.expect("end").complete());
+    assert!(wait_gone(anchor_daemon, Duration::from_secs(5)));
+    assert!(
+        host.anchor_health(&run.id, &key)
+            .await
+            .expect("health")
+            .is_none(),
+        "a closed anchor has no health"
+    );
+    assert!(place.sockets_empty(), "{:?}", place.owners());
+}
+
+/// How [`Faulty`] breaks `get cdp-url`, once.
+#[derive(Clone, Copy)]
+enum CdpUrlFault {
+    /// Never answers (the preparation is dropped while it waits).
+    Hang,
+    /// Fails.
+    Fail,
+}
+
+/// The real `agent-browser`, except that the first `get cdp-url` hangs or fails; it notes the
+/// session daemon that was running at that moment.
+struct Faulty {
+    inner: CliRunner,
+    fault: CdpUrlFault,
+    armed: AtomicBool,
+    daemon: Mutex<Option<i32>>,
+    hit: tokio::sync::Notify,
+}
+
+impl Faulty {
+    fn new(fault: CdpUrlFault) -> Arc<Faulty> {
+        Arc::new(Faulty {
+            inner: CliRunner::new(common::agent_browser()),
+            fault,
+            armed: AtomicBool::new(true),
+            daemon: Mutex::new(None),
+            hit: tokio::sync::Notify::new(),
+        })
+    }
+
+    fn daemon(&self) -> Option<i32> {
+        *self.daemon.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl BrowserRunner for Faulty {
+    fn run<'a>(
+        &'a self,
+        env: &'a BrowserEnv,
+        args: &'a [&'a str],
+        timeout: Duration,
+    ) -> BoxFuture<'a, RunOutput> {
+        if args == ["get", "cdp-url"] && self.armed.swap(false, Ordering::SeqCst) {
+            *self.daemon.lock().unwrap_or_else(|p| p.into_inner()) = daemon_pid(env);
+            self.hit.notify_one();
+            return match self.fault {
+                CdpUrlFault::Hang => Box::pin(std::future::pending()),
+                CdpUrlFault::Fail => Box::pin(async {
+                    RunOutput {
+                        code: 1,
+                        stdout: String::new(),
+                        stderr: "injected failure".into(),
+                    }
+                }),
+            };
+        }
+        self.inner.run(env, args, timeout)
+    }
+}
+
+fn faulty_host(place: &Place, runs: Arc<Runs>, runner: Arc<Faulty>) -> Host {
+    let config = place.config();
+    Host::new(
+        config.clone(),
+        Arc::new(FileProfileStore::new(config.home.join("profiles"))),
+        Arc::new(FileLease::new(config.home.join("locks"))),
+        runs,
+        runner,
+    )
+    .expect("host")
+}
+
+/// Issue 37 part 6: a `prepare_stage` dropped while its anchor starts (Chrome launched, its
+/// address not read yet) leaves no Chrome holding the profile: the start was recorded before
+/// the launch, and what it launched is closed; the next stage starts a fresh anchor.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_anchor_start_leaves_no_browser_holding_the_profile() {
+    let site = FixtureServer::start().await.expect("site");
+    let place = Place::new();
+    let runs = Arc::new(Runs::default());
+    let runner = Faulty::new(CdpUrlFault::Hang);
+    let host = Arc::new(faulty_host(&place, runs.clone(), runner.clone()));
+    let run = RunRef::parse("local", "run-drop").expect("run");
+    runs.set(&run, RunState::Running);
+    let hit = runner.hit.notified();
+    let preparing = {
+        let (host, run) = (host.clone(), run.clone());
+        tokio::spawn(async move {
+            host.prepare_stage(&run, &stage("a"), &profile_spec("site"))
+                .await
+        })
+    };
+    tokio::time::timeout(Duration::from_secs(60), hit)
+        .await
+        .expect("the anchor started and its address was asked for");
+    let daemon = runner.daemon().expect("the anchor's daemon runs");
+    let starting = anchor_record(&host, &run, "site");
+    assert!(
+        starting.is_starting(),
+        "recorded before its address is known: {starting:?}"
+    );
+    preparing.abort();
+    assert!(preparing.await.expect_err("dropped").is_cancelled());
+
+    assert!(
+        wait_gone(daemon, Duration::from_secs(30)),
+        "the dropped start's session (and its Chrome) is still up"
+    );
+    let next = host
+        .prepare_stage(&run, &stage("a"), &profile_spec("site"))
+        .await
+        .expect("the next preparation");
+    assert!(next.anchor_started);
+    assert!(
+        !next.anchor_restarted,
+        "an unfinished start is not a restart"
+    );
+    ab_ok(&next.env, &["open", &site.url("/page1.html")]);
+    assert_eq!(ab_ok(&next.env, &["get", "title"]), "Page One");
+    assert!(host.end_run(&run.id).await.expect("end").complete());
+    assert!(place.sockets_empty(), "{:?}", place.owners());
+}
+
+/// Issue 37 part 6: a failing `get cdp-url` closes the anchor it started (no Chrome keeps the
+/// profile, no record is left), and the next stage starts one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_get_cdp_url_closes_the_anchor_it_started() {
+    let place = Place::new();
+    let runs = Arc::new(Runs::default());
+    let runner = Faulty::new(CdpUrlFault::Fail);
+    let host = faulty_host(&place, runs.clone(), runner.clone());
+    let run = RunRef::parse("local", "run-fail").expect("run");
+    runs.set(&run, RunState::Running);
+    let err = host
+        .prepare_stage(&run, &stage("a"), &profile_spec("site"))
+        .await
+        .expect_err("the anchor's address cannot be read");
+    assert!(matches!(err, HostError::Anchor { .. }), "{err}");
+    let daemon = runner.daemon().expect("the anchor's daemon ran");
+    assert!(!alive(daemon), "the failed start's session is still up");
+    assert!(
+        !place
+            .owners()
+            .iter()
+            .any(|(_, o)| o.kind == OwnerKind::Anchor),
+        "{:?}",
+        place.owners()
+    );
+    let record = host
+        .config()
+        .home
+        .join("runs/run-fail/browser/local/site/anchor.json");
+    assert!(!record.exists(), "no record of a closed start");
+    let next = host
+        .prepare_stage(&run, &stage("a"), &profile_spec("site"))
+        .await
+        .expect("the next preparation");
+    assert!(next.anchor_started);
+    assert!(host.end_run(&run.id).await.expect("end").complete());
+    assert!(place.sockets_empty(), "{:?}", place.owners());
+}
+
+/// Issue 37 part 6: a human-login stage on a server whose only screen is Xvfb (a window nobody
+/// sees) and that offers no live view fails with `NoScreen` before anything starts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_human_login_with_only_xvfb_and_no_live_view_is_no_screen() {
+    let place = Place::new();
+    let runs = Arc::new(Runs::default());
+    let mut config = place.config();
+    config.display = DisplayProbe::fixed(Screen::Virtual {
+        xvfb: "/usr/bin/Xvfb".into(),
+    });
+    config.live_view_handoff = false;
+    let host = Host::local(config, runs.clone(), common::agent_browser()).expect("host");
+    let run = RunRef::parse("local", "run-human").expect("run");
+    runs.set(&run, RunState::Running);
+    let spec = StageSpec {
+        human_login: Some("http://127.0.0.1:9/login".into()),
+        ..profile_spec("site")
+    };
+    let err = host
+        .prepare_stage(&run, &stage("login"), &spec)
+        .await
+        .expect_err("nobody could see the login window");
+    match &err {
+        HostError::NoScreen { reason } => assert!(reason.contains("Xvfb"), "{reason}"),
+        other => panic!("expected NoScreen, got {other}"),
+    }
+    assert!(
+        place.owners().is_empty(),
+        "nothing started: {:?}",
+        place.owners()
+    );
+    assert!(host.leases().leases().expect("leases").is_empty());
+}
+
+/// Issue 37 part 2: the anchor's session killed (its daemon `kill -9`; the orphan guard takes
+/// its Chrome down) is `anchor_lost` with `session_ended`, also with spare tabs off (the Host
+/// then holds its connection to the anchor for the watch alone).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killing_the_anchor_session_is_session_ended_even_with_spare_tabs_off() {
+    let place = Place::new();
+    let runs = Arc::new(Runs::default());
+    let mut config = place.config();
+    config.spare_tabs = 0;
+    let host = Host::local(config, runs.clone(), common::agent_browser()).expect("host");
+    let run = RunRef::parse("local", "run-session").expect("run");
+    runs.set(&run, RunState::Running);
+    let key = profile_key(&run, "site");
+    host.prepare_stage(&run, &stage("a"), &profile_spec("site"))
+        .await
+        .expect("a");
+    let old = anchor_record(&host, &run, "site");
+    let anchor_daemon = daemon_pid(old.env.as_ref().expect("a local anchor")).expect("daemon");
+    // Watched once the Host's connection learned the anchor's processes.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while host
+        .anchor_health(&run.id, &key)
+        .await
+        .expect("health")
+        .and_then(|s| s.browser_pid)
+        .is_none()
+    {
+        assert!(Instant::now() < deadline, "the anchor is not watched");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut events = host.events();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(anchor_daemon),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .expect("kill the anchor daemon this test's Host started");
+    match next_loss(&mut events, Duration::from_secs(5)).await {
+        HostEvent::AnchorLost { cause, stages, .. } => {
+            assert_eq!(
+                cause,
+                AnchorLossCause::SessionEnded {
+                    daemon_pid: Some(anchor_daemon)
+                }
+            );
+            assert_eq!(stages, vec![stage("a")]);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(host.end_run(&run.id).await.expect("end").complete());
+    let left: Vec<_> = walk(&place.socket_root());
+    assert!(place.sockets_empty(), "{left:?}");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        out.push(entry.path());
+        if entry.path().is_dir() {
+            out.extend(walk(&entry.path()));
+        }
+    }
+    out
 }

@@ -12,8 +12,8 @@ use std::time::Duration;
 use abx_engine::Browser;
 use abx_fixtures::FixtureServer;
 use abx_host::{
-    BrowserSource, Host, OwnerKind, ProfileName, RemoteEndpoint, RunRef, RunState, StageId,
-    StageSpec, var,
+    AnchorHealth, AnchorLossCause, BrowserSource, Host, HostEvent, OwnerKind, ProfileKey,
+    ProfileName, RemoteEndpoint, RunRef, RunState, StageId, StageSpec, var,
 };
 use common::{Place, Runs, ab, ab_ok};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -180,4 +180,79 @@ async fn a_remote_anchor_serves_the_run_and_a_replaced_browser_is_browser_lost()
         .await
         .expect("the remote browser was ended by Browser.close");
     second.close().await;
+}
+
+/// Issue 37 part 2: when the service ends the browser of a remote anchor, the Host's watch (its
+/// keeper connection) reports `anchor_lost` with the service as the cause, at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_the_service_ends_is_an_anchor_lost_event() {
+    let browser = launch().await;
+    let service = Service::start(&ws_target(&browser)).await;
+    let place = Place::new();
+    let runs = Arc::new(Runs::default());
+    let mut config = place.config();
+    config.browsers = BrowserSource::Remote(RemoteEndpoint {
+        url: format!("ws://127.0.0.1:{}?token=t", service.port),
+        headers: Vec::new(),
+        stage_address: None,
+    });
+    let host = Host::local(config, runs.clone(), common::agent_browser()).expect("host");
+    let run = RunRef::parse("local", "remote-lost").expect("run");
+    runs.set(&run, RunState::Running);
+    let stage = StageId::new("work").expect("stage");
+    let key = ProfileKey {
+        scope: run.scope.clone(),
+        name: ProfileName::new("p").expect("name"),
+    };
+    host.prepare_stage(&run, &stage, &StageSpec::with_profile(key.name.clone()))
+        .await
+        .expect("prepare");
+    let status = host
+        .anchor_health(&run.id, &key)
+        .await
+        .expect("health")
+        .expect("an anchor");
+    assert_eq!(status.health, AnchorHealth::Up, "{status:?}");
+    assert_eq!(
+        status.browser_pid, None,
+        "a remote browser's pid is not ours to know"
+    );
+
+    let mut events = host.events();
+    // The service ends its browser; the service itself still answers.
+    browser.close().await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    let (cause, stages) = loop {
+        match tokio::time::timeout_at(deadline, events.recv()).await {
+            Ok(Ok(HostEvent::AnchorLost {
+                run: lost_run,
+                profile,
+                cause,
+                stages,
+                ..
+            })) => {
+                assert_eq!((lost_run, profile), (run.id.clone(), key.clone()));
+                break (cause, stages);
+            }
+            Ok(Ok(_)) => continue,
+            other => panic!("no anchor_lost event: {other:?}"),
+        }
+    };
+    assert!(
+        matches!(cause, AnchorLossCause::ServiceEnded { .. }),
+        "{cause:?}"
+    );
+    assert_eq!(stages, vec![stage.clone()]);
+    let status = host
+        .anchor_health(&run.id, &key)
+        .await
+        .expect("health")
+        .expect("still recorded");
+    assert!(
+        matches!(status.health, AnchorHealth::Lost { .. }),
+        "{status:?}"
+    );
+    let report = host.end_run(&run.id).await.expect("end run");
+    assert!(report.complete(), "{report:?}");
+    assert!(place.sockets_empty(), "{:?}", place.owners());
 }

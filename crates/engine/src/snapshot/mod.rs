@@ -24,6 +24,7 @@ pub(crate) mod frames;
 pub(crate) mod scan;
 mod scoped;
 pub(crate) mod tree;
+pub(crate) mod watch;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -112,6 +113,8 @@ struct Capture {
     loader: String,
     /// Loader ids of same-process child frames, by frame id.
     child_loaders: HashMap<String, String>,
+    /// The unchanged-page watcher was armed before the tree was read ([`watch`]).
+    armed: bool,
 }
 
 /// Where a capture runs.
@@ -164,8 +167,15 @@ fn collect_backend_ids(node: &Value, ids: &mut HashSet<i64>) {
     }
 }
 
-/// Reads one frame document: AX tree, cursor scan, frame tree, all sent at once.
-async fn capture(session: &CdpSession, scope: &Scope, timeout: Duration) -> Result<Capture> {
+/// Reads one frame document: AX tree, cursor scan, frame tree, all sent at once — after arming
+/// the unchanged-page watcher in `watch_world` when given (sent first, so a change while the
+/// tree is read counts).
+async fn capture(
+    session: &CdpSession,
+    scope: &Scope,
+    watch_world: Option<i64>,
+    timeout: Duration,
+) -> Result<Capture> {
     let (ax_params, cleanup) = match scope {
         Scope::Top => (accessibility::GetFullAxTreeParams::default(), Cleanup::Top),
         Scope::Child {
@@ -215,8 +225,17 @@ async fn capture(session: &CdpSession, scope: &Scope, timeout: Duration) -> Resu
     // Own reply type: a whole AX tree, of which the tree builder reads a few fields.
     let ax = session.call_as::<_, RawTree>(&ax_params, Some(timeout));
     let frame_tree = session.call_within(page::GetFrameTreeParams::default(), timeout);
-    let (scan_reply, document, ax, frame_tree) =
-        futures_util::join!(scan_reply, document, ax, frame_tree);
+    let arm = async {
+        match watch_world {
+            Some(context) => session
+                .call_within(watch::watch_call(context, "arm"), timeout)
+                .await
+                .is_ok_and(|reply| watch::answered_yes(&reply)),
+            None => false,
+        }
+    };
+    let (armed, scan_reply, document, ax, frame_tree) =
+        futures_util::join!(arm, scan_reply, document, ax, frame_tree);
 
     let tree = Tree::build(ax?.nodes);
     let mut child_loaders = HashMap::new();
@@ -266,6 +285,7 @@ async fn capture(session: &CdpSession, scope: &Scope, timeout: Duration) -> Resu
         cursor,
         loader,
         child_loaders,
+        armed,
     })
 }
 
@@ -406,12 +426,23 @@ impl Session {
         if realm.frame_id.is_some() {
             return self.snapshot_frame(tab, &realm, options, timeout).await;
         }
+        let fast_path = watch::enabled();
+        if fast_path && let Some(unchanged) = self.unchanged_snapshot(tab, options, timeout).await {
+            return Ok(Snapshot {
+                origin: self.snapshot_origin(tab),
+                ..unchanged
+            });
+        }
         let session = tab.cdp();
         let subtree = match &options.selector {
             Some(selector) => Some(selector_subtree(session, None, selector, timeout).await?),
             None => None,
         };
-        let mut main = capture(session, &Scope::Top, timeout).await?;
+        let watch_world = match fast_path {
+            true => self.watch_world(tab, timeout).await,
+            false => None,
+        };
+        let mut main = capture(session, &Scope::Top, watch_world, timeout).await?;
 
         // Tie the refs to the document the pump reports; give it a moment to catch up with a
         // navigation that committed just before the snapshot.
@@ -450,6 +481,11 @@ impl Session {
         let children = self
             .capture_children(tab, &main, &main_candidates, timeout)
             .await;
+        // Frames' documents are not watched: a page with any keeps taking the full path.
+        let keep = main.armed
+            && !main_candidates
+                .iter()
+                .any(|&i| main.tree.nodes[i].role == "Iframe");
 
         // Refs: main frame first, then each child frame, each in array order.
         let mut documents = vec![main_document];
@@ -513,23 +549,30 @@ impl Session {
         if options.compact {
             output = tree::compact(&output, options.interactive);
         }
-        let origin = {
-            let url = tab.read(|st| st.url.clone());
-            if url.is_empty() {
-                self.browser()
-                    .target(tab.target_id())
-                    .map(|t| t.url)
-                    .unwrap_or_default()
-            } else {
-                url
-            }
-        };
-        Ok(Snapshot {
+        let snapshot = Snapshot {
             snapshot: finish(&output, options),
-            origin,
+            origin: self.snapshot_origin(tab),
             refs,
             removed_refs: assigned.removed,
-        })
+        };
+        tracing::debug!(armed = main.armed, keep, "snapshot read in full");
+        if keep {
+            self.keep_snapshot(tab, options, &main.loader, &snapshot);
+        }
+        Ok(snapshot)
+    }
+
+    /// The URL a snapshot reports.
+    fn snapshot_origin(&self, tab: &Tab) -> String {
+        let url = tab.read(|st| st.url.clone());
+        if url.is_empty() {
+            self.browser()
+                .target(tab.target_id())
+                .map(|t| t.url)
+                .unwrap_or_default()
+        } else {
+            url
+        }
     }
 
     /// Reads the child frames behind the main document's `Iframe` nodes (one level deep, like
@@ -582,7 +625,7 @@ impl Session {
                         frame_id: frame_id.clone(),
                         document_backend,
                     };
-                    capture(session, &scope, timeout).await.map(|c| {
+                    capture(session, &scope, None, timeout).await.map(|c| {
                         let loader = main
                             .child_loaders
                             .get(&frame_id)
@@ -609,7 +652,7 @@ impl Session {
                         continue;
                     };
                     let budget = timeout.min(FRAME_BUDGET);
-                    tokio::time::timeout(budget, capture(&frame_session, &Scope::Top, budget))
+                    tokio::time::timeout(budget, capture(&frame_session, &Scope::Top, None, budget))
                         .await
                         .unwrap_or_else(|_| {
                             Err(EngineError::Timeout {

@@ -275,7 +275,7 @@ async function main(): Promise<void> {
     work,
     one_shared_browser: a.env.AGENT_BROWSER_CDP === b.env.AGENT_BROWSER_CDP,
     status_stages: status.runs[0].stages.map((s: any) => [s.stage, s.closed]),
-    status_anchor_reachable: status.runs[0].anchors[0]?.reachable,
+    status_anchor_health: status.runs[0].anchors[0]?.health?.state,
     run2_logged_in: second.login.logged_in,
     teardown_complete: teardown1.complete && teardown2.complete,
     events: [...new Set(events.map((e) => String(e.event)))],

@@ -1,0 +1,161 @@
+//! The unchanged-page fast path of `snapshot` against real Chromium: a second snapshot of a page
+//! that did not change answers from the first (no full read: the page's own counter of cursor
+//! scans stays put), and every kind of change the watcher is there for — DOM mutations, changes
+//! inside an open shadow root, values and checked states set by script without an event, style
+//! rules inserted through the CSSOM, navigation, emulation — gives a fresh, correct snapshot.
+
+#[path = "engine_harness.rs"]
+mod harness;
+
+use abx_engine::SnapshotOptions;
+use harness::Harness;
+use serde_json::json;
+
+fn opts() -> SnapshotOptions {
+    SnapshotOptions::default()
+}
+
+async fn scans(h: &Harness) -> i64 {
+    h.eval("window.scans")
+        .await
+        .as_i64()
+        .expect("scans is a number")
+}
+
+async fn snapshot(h: &Harness) -> String {
+    h.page()
+        .await
+        .snapshot(&opts())
+        .await
+        .expect("snapshot")
+        .snapshot
+}
+
+#[tokio::test]
+async fn an_unchanged_page_answers_from_the_watch_with_the_same_text_and_refs() {
+    let h = Harness::at("/watch.html").await;
+    let first = h.page().await.snapshot(&opts()).await.expect("first");
+    let full_reads = scans(&h).await;
+    assert!(full_reads >= 1, "the first snapshot reads the page");
+    assert!(
+        first.snapshot.contains("button \"Shadow button\""),
+        "{}",
+        first.snapshot
+    );
+
+    let second = h.page().await.snapshot(&opts()).await.expect("second");
+    assert_eq!(second.snapshot, first.snapshot);
+    assert_eq!(second.refs, first.refs);
+    assert!(second.removed_refs.is_empty());
+    assert_eq!(
+        scans(&h).await,
+        full_reads,
+        "the second snapshot read the page again"
+    );
+
+    // Another option set is its own snapshot, and reassigns refs: the first set reads again.
+    let interactive = SnapshotOptions {
+        interactive: true,
+        ..SnapshotOptions::default()
+    };
+    h.page().await.snapshot(&interactive).await.expect("-i");
+    let after_interactive = scans(&h).await;
+    assert!(after_interactive > full_reads);
+    assert_eq!(snapshot(&h).await, first.snapshot);
+    assert!(scans(&h).await > after_interactive);
+    h.close().await;
+}
+
+#[tokio::test]
+async fn changes_the_watcher_guards_give_a_fresh_snapshot() {
+    let h = Harness::at("/watch.html").await;
+    let base = snapshot(&h).await;
+    assert!(base.contains("checkbox \"Agree\" [checked=false"), "{base}");
+
+    // A property set by script: no mutation, no event.
+    h.eval("document.getElementById('agree').checked = true")
+        .await;
+    let checked = snapshot(&h).await;
+    assert!(
+        checked.contains("checkbox \"Agree\" [checked=true"),
+        "{checked}"
+    );
+
+    h.eval("document.getElementById('name').value = 'Ada'")
+        .await;
+    assert!(snapshot(&h).await.contains("textbox \"Name\""));
+    let typed = snapshot(&h).await;
+    assert!(typed.contains(": Ada"), "{typed}");
+
+    h.eval("document.getElementById('color').selectedIndex = 1")
+        .await;
+    let selected = snapshot(&h).await;
+    assert!(
+        selected.contains("combobox \"Color\"") && selected.contains(": Blue"),
+        "{selected}"
+    );
+
+    // A DOM mutation.
+    h.eval("document.getElementById('note').textContent = 'Changed note'")
+        .await;
+    let mutated = snapshot(&h).await;
+    assert!(mutated.contains("Changed note"), "{mutated}");
+
+    // Inside an open shadow root.
+    h.eval("document.getElementById('host').shadowRoot.getElementById('inner').textContent = 'Renamed'")
+        .await;
+    let shadow = snapshot(&h).await;
+    assert!(shadow.contains("button \"Renamed\""), "{shadow}");
+
+    // A rule inserted through the CSSOM hides the note: no mutation either.
+    h.eval("document.getElementById('sheet').sheet.insertRule('#note { display: none }', 1)")
+        .await;
+    let styled = snapshot(&h).await;
+    assert!(!styled.contains("Changed note"), "{styled}");
+
+    // A new document.
+    h.open("/watch.html").await;
+    let fresh = snapshot(&h).await;
+    assert!(
+        fresh.contains("Note text") && fresh.contains("checked=false"),
+        "{fresh}"
+    );
+    h.close().await;
+}
+
+#[tokio::test]
+async fn pages_the_watcher_cannot_see_whole_take_the_full_path() {
+    let h = Harness::at("/watch.html").await;
+    // A custom element without an open shadow root may hide a closed one.
+    h.eval(
+        "const el = document.createElement('x-closed'); \
+         el.attachShadow({mode: 'closed'}).innerHTML = '<button>Closed</button>'; \
+         document.body.append(el); 1",
+    )
+    .await;
+    let first = snapshot(&h).await;
+    assert!(first.contains("button \"Closed\""), "{first}");
+    let reads = scans(&h).await;
+    let second = snapshot(&h).await;
+    assert_eq!(second, first);
+    assert!(
+        scans(&h).await > reads,
+        "a page with a closed shadow host was answered from the watch"
+    );
+    h.close().await;
+}
+
+#[tokio::test]
+async fn emulation_forgets_stored_snapshots() {
+    let h = Harness::at("/watch.html").await;
+    snapshot(&h).await;
+    let reads = scans(&h).await;
+    h.session
+        .set_media(Some("dark"), None)
+        .await
+        .expect("set media");
+    snapshot(&h).await;
+    assert!(scans(&h).await > reads);
+    assert_eq!(h.eval("1").await, json!(1));
+    h.close().await;
+}
