@@ -129,6 +129,8 @@ pub(crate) struct AnchorSettings {
     pub lock_wait: Duration,
     pub close_attempts: u32,
     pub spare_tabs: usize,
+    /// This Host process, named in the owner records of its anchors.
+    pub host: crate::owner::HostIdentity,
 }
 
 pub(crate) struct Anchors {
@@ -377,6 +379,7 @@ impl Anchors {
             env: Some(anchor_env.clone()),
             cdp: None,
             cdp_headers: Vec::new(),
+            host: Some(self.settings.host.clone()),
         }
         .write(&place.socket_dir)?;
         let timeout = self.settings.command_timeout;
@@ -461,6 +464,7 @@ impl Anchors {
             env: None,
             cdp: Some(cdp.clone()),
             cdp_headers: endpoint.headers.clone(),
+            host: Some(self.settings.host.clone()),
         }
         .write(&place.socket_dir)?;
         self.keepers

@@ -22,8 +22,8 @@ use crate::live::{
     Credential, Grant, LiveViewError, LiveViewSettings, LiveViews, StreamAddress, ViewMode, Viewer,
 };
 use crate::login::{LoginCheck, LoginResult, run_check};
-use crate::names::{ProfileKey, RunId, Scope, StageId, random_token};
-use crate::owner::{OWNER_FILE, OwnerKind, OwnerRecord};
+use crate::names::{ProfileKey, RunId, Scope, StageId, random_token, short_hash};
+use crate::owner::{HostIdentity, OWNER_FILE, OwnerKind, OwnerRecord};
 use crate::profile::{FileProfileStore, ProfileStore};
 use crate::runner::{BrowserRunner, CliRunner, run_ok};
 use crate::stage::{
@@ -62,14 +62,21 @@ pub struct HostConfig {
     /// for Chrome to create its tab (default 1; 0 turns them off). Each costs one idle
     /// `about:blank` renderer in the anchor while it waits.
     pub spare_tabs: usize,
+    /// This Host's name in the owner records it writes (with its pid and start time). A
+    /// sweep closes only records of this process or of a Host process that is gone, so Hosts
+    /// sharing a socket root never close each other's sessions. Default: a hash of `home`, so
+    /// a Host restarted on the same home is the same Host.
+    pub host_id: String,
 }
 
 impl HostConfig {
     /// Defaults under `home`; sockets under `/tmp/abxh-<uid>`.
     pub fn new(home: impl Into<PathBuf>) -> Self {
         let uid = nix::unistd::getuid().as_raw();
+        let home: PathBuf = home.into();
         Self {
-            home: home.into(),
+            host_id: format!("h-{}", short_hash(&home.to_string_lossy(), 12)),
+            home,
             socket_root: PathBuf::from(format!("/tmp/abxh-{uid}")),
             session_prefix: "abx".into(),
             launch: LaunchSettings::default(),
@@ -162,8 +169,12 @@ pub struct SweepReport {
     pub anchors_closed: usize,
     /// Sessions that would not close (tried again next sweep).
     pub left: usize,
-    /// Socket dirs of live, waiting or unknown runs left alone.
+    /// Socket dirs of this Host's (or a gone Host's) live, waiting or unknown runs left alone,
+    /// and unreadable records.
     pub skipped_live: usize,
+    /// Socket dirs of another Host process that is still running, or of a record that names no
+    /// Host: never touched.
+    pub skipped_other_host: usize,
     /// Empty socket dirs removed.
     pub empty_dirs_removed: usize,
     /// Leases of ended runs reclaimed.
@@ -181,6 +192,7 @@ pub struct Host {
     live: LiveViews,
     runs: Mutex<BTreeMap<RunId, Scope>>,
     events: broadcast::Sender<HostEvent>,
+    identity: HostIdentity,
 }
 
 impl std::fmt::Debug for Host {
@@ -203,6 +215,7 @@ impl Host {
         private_dir(&config.home)?;
         let config_file = config.home.join("agent-browser.empty.json");
         write_private(&config_file, b"{}\n")?;
+        let identity = HostIdentity::current(config.host_id.clone());
         let anchors = Anchors::new(
             AnchorSettings {
                 home: config.home.clone(),
@@ -216,6 +229,7 @@ impl Host {
                 lock_wait: config.anchor_lock_wait,
                 close_attempts: config.close_attempts,
                 spare_tabs: config.spare_tabs,
+                host: identity.clone(),
             },
             runner.clone(),
         );
@@ -230,6 +244,7 @@ impl Host {
             anchors,
             runs: Mutex::new(BTreeMap::new()),
             events,
+            identity,
         })
     }
 
@@ -269,6 +284,11 @@ impl Host {
     /// The live views.
     pub fn live_views(&self) -> &LiveViews {
         &self.live
+    }
+
+    /// This Host process as its owner records name it.
+    pub fn identity(&self) -> &HostIdentity {
+        &self.identity
     }
 
     /// Events from now on.
@@ -443,6 +463,7 @@ impl Host {
                 env: Some(record.env.clone()),
                 cdp: None,
                 cdp_headers: Vec::new(),
+                host: Some(self.identity.clone()),
             }
             .write(dir)?;
         }
@@ -711,8 +732,12 @@ impl Host {
     }
 
     /// The Host-start sweep (seed §4 step 11): leases of ended runs are reclaimed, then every
-    /// socket dir's `owner.json` is read; sessions of ended runs are closed, stage sessions
-    /// before anchors; live, waiting and unknown runs are left alone; empty dirs are removed.
+    /// socket dir's `owner.json` is read. Only records written by this process or by a Host
+    /// process that is provably gone (pid dead, or reused by a process with another start time)
+    /// are considered; of those, sessions of runs the liveness calls [`RunState::Ended`] are
+    /// closed, stage sessions before anchors. Running, waiting and unknown runs, records of
+    /// another running Host and records that name no Host are left alone; empty dirs are
+    /// removed.
     pub async fn sweep(&self) -> Result<SweepReport> {
         Box::pin(self.sweep_inner()).await
     }
@@ -744,6 +769,14 @@ impl Host {
         owned.sort_by_key(|(_, o)| o.kind != OwnerKind::Stage);
         let mut ended_runs = Vec::new();
         for (dir, owner) in owned {
+            let ownership = self.identity.judge(owner.host.as_ref());
+            if !ownership.sweepable() {
+                tracing::debug!(dir = %dir.display(), ?ownership, "not this Host's session; left alone");
+                report.skipped_other_host += 1;
+                continue;
+            }
+            // Only a run the Host knows has ended is closed: an unknown run may be another
+            // Host's, or one this Host cannot see right now.
             if self.liveness.state(&owner.run) != RunState::Ended {
                 report.skipped_live += 1;
                 continue;

@@ -83,7 +83,7 @@ pub use live::{
 };
 pub use login::{LoginCheck, LoginResult, LoginState};
 pub use names::{ProfileKey, ProfileName, RunId, Scope, StageId, capped, short_hash};
-pub use owner::{OwnerKind, OwnerRecord};
+pub use owner::{HostIdentity, OwnerKind, OwnerRecord, Ownership};
 pub use profile::{
     FileProfileStore, MemoryProfileStore, ProfileHandle, ProfileLocation, ProfileStore,
 };
