@@ -43,6 +43,9 @@ pub struct DaemonConfig {
     /// HTTP reads also trust the platform's CA store (`--use-system-ca`) until a later command
     /// says otherwise.
     pub use_system_ca: bool,
+    /// Sites no tab may reach (`ABX_BLOCKED_SITES`), for the daemon's whole life: unlike the
+    /// launch settings, no request changes it.
+    pub blocked_sites: Vec<String>,
 }
 
 /// A value that must not appear in logs or `Debug` output (a proxy password).
@@ -260,6 +263,9 @@ impl DaemonConfig {
             fault_injection: var(env::ABX_FAULT_INJECTION).as_deref() == Some("1"),
             signal_ready: var(env::ABX_DAEMON_READY).as_deref() == Some("1"),
             use_system_ca: truthy(var(env::USE_SYSTEM_CA)),
+            blocked_sites: non_empty(var(env::ABX_BLOCKED_SITES))
+                .map(|raw| split_domains(&raw))
+                .unwrap_or_default(),
         }
     }
 }
@@ -526,6 +532,7 @@ impl LaunchSpec {
             allowed_domains: abx_engine::DomainFilter::new(&self.allowed_domains),
             proxy_auth,
             deny_permissions: true,
+            ..abx_engine::Policy::default()
         }
     }
 }

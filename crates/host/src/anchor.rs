@@ -396,7 +396,8 @@ impl Anchors {
         }
         let cdp = run_ok(&*self.runner, &anchor_env, &["get", "cdp-url"], timeout)
             .await
-            .map_err(|e| fail(format!("could not read the shared browser address: {e}")))?;
+            .map_err(|e| fail(format!("could not read the shared browser address: {e}")))?
+            .answer("cdpUrl");
         let mode = display.to_string();
         tracing::info!(run = %run, profile = %key, %mode, "anchor started");
         Ok(AnchorRecord {

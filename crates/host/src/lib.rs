@@ -47,6 +47,8 @@
 //! ```
 
 mod anchor;
+mod audit;
+mod blocked;
 mod display;
 mod env;
 mod error;
@@ -66,9 +68,12 @@ mod stage;
 /// Cancels a lease wait (re-exported so a Host needs no extra dependency).
 pub use tokio_util::sync::CancellationToken as CancelToken;
 
+/// Site policy types a Host reads in [`HostEvent::BlockedNavigation`] and audit records.
+pub use abx_engine::{BlockRule, BlockedBy};
 pub use anchor::{
     AnchorRecord, BrowserSource, RemoteBrowser, RemoteEndpoint, StageAddressResolver,
 };
+pub use audit::{AUDIT_FILE, AuditEntry, AuditRecord, AuditSink, JsonlAudit, MemoryAudit};
 pub use display::{DisplayChoice, DisplayProbe, DisplayReason, Headed, Screen, choose_display};
 pub use env::{BrowserEnv, LaunchSettings, SESSION_NAME_LIMIT, SOCKET_PATH_LIMIT, var};
 pub use error::{HostError, Result};
@@ -87,7 +92,7 @@ pub use owner::{HostIdentity, OwnerKind, OwnerRecord, Ownership};
 pub use profile::{
     FileProfileStore, MemoryProfileStore, ProfileHandle, ProfileLocation, ProfileStore,
 };
-pub use runner::{BoxFuture, BrowserRunner, CliRunner, RunOutput};
+pub use runner::{BoxFuture, BrowserRunner, CliRunner, RECEIPTS_FILE, RunOutput};
 pub use stage::{
     CLOSED_FILE, ENV_FILE, LOGIN_CHECK_FILE, StageBrowser, StageRecord, StageSpec, StageTeardown,
 };

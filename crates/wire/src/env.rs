@@ -157,5 +157,10 @@ pub const ABX_DAEMON_READY: &str = "ABX_DAEMON_READY";
 pub const DAEMON_READY_LINE: &str = "ready\n";
 /// abx: `1` lets the daemon accept its fault-injection action (reliability tests only).
 pub const ABX_FAULT_INJECTION: &str = "ABX_FAULT_INJECTION";
+/// abx: sites no tab of the session may reach (comma-separated hosts; each also blocks its
+/// subdomains), whatever the allowlist says. Read once, when the daemon starts, and kept for its
+/// life: no command or launch changes it. A Host kit sets it in a stage's env (`blocked_sites`);
+/// every refused navigation is appended to `<socket_dir>/<session>.blocked` (JSON lines).
+pub const ABX_BLOCKED_SITES: &str = "ABX_BLOCKED_SITES";
 /// abx: the `tracing` filter of the debug log (default `debug`).
 pub const ABX_LOG: &str = "ABX_LOG";

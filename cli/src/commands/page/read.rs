@@ -306,8 +306,9 @@ async fn read_over_http(
         filter: request.filter.clone(),
         require_md: request.require_md,
         timeout,
-        // The session's allowlist fences reads too.
+        // The session's allowlist and the Host's blocklist fence reads too.
         allowed: session_allowlist(ctx),
+        blocked: abx_engine::SiteBlocklist::new(&ctx.config().blocked_sites),
         user_agent: format!("agent-browser/{} read", crate::UPSTREAM_VERSION),
     };
     let read = abx_engine::read_url(url, &options, tls)
