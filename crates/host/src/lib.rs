@@ -20,8 +20,15 @@
 //!   for a window without a screen fails. [`Host::end_stage`] tears down in order: live view,
 //!   tab, session (retried, verified gone, never a signal), marker.
 //! - **Run end, sweep, shutdown**: [`Host::end_run`] (stages, then anchors, then leases),
-//!   [`Host::sweep`] at Host start (owner records per socket dir; ended runs only),
+//!   [`Host::sweep`] at Host start (owner records per socket dir; ended runs only, and only
+//!   records of this Host or of a Host process that is gone: [`HostIdentity`]),
 //!   [`Host::shutdown`] (closes runs that will not resume).
+//! - **Site policy and evidence**: [`StageSpec::blocked_sites`] and `HostConfig::blocked_sites`
+//!   are enforced by the stage's daemon at every navigation and reported as
+//!   [`HostEvent::BlockedNavigation`]; an [`AuditSink`] ([`JsonlAudit`] by default) records
+//!   profiles, lease waits, anchors, blocked navigations and teardowns, and never fails a run;
+//!   the lifecycle receipt of every command the kit runs is kept per stage
+//!   ([`Host::stage_receipts`]).
 //! - **Login check** ([`LoginCheck`]): the Host decides from the settled URL.
 //! - **Live views** ([`LiveViews`]): one-use tickets and 24 h credentials per stage and mode,
 //!   one refcounted relay per stage, one controller at a time, closed before teardown.
