@@ -46,6 +46,8 @@ pub struct DaemonConfig {
     /// Sites no tab may reach (`ABX_BLOCKED_SITES`), for the daemon's whole life: unlike the
     /// launch settings, no request changes it.
     pub blocked_sites: Vec<String>,
+    /// Append refused navigations to `<session>.blocked` (`ABX_BLOCKED_LOG=1`).
+    pub blocked_log: bool,
 }
 
 /// A value that must not appear in logs or `Debug` output (a proxy password).
@@ -266,6 +268,7 @@ impl DaemonConfig {
             blocked_sites: non_empty(var(env::ABX_BLOCKED_SITES))
                 .map(|raw| split_domains(&raw))
                 .unwrap_or_default(),
+            blocked_log: truthy(var(env::ABX_BLOCKED_LOG)),
         }
     }
 }
@@ -727,5 +730,25 @@ mod tests {
         assert!(filter.is_allowed("a.localhost"));
         assert!(filter.is_allowed("x.b.test"));
         assert!(policy.deny_permissions);
+    }
+
+    #[test]
+    fn blocked_sites_come_from_the_spawn_env_only_and_no_launch_request_changes_them() {
+        let c = DaemonConfig::from_env(&env(&[
+            (env::ABX_BLOCKED_SITES, "Blocked.localhost, ads.test"),
+            (env::ABX_BLOCKED_LOG, "1"),
+        ]));
+        assert_eq!(c.blocked_sites, ["blocked.localhost", "ads.test"]);
+        assert!(c.blocked_log);
+        // The blocklist is not a launch setting: a launch cannot carry or clear it.
+        let request = LaunchRequest {
+            allowed_domains: Some(vec!["blocked.localhost".into()]),
+            ..LaunchRequest::default()
+        };
+        let spec = LaunchSpec::from_request(&request, &c.launch);
+        assert_eq!(spec.allowed_domains, ["blocked.localhost"]);
+        assert!(spec.policy().blocked_sites.is_none());
+        let plain = DaemonConfig::from_env(&env(&[]));
+        assert!(plain.blocked_sites.is_empty() && !plain.blocked_log);
     }
 }

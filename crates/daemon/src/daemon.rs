@@ -723,17 +723,24 @@ impl Daemon {
         Ok(live)
     }
 
-    /// The engine policy of `spec` plus the daemon's own blocklist (`ABX_BLOCKED_SITES`), whose
-    /// refused navigations (and the allowlist's) are appended to `<session>.blocked`.
+    /// The engine policy of `spec` plus the daemon's own blocklist (`ABX_BLOCKED_SITES`); with
+    /// `ABX_BLOCKED_LOG=1`, refused navigations (of either list) are appended to
+    /// `<session>.blocked`.
     fn policy_for(&self, spec: &LaunchSpec) -> abx_engine::Policy {
-        let log = crate::sidecar::BlockedLog::new(self.files.path("blocked"));
         abx_engine::Policy {
             blocked_sites: abx_engine::SiteBlocklist::new(&self.config.blocked_sites),
-            on_blocked: Some(abx_engine::BlockedSink(Arc::new(move |blocked| {
-                log.append(blocked)
-            }))),
+            on_blocked: self
+                .blocked_log()
+                .map(|log| abx_engine::BlockedSink(Arc::new(move |blocked| log.append(blocked)))),
             ..spec.policy()
         }
+    }
+
+    /// Where refused navigations are recorded, when the Host asked for it.
+    pub fn blocked_log(&self) -> Option<crate::sidecar::BlockedLog> {
+        self.config
+            .blocked_log
+            .then(|| crate::sidecar::BlockedLog::new(self.files.path("blocked")))
     }
 
     /// Reconnects a session whose CDP connection dropped to the same browser, rebinding its tab.

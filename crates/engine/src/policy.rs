@@ -119,7 +119,8 @@ impl DomainFilter {
 }
 
 /// Sites no tab of a session may reach (a Host's `blocked_sites`). A pattern is a host name,
-/// optionally written `*.example.com` or as a URL (its host is taken); it blocks that host
+/// optionally written `*.example.com` or as a URL (its host is taken; other wildcards are
+/// dropped); it blocks that host
 /// and every subdomain of it (`example.com` blocks `www.example.com`: a blocklist errs on the
 /// side of blocking). Only network schemes are checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -145,7 +146,8 @@ impl SiteBlocklist {
                     p.trim_end_matches('.').to_ascii_lowercase()
                 };
                 let apex = host.trim_start_matches("*.").to_string();
-                (!apex.is_empty()).then_some(apex)
+                // A wildcard anywhere else is not a site (`*` alone would block everything).
+                (!apex.is_empty() && !apex.contains('*')).then_some(apex)
             })
             .collect();
         (!apexes.is_empty()).then_some(SiteBlocklist { apexes })
@@ -1221,6 +1223,65 @@ mod tests {
             f.check_navigation("data:text/html,hi")
                 .map_err(|e| e.to_string()),
             Err("No hostname in URL: data:text/html,hi".to_string())
+        );
+    }
+
+    #[test]
+    fn a_blocked_site_blocks_its_subdomains_and_wins_over_the_allowlist() {
+        let blocked = SiteBlocklist::new(["Example.com", "*.ads.test", "https://x.org:8/p", " "])
+            .expect("patterns");
+        assert_eq!(blocked.patterns(), ["example.com", "ads.test", "x.org"]);
+        assert!(blocked.blocks_host("example.com"));
+        assert!(blocked.blocks_host("WWW.example.com."));
+        assert!(!blocked.blocks_host("notexample.com"));
+        assert!(
+            blocked.blocks_host("ads.test"),
+            "a wildcard blocks its apex too"
+        );
+        assert_eq!(
+            blocked.blocked_host("http://a.x.org/"),
+            Some("a.x.org".to_string())
+        );
+        assert_eq!(blocked.blocked_host("data:text/html,example.com"), None);
+        assert!(SiteBlocklist::new(["", "*."]).is_none());
+
+        let reported = Arc::new(Mutex::new(Vec::new()));
+        let sink = reported.clone();
+        let policy = Policy {
+            allowed_domains: DomainFilter::new(["*.example.com", "ok.test"]),
+            blocked_sites: Some(blocked),
+            on_blocked: Some(BlockedSink(Arc::new(move |b: &BlockedNavigation| {
+                sink.lock().expect("sink").push(b.clone())
+            }))),
+            ..Policy::default()
+        };
+        assert!(policy.fenced());
+        assert_eq!(
+            policy.refuses_request("https://www.example.com/"),
+            Some(BlockRule::BlockedSites),
+            "the blocklist wins over the allowlist"
+        );
+        assert_eq!(
+            policy.refuses_request("https://other.test/"),
+            Some(BlockRule::AllowedDomains)
+        );
+        assert!(policy.allows_request("https://ok.test/"));
+        assert_eq!(
+            policy
+                .check_navigation("https://example.com/x?token=1")
+                .map_err(|e| e.to_string()),
+            Err("Site 'example.com' is blocked by the Host's site policy".to_string())
+        );
+        assert!(policy.check_navigation("https://ok.test/").is_ok());
+        let reported = reported.lock().expect("reported").clone();
+        assert_eq!(
+            reported,
+            vec![BlockedNavigation {
+                url: "https://example.com/x?token=1".into(),
+                host: "example.com".into(),
+                rule: BlockRule::BlockedSites,
+                by: BlockedBy::Command,
+            }]
         );
     }
 

@@ -3,6 +3,7 @@
 //! `ABX_BLOCKED_SITES` in `abx-wire`); the kit tails that file while the stage is prepared
 //! (every 250 ms) and once more at teardown, after the session closed and before its socket dir
 //! is removed, and turns each line into [`HostEvent::BlockedNavigation`] and an audit record.
+//! The sweep reads the file of a stage it closes (its Host died before reporting it).
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
@@ -77,6 +78,25 @@ impl Tail {
             });
         }
     }
+}
+
+/// Reports everything in a stage's file once (the sweep, for a session of a Host that died).
+pub(crate) fn drain_once(
+    path: PathBuf,
+    run: &RunId,
+    stage: &StageId,
+    events: broadcast::Sender<HostEvent>,
+    audit: Audit,
+) {
+    Tail {
+        path,
+        offset: Mutex::new(0),
+        run: run.clone(),
+        stage: stage.clone(),
+        events,
+        audit,
+    }
+    .drain();
 }
 
 /// The tail of one stage's file, polled until [`BlockedWatch::finish`].

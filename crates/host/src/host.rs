@@ -376,9 +376,8 @@ impl Host {
     }
 
     fn watch_blocked(&self, run: &RunId, stage: &StageId, env: &BrowserEnv) {
-        let fenced =
-            env.get(var::BLOCKED_SITES).is_some() || env.get(var::ALLOWED_DOMAINS).is_some();
-        let Some(path) = env.session_file("blocked").filter(|_| fenced) else {
+        let logged = env.get(var::BLOCKED_LOG) == Some("1");
+        let Some(path) = env.session_file("blocked").filter(|_| logged) else {
             return;
         };
         let mut watches = self.blocked.lock().unwrap_or_else(|p| p.into_inner());
@@ -732,6 +731,10 @@ impl Host {
         if !blocked.is_empty() {
             stage_env.set(var::BLOCKED_SITES, blocked.join(","));
         }
+        if !blocked.is_empty() || !domains.is_empty() {
+            // The daemon tells the kit of every navigation either list refuses.
+            stage_env.set(var::BLOCKED_LOG, "1");
+        }
         Ok(StageRecord {
             profile: key.cloned(),
             env: stage_env,
@@ -979,6 +982,21 @@ impl Host {
             if !gone {
                 report.left += 1;
                 continue;
+            }
+            if let (OwnerKind::Stage, Some(stage), Some(env)) =
+                (owner.kind, &owner.stage, &owner.env)
+                && env.get(var::BLOCKED_LOG) == Some("1")
+                && let Some(path) = env.session_file("blocked")
+            {
+                // Refusals the Host that died had not reported yet (or reported before dying:
+                // a Host may hear one twice, never zero times).
+                crate::blocked::drain_once(
+                    path,
+                    &owner.run,
+                    stage,
+                    self.events.clone(),
+                    self.audit.clone(),
+                );
             }
             remove_session_dir(&dir);
             match owner.kind {

@@ -195,6 +195,72 @@ async fn blocked_sites_are_refused_at_every_navigation_and_reported_to_the_host(
     assert!(place.sockets_empty());
 }
 
+/// A stage with its own browser and both lists: the blocklist wins over the allowlist, a host
+/// outside the allowlist is reported as the allowlist's refusal, and an HTTP `read` of a
+/// blocked site is refused and reported as well.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_throwaway_stage_reports_both_lists_refusals_and_blocked_reads() {
+    let site = FixtureServer::start().await.expect("site");
+    let place = Place::new();
+    let runs = Arc::new(Runs::default());
+    let host = common::host(&place, runs.clone());
+    let mut events = host.events();
+    let run = RunRef::parse("local", "own-browser").expect("run");
+    runs.set(&run, RunState::Running);
+    let spec = StageSpec {
+        allowed_domains: vec!["127.0.0.1".into(), "*.localhost".into()],
+        blocked_sites: vec!["blocked.localhost".into()],
+        ..StageSpec::throwaway()
+    };
+    let scrape = host
+        .prepare_stage(&run, &stage("scrape"), &spec)
+        .await
+        .expect("prepare");
+    ab_ok(&scrape.env, &["open", &site.url("/page1.html")]);
+    ab_ok(
+        &scrape.env,
+        &["open", &site.url_on_host("fine.localhost", "/page2.html")],
+    );
+    let blocked = ab(
+        &scrape.env,
+        &[
+            "open",
+            &site.url_on_host("blocked.localhost", "/page1.html?own"),
+        ],
+    );
+    assert!(!blocked.status.success());
+    assert_eq!(
+        next_blocked(&mut events, "?own").await,
+        Some((
+            "blocked.localhost".into(),
+            BlockRule::BlockedSites,
+            BlockedBy::Command
+        ))
+    );
+    let outside = ab(&scrape.env, &["open", "http://example.invalid/?outside"]);
+    assert!(!outside.status.success());
+    assert_eq!(
+        next_blocked(&mut events, "?outside").await.map(|b| b.1),
+        Some(BlockRule::AllowedDomains)
+    );
+    let read = ab(
+        &scrape.env,
+        &[
+            "read",
+            &site.url_on_host("blocked.localhost", "/page2.html?read"),
+        ],
+    );
+    assert!(!read.status.success(), "read of a blocked site succeeded");
+    assert_eq!(
+        next_blocked(&mut events, "?read").await.map(|b| b.1),
+        Some(BlockRule::BlockedSites)
+    );
+    assert!(!reached(&site, "blocked.localhost"));
+    assert!(reached(&site, "fine.localhost"));
+    assert!(host.end_run(&run.id).await.expect("end").complete());
+    assert!(place.sockets_empty());
+}
+
 /// The default audit trail (`<home>/audit.jsonl`, 0600) records a profile's creation and use,
 /// a lease wait, the anchor's start, each teardown with its close receipt, and the profile's
 /// deletion; the kit's commands keep their lifecycle receipts per stage.
