@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use abx_fixtures::FixtureServer;
 use abx_host::{
-    Host, HostIdentity, OwnerKind, OwnerRecord, ProfileName, RunRef, RunState, StageId, StageSpec,
+    Host, HostEvent, HostIdentity, OwnerKind, OwnerRecord, ProfileName, RunRef, RunState, StageId,
+    StageSpec,
 };
 use common::{Place, Runs, ab_ok, daemon_pid, wait_gone};
 
@@ -92,10 +93,22 @@ async fn two_hosts_on_one_socket_root_sweep_only_their_own_or_a_gone_hosts_sessi
         .expect("stage of A");
     ab_ok(&on_a.env, &["open", &site.url("/page1.html")]);
     let on_b = host_b
-        .prepare_stage(&run_b, &stage("scrape"), &StageSpec::throwaway())
+        .prepare_stage(
+            &run_b,
+            &stage("scrape"),
+            &StageSpec {
+                blocked_sites: vec!["blocked.localhost".into()],
+                ..StageSpec::throwaway()
+            },
+        )
         .await
         .expect("stage of B");
     ab_ok(&on_b.env, &["open", &site.url("/page2.html")]);
+    let refused = common::ab(
+        &on_b.env,
+        &["open", &site.url_on_host("blocked.localhost", "/?b")],
+    );
+    assert!(!refused.status.success());
     let a_records = records_of(&place, &run_a);
     assert_eq!(a_records.len(), 2, "anchor and stage of A: {a_records:?}");
     assert!(
@@ -158,6 +171,7 @@ async fn two_hosts_on_one_socket_root_sweep_only_their_own_or_a_gone_hosts_sessi
     );
     assert_eq!(ab_ok(&on_b.env, &["get", "title"]), "Page Two");
     runs.set(&run_b, RunState::Ended);
+    let mut heard_by_a = host_a.events();
     let gone = host_a.sweep().await.expect("sweep gone");
     assert_eq!(
         (gone.stages_closed, gone.left, gone.skipped_other_host),
@@ -165,6 +179,17 @@ async fn two_hosts_on_one_socket_root_sweep_only_their_own_or_a_gone_hosts_sessi
         "{gone:?}"
     );
     assert!(wait_gone(b_pid, Duration::from_secs(5)), "B's daemon");
+    // What B's stage was refused reaches the sweeping Host (B died before telling anyone).
+    let mut reported = false;
+    while let Ok(event) = heard_by_a.try_recv() {
+        if let HostEvent::BlockedNavigation { run, host, .. } = event {
+            reported |= run == run_b.id && host == "blocked.localhost";
+        }
+    }
+    assert!(
+        reported,
+        "the sweep reports a dead Host's refused navigations"
+    );
     assert!(place.owners().is_empty(), "{:?}", place.owners());
     assert!(
         place
