@@ -158,7 +158,7 @@ mod tests {
         }
         let other_in_this_process = HostIdentity {
             id: "b".into(),
-            ..me.clone()
+            ..me
         };
         assert_eq!(
             me.judge(Some(&other_in_this_process)),

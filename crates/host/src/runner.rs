@@ -201,10 +201,7 @@ impl<'r> Recorder<'r> {
     }
 
     fn append(&self, args: &[&str], output: &RunOutput) {
-        let command: Vec<String> = args
-            .iter()
-            .map(|a| crate::anchor::redact(a).to_string())
-            .collect();
+        let command: Vec<String> = args.iter().map(|a| crate::anchor::redact(a)).collect();
         let line = serde_json::json!({
             "ts_ms": crate::fsutil::now_ms(),
             "command": command.join(" "),
