@@ -43,6 +43,11 @@ pub struct DaemonConfig {
     /// HTTP reads also trust the platform's CA store (`--use-system-ca`) until a later command
     /// says otherwise.
     pub use_system_ca: bool,
+    /// Sites no tab may reach (`ABX_BLOCKED_SITES`), for the daemon's whole life: unlike the
+    /// launch settings, no request changes it.
+    pub blocked_sites: Vec<String>,
+    /// Append refused navigations to `<session>.blocked` (`ABX_BLOCKED_LOG=1`).
+    pub blocked_log: bool,
 }
 
 /// A value that must not appear in logs or `Debug` output (a proxy password).
@@ -260,6 +265,10 @@ impl DaemonConfig {
             fault_injection: var(env::ABX_FAULT_INJECTION).as_deref() == Some("1"),
             signal_ready: var(env::ABX_DAEMON_READY).as_deref() == Some("1"),
             use_system_ca: truthy(var(env::USE_SYSTEM_CA)),
+            blocked_sites: non_empty(var(env::ABX_BLOCKED_SITES))
+                .map(|raw| split_domains(&raw))
+                .unwrap_or_default(),
+            blocked_log: truthy(var(env::ABX_BLOCKED_LOG)),
         }
     }
 }
@@ -526,6 +535,7 @@ impl LaunchSpec {
             allowed_domains: abx_engine::DomainFilter::new(&self.allowed_domains),
             proxy_auth,
             deny_permissions: true,
+            ..abx_engine::Policy::default()
         }
     }
 }
@@ -720,5 +730,25 @@ mod tests {
         assert!(filter.is_allowed("a.localhost"));
         assert!(filter.is_allowed("x.b.test"));
         assert!(policy.deny_permissions);
+    }
+
+    #[test]
+    fn blocked_sites_come_from_the_spawn_env_only_and_no_launch_request_changes_them() {
+        let c = DaemonConfig::from_env(&env(&[
+            (env::ABX_BLOCKED_SITES, "Blocked.localhost, ads.test"),
+            (env::ABX_BLOCKED_LOG, "1"),
+        ]));
+        assert_eq!(c.blocked_sites, ["blocked.localhost", "ads.test"]);
+        assert!(c.blocked_log);
+        // The blocklist is not a launch setting: a launch cannot carry or clear it.
+        let request = LaunchRequest {
+            allowed_domains: Some(vec!["blocked.localhost".into()]),
+            ..LaunchRequest::default()
+        };
+        let spec = LaunchSpec::from_request(&request, &c.launch);
+        assert_eq!(spec.allowed_domains, ["blocked.localhost"]);
+        assert!(spec.policy().blocked_sites.is_none());
+        let plain = DaemonConfig::from_env(&env(&[]));
+        assert!(plain.blocked_sites.is_empty() && !plain.blocked_log);
     }
 }

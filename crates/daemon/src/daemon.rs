@@ -687,7 +687,7 @@ impl Daemon {
             pin_tab: spec.pin_tab,
             preferred_target: preferred,
             handed_target: handed,
-            policy: Arc::new(spec.policy()),
+            policy: Arc::new(self.policy_for(&spec)),
             claims: Some(abx_engine::ClaimDir::for_current_user()),
             name: self.config.session.clone(),
             settle_navigation: true,
@@ -723,6 +723,26 @@ impl Daemon {
         Ok(live)
     }
 
+    /// The engine policy of `spec` plus the daemon's own blocklist (`ABX_BLOCKED_SITES`); with
+    /// `ABX_BLOCKED_LOG=1`, refused navigations (of either list) are appended to
+    /// `<session>.blocked`.
+    fn policy_for(&self, spec: &LaunchSpec) -> abx_engine::Policy {
+        abx_engine::Policy {
+            blocked_sites: abx_engine::SiteBlocklist::new(&self.config.blocked_sites),
+            on_blocked: self
+                .blocked_log()
+                .map(|log| abx_engine::BlockedSink(Arc::new(move |blocked| log.append(blocked)))),
+            ..spec.policy()
+        }
+    }
+
+    /// Where refused navigations are recorded, when the Host asked for it.
+    pub fn blocked_log(&self) -> Option<crate::sidecar::BlockedLog> {
+        self.config
+            .blocked_log
+            .then(|| crate::sidecar::BlockedLog::new(self.files.path("blocked")))
+    }
+
     /// Reconnects a session whose CDP connection dropped to the same browser, rebinding its tab.
     async fn reconnect(&self, live: &Live) -> Option<Live> {
         let previous_target = live.session.active_target();
@@ -752,7 +772,7 @@ impl Daemon {
             pin_tab: live.spec.pin_tab,
             preferred_target: previous_target,
             handed_target: None,
-            policy: Arc::new(live.spec.policy()),
+            policy: Arc::new(self.policy_for(&live.spec)),
             claims: Some(abx_engine::ClaimDir::for_current_user()),
             name: self.config.session.clone(),
             settle_navigation: true,

@@ -307,6 +307,14 @@ impl<'r> Ctx<'r> {
         &self.daemon.config
     }
 
+    /// Records a refusal the site policy made outside the browser (an HTTP read), as the
+    /// browser's refusals are recorded (`ABX_BLOCKED_LOG`).
+    pub fn report_blocked(&self, blocked: &abx_engine::BlockedNavigation) {
+        if let Some(log) = self.daemon.blocked_log() {
+            log.append(blocked);
+        }
+    }
+
     /// Applies this command's changes to the roots HTTP reads trust and returns them (see
     /// [`Daemon::update_http_trust`]).
     pub fn update_http_trust(

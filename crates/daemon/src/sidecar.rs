@@ -81,6 +81,47 @@ impl Sidecars {
     }
 }
 
+/// `<session>.blocked`: one JSON line per navigation the site policy refused (`{ts_ms, url,
+/// host, rule, by}`), appended (mode 0600) and kept after the daemon exits, so the Host that
+/// owns the session can read what was refused until it removes the socket dir.
+#[derive(Clone, Debug)]
+pub struct BlockedLog {
+    path: PathBuf,
+}
+
+impl BlockedLog {
+    /// The log at `path`.
+    pub fn new(path: PathBuf) -> Self {
+        Self { path }
+    }
+
+    /// Appends one record; a write error is logged, never returned (the refusal stands).
+    pub fn append(&self, blocked: &abx_engine::BlockedNavigation) {
+        let ts_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        let mut line = match serde_json::to_value(blocked) {
+            Ok(serde_json::Value::Object(mut map)) => {
+                map.insert("ts_ms".into(), ts_ms.into());
+                serde_json::Value::Object(map).to_string()
+            }
+            _ => return,
+        };
+        line.push('\n');
+        let written = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(&self.path)
+            // One write of the whole line: appends of concurrent writers never interleave.
+            .and_then(|mut file| file.write_all(line.as_bytes()));
+        if let Err(err) = written {
+            tracing::warn!(%err, "cannot record a blocked navigation");
+        }
+    }
+}
+
 /// The held ownership lock; released when dropped or when the process dies.
 #[derive(Debug)]
 pub struct OwnerLock {

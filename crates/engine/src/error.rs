@@ -133,6 +133,12 @@ pub enum EngineError {
         /// The refused host.
         host: String,
     },
+    /// The Host's site policy blocks this host (`blocked_sites`).
+    #[error("Site '{host}' is blocked by the Host's site policy")]
+    SiteBlocked {
+        /// The refused host.
+        host: String,
+    },
     /// A URL without a host cannot be checked against the allowlist.
     #[error("No hostname in URL: {0}")]
     NoHostname(String),
@@ -227,6 +233,7 @@ impl EngineError {
             EngineError::DomainBlocked { .. } | EngineError::NoHostname(_) => {
                 Some("domain_blocked")
             }
+            EngineError::SiteBlocked { .. } => Some("site_blocked"),
             EngineError::TabPinned { .. } => Some("tab_pinned"),
             EngineError::Covered { .. } | EngineError::ClickIntercepted { .. } => Some("covered"),
             EngineError::Cancelled(_) => Some("cancelled"),

@@ -100,7 +100,10 @@ pub use image_diff::{ConditionalShot, ImageDiff, diff_images};
 pub use input::InputEvent;
 pub use page_setup::PageSetup;
 pub use pointer::Motion;
-pub use policy::{DomainFilter, GuardFailure, Policy, ProxyAuth};
+pub use policy::{
+    BlockRule, BlockedBy, BlockedNavigation, BlockedSink, DomainFilter, GuardFailure, Policy,
+    ProxyAuth, SiteBlocklist,
+};
 pub use read::{ReadError, ReadOptions, ReadPage, UrlRead, UrlReadOptions, html_to_text, read_url};
 pub use session::{
     DeferredNavigation, DeferredWait, Evaluated, LOAD_AFTER_PARSE, Navigated, Page,

@@ -311,8 +311,9 @@ async fn answer(
     }
 }
 
+/// Whether the site policy intercepts every request of the tab already.
 fn allowlisted(session: &Session) -> bool {
-    session.options().policy.allowed_domains.is_some()
+    session.options().policy.fenced()
 }
 
 /// Everything the session applies to a tab it just attached (before its next document).

@@ -20,6 +20,12 @@
 //!    workers): `WebSocket` checks its URL (Fetch does not see WebSocket handshakes) and
 //!    `RTCPeerConnection` throws.
 //!
+//! A **site blocklist** ([`SiteBlocklist`], a Host's `blocked_sites`) rides on the same layers:
+//! with one, a session intercepts as it does with an allowlist, and a request (or navigation) to
+//! a blocked host fails whether or not an allowlist would let it through. Every navigation either
+//! list refuses — a command's, or a document request of the session's tabs, their frames and
+//! popups — is handed to [`Policy::on_blocked`] as a [`BlockedNavigation`].
+//!
 //! Proxy credentials are answered on `Fetch.authRequired` for proxy challenges only, at the
 //! browser level: the session that launched Chrome with that proxy answers for every tab, frame
 //! and worker of it (stage tabs attached to an anchor included). Permission
@@ -112,6 +118,112 @@ impl DomainFilter {
     }
 }
 
+/// Sites no tab of a session may reach (a Host's `blocked_sites`). A pattern is a host name,
+/// optionally written `*.example.com` or as a URL (its host is taken; other wildcards are
+/// dropped); it blocks that host
+/// and every subdomain of it (`example.com` blocks `www.example.com`: a blocklist errs on the
+/// side of blocking). Only network schemes are checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SiteBlocklist {
+    apexes: Vec<String>,
+}
+
+impl SiteBlocklist {
+    /// A blocklist from patterns (trimmed, lower-cased, empty ones dropped); `None` when no
+    /// pattern remains.
+    pub fn new<I, S>(patterns: I) -> Option<SiteBlocklist>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let apexes: Vec<String> = patterns
+            .into_iter()
+            .filter_map(|p| {
+                let p = p.as_ref().trim();
+                let host = if p.contains("://") {
+                    host_of(p)?
+                } else {
+                    p.trim_end_matches('.').to_ascii_lowercase()
+                };
+                let apex = host.trim_start_matches("*.").to_string();
+                // A wildcard anywhere else is not a site (`*` alone would block everything).
+                (!apex.is_empty() && !apex.contains('*')).then_some(apex)
+            })
+            .collect();
+        (!apexes.is_empty()).then_some(SiteBlocklist { apexes })
+    }
+
+    /// The blocked hosts (each with its subdomains).
+    pub fn patterns(&self) -> &[String] {
+        &self.apexes
+    }
+
+    /// Whether `host` is blocked.
+    pub fn blocks_host(&self, host: &str) -> bool {
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        self.apexes
+            .iter()
+            .any(|apex| host == *apex || host.ends_with(&format!(".{apex}")))
+    }
+
+    /// The blocked host of a network URL, if it is one.
+    pub fn blocked_host(&self, url: &str) -> Option<String> {
+        let scheme = url
+            .split_once(':')
+            .map(|(s, _)| s.to_ascii_lowercase())
+            .unwrap_or_default();
+        if !matches!(scheme.as_str(), "http" | "https" | "ws" | "wss" | "ftp") {
+            return None;
+        }
+        host_of(url).filter(|host| self.blocks_host(host))
+    }
+}
+
+/// Which list refused a navigation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockRule {
+    /// The host is on the blocklist.
+    BlockedSites,
+    /// The host is not on the allowlist.
+    AllowedDomains,
+}
+
+/// How a refused navigation started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockedBy {
+    /// A command asked for it (`open`, `tab new <url>`): the command failed.
+    Command,
+    /// The page went there itself (a link, a redirect, a script, a frame, a popup): the
+    /// document request failed and the tab or frame shows Chrome's error page.
+    Page,
+}
+
+/// A navigation the session's policy refused.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BlockedNavigation {
+    /// The URL asked for (it may carry tokens: a Host keeps it private).
+    pub url: String,
+    /// Its host.
+    pub host: String,
+    /// Which list refused it.
+    pub rule: BlockRule,
+    /// Who asked.
+    pub by: BlockedBy,
+}
+
+/// Hears every navigation a session's policy refuses (called on the session's tasks: keep it
+/// short, never block on I/O that may hang).
+#[derive(Clone)]
+pub struct BlockedSink(pub Arc<dyn Fn(&BlockedNavigation) + Send + Sync>);
+
+impl std::fmt::Debug for BlockedSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BlockedSink")
+    }
+}
+
 /// The lower-cased host of a `scheme://[user@]host[:port]/…` URL (IPv6 keeps its brackets).
 pub fn host_of(url: &str) -> Option<String> {
     let (_, rest) = url.trim().split_once("://")?;
@@ -155,6 +267,10 @@ pub struct Policy {
     pub proxy_auth: Option<ProxyAuth>,
     /// Deny permission prompts (geolocation, notifications, clipboard, camera, microphone).
     pub deny_permissions: bool,
+    /// Sites no tab may reach, whatever the allowlist says; `None` blocks nothing.
+    pub blocked_sites: Option<SiteBlocklist>,
+    /// Hears refused navigations (of either list).
+    pub on_blocked: Option<BlockedSink>,
 }
 
 impl Default for Policy {
@@ -163,6 +279,69 @@ impl Default for Policy {
             allowed_domains: None,
             proxy_auth: None,
             deny_permissions: true,
+            blocked_sites: None,
+            on_blocked: None,
+        }
+    }
+}
+
+impl Policy {
+    /// Whether requests are checked at all (an allowlist or a blocklist).
+    pub fn fenced(&self) -> bool {
+        self.allowed_domains.is_some() || self.blocked_sites.is_some()
+    }
+
+    /// Why a network request to `url` may not go out, if it may not.
+    pub fn refuses_request(&self, url: &str) -> Option<BlockRule> {
+        if self
+            .blocked_sites
+            .as_ref()
+            .is_some_and(|b| b.blocked_host(url).is_some())
+        {
+            return Some(BlockRule::BlockedSites);
+        }
+        match &self.allowed_domains {
+            Some(filter) if !filter.allows_request(url) => Some(BlockRule::AllowedDomains),
+            _ => None,
+        }
+    }
+
+    /// Whether a network request to `url` may go out.
+    pub fn allows_request(&self, url: &str) -> bool {
+        self.refuses_request(url).is_none()
+    }
+
+    /// The check before a navigation a command asks for: the blocklist
+    /// ([`EngineError::SiteBlocked`]), then the allowlist (upstream's texts). A refusal is
+    /// reported to [`Policy::on_blocked`].
+    pub fn check_navigation(&self, url: &str) -> Result<()> {
+        if let Some(host) = self
+            .blocked_sites
+            .as_ref()
+            .and_then(|b| b.blocked_host(url))
+        {
+            self.report(url, BlockRule::BlockedSites, BlockedBy::Command);
+            return Err(EngineError::SiteBlocked { host });
+        }
+        if let Some(filter) = &self.allowed_domains {
+            let checked = filter.check_navigation(url);
+            if checked.is_err() {
+                self.report(url, BlockRule::AllowedDomains, BlockedBy::Command);
+            }
+            checked?;
+        }
+        Ok(())
+    }
+
+    /// Tells [`Policy::on_blocked`] of a refused navigation.
+    pub(crate) fn report(&self, url: &str, rule: BlockRule, by: BlockedBy) {
+        if let Some(sink) = &self.on_blocked {
+            (sink.0)(&BlockedNavigation {
+                url: url.to_string(),
+                host: host_of(url).unwrap_or_default(),
+                rule,
+                by,
+            });
         }
     }
 }
@@ -277,7 +456,7 @@ pub(crate) async fn start(
     enforcement: &Arc<Enforcement>,
 ) -> Result<()> {
     deny_permissions(connection, policy).await;
-    if policy.allowed_domains.is_some() || policy.proxy_auth.is_some() {
+    if policy.fenced() || policy.proxy_auth.is_some() {
         watch_browser(connection, owned, policy, enforcement).await?;
     }
     Ok(())
@@ -288,12 +467,13 @@ pub(crate) async fn start(
 /// `about:blank`; other tabs of a browser the session launched (and so owns) are closed. Tabs of
 /// a browser we only attached to are never touched.
 pub(crate) async fn contain_open_pages(session: &crate::session::Session) -> Result<()> {
-    let Some(filter) = &session.options().policy.allowed_domains else {
+    let policy = &session.options().policy;
+    if !policy.fenced() {
         return Ok(());
-    };
+    }
     let outside = |url: &str| {
         let network = url.starts_with("http://") || url.starts_with("https://");
-        network && !filter.allows_request(url)
+        network && !policy.allows_request(url)
     };
     let active = session.active_target();
     for target in session.browser().targets() {
@@ -313,16 +493,14 @@ pub(crate) async fn contain_open_pages(session: &crate::session::Session) -> Res
     Ok(())
 }
 
-/// Before a navigation: the allowlist check, and permissions again (another client's detach may
-/// have reset them).
+/// Before a navigation: the blocklist and allowlist checks, and permissions again (another
+/// client's detach may have reset them).
 pub(crate) async fn before_navigation(
     connection: &Connection,
     policy: &Policy,
     url: &str,
 ) -> Result<()> {
-    if let Some(filter) = &policy.allowed_domains {
-        filter.check_navigation(url)?;
-    }
+    policy.check_navigation(url)?;
     deny_permissions(connection, policy).await;
     Ok(())
 }
@@ -385,7 +563,7 @@ pub(crate) async fn guard_tab(
     if policy.deny_permissions {
         deny_prompts_in_page(session).await?;
     }
-    if policy.allowed_domains.is_none() {
+    if !policy.fenced() {
         // Proxy challenges alone are answered at the browser level (`watch_browser`).
         return Ok(());
     }
@@ -449,8 +627,8 @@ async fn install(
     if policy.deny_permissions && kind != TargetKind::Worker && kind != TargetKind::Page {
         let _ = deny_prompts_in_page(session).await;
     }
-    if let Some(filter) = &policy.allowed_domains {
-        let script = guard_script(filter);
+    if policy.fenced() {
+        let script = policy_guard_script(policy);
         match kind {
             TargetKind::Page | TargetKind::Frame => add_document_script(session, &script).await?,
             TargetKind::Worker => {
@@ -511,6 +689,13 @@ struct PausedRequest {
 }
 
 impl Paused {
+    /// A refused document request is a refused navigation (of the tab, a frame or a popup).
+    fn report_if_navigation(&self, policy: &Policy, rule: BlockRule) {
+        if self.resource_type == "Document" {
+            policy.report(&self.request.url, rule, BlockedBy::Page);
+        }
+    }
+
     /// What the routes read of it.
     fn routed(&self) -> crate::network::PausedRequest {
         crate::network::PausedRequest::new(&self.request_id, &self.request.url, &self.resource_type)
@@ -642,16 +827,18 @@ async fn decide(
     let Ok(paused) = event.parse::<Paused>() else {
         return;
     };
-    let allowed = routes.is_none()
-        || policy
-            .allowed_domains
-            .as_ref()
-            .is_none_or(|filter| filter.allows_request(&paused.request.url));
-    if !allowed {
+    let refused = routes
+        .is_some()
+        .then(|| policy.refuses_request(&paused.request.url))
+        .flatten();
+    let allowed = refused.is_none();
+    if let Some(rule) = refused {
         tracing::debug!(
             host = host_of(&paused.request.url).unwrap_or_default(),
-            "blocked a request outside the allowlist"
+            ?rule,
+            "blocked a request"
         );
+        paused.report_if_navigation(policy, rule);
     }
     if routed(session, &paused, allowed, routes).await {
         return;
@@ -834,7 +1021,7 @@ async fn popup_pump(
                         .await;
                 }
             }
-            target::EventTargetCreated::IDENTIFIER if policy.allowed_domains.is_some() => {
+            target::EventTargetCreated::IDENTIFIER if policy.fenced() => {
                 let Ok(created) = event.parse::<Created>() else {
                     continue;
                 };
@@ -960,18 +1147,41 @@ async fn adopt_popup(
         .unwrap_or_default();
     let browser = connection.browser();
     for paused in held {
-        let allowed = policy
-            .allowed_domains
-            .as_ref()
-            .is_none_or(|filter| filter.allows_request(&paused.request.url));
-        routed_release(&browser, paused, allowed, Some(&enforcement.routes)).await;
+        let refused = policy.refuses_request(&paused.request.url);
+        if let Some(rule) = refused {
+            paused.report_if_navigation(policy, rule);
+        }
+        routed_release(
+            &browser,
+            paused,
+            refused.is_none(),
+            Some(&enforcement.routes),
+        )
+        .await;
     }
 }
 
 /// The in-page guard: `WebSocket` checks its URL, `RTCPeerConnection` throws. Runs in windows
 /// (every frame, before page scripts) and in workers (before their script).
 pub fn guard_script(filter: &DomainFilter) -> String {
-    GUARD_FN.call(&[json!(filter.patterns())])
+    GUARD_FN.call(&[json!(filter.patterns()), json!([])])
+}
+
+/// The guard for a whole policy: `WebSocket` checks the allowlist (if any) and the blocklist;
+/// `RTCPeerConnection` throws only with an allowlist (a blocklist cannot see its peers' hosts,
+/// and only fences sites, not all egress).
+fn policy_guard_script(policy: &Policy) -> String {
+    let allowed = policy
+        .allowed_domains
+        .as_ref()
+        .map(|f| json!(f.patterns()))
+        .unwrap_or(serde_json::Value::Null);
+    let blocked = policy
+        .blocked_sites
+        .as_ref()
+        .map(|b| json!(b.patterns()))
+        .unwrap_or_else(|| json!([]));
+    GUARD_FN.call(&[allowed, blocked])
 }
 
 /// The guard, a function of the allowlist's patterns.
@@ -1013,6 +1223,65 @@ mod tests {
             f.check_navigation("data:text/html,hi")
                 .map_err(|e| e.to_string()),
             Err("No hostname in URL: data:text/html,hi".to_string())
+        );
+    }
+
+    #[test]
+    fn a_blocked_site_blocks_its_subdomains_and_wins_over_the_allowlist() {
+        let blocked = SiteBlocklist::new(["Example.com", "*.ads.test", "https://x.org:8/p", " "])
+            .expect("patterns");
+        assert_eq!(blocked.patterns(), ["example.com", "ads.test", "x.org"]);
+        assert!(blocked.blocks_host("example.com"));
+        assert!(blocked.blocks_host("WWW.example.com."));
+        assert!(!blocked.blocks_host("notexample.com"));
+        assert!(
+            blocked.blocks_host("ads.test"),
+            "a wildcard blocks its apex too"
+        );
+        assert_eq!(
+            blocked.blocked_host("http://a.x.org/"),
+            Some("a.x.org".to_string())
+        );
+        assert_eq!(blocked.blocked_host("data:text/html,example.com"), None);
+        assert!(SiteBlocklist::new(["", "*."]).is_none());
+
+        let reported = Arc::new(Mutex::new(Vec::new()));
+        let sink = reported.clone();
+        let policy = Policy {
+            allowed_domains: DomainFilter::new(["*.example.com", "ok.test"]),
+            blocked_sites: Some(blocked),
+            on_blocked: Some(BlockedSink(Arc::new(move |b: &BlockedNavigation| {
+                sink.lock().expect("sink").push(b.clone())
+            }))),
+            ..Policy::default()
+        };
+        assert!(policy.fenced());
+        assert_eq!(
+            policy.refuses_request("https://www.example.com/"),
+            Some(BlockRule::BlockedSites),
+            "the blocklist wins over the allowlist"
+        );
+        assert_eq!(
+            policy.refuses_request("https://other.test/"),
+            Some(BlockRule::AllowedDomains)
+        );
+        assert!(policy.allows_request("https://ok.test/"));
+        assert_eq!(
+            policy
+                .check_navigation("https://example.com/x?token=1")
+                .map_err(|e| e.to_string()),
+            Err("Site 'example.com' is blocked by the Host's site policy".to_string())
+        );
+        assert!(policy.check_navigation("https://ok.test/").is_ok());
+        let reported = reported.lock().expect("reported").clone();
+        assert_eq!(
+            reported,
+            vec![BlockedNavigation {
+                url: "https://example.com/x?token=1".into(),
+                host: "example.com".into(),
+                rule: BlockRule::BlockedSites,
+                by: BlockedBy::Command,
+            }]
         );
     }
 

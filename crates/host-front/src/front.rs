@@ -143,6 +143,8 @@ struct SpecArgs {
     headed: Headed,
     #[serde(default)]
     allowed_domains: Vec<String>,
+    #[serde(default)]
+    blocked_sites: Vec<String>,
     login_check: Option<CheckArgs>,
     human_login: Option<String>,
 }
@@ -516,6 +518,7 @@ impl Front {
                     profile: a.spec.profile,
                     headed: a.spec.headed,
                     allowed_domains: a.spec.allowed_domains,
+                    blocked_sites: a.spec.blocked_sites,
                     login_check: a.spec.login_check.map(LoginCheck::from),
                     human_login: a.spec.human_login,
                 };

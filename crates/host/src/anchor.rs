@@ -147,6 +147,8 @@ pub(crate) struct AnchorSettings {
     pub lock_wait: Duration,
     pub close_attempts: u32,
     pub spare_tabs: usize,
+    /// This Host process, named in the owner records of its anchors.
+    pub host: crate::owner::HostIdentity,
 }
 
 pub(crate) struct Anchors {
@@ -320,13 +322,14 @@ impl Anchors {
         settings: AnchorSettings,
         runner: Arc<dyn BrowserRunner>,
         events: tokio::sync::broadcast::Sender<HostEvent>,
+        audit: crate::audit::Audit,
     ) -> Self {
         Self {
             spares: Arc::new(SpareTabs::new(
                 settings.spare_tabs,
                 abx_engine::ClaimDir::for_current_user(),
             )),
-            watches: Watches::new(settings.home.clone(), events),
+            watches: Watches::new(settings.home.clone(), events, audit),
             settings,
             runner,
             inflight: Mutex::new(HashMap::new()),
@@ -523,6 +526,7 @@ impl Anchors {
             env: Some(anchor_env.clone()),
             cdp: None,
             cdp_headers: Vec::new(),
+            host: Some(self.settings.host.clone()),
         }
         .write(&place.socket_dir)?;
         // Then the anchor record, with no address yet: `end_run` and the next start close
@@ -553,7 +557,9 @@ impl Anchors {
             return Err(fail(err.to_string()));
         }
         let cdp = match run_ok(&*self.runner, &anchor_env, &["get", "cdp-url"], timeout).await {
-            Ok(cdp) if !cdp.trim().is_empty() => cdp.trim().to_string(),
+            Ok(out) if !out.answer("cdpUrl").trim().is_empty() => {
+                out.answer("cdpUrl").trim().to_string()
+            }
             Ok(_) => {
                 guard.abandon().await;
                 return Err(fail("the shared browser reported no address".into()));
@@ -624,6 +630,7 @@ impl Anchors {
             env: None,
             cdp: Some(cdp.clone()),
             cdp_headers: endpoint.headers.clone(),
+            host: Some(self.settings.host.clone()),
         }
         .write(&place.socket_dir)?;
         self.keepers

@@ -43,6 +43,10 @@ pub mod var {
     pub const EXECUTABLE_PATH: &str = "AGENT_BROWSER_EXECUTABLE_PATH";
     /// Token the session's stream server requires (the live view's way in).
     pub const STREAM_TOKEN: &str = "AGENT_BROWSER_STREAM_TOKEN";
+    /// Sites the stage's daemon refuses at every navigation (read once, when it starts).
+    pub const BLOCKED_SITES: &str = "ABX_BLOCKED_SITES";
+    /// `1`: the stage's daemon records refused navigations for the kit (`<session>.blocked`).
+    pub const BLOCKED_LOG: &str = "ABX_BLOCKED_LOG";
 }
 
 /// A session's environment: sorted, so its JSON is the same bytes every time.

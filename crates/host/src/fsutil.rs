@@ -102,3 +102,24 @@ pub(crate) fn now_ms() -> u64 {
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0)
 }
+
+/// Appends `value` as one JSON line to `path` (created 0600, its folder 0700), in one write so
+/// lines of concurrent writers never interleave.
+pub(crate) fn append_private<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+    }
+    let mut line = serde_json::to_vec(value).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    let mut file = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)?;
+    // A file made by someone else with a looser mode is tightened.
+    file.set_permissions(fs::Permissions::from_mode(0o600))?;
+    file.write_all(&line)
+}

@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
 use crate::anchor::{AnchorSettings, Anchors, BrowserSource, run_dir};
+use crate::audit::{AUDIT_FILE, Audit, AuditRecord, AuditSink, JsonlAudit};
+use crate::blocked::BlockedWatch;
 use crate::display::{DisplayChoice, DisplayProbe, choose_display};
 use crate::env::{self, BrowserEnv, LaunchSettings, SessionPlace, var};
 use crate::error::{HostError, Result};
@@ -23,10 +25,10 @@ use crate::live::{
 };
 use crate::liveness::{AsyncRunLiveness, LivenessSnapshot};
 use crate::login::{LoginCheck, LoginResult, run_check};
-use crate::names::{ProfileKey, RunId, Scope, StageId, random_token};
-use crate::owner::{OWNER_FILE, OwnerKind, OwnerRecord};
+use crate::names::{ProfileKey, RunId, Scope, StageId, random_token, short_hash};
+use crate::owner::{HostIdentity, OWNER_FILE, OwnerKind, OwnerRecord};
 use crate::profile::{FileProfileStore, ProfileStore};
-use crate::runner::{BrowserRunner, CliRunner, run_ok};
+use crate::runner::{BrowserRunner, CliRunner, RECEIPTS_FILE, Recorder, run_ok};
 use crate::stage::{
     CLOSED_FILE, ENV_FILE, LOGIN_CHECK_FILE, StageBrowser, StageRecord, StageSpec, StageTeardown,
     close_session, remove_session_dir,
@@ -64,14 +66,25 @@ pub struct HostConfig {
     /// for Chrome to create its tab (default 1; 0 turns them off). Each costs one idle
     /// `about:blank` renderer in the anchor while it waits.
     pub spare_tabs: usize,
+    /// This Host's name in the owner records it writes (with its pid and start time). A
+    /// sweep closes only records of this process or of a Host process that is gone, so Hosts
+    /// sharing a socket root never close each other's sessions. Default: a hash of `home`, so
+    /// a Host restarted on the same home is the same Host.
+    pub host_id: String,
+    /// Sites no stage may reach (the Host's `blocked_sites`), added to each stage's own
+    /// [`StageSpec::blocked_sites`]; enforced by the stage's daemon at every navigation.
+    pub blocked_sites: Vec<String>,
 }
 
 impl HostConfig {
     /// Defaults under `home`; sockets under `/tmp/abxh-<uid>`.
     pub fn new(home: impl Into<PathBuf>) -> Self {
         let uid = nix::unistd::getuid().as_raw();
+        let home: PathBuf = home.into();
         Self {
-            home: home.into(),
+            host_id: format!("h-{}", short_hash(&home.to_string_lossy(), 12)),
+            blocked_sites: Vec::new(),
+            home,
             socket_root: PathBuf::from(format!("/tmp/abxh-{uid}")),
             session_prefix: "abx".into(),
             launch: LaunchSettings::default(),
@@ -152,6 +165,28 @@ pub enum HostEvent {
         /// The stages that were attached to it and not ended.
         stages: Vec<StageId>,
     },
+    /// A stage's site policy refused a navigation (`blocked_sites`, or a host outside its
+    /// `allowed_domains`); the agent got an error (a command) or an error page (the page's own
+    /// navigation).
+    BlockedNavigation {
+        /// The run.
+        run: RunId,
+        /// The stage.
+        stage: StageId,
+        /// The refused URL (it may carry tokens: show it to the run's owner only).
+        url: String,
+        /// Its host.
+        host: String,
+        /// Which list refused it.
+        rule: abx_engine::BlockRule,
+        /// A command asked for it, or the page went there itself.
+        by: abx_engine::BlockedBy,
+    },
+    /// The audit sink failed to store a record (the run goes on).
+    AuditFailed {
+        /// The sink's error.
+        reason: String,
+    },
 }
 
 /// How a run teardown went.
@@ -183,8 +218,12 @@ pub struct SweepReport {
     pub anchors_closed: usize,
     /// Sessions that would not close (tried again next sweep).
     pub left: usize,
-    /// Socket dirs of live, waiting or unknown runs left alone.
+    /// Socket dirs of this Host's (or a gone Host's) live, waiting or unknown runs left alone,
+    /// and unreadable records.
     pub skipped_live: usize,
+    /// Socket dirs of another Host process that is still running, or of a record that names no
+    /// Host: never touched.
+    pub skipped_other_host: usize,
     /// Empty socket dirs removed.
     pub empty_dirs_removed: usize,
     /// Leases of ended runs reclaimed.
@@ -202,6 +241,9 @@ pub struct Host {
     live: LiveViews,
     runs: Mutex<BTreeMap<RunId, Scope>>,
     events: broadcast::Sender<HostEvent>,
+    identity: HostIdentity,
+    audit: Audit,
+    blocked: Mutex<BTreeMap<(RunId, StageId), BlockedWatch>>,
 }
 
 impl std::fmt::Debug for Host {
@@ -225,7 +267,13 @@ impl Host {
         private_dir(&config.home)?;
         let config_file = config.home.join("agent-browser.empty.json");
         write_private(&config_file, b"{}\n")?;
+        let identity = HostIdentity::current(config.host_id.clone());
         let (events, _) = broadcast::channel(256);
+        let audit = Audit::new(
+            Arc::new(JsonlAudit::new(config.home.join(AUDIT_FILE))),
+            config.host_id.clone(),
+            events.clone(),
+        );
         let anchors = Anchors::new(
             AnchorSettings {
                 home: config.home.clone(),
@@ -239,9 +287,11 @@ impl Host {
                 lock_wait: config.anchor_lock_wait,
                 close_attempts: config.close_attempts,
                 spare_tabs: config.spare_tabs,
+                host: identity.clone(),
             },
             runner.clone(),
             events.clone(),
+            audit.clone(),
         );
         Ok(Host {
             live: LiveViews::new(config.live_view.clone()),
@@ -253,6 +303,9 @@ impl Host {
             anchors,
             runs: Mutex::new(BTreeMap::new()),
             events,
+            identity,
+            audit,
+            blocked: Mutex::new(BTreeMap::new()),
         })
     }
 
@@ -292,6 +345,87 @@ impl Host {
     /// The live views.
     pub fn live_views(&self) -> &LiveViews {
         &self.live
+    }
+
+    /// Audit records go to `sink` instead of `<home>/audit.jsonl`.
+    pub fn with_audit(self, sink: Arc<dyn AuditSink>) -> Host {
+        self.audit.set_sink(sink);
+        self
+    }
+
+    /// Records that an anchor was lost while its run used it (for the code that detects the
+    /// loss). Never fails.
+    pub fn audit_anchor_lost(&self, run: &RunId, profile: &ProfileKey, cause: &str) {
+        self.audit.record(AuditRecord::AnchorLost {
+            profile: profile.clone(),
+            run: run.clone(),
+            cause: cause.to_string(),
+        });
+    }
+
+    /// Deletes a profile from the store (its cookies and site data) and audits it; `false`
+    /// when it did not exist. Refused while a run holds its lease.
+    pub fn delete_profile(&self, key: &ProfileKey) -> Result<bool> {
+        if let Some(holder) = self.leases.holder(key)? {
+            return Err(HostError::Profile {
+                key: key.clone(),
+                reason: format!("run {} holds it; end that run first", holder.run),
+            });
+        }
+        let deleted = self.profiles.delete(key)?;
+        if deleted {
+            self.audit.record(AuditRecord::ProfileDeleted {
+                profile: key.clone(),
+            });
+        }
+        Ok(deleted)
+    }
+
+    /// The lifecycle receipts of the commands the kit ran in a stage's session (`close`,
+    /// `tab close`, the login check's `open`/`get url`, ...), oldest first: each `{ts_ms,
+    /// command, code, receipt}` as kept in `<stage_dir>/browser-receipts.jsonl`.
+    pub fn stage_receipts(&self, run: &RunId, stage: &StageId) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(self.stage_dir(run, stage).join(RECEIPTS_FILE))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect()
+    }
+
+    fn recorder(&self, run: &RunId, stage: &StageId) -> Recorder<'_> {
+        Recorder::new(
+            &*self.runner,
+            self.stage_dir(run, stage).join(RECEIPTS_FILE),
+        )
+    }
+
+    fn watch_blocked(&self, run: &RunId, stage: &StageId, env: &BrowserEnv) {
+        let logged = env.get(var::BLOCKED_LOG) == Some("1");
+        let Some(path) = env.session_file("blocked").filter(|_| logged) else {
+            return;
+        };
+        let mut watches = self.blocked.lock().unwrap_or_else(|p| p.into_inner());
+        watches
+            .entry((run.clone(), stage.clone()))
+            .or_insert_with(|| {
+                BlockedWatch::start(path, run, stage, self.events.clone(), self.audit.clone())
+            });
+    }
+
+    fn finish_blocked(&self, run: &RunId, stage: &StageId) {
+        let watch = self
+            .blocked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&(run.clone(), stage.clone()));
+        if let Some(watch) = watch {
+            watch.finish();
+        }
+    }
+
+    /// This Host process as its owner records name it.
+    pub fn identity(&self) -> &HostIdentity {
+        &self.identity
     }
 
     /// Events from now on.
@@ -423,6 +557,12 @@ impl Host {
                     &*self.liveness,
                     &self.config.lease_wait,
                     |other| {
+                        self.audit.record(AuditRecord::LeaseWait {
+                            profile: key.clone(),
+                            run: run.id.clone(),
+                            stage: stage.clone(),
+                            holder: other.run.clone(),
+                        });
                         let _ = self.events.send(HostEvent::WaitingForProfile {
                             run: run.id.clone(),
                             stage: stage.clone(),
@@ -436,11 +576,27 @@ impl Host {
                     tracing::info!(run = %run.id, profile = %key, "profile leased");
                 }
                 let handle = self.profiles.open(&key)?;
+                if handle.created() {
+                    self.audit.record(AuditRecord::ProfileCreated {
+                        profile: key.clone(),
+                        run: run.id.clone(),
+                    });
+                }
                 let state =
                     Box::pin(self.anchors.ensure(&run.scope, &run.id, &handle, &display)).await?;
                 anchor_started = state.started;
                 anchor_restarted = state.restarted;
                 if state.started {
+                    self.audit.record(AuditRecord::AnchorStarted {
+                        profile: key.clone(),
+                        run: run.id.clone(),
+                        restarted: state.restarted,
+                        mode: if state.record.display.headed {
+                            "headed".into()
+                        } else {
+                            "headless".into()
+                        },
+                    });
                     let _ = self.events.send(HostEvent::AnchorStarted {
                         run: run.id.clone(),
                         profile: key.clone(),
@@ -485,6 +641,13 @@ impl Host {
                 )?;
                 write_json(&env_path, &record)?;
                 tracing::info!(run = %run.id, stage = %stage, "stage env persisted");
+                if let Some(profile) = &key {
+                    self.audit.record(AuditRecord::ProfileUsed {
+                        profile: profile.clone(),
+                        run: run.id.clone(),
+                        stage: stage.clone(),
+                    });
+                }
                 record
             }
         };
@@ -501,9 +664,11 @@ impl Host {
                 env: Some(record.env.clone()),
                 cdp: None,
                 cdp_headers: Vec::new(),
+                host: Some(self.identity.clone()),
             }
             .write(dir)?;
         }
+        self.watch_blocked(&run.id, stage, &record.env);
         if !resuming && let Some(anchor) = &anchor {
             self.hand_spare_tab(&record.env, anchor).await?;
         }
@@ -511,7 +676,7 @@ impl Host {
         if !resuming {
             if let Some(url) = &spec.human_login {
                 run_ok(
-                    &*self.runner,
+                    &self.recorder(&run.id, stage),
                     &record.env,
                     &["open", url],
                     self.config.command_timeout,
@@ -615,6 +780,20 @@ impl Host {
         if !domains.is_empty() {
             stage_env.set(var::ALLOWED_DOMAINS, domains.join(","));
         }
+        let mut blocked: Vec<String> = Vec::new();
+        for site in self.config.blocked_sites.iter().chain(&spec.blocked_sites) {
+            let site = site.trim().to_ascii_lowercase();
+            if !site.is_empty() && !site.contains(',') && !blocked.contains(&site) {
+                blocked.push(site);
+            }
+        }
+        if !blocked.is_empty() {
+            stage_env.set(var::BLOCKED_SITES, blocked.join(","));
+        }
+        if !blocked.is_empty() || !domains.is_empty() {
+            // The daemon tells the kit of every navigation either list refuses.
+            stage_env.set(var::BLOCKED_LOG, "1");
+        }
         Ok(StageRecord {
             profile: key.cloned(),
             env: stage_env,
@@ -628,7 +807,7 @@ impl Host {
         env: &BrowserEnv,
         check: &LoginCheck,
     ) -> Result<LoginResult> {
-        let result = run_check(&*self.runner, env, check).await?;
+        let result = run_check(&self.recorder(run, stage), env, check).await?;
         write_json(&self.stage_dir(run, stage).join(LOGIN_CHECK_FILE), &result)?;
         tracing::info!(run = %run, stage = %stage, state = ?result.state, "login check");
         Ok(result)
@@ -689,17 +868,28 @@ impl Host {
         {
             self.anchors.spares.discard(cdp, &spare).await;
         }
+        let recorder = self.recorder(run, stage);
         if record.env.cdp().is_some() && daemon_up {
-            let closed = self
-                .runner
-                .run(&record.env, &["tab", "close"], timeout)
-                .await;
+            let closed = recorder.run(&record.env, &["tab", "close"], timeout).await;
             if closed.code != 0 {
                 tracing::debug!(stage = %stage, "tab close failed (anchor gone or tab already closed)");
             }
         }
         let attempts = self.config.close_attempts.max(1);
-        let gone = close_session(&*self.runner, &record.env, attempts, timeout).await;
+        let gone = close_session(&recorder, &record.env, attempts, timeout).await;
+        let cleanup = self
+            .stage_receipts(run, stage)
+            .into_iter()
+            .rev()
+            .find(|r| r["command"] == "close")
+            .and_then(|r| r["receipt"].get("cleanup").cloned());
+        self.audit.record(AuditRecord::StageTeardown {
+            run: run.clone(),
+            stage: stage.clone(),
+            gone,
+            attempts,
+            cleanup,
+        });
         if !gone {
             tracing::warn!(run = %run, stage = %stage, "stage session did not close; the next teardown or sweep retries");
             return Ok(StageTeardown {
@@ -708,6 +898,8 @@ impl Host {
                 already: false,
             });
         }
+        // What the daemon refused up to its close, before its socket dir goes.
+        self.finish_blocked(run, stage);
         if let Some(socket_dir) = record.env.socket_dir() {
             remove_session_dir(socket_dir);
         }
@@ -759,6 +951,12 @@ impl Host {
                 report.leases_released += 1;
             }
         }
+        self.audit.record(AuditRecord::RunTeardown {
+            run: run.clone(),
+            anchors_closed: report.anchors_closed,
+            anchors_left: report.anchors_left,
+            leases_released: report.leases_released,
+        });
         if report.complete() {
             self.runs
                 .lock()
@@ -769,8 +967,12 @@ impl Host {
     }
 
     /// The Host-start sweep (seed §4 step 11): leases of ended runs are reclaimed, then every
-    /// socket dir's `owner.json` is read; sessions of ended runs are closed, stage sessions
-    /// before anchors; live, waiting and unknown runs are left alone; empty dirs are removed.
+    /// socket dir's `owner.json` is read. Only records written by this process or by a Host
+    /// process that is provably gone (pid dead, or reused by a process with another start time)
+    /// are considered; of those, sessions of runs the liveness calls [`RunState::Ended`] are
+    /// closed, stage sessions before anchors. Running, waiting and unknown runs, records of
+    /// another running Host and records that name no Host are left alone; empty dirs are
+    /// removed.
     pub async fn sweep(&self) -> Result<SweepReport> {
         Box::pin(self.sweep_inner()).await
     }
@@ -808,6 +1010,14 @@ impl Host {
         owned.sort_by_key(|(_, o)| o.kind != OwnerKind::Stage);
         let mut ended_runs = Vec::new();
         for (dir, owner) in owned {
+            let ownership = self.identity.judge(owner.host.as_ref());
+            if !ownership.sweepable() {
+                tracing::debug!(dir = %dir.display(), ?ownership, "not this Host's session; left alone");
+                report.skipped_other_host += 1;
+                continue;
+            }
+            // Only a run the Host knows has ended is closed: an unknown run may be another
+            // Host's, or one this Host cannot see right now.
             if self.liveness.state_of(&owner.run).await != RunState::Ended {
                 report.skipped_live += 1;
                 continue;
@@ -837,6 +1047,21 @@ impl Host {
             if !gone {
                 report.left += 1;
                 continue;
+            }
+            if let (OwnerKind::Stage, Some(stage), Some(env)) =
+                (owner.kind, &owner.stage, &owner.env)
+                && env.get(var::BLOCKED_LOG) == Some("1")
+                && let Some(path) = env.session_file("blocked")
+            {
+                // Refusals the Host that died had not reported yet (or reported before dying:
+                // a Host may hear one twice, never zero times).
+                crate::blocked::drain_once(
+                    path,
+                    &owner.run,
+                    stage,
+                    self.events.clone(),
+                    self.audit.clone(),
+                );
             }
             remove_session_dir(&dir);
             match owner.kind {

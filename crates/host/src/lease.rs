@@ -66,9 +66,12 @@ pub enum RunState {
     Running,
     /// The run waits at a gate (for a person); its browsers stay up.
     Waiting,
-    /// The run has ended (succeeded, failed, cancelled, abandoned) or does not exist.
+    /// The run has ended (succeeded, failed, cancelled, abandoned): the Host knows it. Only
+    /// this state lets a sweep close a run's sessions or reclaim its leases.
     Ended,
-    /// The Host cannot tell (another Host's run, a read error). Counts as live.
+    /// The Host has no such run in its table, or cannot tell (another Host's run, a read
+    /// error). Counts as live: nothing of an unknown run is ever closed or reclaimed. A Host's
+    /// liveness must answer this, never `Ended`, for a run it does not know.
     Unknown,
 }
 

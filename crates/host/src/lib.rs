@@ -22,8 +22,15 @@
 //!   for a window without a screen fails. [`Host::end_stage`] tears down in order: live view,
 //!   tab, session (retried, verified gone, never a signal), marker.
 //! - **Run end, sweep, shutdown**: [`Host::end_run`] (stages, then anchors, then leases),
-//!   [`Host::sweep`] at Host start (owner records per socket dir; ended runs only),
+//!   [`Host::sweep`] at Host start (owner records per socket dir; ended runs only, and only
+//!   records of this Host or of a Host process that is gone: [`HostIdentity`]),
 //!   [`Host::shutdown`] (closes runs that will not resume).
+//! - **Site policy and evidence**: [`StageSpec::blocked_sites`] and `HostConfig::blocked_sites`
+//!   are enforced by the stage's daemon at every navigation and reported as
+//!   [`HostEvent::BlockedNavigation`]; an [`AuditSink`] ([`JsonlAudit`] by default) records
+//!   profiles, lease waits, anchors, blocked navigations and teardowns, and never fails a run;
+//!   the lifecycle receipt of every command the kit runs is kept per stage
+//!   ([`Host::stage_receipts`]).
 //! - **Login check** ([`LoginCheck`]): the Host decides from the settled URL.
 //! - **Run liveness** ([`RunLiveness`], or [`AsyncRunLiveness`] for a Host that answers
 //!   asynchronously, bounded by [`AnswerWithin`]); **status** of runs, anchors and stages
@@ -53,6 +60,8 @@
 //! ```
 
 mod anchor;
+mod audit;
+mod blocked;
 mod display;
 mod env;
 mod error;
@@ -75,9 +84,12 @@ mod watch;
 /// Cancels a lease wait (re-exported so a Host needs no extra dependency).
 pub use tokio_util::sync::CancellationToken as CancelToken;
 
+/// Site policy types a Host reads in [`HostEvent::BlockedNavigation`] and audit records.
+pub use abx_engine::{BlockRule, BlockedBy};
 pub use anchor::{
     AnchorRecord, BrowserSource, RemoteBrowser, RemoteEndpoint, StageAddressResolver,
 };
+pub use audit::{AUDIT_FILE, AuditEntry, AuditRecord, AuditSink, JsonlAudit, MemoryAudit};
 pub use display::{DisplayChoice, DisplayProbe, DisplayReason, Headed, Screen, choose_display};
 pub use env::{BrowserEnv, LaunchSettings, SESSION_NAME_LIMIT, SOCKET_PATH_LIMIT, var};
 pub use error::{HostError, Result};
@@ -93,11 +105,11 @@ pub use live::{
 pub use liveness::{AnswerWithin, AsyncRunLiveness};
 pub use login::{LoginCheck, LoginResult, LoginState};
 pub use names::{ProfileKey, ProfileName, RunId, Scope, StageId, capped, short_hash};
-pub use owner::{OwnerKind, OwnerRecord};
+pub use owner::{HostIdentity, OwnerKind, OwnerRecord, Ownership};
 pub use profile::{
     FileProfileStore, MemoryProfileStore, ProfileHandle, ProfileLocation, ProfileStore,
 };
-pub use runner::{BoxFuture, BrowserRunner, CliRunner, RunOutput};
+pub use runner::{BoxFuture, BrowserRunner, CliRunner, RECEIPTS_FILE, RunOutput};
 pub use stage::{
     CLOSED_FILE, ENV_FILE, LOGIN_CHECK_FILE, StageBrowser, StageRecord, StageSpec, StageTeardown,
 };

@@ -118,7 +118,9 @@ pub(crate) async fn run_check(
     let _ = runner
         .run(env, &["wait", "--load", "networkidle"], left())
         .await;
-    let mut last = run_ok(runner, env, &["get", "url"], left()).await?;
+    let mut last = run_ok(runner, env, &["get", "url"], left())
+        .await?
+        .answer("url");
     loop {
         if left().is_zero() {
             break;
@@ -130,7 +132,8 @@ pub(crate) async fn run_check(
             &["get", "url"],
             left().max(Duration::from_secs(5)),
         )
-        .await?;
+        .await?
+        .answer("url");
         if now == last {
             break;
         }

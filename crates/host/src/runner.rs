@@ -1,5 +1,10 @@
 //! Running `agent-browser` commands with a session's env, as an agent does in bash (seed §8:
 //! "BrowserRunner: run agent-browser where the daemon lives").
+//!
+//! [`CliRunner`] runs every command with `--json`, so each answer carries the command's
+//! lifecycle receipt (`data.lifecycle`: launch, reuse, timings; for `close`, the verified
+//! cleanup). [`RunOutput::receipt`] reads it; [`Recorder`] appends every receipt of a stage's
+//! commands to a file in the stage's folder.
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -15,10 +20,56 @@ use crate::error::{HostError, Result};
 pub struct RunOutput {
     /// Exit code (-1 when it could not run or was ended at its deadline).
     pub code: i32,
-    /// Standard output.
+    /// Standard output (the `--json` envelope, from [`CliRunner`]).
     pub stdout: String,
     /// Standard error.
     pub stderr: String,
+}
+
+impl RunOutput {
+    /// The `--json` envelope, when stdout is one.
+    fn envelope(&self) -> Option<serde_json::Value> {
+        let value: serde_json::Value = serde_json::from_str(self.stdout.trim()).ok()?;
+        value.get("success").is_some().then_some(value)
+    }
+
+    /// The command's lifecycle receipt (`data.lifecycle` of a `--json` answer): how the browser
+    /// was launched or reused, timings, and for `close` the verified cleanup.
+    pub fn receipt(&self) -> Option<serde_json::Value> {
+        self.envelope()?
+            .get("data")?
+            .get("lifecycle")
+            .filter(|l| !l.is_null())
+            .cloned()
+    }
+
+    /// The answer's `field` (`data.<field>` of a `--json` answer), or the text the command
+    /// printed when it was not run with `--json`.
+    pub fn answer(&self, field: &str) -> String {
+        match self.envelope() {
+            Some(envelope) => match &envelope["data"][field] {
+                serde_json::Value::String(text) => text.clone(),
+                serde_json::Value::Null => String::new(),
+                other => other.to_string(),
+            },
+            None => self.stdout.trim_end_matches('\n').to_string(),
+        }
+    }
+
+    /// What went wrong, in the command's words (the envelope's `error`, else stderr or stdout).
+    fn failure(&self) -> String {
+        if let Some(error) = self
+            .envelope()
+            .and_then(|e| e.get("error").and_then(|e| e.as_str()).map(str::to_string))
+        {
+            return error;
+        }
+        if self.stderr.trim().is_empty() {
+            self.stdout.trim().to_string()
+        } else {
+            self.stderr.trim().to_string()
+        }
+    }
 }
 
 /// A boxed future, for object-safe async traits.
@@ -73,6 +124,8 @@ impl BrowserRunner for CliRunner {
             let mut command = tokio::process::Command::new(&self.binary);
             command
                 .args(args)
+                // Every answer carries its lifecycle receipt (see `RunOutput::receipt`).
+                .arg("--json")
                 .env_clear()
                 .envs(self.base.iter().map(|(k, v)| (k, v)))
                 .envs(env.iter())
@@ -112,25 +165,66 @@ impl BrowserRunner for CliRunner {
     }
 }
 
-/// Runs a command and returns its trimmed stdout, or a [`HostError::Command`].
+/// Runs a command and returns its output, or a [`HostError::Command`].
 pub(crate) async fn run_ok(
     runner: &dyn BrowserRunner,
     env: &BrowserEnv,
     args: &[&str],
     timeout: Duration,
-) -> Result<String> {
+) -> Result<RunOutput> {
     let output = runner.run(env, args, timeout).await;
     if output.code == 0 {
-        return Ok(output.stdout.trim_end_matches('\n').to_string());
+        return Ok(output);
     }
-    let message = if output.stderr.trim().is_empty() {
-        output.stdout.trim().to_string()
-    } else {
-        output.stderr.trim().to_string()
-    };
     Err(HostError::Command {
         command: args.join(" "),
         code: output.code,
-        message: message.chars().take(2000).collect(),
+        message: output.failure().chars().take(2000).collect(),
     })
+}
+
+/// `<stage_dir>/browser-receipts.jsonl`: the lifecycle receipt of every command the kit ran
+/// in the stage's session.
+pub const RECEIPTS_FILE: &str = "browser-receipts.jsonl";
+
+/// A runner that appends each command's receipt to a JSON-lines file (0600): `{ts_ms, command,
+/// code, receipt}` (the command's words without its URL arguments' queries). A write that fails
+/// is logged; the command's result stands.
+pub(crate) struct Recorder<'r> {
+    inner: &'r dyn BrowserRunner,
+    path: PathBuf,
+}
+
+impl<'r> Recorder<'r> {
+    pub(crate) fn new(inner: &'r dyn BrowserRunner, path: PathBuf) -> Self {
+        Self { inner, path }
+    }
+
+    fn append(&self, args: &[&str], output: &RunOutput) {
+        let command: Vec<String> = args.iter().map(|a| crate::anchor::redact(a)).collect();
+        let line = serde_json::json!({
+            "ts_ms": crate::fsutil::now_ms(),
+            "command": command.join(" "),
+            "code": output.code,
+            "receipt": output.receipt(),
+        });
+        if let Err(err) = crate::fsutil::append_private(&self.path, &line) {
+            tracing::warn!(%err, "cannot keep a command receipt");
+        }
+    }
+}
+
+impl BrowserRunner for Recorder<'_> {
+    fn run<'a>(
+        &'a self,
+        env: &'a BrowserEnv,
+        args: &'a [&'a str],
+        timeout: Duration,
+    ) -> BoxFuture<'a, RunOutput> {
+        Box::pin(async move {
+            let output = self.inner.run(env, args, timeout).await;
+            self.append(args, &output);
+            output
+        })
+    }
 }

@@ -31,6 +31,11 @@ pub struct StageSpec {
     pub headed: Headed,
     /// Hosts the stage may open (`example.com`, `*.example.com`); enforced by abx for both kinds.
     pub allowed_domains: Vec<String>,
+    /// Sites the stage may never reach (`example.com` blocks it and its subdomains), in
+    /// addition to `HostConfig::blocked_sites`; enforced by the stage's daemon at every
+    /// navigation (main frame, frames, popups) whatever `allowed_domains` says.
+    #[serde(default)]
+    pub blocked_sites: Vec<String>,
     /// A login check to run before the agent starts.
     pub login_check: Option<LoginCheck>,
     /// A stage where a person logs in: forced headed (or a live view), the page opened for them.

@@ -9,6 +9,7 @@
 //! output. An anchor that the Host closes on purpose is unwatched first, so it is never
 //! reported as lost.
 
+use crate::audit::{Audit, AuditRecord};
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -194,6 +195,7 @@ impl Watch {
 pub(crate) struct Watches {
     home: PathBuf,
     events: broadcast::Sender<HostEvent>,
+    audit: Audit,
     table: Mutex<HashMap<String, Arc<Watch>>>,
 }
 
@@ -202,10 +204,11 @@ fn key_of(record: &AnchorRecord) -> String {
 }
 
 impl Watches {
-    pub(crate) fn new(home: PathBuf, events: broadcast::Sender<HostEvent>) -> Self {
+    pub(crate) fn new(home: PathBuf, events: broadcast::Sender<HostEvent>, audit: Audit) -> Self {
         Self {
             home,
             events,
+            audit,
             table: Mutex::new(HashMap::new()),
         }
     }
@@ -238,6 +241,7 @@ impl Watches {
             spares,
             self.home.clone(),
             self.events.clone(),
+            self.audit.clone(),
         ));
         *lock(&watch.task) = Some(task);
         if let Some(old) = table.insert(key_of(record), watch) {
@@ -289,7 +293,7 @@ impl Watches {
                 None => true,
             };
             if claimed {
-                report(&self.home, &self.events, record, cause);
+                report(&self.home, &self.events, &self.audit, record, cause);
             }
         }
         self.unwatch(record);
@@ -366,10 +370,16 @@ impl Drop for Watches {
 fn report(
     home: &Path,
     events: &broadcast::Sender<HostEvent>,
+    audit: &Audit,
     record: &AnchorRecord,
     cause: AnchorLossCause,
 ) {
     let stages = stages_on(home, record);
+    audit.record(AuditRecord::AnchorLost {
+        profile: record.profile.clone(),
+        run: record.run.clone(),
+        cause: cause.to_string(),
+    });
     tracing::warn!(run = %record.run, profile = %record.profile, %cause, stages = stages.len(), "anchor lost");
     let _ = events.send(HostEvent::AnchorLost {
         run: record.run.clone(),
@@ -491,6 +501,7 @@ async fn run_watch(
     spares: Arc<SpareTabs>,
     home: PathBuf,
     events: broadcast::Sender<HostEvent>,
+    audit: Audit,
 ) {
     let record = &watch.record;
     let local = record.env.is_some();
@@ -536,7 +547,7 @@ async fn run_watch(
             }
             state.lost = Some((cause.clone(), now_ms()));
         }
-        report(&home, &events, record, cause);
+        report(&home, &events, &audit, record, cause);
         return;
     }
 }

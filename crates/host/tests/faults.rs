@@ -464,7 +464,8 @@ async fn killing_the_anchor_chrome_is_an_anchor_lost_event_and_the_next_stage_re
     let site = FixtureServer::start().await.expect("site");
     let place = Place::new();
     let runs = Arc::new(Runs::default());
-    let host = common::host(&place, runs.clone());
+    let audit = Arc::new(abx_host::MemoryAudit::new());
+    let host = common::host(&place, runs.clone()).with_audit(audit.clone());
     let run = RunRef::parse("local", "run-lost").expect("run");
     runs.set(&run, RunState::Running);
     let key = profile_key(&run, "site");
@@ -528,6 +529,13 @@ async fn killing_the_anchor_chrome_is_an_anchor_lost_event_and_the_next_stage_re
     assert_eq!(json["event"], "anchor_lost", "{json}");
     assert_eq!(json["cause"]["kind"], "browser_exited", "{json}");
     assert_eq!(json["stages"], serde_json::json!(["a"]), "{json}");
+    // The loss is in the audit trail too, with the sink the Host set after it started.
+    let audited = audit
+        .entries()
+        .into_iter()
+        .filter(|e| matches!(&e.record, abx_host::AuditRecord::AnchorLost { run: r, .. } if *r == run.id))
+        .count();
+    assert_eq!(audited, 1, "one anchor_lost audit record");
     let status = host
         .anchor_health(&run.id, &key)
         .await

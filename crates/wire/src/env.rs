@@ -157,5 +157,13 @@ pub const ABX_DAEMON_READY: &str = "ABX_DAEMON_READY";
 pub const DAEMON_READY_LINE: &str = "ready\n";
 /// abx: `1` lets the daemon accept its fault-injection action (reliability tests only).
 pub const ABX_FAULT_INJECTION: &str = "ABX_FAULT_INJECTION";
+/// abx: sites no tab of the session may reach (comma-separated hosts; each also blocks its
+/// subdomains), whatever the allowlist says. Read once, when the daemon starts, and kept for its
+/// life: no command or launch changes it. A Host kit sets it in a stage's env (`blocked_sites`).
+pub const ABX_BLOCKED_SITES: &str = "ABX_BLOCKED_SITES";
+/// abx: `1` makes the daemon append every navigation its site policy refuses (blocklist or
+/// allowlist) to `<socket_dir>/<session>.blocked` (JSON lines) for the Host that owns the
+/// session. Off by default: a session outside a Host keeps upstream's socket-dir files.
+pub const ABX_BLOCKED_LOG: &str = "ABX_BLOCKED_LOG";
 /// abx: the `tracing` filter of the debug log (default `debug`).
 pub const ABX_LOG: &str = "ABX_LOG";

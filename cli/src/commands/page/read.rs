@@ -306,12 +306,33 @@ async fn read_over_http(
         filter: request.filter.clone(),
         require_md: request.require_md,
         timeout,
-        // The session's allowlist fences reads too.
+        // The session's allowlist and the Host's blocklist fence reads too.
         allowed: session_allowlist(ctx),
+        blocked: abx_engine::SiteBlocklist::new(&ctx.config().blocked_sites),
         user_agent: format!("agent-browser/{} read", crate::UPSTREAM_VERSION),
     };
     let read = abx_engine::read_url(url, &options, tls)
         .await
-        .map_err(|e| Failure::message(e.to_string()))?;
+        .map_err(|e| {
+            // A refused read is recorded like a refused navigation (for a Host that asked).
+            let refused = match &e {
+                abx_engine::ReadError::SiteBlocked(host) => {
+                    Some((abx_engine::BlockRule::BlockedSites, host))
+                }
+                abx_engine::ReadError::Blocked(host) => {
+                    Some((abx_engine::BlockRule::AllowedDomains, host))
+                }
+                _ => None,
+            };
+            if let Some((rule, host)) = refused {
+                ctx.report_blocked(&abx_engine::BlockedNavigation {
+                    url: url.to_string(),
+                    host: host.clone(),
+                    rule,
+                    by: abx_engine::BlockedBy::Command,
+                });
+            }
+            Failure::message(e.to_string())
+        })?;
     data(read)
 }

@@ -10,7 +10,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, USER_AGENT};
 use serde::Serialize;
 
 use super::{html, sections};
-use crate::policy::DomainFilter;
+use crate::policy::{DomainFilter, SiteBlocklist};
 
 /// Bodies are read up to this size; the rest is cut off (`truncated`).
 const BODY_LIMIT: usize = 2 * 1024 * 1024;
@@ -29,6 +29,9 @@ pub enum ReadError {
     /// The host is outside the session's allowlist.
     #[error("Domain '{0}' is not in the allowed domains list")]
     Blocked(String),
+    /// The host is on the Host's blocklist.
+    #[error("Site '{0}' is blocked by the Host's site policy")]
+    SiteBlocked(String),
     /// No response: connection, TLS, timeout or redirect failure (the whole cause chain).
     #[error("Read request failed: {0}")]
     Request(String),
@@ -58,6 +61,8 @@ pub struct UrlReadOptions {
     pub timeout: Duration,
     /// Hosts a read (and each redirect) may reach.
     pub allowed: Option<DomainFilter>,
+    /// Hosts a read (and each redirect) may not reach, whatever `allowed` says.
+    pub blocked: Option<SiteBlocklist>,
     /// The `User-Agent` sent.
     pub user_agent: String,
 }
@@ -146,11 +151,18 @@ pub fn normalize_read_url(raw: &str) -> Result<Url, ReadError> {
     Ok(url)
 }
 
-fn check_allowed(url: &Url, allowed: Option<&DomainFilter>) -> Result<(), ReadError> {
+fn check_allowed(
+    url: &Url,
+    allowed: Option<&DomainFilter>,
+    blocked: Option<&SiteBlocklist>,
+) -> Result<(), ReadError> {
+    let host = url.host_str().unwrap_or_default();
+    if blocked.is_some_and(|b| b.blocks_host(host)) {
+        return Err(ReadError::SiteBlocked(host.to_string()));
+    }
     let Some(filter) = allowed else {
         return Ok(());
     };
-    let host = url.host_str().unwrap_or_default();
     if filter.is_allowed(host) {
         Ok(())
     } else {
@@ -180,13 +192,14 @@ pub async fn read_url(
     tls: Arc<rustls::ClientConfig>,
 ) -> Result<UrlRead, ReadError> {
     let target = normalize_read_url(url)?;
-    check_allowed(&target, options.allowed.as_ref())?;
+    check_allowed(&target, options.allowed.as_ref(), options.blocked.as_ref())?;
     let allowed = options.allowed.clone();
+    let blocked = options.blocked.clone();
     let redirects = reqwest::redirect::Policy::custom(move |attempt| {
         if attempt.previous().len() > MAX_REDIRECTS {
             return attempt.error("too many redirects");
         }
-        match check_allowed(attempt.url(), allowed.as_ref()) {
+        match check_allowed(attempt.url(), allowed.as_ref(), blocked.as_ref()) {
             Ok(()) => attempt.follow(),
             Err(blocked) => attempt.error(blocked),
         }
@@ -255,7 +268,8 @@ async fn fetch(
     url: Url,
     options: &UrlReadOptions,
 ) -> Result<Fetched, String> {
-    check_allowed(&url, options.allowed.as_ref()).map_err(|e| e.to_string())?;
+    check_allowed(&url, options.allowed.as_ref(), options.blocked.as_ref())
+        .map_err(|e| e.to_string())?;
     let mut response = client
         .get(url)
         .header(USER_AGENT, &options.user_agent)

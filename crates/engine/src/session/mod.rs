@@ -274,7 +274,7 @@ impl Session {
     /// fresh one) and attaches to it.
     pub async fn start(browser: Arc<Browser>, options: SessionOptions) -> Result<Session> {
         let enforcement = Arc::<crate::policy::Enforcement>::default();
-        let intercepts = options.policy.allowed_domains.is_some();
+        let intercepts = options.policy.fenced();
         let network = crate::network::NetworkState::new(
             enforcement.routes.clone(),
             intercepts,
@@ -641,10 +641,10 @@ impl Session {
                 )));
             }
         }
-        if let (Some(url), Some(filter)) = (url, &self.options.policy.allowed_domains)
+        if let Some(url) = url
             && !url.is_empty()
         {
-            filter.check_navigation(url)?;
+            self.options.policy.check_navigation(url)?;
         }
         // In front, as a browser opens a tab (`window new`: a focused window), unless this is a
         // stage, which never takes the front of a shared anchor.
