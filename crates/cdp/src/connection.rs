@@ -397,7 +397,7 @@ impl std::fmt::Debug for Connection {
     }
 }
 
-type WsStream =
+pub(crate) type WsStream =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 impl Connection {
@@ -420,6 +420,14 @@ impl Connection {
     }
 
     async fn connect_inner(url: &str, options: &ConnectOptions) -> Result<Connection, Error> {
+        let (stream, ws_url) = open_ws(url, options).await?;
+        Ok(Self::spawn_ws(stream, ws_url, options))
+    }
+}
+
+/// Discovery (for `http(s)://`), headers and TLS, then the WebSocket handshake: the raw stream
+/// and the URL it speaks to. Shared by [`Connection`] and the forwarder.
+pub(crate) async fn open_ws(url: &str, options: &ConnectOptions) -> Result<(WsStream, String), Error> {
         // `ws://host:port?token=…` has no path: it is sent as `GET /?token=…`, never `GET ?token=…`.
         let ws_url = if url.starts_with("ws://") || url.starts_with("wss://") {
             discovery::normalize_ws_url(url)
@@ -478,8 +486,10 @@ impl Connection {
             tokio_tungstenite::connect_async_with_config(request, Some(config), true)
                 .await
                 .map_err(|e| connect_error(e.to_string()))?;
-        Ok(Self::spawn_ws(stream, ws_url.clone(), options))
-    }
+        Ok((stream, ws_url))
+}
+
+impl Connection {
 
     fn spawn_ws(stream: WsStream, url: String, options: &ConnectOptions) -> Connection {
         let (sink, source) = stream.split();

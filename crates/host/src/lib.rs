@@ -60,6 +60,7 @@ mod owner;
 mod process;
 mod profile;
 mod runner;
+mod saved_state;
 mod spare;
 mod stage;
 
@@ -67,7 +68,8 @@ mod stage;
 pub use tokio_util::sync::CancellationToken as CancelToken;
 
 pub use anchor::{
-    AnchorRecord, BrowserSource, RemoteBrowser, RemoteEndpoint, StageAddressResolver,
+    AnchorRecord, BrowserSource, ProfileBrowser, RemoteBrowser, RemoteEndpoint, SourceResolver,
+    StageAddressResolver,
 };
 pub use display::{DisplayChoice, DisplayProbe, DisplayReason, Headed, Screen, choose_display};
 pub use env::{BrowserEnv, LaunchSettings, SESSION_NAME_LIMIT, SOCKET_PATH_LIMIT, var};
@@ -88,6 +90,7 @@ pub use profile::{
     FileProfileStore, MemoryProfileStore, ProfileHandle, ProfileLocation, ProfileStore,
 };
 pub use runner::{BoxFuture, BrowserRunner, CliRunner, RunOutput};
+pub use saved_state::StateKey;
 pub use stage::{
     CLOSED_FILE, ENV_FILE, LOGIN_CHECK_FILE, StageBrowser, StageRecord, StageSpec, StageTeardown,
 };
