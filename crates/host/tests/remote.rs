@@ -27,10 +27,6 @@ struct Service {
 }
 
 impl Service {
-    async fn start(target: &str) -> Service {
-        Service::start_with_key(target, None).await
-    }
-
     /// A service that refuses a connection whose request lacks `key` (a header line or a
     /// query, as `name: value` / `name=value`).
     async fn start_with_key(target: &str, key: Option<String>) -> Service {
