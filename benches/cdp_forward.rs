@@ -36,15 +36,23 @@ async fn own_page(conn: &Connection, html: &str) -> abx_cdp::Session {
         .expect("create");
     let target = created["targetId"].as_str().expect("id").to_string();
     let page = conn.attach(&target).await.expect("attach");
-    page.call_json("Page.enable", json!({})).await.expect("enable");
+    page.call_json("Page.enable", json!({}))
+        .await
+        .expect("enable");
     let frames = page
         .call_json("Page.getFrameTree", json!({}))
         .await
         .expect("frames");
-    let frame = frames["frameTree"]["frame"]["id"].as_str().expect("frame").to_string();
-    page.call_json("Page.setDocumentContent", json!({"frameId": frame, "html": html}))
-        .await
-        .expect("content");
+    let frame = frames["frameTree"]["frame"]["id"]
+        .as_str()
+        .expect("frame")
+        .to_string();
+    page.call_json(
+        "Page.setDocumentContent",
+        json!({"frameId": frame, "html": html}),
+    )
+    .await
+    .expect("content");
     page
 }
 
@@ -79,8 +87,12 @@ async fn main() {
         "<p>text to paint</p>".repeat(200)
     );
     let direct = Connection::connect(chrome.ws_url()).await.expect("direct");
-    let full = Connection::connect(&forwarder.client_url("full")).await.expect("full");
-    let own = Connection::connect(&forwarder.client_url("own")).await.expect("own");
+    let full = Connection::connect(&forwarder.client_url("full"))
+        .await
+        .expect("full");
+    let own = Connection::connect(&forwarder.client_url("own"))
+        .await
+        .expect("own");
     let mut rows = Vec::new();
     let mut pages = Vec::new();
     for (name, conn) in [
@@ -98,13 +110,17 @@ async fn main() {
     let eval = json!({"expression": "1", "returnByValue": true});
     for _ in 0..100 {
         for page in &pages {
-            page.call_json("Runtime.evaluate", eval.clone()).await.expect("warm");
+            page.call_json("Runtime.evaluate", eval.clone())
+                .await
+                .expect("warm");
         }
     }
     for _ in 0..calls {
         for (row, page) in rows.iter_mut().zip(&pages) {
             let started = Instant::now();
-            page.call_json("Runtime.evaluate", eval.clone()).await.expect("eval");
+            page.call_json("Runtime.evaluate", eval.clone())
+                .await
+                .expect("eval");
             row.eval.push(started.elapsed());
         }
     }

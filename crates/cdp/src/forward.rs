@@ -267,20 +267,22 @@ async fn serve(stream: TcpStream, shared: Arc<Shared>, prefix: String) {
         extra_root_certs: shared.upstream.extra_root_certs.clone(),
         ..ConnectOptions::default()
     };
-    let upstream =
-        match tokio::time::timeout(options.connect_timeout, open_ws(&shared.upstream.url, &options))
-            .await
-        {
-            Ok(Ok((upstream, _))) => upstream,
-            Ok(Err(err)) => {
-                tracing::warn!(error = %redacted(&err.to_string()), "forwarder: upstream refused");
-                return;
-            }
-            Err(_) => {
-                tracing::warn!("forwarder: upstream did not answer");
-                return;
-            }
-        };
+    let upstream = match tokio::time::timeout(
+        options.connect_timeout,
+        open_ws(&shared.upstream.url, &options),
+    )
+    .await
+    {
+        Ok(Ok((upstream, _))) => upstream,
+        Ok(Err(err)) => {
+            tracing::warn!(error = %redacted(&err.to_string()), "forwarder: upstream refused");
+            return;
+        }
+        Err(_) => {
+            tracing::warn!("forwarder: upstream did not answer");
+            return;
+        }
+    };
     let scope = shared
         .clients()
         .get(&token)
@@ -484,7 +486,9 @@ impl TargetFilter {
             }
         }
         let creating = self.pending.values().any(|p| *p == Pending::CreateTarget);
-        if creating && method == "Target.targetCreated" || creating && method == "Target.targetInfoChanged" {
+        if creating && method == "Target.targetCreated"
+            || creating && method == "Target.targetInfoChanged"
+        {
             return None;
         }
         Some(false)
@@ -518,13 +522,15 @@ impl TargetFilter {
         let Some(method) = incoming.method else {
             return vec![original];
         };
-        if incoming.session_id.is_some() || !matches!(
-            method,
-            "Target.targetCreated"
-                | "Target.targetInfoChanged"
-                | "Target.targetDestroyed"
-                | "Target.targetCrashed"
-        ) {
+        if incoming.session_id.is_some()
+            || !matches!(
+                method,
+                "Target.targetCreated"
+                    | "Target.targetInfoChanged"
+                    | "Target.targetDestroyed"
+                    | "Target.targetCrashed"
+            )
+        {
             return vec![original];
         }
         let params = serde_json::from_str::<serde_json::Value>(text)
@@ -571,5 +577,123 @@ impl TargetFilter {
                     .is_some_and(|t| self.shared.owns(&self.token, t))
         });
         Some(Message::text(reply.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filter() -> TargetFilter {
+        let shared = Arc::new(Shared {
+            upstream: Upstream::default(),
+            clients: Mutex::new(HashMap::new()),
+            stop: CancellationToken::new(),
+        });
+        shared.clients().insert(
+            "stage".into(),
+            Client {
+                scope: ClientScope::OwnTargets,
+                owned: HashSet::new(),
+            },
+        );
+        TargetFilter {
+            shared,
+            token: "stage".into(),
+            pending: HashMap::new(),
+            held: VecDeque::new(),
+        }
+    }
+
+    fn text(messages: &[Message]) -> Vec<String> {
+        messages
+            .iter()
+            .map(|m| m.to_text().unwrap_or_default().to_string())
+            .collect()
+    }
+
+    fn created(target: &str, opener: Option<&str>) -> String {
+        let mut info =
+            serde_json::json!({"targetId": target, "type": "page", "url": "about:blank"});
+        if let Some(opener) = opener {
+            info["openerId"] = opener.into();
+        }
+        serde_json::json!({"method": "Target.targetCreated", "params": {"targetInfo": info}})
+            .to_string()
+    }
+
+    fn upstream(filter: &mut TargetFilter, text: &str) -> Vec<Message> {
+        filter.from_upstream(text, Message::text(text.to_string()))
+    }
+
+    #[test]
+    fn a_created_target_is_announced_once_its_creator_is_known() {
+        let mut filter = filter();
+        assert!(matches!(
+            filter.from_client(
+                r#"{"id":1,"method":"Target.createTarget","params":{"url":"about:blank"}}"#
+            ),
+            Outgoing::Text(_)
+        ));
+        // Chrome announces the target before it answers: held, then released in order.
+        assert!(upstream(&mut filter, &created("MINE", None)).is_empty());
+        let answer = r#"{"id":1,"result":{"targetId":"MINE"}}"#;
+        let out = text(&upstream(&mut filter, answer));
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert!(out[0].contains("targetCreated"));
+        assert_eq!(out[1], answer);
+        // Another client's target never shows; a popup of ours does.
+        assert!(upstream(&mut filter, &created("THEIRS", None)).is_empty());
+        assert_eq!(
+            upstream(&mut filter, &created("POPUP", Some("MINE"))).len(),
+            1
+        );
+        assert!(filter.shared.owns("stage", "POPUP"));
+    }
+
+    #[test]
+    fn the_target_list_shows_only_own_targets() {
+        let mut filter = filter();
+        filter.shared.own("stage", "MINE");
+        filter.from_client(r#"{"id":7,"method":"Target.getTargets"}"#);
+        let listed = serde_json::json!({"id": 7, "result": {"targetInfos": [
+            {"targetId": "MINE", "type": "page"},
+            {"targetId": "THEIRS", "type": "page"},
+            {"targetId": "B", "type": "browser"},
+        ]}});
+        let out = text(&upstream(&mut filter, &listed.to_string()));
+        assert!(
+            out[0].contains("MINE") && out[0].contains("\"B\""),
+            "{out:?}"
+        );
+        assert!(!out[0].contains("THEIRS"), "{out:?}");
+    }
+
+    #[test]
+    fn commands_on_other_targets_or_the_whole_browser_are_refused() {
+        let mut filter = filter();
+        filter.shared.own("stage", "MINE");
+        for command in [
+            r#"{"id":2,"method":"Target.attachToTarget","params":{"targetId":"THEIRS","flatten":true}}"#,
+            r#"{"id":3,"method":"Target.closeTarget","params":{"targetId":"THEIRS"}}"#,
+            r#"{"id":4,"method":"Target.setAutoAttach","params":{"autoAttach":true,"waitForDebuggerOnStart":false,"flatten":true}}"#,
+            r#"{"id":5,"method":"Browser.close"}"#,
+            r#"{"id":6,"method":"Target.attachToBrowserTarget"}"#,
+        ] {
+            let Outgoing::Refuse(reply) = filter.from_client(command) else {
+                panic!("passed: {command}");
+            };
+            assert!(reply.contains("\"error\""), "{reply}");
+        }
+        for command in [
+            r#"{"id":8,"method":"Target.attachToTarget","params":{"targetId":"MINE","flatten":true}}"#,
+            r#"{"id":9,"sessionId":"S","method":"Target.setAutoAttach","params":{"autoAttach":true,"waitForDebuggerOnStart":false,"flatten":true}}"#,
+            r#"{"id":10,"method":"Browser.getVersion"}"#,
+        ] {
+            assert!(
+                matches!(filter.from_client(command), Outgoing::Text(_)),
+                "{command}"
+            );
+        }
     }
 }

@@ -24,8 +24,8 @@ use crate::fsutil::{now_ms, private_dir, read_json, remove_file, write_json};
 use crate::names::{ProfileKey, RunId, Scope, random_token};
 use crate::owner::{OwnerKind, OwnerRecord};
 use crate::profile::{ProfileHandle, ProfileStore};
-use crate::saved_state::{self, SavedCookie, StateKey};
 use crate::runner::{BrowserRunner, run_ok};
+use crate::saved_state::{self, SavedCookie, StateKey};
 use crate::spare::SpareTabs;
 use crate::stage::StageRecord;
 
@@ -231,6 +231,27 @@ pub(crate) fn redact(url: &str) -> String {
     url.split('?').next().unwrap_or(url).to_string()
 }
 
+/// `text` with the query of every URL in it removed (error texts may quote a URL with a token).
+pub(crate) fn redact_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_query = false;
+    for c in text.chars() {
+        if in_query {
+            if c.is_whitespace() || matches!(c, '"' | '\'' | ')' | ',' | ';') {
+                in_query = false;
+                out.push(c);
+            }
+            continue;
+        }
+        if c == '?' {
+            in_query = true;
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Whether a CDP address answers `Browser.getVersion`.
 pub(crate) async fn probe(cdp: &str, headers: &[(String, String)]) -> bool {
     let options = ConnectOptions {
@@ -391,9 +412,13 @@ impl Anchors {
             .and_then(|plain| self.settings.state_key.seal(key, &plain))
             .and_then(|sealed| self.profiles.save_state(key, saved_state::COOKIES, &sealed));
         match saved {
-            Ok(true) => tracing::info!(profile = %key, cookies = cookies.len(), "remote profile state saved"),
+            Ok(true) => {
+                tracing::info!(profile = %key, cookies = cookies.len(), "remote profile state saved")
+            }
             Ok(false) => tracing::debug!(profile = %key, "this profile store keeps no state"),
-            Err(err) => tracing::warn!(profile = %key, %err, "could not save the remote profile's state"),
+            Err(err) => {
+                tracing::warn!(profile = %key, %err, "could not save the remote profile's state")
+            }
         }
     }
 
@@ -412,11 +437,9 @@ impl Anchors {
             .state_key
             .open(key, &sealed)
             .and_then(|plain| {
-                serde_json::from_slice::<Vec<SavedCookie>>(&plain).map_err(|e| {
-                    HostError::Profile {
-                        key: key.clone(),
-                        reason: e.to_string(),
-                    }
+                serde_json::from_slice::<Vec<SavedCookie>>(&plain).map_err(|e| HostError::Profile {
+                    key: key.clone(),
+                    reason: e.to_string(),
                 })
             }) {
             Ok(cookies) => cookies,
@@ -438,7 +461,9 @@ impl Anchors {
             )
             .await;
         match set {
-            Ok(_) => tracing::info!(profile = %key, cookies = cookies.len(), "remote profile state restored"),
+            Ok(_) => {
+                tracing::info!(profile = %key, cookies = cookies.len(), "remote profile state restored")
+            }
             Err(err) => tracing::warn!(profile = %key, %err, "could not restore the saved cookies"),
         }
     }
@@ -467,7 +492,6 @@ impl Anchors {
         }
         out
     }
-
 
     /// The anchor of `run` on `handle`'s profile, started or replaced as needed. `display` is
     /// what the calling stage needs; a headless anchor is replaced when a window is needed.
@@ -651,9 +675,9 @@ impl Anchors {
         endpoint: &RemoteEndpoint,
         display: &DisplayChoice,
     ) -> Result<AnchorRecord> {
-        let remote_error = |source| HostError::Remote {
+        let remote_error = |source: abx_engine::EngineError| HostError::Remote {
             endpoint: redact(&endpoint.url),
-            source,
+            reason: redact_text(&source.to_string()),
         };
         let options = AttachOptions {
             headers: endpoint.headers.clone(),
@@ -875,9 +899,7 @@ impl Anchors {
                             .is_ok()
                     }
                     None => match &record.remote {
-                        Some(address) => {
-                            self.close_remote_address(address, &record.profile).await
-                        }
+                        Some(address) => self.close_remote_address(address, &record.profile).await,
                         None => close_over_cdp(&record.cdp, &record.cdp_headers).await,
                     },
                 };
@@ -903,5 +925,32 @@ impl Anchors {
             let _ = remove_file(&self.record_path(&record.run, &record.profile));
         }
         gone
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_texts_lose_every_query() {
+        assert_eq!(
+            redact_text("cannot connect to ws://h:1/chromium?token=s3cret: refused"),
+            "cannot connect to ws://h:1/chromium refused"
+        );
+        let endpoint = RemoteEndpoint {
+            url: "ws://h:1?token=s3cret".into(),
+            headers: vec![("A".into(), "b".into())],
+            stage_address: None,
+        };
+        assert_eq!(
+            with_credentials("ws://h:1/devtools/browser/x", &endpoint).0,
+            "ws://h:1/devtools/browser/x?token=s3cret"
+        );
+        assert_eq!(
+            with_credentials("ws://h:1/d?t=1", &endpoint).0,
+            "ws://h:1/d?t=1",
+            "an address with its own query keeps it"
+        );
     }
 }

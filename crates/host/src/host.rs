@@ -25,8 +25,8 @@ use crate::login::{LoginCheck, LoginResult, run_check};
 use crate::names::{ProfileKey, RunId, Scope, StageId, random_token};
 use crate::owner::{OWNER_FILE, OwnerKind, OwnerRecord};
 use crate::profile::{FileProfileStore, ProfileStore};
-use crate::saved_state::StateKey;
 use crate::runner::{BrowserRunner, CliRunner, run_ok};
+use crate::saved_state::StateKey;
 use crate::stage::{
     CLOSED_FILE, ENV_FILE, LOGIN_CHECK_FILE, StageBrowser, StageRecord, StageSpec, StageTeardown,
     close_session, remove_session_dir,

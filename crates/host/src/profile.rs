@@ -204,7 +204,10 @@ impl ProfileStore for FileProfileStore {
     }
 
     fn load_state(&self, key: &ProfileKey, name: &str) -> Result<Option<Vec<u8>>> {
-        let path = self.profile_dir(key).join("state").join(state_file_name(name));
+        let path = self
+            .profile_dir(key)
+            .join("state")
+            .join(state_file_name(name));
         self.check_real(key, &self.profile_dir(key))?;
         match fs::read(&path) {
             Ok(bytes) => Ok(Some(bytes)),
@@ -217,7 +220,13 @@ impl ProfileStore for FileProfileStore {
 /// A state name as a plain file name (no separators, no dot files).
 fn state_file_name(name: &str) -> String {
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect::<String>()
         .trim_start_matches('.')
         .to_string()

@@ -118,7 +118,10 @@ impl StateKey {
 }
 
 fn aad(profile: &ProfileKey) -> String {
-    format!("abx-host profile state v{VERSION} {}/{}", profile.scope, profile.name)
+    format!(
+        "abx-host profile state v{VERSION} {}/{}",
+        profile.scope, profile.name
+    )
 }
 
 /// One cookie as `Storage.getCookies` gives it and `Storage.setCookies` takes it (the fields
@@ -203,12 +206,24 @@ mod tests {
     fn sealed_state_opens_only_for_its_profile_and_key() {
         let state_key = StateKey::from_bytes([7; 32]);
         let sealed = state_key.seal(&key("a"), b"cookies").expect("seal");
-        assert!(!sealed.windows(7).any(|w| w == b"cookies"), "not plain text");
-        assert_eq!(state_key.open(&key("a"), &sealed).expect("open"), b"cookies");
-        assert!(state_key.open(&key("b"), &sealed).is_err(), "moved to another profile");
+        assert!(
+            !sealed.windows(7).any(|w| w == b"cookies"),
+            "not plain text"
+        );
+        assert_eq!(
+            state_key.open(&key("a"), &sealed).expect("open"),
+            b"cookies"
+        );
+        assert!(
+            state_key.open(&key("b"), &sealed).is_err(),
+            "moved to another profile"
+        );
         let other = StateKey::from_bytes([8; 32]);
         assert!(other.open(&key("a"), &sealed).is_err(), "another key");
-        assert!(state_key.open(&key("a"), &sealed[..10]).is_err(), "cut short");
+        assert!(
+            state_key.open(&key("a"), &sealed[..10]).is_err(),
+            "cut short"
+        );
     }
 
     #[test]

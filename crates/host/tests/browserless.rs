@@ -476,7 +476,10 @@ async fn browserless_remote_profile_keeps_its_login_across_runs() {
     // Run one: a person (here the test) logs in.
     let one = RunRef::parse("local", "bl-one").expect("run");
     runs.set(&one, RunState::Running);
-    let prepared = host.prepare_stage(&one, &stage, &spec).await.expect("prepare");
+    let prepared = host
+        .prepare_stage(&one, &stage, &spec)
+        .await
+        .expect("prepare");
     ab_ok(&prepared.env, &["open", &site.url("/login.html")]);
     ab_ok(&prepared.env, &["fill", "#username", "ada"]);
     ab_ok(&prepared.env, &["fill", "#password", "pw"]);
@@ -494,7 +497,10 @@ async fn browserless_remote_profile_keeps_its_login_across_runs() {
     // Run two: Browserless launches a new, blank browser; the profile is still logged in.
     let two = RunRef::parse("local", "bl-two").expect("run");
     runs.set(&two, RunState::Running);
-    let prepared = host.prepare_stage(&two, &stage, &spec).await.expect("prepare again");
+    let prepared = host
+        .prepare_stage(&two, &stage, &spec)
+        .await
+        .expect("prepare again");
     ab_ok(&prepared.env, &["open", &site.url("/members")]);
     let url = ab_ok(&prepared.env, &["get", "url"]);
     assert!(url.ends_with("/members"), "sent to the login form: {url}");

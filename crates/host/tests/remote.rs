@@ -12,8 +12,8 @@ use std::time::Duration;
 use abx_engine::Browser;
 use abx_fixtures::FixtureServer;
 use abx_host::{
-    BrowserSource, Host, OwnerKind, ProfileBrowser, ProfileName, RemoteEndpoint, RunRef,
-    RunState, StageId, StageSpec, var,
+    BrowserSource, Host, OwnerKind, ProfileBrowser, ProfileName, RemoteEndpoint, RunRef, RunState,
+    StageId, StageSpec, var,
 };
 use common::{Place, Runs, ab, ab_ok};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -51,7 +51,9 @@ impl Service {
                     }
                     let text = String::from_utf8_lossy(&head).into_owned();
                     if let Some(key) = &key
-                        && !text.to_ascii_lowercase().contains(&key.to_ascii_lowercase())
+                        && !text
+                            .to_ascii_lowercase()
+                            .contains(&key.to_ascii_lowercase())
                     {
                         let _ = client
                             .write_all(b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\n\r\n")
@@ -113,7 +115,8 @@ async fn launch() -> Browser {
 async fn a_remote_anchor_serves_the_run_and_a_replaced_browser_is_browser_lost() {
     let site = FixtureServer::start().await.expect("site");
     let first = launch().await;
-    let service = Service::start_with_key(&ws_target(&first), Some("x-service-key: k".into())).await;
+    let service =
+        Service::start_with_key(&ws_target(&first), Some("x-service-key: k".into())).await;
 
     let place = Place::new();
     let runs = Arc::new(Runs::default());
@@ -197,7 +200,9 @@ fn files_containing(root: &std::path::Path, needle: &str) -> Vec<std::path::Path
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
             let path = entry.path();
-            let Ok(kind) = entry.file_type() else { continue };
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
             if kind.is_dir() {
                 dirs.push(path);
             } else if kind.is_file()
@@ -213,7 +218,9 @@ fn files_containing(root: &std::path::Path, needle: &str) -> Vec<std::path::Path
 
 /// A stage's raw CDP address, used as a stage with a shell could.
 async fn raw(cdp: &str) -> abx_cdp::Connection {
-    abx_cdp::Connection::connect(cdp).await.expect("the stage's own CDP address")
+    abx_cdp::Connection::connect(cdp)
+        .await
+        .expect("the stage's own CDP address")
 }
 
 fn target_ids(listed: &serde_json::Value) -> Vec<String> {
@@ -233,8 +240,10 @@ async fn remote_sources_are_chosen_per_profile_and_no_credential_reaches_a_stage
     const KEY_A: &str = "alpha-service-key-5e1";
     const TOKEN_A: &str = "alpha-query-token-9c3";
     const KEY_B: &str = "beta-service-key-77d";
-    let service_a = Service::start_with_key(&ws_target(&chrome_a), Some(format!("x-key: {KEY_A}"))).await;
-    let service_b = Service::start_with_key(&ws_target(&chrome_b), Some(format!("x-key: {KEY_B}"))).await;
+    let service_a =
+        Service::start_with_key(&ws_target(&chrome_a), Some(format!("x-key: {KEY_A}"))).await;
+    let service_b =
+        Service::start_with_key(&ws_target(&chrome_b), Some(format!("x-key: {KEY_B}"))).await;
     let endpoint = |port: u16, key: &str, token: Option<&str>| RemoteEndpoint {
         url: match token {
             Some(token) => format!("ws://127.0.0.1:{port}?token={token}"),
@@ -251,13 +260,14 @@ async fn remote_sources_are_chosen_per_profile_and_no_credential_reaches_a_stage
     let place = Place::new();
     let runs = Arc::new(Runs::default());
     let mut config = place.config();
-    config.browsers = BrowserSource::PerProfile(Arc::new(move |key: &abx_host::ProfileKey| {
-        match key.name.as_str() {
-            "alpha" => ProfileBrowser::Remote(alpha_endpoint.clone()),
-            "beta" => ProfileBrowser::Remote(beta_endpoint.clone()),
-            _ => ProfileBrowser::Local,
-        }
-    }));
+    config.browsers =
+        BrowserSource::PerProfile(Arc::new(move |key: &abx_host::ProfileKey| {
+            match key.name.as_str() {
+                "alpha" => ProfileBrowser::Remote(alpha_endpoint.clone()),
+                "beta" => ProfileBrowser::Remote(beta_endpoint.clone()),
+                _ => ProfileBrowser::Local,
+            }
+        }));
     let host = Host::local(config, runs.clone(), common::agent_browser()).expect("host");
     let run = RunRef::parse("local", "fleet").expect("run");
     runs.set(&run, RunState::Running);
@@ -269,7 +279,10 @@ async fn remote_sources_are_chosen_per_profile_and_no_credential_reaches_a_stage
     );
     let stage_a = host.prepare_stage(&run, &a, &on("alpha")).await.expect("a");
     let stage_b = host.prepare_stage(&run, &b, &on("beta")).await.expect("b");
-    let stage_a2 = host.prepare_stage(&run, &a2, &on("alpha")).await.expect("a2");
+    let stage_a2 = host
+        .prepare_stage(&run, &a2, &on("alpha"))
+        .await
+        .expect("a2");
     ab_ok(&stage_a.env, &["open", &site.url("/page1.html")]);
     ab_ok(&stage_b.env, &["open", &site.url("/page2.html")]);
     ab_ok(&stage_a2.env, &["open", &site.url("/form.html")]);
@@ -278,7 +291,11 @@ async fn remote_sources_are_chosen_per_profile_and_no_credential_reaches_a_stage
 
     // Each profile's stages run in the browser of its own service.
     let urls = |cdp: String| async move {
-        common::pages(&cdp).await.into_iter().map(|(_, url, _)| url).collect::<Vec<_>>()
+        common::pages(&cdp)
+            .await
+            .into_iter()
+            .map(|(_, url, _)| url)
+            .collect::<Vec<_>>()
     };
     let in_a = urls(chrome_a.cdp_url().to_string()).await;
     let in_b = urls(chrome_b.cdp_url().to_string()).await;
@@ -293,7 +310,10 @@ async fn remote_sources_are_chosen_per_profile_and_no_credential_reaches_a_stage
     for stage in [&stage_a, &stage_b, &stage_a2] {
         for (name, value) in stage.env.iter() {
             for secret in [KEY_A, TOKEN_A, KEY_B] {
-                assert!(!value.contains(secret), "{name} carries a credential: {value}");
+                assert!(
+                    !value.contains(secret),
+                    "{name} carries a credential: {value}"
+                );
             }
         }
         assert_eq!(stage.env.get(var::CDP_HEADERS), None);
@@ -305,7 +325,12 @@ async fn remote_sources_are_chosen_per_profile_and_no_credential_reaches_a_stage
         }
     }
     assert!(
-        place.owners().iter().filter(|(_, o)| o.kind == OwnerKind::RemoteAnchor).count() == 2,
+        place
+            .owners()
+            .iter()
+            .filter(|(_, o)| o.kind == OwnerKind::RemoteAnchor)
+            .count()
+            == 2,
         "one remote anchor per profile"
     );
 
@@ -324,7 +349,10 @@ async fn remote_sources_are_chosen_per_profile_and_no_credential_reaches_a_stage
         .map(|(id, _, _)| id.clone())
         .expect("stage a's tab");
     assert_eq!(visible.len(), 1, "{listed}");
-    assert!(!visible.contains(&other), "another stage's tab is listed: {listed}");
+    assert!(
+        !visible.contains(&other),
+        "another stage's tab is listed: {listed}"
+    );
     let attach = own
         .browser()
         .call_json(
@@ -332,7 +360,10 @@ async fn remote_sources_are_chosen_per_profile_and_no_credential_reaches_a_stage
             serde_json::json!({"targetId": other, "flatten": true}),
         )
         .await;
-    assert!(attach.is_err(), "attached to another stage's tab: {attach:?}");
+    assert!(
+        attach.is_err(),
+        "attached to another stage's tab: {attach:?}"
+    );
     let closed = own
         .browser()
         .call_json("Target.closeTarget", serde_json::json!({"targetId": other}))
@@ -344,11 +375,24 @@ async fn remote_sources_are_chosen_per_profile_and_no_credential_reaches_a_stage
         .await;
     assert!(ended.is_err(), "a stage ended the anchor: {ended:?}");
     own.close();
-    assert_eq!(ab_ok(&stage_a.env, &["get", "title"]), "Page One", "stage a untouched");
+    assert_eq!(
+        ab_ok(&stage_a.env, &["get", "title"]),
+        "Page One",
+        "stage a untouched"
+    );
     // A token the kit did not hand out gets nothing.
-    let base = stage_a2.env.cdp().expect("cdp").rsplit_once('/').expect("token").0.to_string();
+    let base = stage_a2
+        .env
+        .cdp()
+        .expect("cdp")
+        .rsplit_once('/')
+        .expect("token")
+        .0
+        .to_string();
     assert!(
-        abx_cdp::Connection::connect(&format!("{base}/not-a-token")).await.is_err(),
+        abx_cdp::Connection::connect(&format!("{base}/not-a-token"))
+            .await
+            .is_err(),
         "an unknown token was let in"
     );
 
@@ -383,7 +427,10 @@ async fn a_remote_profile_stays_logged_in_across_runs() {
 
     let one = RunRef::parse("local", "one").expect("run");
     runs.set(&one, RunState::Running);
-    let prepared = host.prepare_stage(&one, &stage, &spec).await.expect("prepare");
+    let prepared = host
+        .prepare_stage(&one, &stage, &spec)
+        .await
+        .expect("prepare");
     ab_ok(&prepared.env, &["open", &site.url("/login.html")]);
     ab_ok(&prepared.env, &["fill", "#username", "ada"]);
     ab_ok(&prepared.env, &["fill", "#password", "pw"]);
@@ -395,10 +442,15 @@ async fn a_remote_profile_stays_logged_in_across_runs() {
         .await
         .expect("run one's browser ended");
     first.close().await;
-    let sealed = place.home.path().join("profiles/local/site/state/remote-cookies.sealed");
+    let sealed = place
+        .home
+        .path()
+        .join("profiles/local/site/state/remote-cookies.sealed");
     let bytes = std::fs::read(&sealed).expect("the login was saved in the profile store");
     assert!(
-        !bytes.windows(b"abx_persist".len()).any(|w| w == b"abx_persist"),
+        !bytes
+            .windows(b"abx_persist".len())
+            .any(|w| w == b"abx_persist"),
         "saved cookies are sealed, not plain"
     );
 
@@ -407,7 +459,10 @@ async fn a_remote_profile_stays_logged_in_across_runs() {
     service.serve(&ws_target(&second));
     let two = RunRef::parse("local", "two").expect("run");
     runs.set(&two, RunState::Running);
-    let prepared = host.prepare_stage(&two, &stage, &spec).await.expect("prepare again");
+    let prepared = host
+        .prepare_stage(&two, &stage, &spec)
+        .await
+        .expect("prepare again");
     ab_ok(&prepared.env, &["open", &site.url("/members")]);
     let url = ab_ok(&prepared.env, &["get", "url"]);
     assert!(url.ends_with("/members"), "sent to the login form: {url}");
