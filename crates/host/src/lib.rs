@@ -8,7 +8,11 @@
 //!   [`MemoryLease`]) with a wait limit; a resume queues like a fresh start.
 //! - **Anchors**: one browser per (run, profile) that owns the profile for the run, local (an
 //!   `agent-browser` session with the profile folder) or remote ([`BrowserSource::Remote`], a
-//!   `wss://` endpoint with headers). Deduplicated, locked across processes, recorded
+//!   `wss://` endpoint with headers, or [`BrowserSource::PerProfile`], chosen per scope and
+//!   profile). A remote anchor's stages reach it through a loopback forwarder with a token of
+//!   their own, scoped to their own tabs; the service's credentials stay in the Host process,
+//!   and the profile's cookies are saved sealed ([`StateKey`]) in the profile store at run end
+//!   and restored at the next anchor start. Deduplicated, locked across processes, recorded
 //!   (`anchor.json`, 0600), probed, and replaced when it died, with every stage env of the run
 //!   re-pointed at the new one.
 //! - **Stages**: [`Host::prepare_stage`] builds the env once and persists it (the byte-identical
