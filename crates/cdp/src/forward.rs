@@ -245,6 +245,8 @@ fn ws_config() -> WebSocketConfig {
 /// One client connection: the token check at the handshake, then its own upstream connection.
 async fn serve(stream: TcpStream, shared: Arc<Shared>, prefix: String) {
     let mut token = None;
+    // The shape tungstenite's handshake callback requires.
+    #[allow(clippy::result_large_err)]
     let check = |request: &Request, response: Response| -> Result<Response, ErrorResponse> {
         let path = request.uri().path();
         let candidate = path.strip_prefix(&prefix).unwrap_or("");
@@ -301,7 +303,7 @@ async fn serve(stream: TcpStream, shared: Arc<Shared>, prefix: String) {
             message = client_source.next() => {
                 let Some(Ok(message)) = message else { break };
                 let outcome = match (&mut filter, message) {
-                    (Some(filter), Message::Text(text)) => filter.from_client(text.as_str()),
+                    (Some(filter), Message::Text(text)) => filter.outgoing(text.as_str()),
                     (_, Message::Close(_)) => break,
                     (_, other) => Outgoing::Forward(other),
                 };
@@ -317,7 +319,7 @@ async fn serve(stream: TcpStream, shared: Arc<Shared>, prefix: String) {
             message = upstream_source.next() => {
                 let Some(Ok(message)) = message else { break };
                 let out = match (&mut filter, message) {
-                    (Some(filter), Message::Text(text)) => filter.from_upstream(text.as_str(), Message::Text(text.clone())),
+                    (Some(filter), Message::Text(text)) => filter.incoming(text.as_str(), Message::Text(text.clone())),
                     (_, Message::Close(_)) => break,
                     (_, other) => vec![other],
                 };
@@ -427,7 +429,7 @@ fn error_reply(id: u64, session: Option<&str>, message: &str) -> String {
 }
 
 impl TargetFilter {
-    fn from_client(&mut self, text: &str) -> Outgoing {
+    fn outgoing(&mut self, text: &str) -> Outgoing {
         let Ok(command) = serde_json::from_str::<Command<'_>>(text) else {
             return Outgoing::Text(text.to_string());
         };
@@ -486,15 +488,13 @@ impl TargetFilter {
             }
         }
         let creating = self.pending.values().any(|p| *p == Pending::CreateTarget);
-        if creating && method == "Target.targetCreated"
-            || creating && method == "Target.targetInfoChanged"
-        {
+        if creating && matches!(method, "Target.targetCreated" | "Target.targetInfoChanged") {
             return None;
         }
         Some(false)
     }
 
-    fn from_upstream(&mut self, text: &str, original: Message) -> Vec<Message> {
+    fn incoming(&mut self, text: &str, original: Message) -> Vec<Message> {
         let Ok(incoming) = serde_json::from_str::<Incoming<'_>>(text) else {
             return vec![original];
         };
@@ -623,14 +623,14 @@ mod tests {
     }
 
     fn upstream(filter: &mut TargetFilter, text: &str) -> Vec<Message> {
-        filter.from_upstream(text, Message::text(text.to_string()))
+        filter.incoming(text, Message::text(text.to_string()))
     }
 
     #[test]
     fn a_created_target_is_announced_once_its_creator_is_known() {
         let mut filter = filter();
         assert!(matches!(
-            filter.from_client(
+            filter.outgoing(
                 r#"{"id":1,"method":"Target.createTarget","params":{"url":"about:blank"}}"#
             ),
             Outgoing::Text(_)
@@ -655,7 +655,7 @@ mod tests {
     fn the_target_list_shows_only_own_targets() {
         let mut filter = filter();
         filter.shared.own("stage", "MINE");
-        filter.from_client(r#"{"id":7,"method":"Target.getTargets"}"#);
+        filter.outgoing(r#"{"id":7,"method":"Target.getTargets"}"#);
         let listed = serde_json::json!({"id": 7, "result": {"targetInfos": [
             {"targetId": "MINE", "type": "page"},
             {"targetId": "THEIRS", "type": "page"},
@@ -680,7 +680,7 @@ mod tests {
             r#"{"id":5,"method":"Browser.close"}"#,
             r#"{"id":6,"method":"Target.attachToBrowserTarget"}"#,
         ] {
-            let Outgoing::Refuse(reply) = filter.from_client(command) else {
+            let Outgoing::Refuse(reply) = filter.outgoing(command) else {
                 panic!("passed: {command}");
             };
             assert!(reply.contains("\"error\""), "{reply}");
@@ -691,7 +691,7 @@ mod tests {
             r#"{"id":10,"method":"Browser.getVersion"}"#,
         ] {
             assert!(
-                matches!(filter.from_client(command), Outgoing::Text(_)),
+                matches!(filter.outgoing(command), Outgoing::Text(_)),
                 "{command}"
             );
         }
