@@ -78,6 +78,7 @@ if [ "$QUICK" = 1 ]; then
 fi
 LOAD_START=$(load)
 bench cdp_roundtrip
+bench cdp_forward
 bench cdp_codec
 if [ "$QUICK" = 1 ]; then bench relay_fake --quick; else bench relay_fake; fi
 if [ "$REAL" = 1 ]; then bench relay_fanout --real; fi
@@ -127,6 +128,15 @@ $(cat "$WORK/cdp_roundtrip.md")
   Chrome's own start-up.
 - Decision (ADR 0001): WebSocket by default; the pipe is available for owned Chrome.
 - Typed against raw JSON (ADR 0006): the second table alternates the two on one session.
+
+## A stage's CDP through the Host kit's forwarder (\`cargo bench -p abx-bench --bench cdp_forward\`)
+
+$(section_load cdp_forward).
+
+$(cat "$WORK/cdp_forward.md")
+
+- Direct to Chrome, through the loopback forwarder unfiltered, and scoped to the client's own
+  targets (ADR 0017), interleaved call by call on one Chrome.
 
 ## Typed CDP encode and decode (\`cargo bench -p abx-bench --bench cdp_codec\`)
 

@@ -397,7 +397,7 @@ impl std::fmt::Debug for Connection {
     }
 }
 
-type WsStream =
+pub(crate) type WsStream =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 impl Connection {
@@ -420,67 +420,79 @@ impl Connection {
     }
 
     async fn connect_inner(url: &str, options: &ConnectOptions) -> Result<Connection, Error> {
-        // `ws://host:port?token=…` has no path: it is sent as `GET /?token=…`, never `GET ?token=…`.
-        let ws_url = if url.starts_with("ws://") || url.starts_with("wss://") {
-            discovery::normalize_ws_url(url)
-        } else if url.starts_with("http://") || url.starts_with("https://") {
-            let discovered =
-                discovery::browser_ws_url_with(url, &options.headers, &options.extra_root_certs)
-                    .await?;
-            discovery::normalize_ws_url(&discovered)
-        } else {
-            return Err(Error::Connect {
-                url: url.to_string(),
-                reason: "expected a ws://, wss://, http:// or https:// URL".to_string(),
-            });
-        };
-        #[cfg(not(feature = "tls"))]
-        if ws_url.starts_with("wss://") {
-            return Err(Error::Connect {
-                url: ws_url,
-                reason: "wss:// endpoints need abx-cdp's `tls` feature".to_string(),
-            });
-        }
-        let connect_error = |reason: String| Error::Connect {
-            url: ws_url.clone(),
-            reason,
-        };
-        let mut request = ws_url
-            .as_str()
-            .into_client_request()
-            .map_err(|e| connect_error(e.to_string()))?;
-        for (name, value) in &options.headers {
-            let name = HeaderName::from_bytes(name.as_bytes())
-                .map_err(|e| connect_error(format!("bad header name {name:?}: {e}")))?;
-            let value = HeaderValue::from_str(value)
-                .map_err(|e| connect_error(format!("bad header value for {name}: {e}")))?;
-            request.headers_mut().insert(name, value);
-        }
-        // Chrome's messages can be many MB (full AX trees, screenshots): no size limits.
-        let config = WebSocketConfig::default()
-            .max_message_size(None)
-            .max_frame_size(None);
-        #[cfg(feature = "tls")]
-        let (stream, _response) = {
-            let connector = if ws_url.starts_with("wss://") {
-                let tls =
-                    crate::tls::client_config(&options.extra_root_certs).map_err(&connect_error)?;
-                Some(tokio_tungstenite::Connector::Rustls(tls))
-            } else {
-                None
-            };
-            tokio_tungstenite::connect_async_tls_with_config(request, Some(config), true, connector)
-                .await
-                .map_err(|e| connect_error(e.to_string()))?
-        };
-        #[cfg(not(feature = "tls"))]
-        let (stream, _response) =
-            tokio_tungstenite::connect_async_with_config(request, Some(config), true)
-                .await
-                .map_err(|e| connect_error(e.to_string()))?;
-        Ok(Self::spawn_ws(stream, ws_url.clone(), options))
+        let (stream, ws_url) = open_ws(url, options).await?;
+        Ok(Self::spawn_ws(stream, ws_url, options))
     }
+}
 
+/// Discovery (for `http(s)://`), headers and TLS, then the WebSocket handshake: the raw stream
+/// and the URL it speaks to. Shared by [`Connection`] and the forwarder.
+pub(crate) async fn open_ws(
+    url: &str,
+    options: &ConnectOptions,
+) -> Result<(WsStream, String), Error> {
+    // `ws://host:port?token=…` has no path: it is sent as `GET /?token=…`, never `GET ?token=…`.
+    let ws_url = if url.starts_with("ws://") || url.starts_with("wss://") {
+        discovery::normalize_ws_url(url)
+    } else if url.starts_with("http://") || url.starts_with("https://") {
+        let discovered =
+            discovery::browser_ws_url_with(url, &options.headers, &options.extra_root_certs)
+                .await?;
+        discovery::normalize_ws_url(&discovered)
+    } else {
+        return Err(Error::Connect {
+            url: url.to_string(),
+            reason: "expected a ws://, wss://, http:// or https:// URL".to_string(),
+        });
+    };
+    #[cfg(not(feature = "tls"))]
+    if ws_url.starts_with("wss://") {
+        return Err(Error::Connect {
+            url: ws_url,
+            reason: "wss:// endpoints need abx-cdp's `tls` feature".to_string(),
+        });
+    }
+    let connect_error = |reason: String| Error::Connect {
+        url: ws_url.clone(),
+        reason,
+    };
+    let mut request = ws_url
+        .as_str()
+        .into_client_request()
+        .map_err(|e| connect_error(e.to_string()))?;
+    for (name, value) in &options.headers {
+        let name = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|e| connect_error(format!("bad header name {name:?}: {e}")))?;
+        let value = HeaderValue::from_str(value)
+            .map_err(|e| connect_error(format!("bad header value for {name}: {e}")))?;
+        request.headers_mut().insert(name, value);
+    }
+    // Chrome's messages can be many MB (full AX trees, screenshots): no size limits.
+    let config = WebSocketConfig::default()
+        .max_message_size(None)
+        .max_frame_size(None);
+    #[cfg(feature = "tls")]
+    let (stream, _response) = {
+        let connector = if ws_url.starts_with("wss://") {
+            let tls =
+                crate::tls::client_config(&options.extra_root_certs).map_err(&connect_error)?;
+            Some(tokio_tungstenite::Connector::Rustls(tls))
+        } else {
+            None
+        };
+        tokio_tungstenite::connect_async_tls_with_config(request, Some(config), true, connector)
+            .await
+            .map_err(|e| connect_error(e.to_string()))?
+    };
+    #[cfg(not(feature = "tls"))]
+    let (stream, _response) =
+        tokio_tungstenite::connect_async_with_config(request, Some(config), true)
+            .await
+            .map_err(|e| connect_error(e.to_string()))?;
+    Ok((stream, ws_url))
+}
+
+impl Connection {
     fn spawn_ws(stream: WsStream, url: String, options: &ConnectOptions) -> Connection {
         let (sink, source) = stream.split();
         let shared = Shared::new();

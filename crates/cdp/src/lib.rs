@@ -32,6 +32,7 @@ mod connection;
 mod discovery;
 mod error;
 mod event;
+pub mod forward;
 mod session;
 #[cfg(feature = "tls")]
 mod tls;

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use abx_cdp::forward::{ClientScope, Forwarder, Upstream};
 use abx_cdp::protocol::browser_protocol::browser::{CloseParams, GetVersionParams};
 use abx_cdp::{ConnectOptions, Connection};
 use abx_engine::{AttachOptions, Browser};
@@ -28,10 +29,11 @@ use crate::env::{self, BrowserEnv, LaunchSettings, SessionPlace, var};
 use crate::error::{HostError, Result};
 use crate::fsutil::{now_ms, private_dir, read_json, remove_file, write_json};
 use crate::host::HostEvent;
-use crate::names::{ProfileKey, RunId, Scope};
+use crate::names::{ProfileKey, RunId, Scope, random_token};
 use crate::owner::{OwnerKind, OwnerRecord};
-use crate::profile::ProfileHandle;
+use crate::profile::{ProfileHandle, ProfileStore};
 use crate::runner::{BrowserRunner, run_ok};
+use crate::saved_state::{self, SavedCookie, StateKey};
 use crate::spare::SpareTabs;
 use crate::stage::StageRecord;
 use crate::watch::Watches;
@@ -79,14 +81,76 @@ impl std::fmt::Debug for RemoteEndpoint {
     }
 }
 
+/// Where one profile's anchors come from.
+#[derive(Clone, Debug)]
+pub enum ProfileBrowser {
+    /// An `agent-browser` session with the profile folder, owning a local Chrome.
+    Local,
+    /// A browser of this remote CDP service.
+    Remote(RemoteEndpoint),
+}
+
+/// Chooses the browser source of each profile (its scope and name): a fleet sends tenants or
+/// sites to different services, each with its own credentials. Called whenever the kit needs
+/// the source (anchor start, teardown, sweep), so it should answer the same for one profile.
+pub type SourceResolver = Arc<dyn Fn(&ProfileKey) -> ProfileBrowser + Send + Sync>;
+
 /// Where anchors come from.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub enum BrowserSource {
     /// An `agent-browser` session with the profile folder, owning a local Chrome.
     #[default]
     Local,
-    /// A remote CDP endpoint; the Host keeps one connection per anchor open for the run.
+    /// One remote CDP endpoint for every profile; the Host keeps one connection per anchor
+    /// open for the run.
     Remote(RemoteEndpoint),
+    /// Chosen per (scope, profile) by the Host.
+    PerProfile(SourceResolver),
+}
+
+impl std::fmt::Debug for BrowserSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BrowserSource::Local => f.write_str("Local"),
+            BrowserSource::Remote(endpoint) => f.debug_tuple("Remote").field(endpoint).finish(),
+            BrowserSource::PerProfile(_) => f.write_str("PerProfile(..)"),
+        }
+    }
+}
+
+impl BrowserSource {
+    /// The source of `profile`'s anchors.
+    pub fn for_profile(&self, profile: &ProfileKey) -> ProfileBrowser {
+        match self {
+            BrowserSource::Local => ProfileBrowser::Local,
+            BrowserSource::Remote(endpoint) => ProfileBrowser::Remote(endpoint.clone()),
+            BrowserSource::PerProfile(resolve) => resolve(profile),
+        }
+    }
+}
+
+/// `address` with the credentials of `endpoint`: its query (e.g. `?token=…`) when the address
+/// has none, and its headers. Addresses the kit stores never carry them.
+pub(crate) fn with_credentials(
+    address: &str,
+    endpoint: &RemoteEndpoint,
+) -> (String, Vec<(String, String)>) {
+    let url = match endpoint.url.split_once('?') {
+        Some((_, query)) if !address.contains('?') && !query.is_empty() => {
+            format!("{address}?{query}")
+        }
+        _ => address.to_string(),
+    };
+    (url, endpoint.headers.clone())
+}
+
+/// A remote anchor's parts that live only in this Host process: the connection that keeps
+/// the service's browser up, and the loopback forwarder that holds the service's credentials.
+struct RemoteLink {
+    keeper: Arc<Browser>,
+    forwarder: Arc<Forwarder>,
+    /// The Host's own (unfiltered) client token on the forwarder, for its spare tabs.
+    host_token: String,
 }
 
 /// `anchor.json`.
@@ -96,15 +160,17 @@ pub struct AnchorRecord {
     pub run: RunId,
     /// The profile.
     pub profile: ProfileKey,
-    /// The address stages attach to.
+    /// The address stages attach to (remote: the kit's loopback forwarder, without a
+    /// stage's token; each stage gets its own URL).
     pub cdp: String,
-    /// Headers stages send with it (remote).
+    /// Headers stages send with it (none for anchors the kit makes: remote credentials stay
+    /// in the Host process).
     #[serde(default)]
     pub cdp_headers: Vec<(String, String)>,
     /// The anchor session's env (local anchors).
     #[serde(default)]
     pub env: Option<BrowserEnv>,
-    /// The remote endpoint it came from (remote anchors).
+    /// The remote browser's address without its credentials (remote anchors).
     #[serde(default)]
     pub remote: Option<String>,
     /// Headed or headless, and why.
@@ -149,13 +215,18 @@ pub(crate) struct AnchorSettings {
     pub spare_tabs: usize,
     /// This Host process, named in the owner records of its anchors.
     pub host: crate::owner::HostIdentity,
+    /// Stages see only their own targets through the forwarder (remote anchors).
+    pub scoped_stage_cdp: bool,
+    /// Seals a remote profile's saved cookies.
+    pub state_key: StateKey,
 }
 
 pub(crate) struct Anchors {
     pub settings: AnchorSettings,
     runner: Arc<dyn BrowserRunner>,
+    profiles: Arc<dyn ProfileStore>,
     inflight: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
-    keepers: Mutex<HashMap<String, Arc<Browser>>>,
+    remotes: Mutex<HashMap<String, Arc<RemoteLink>>>,
     /// Blank tabs made ahead for starting stages (see `spare.rs`), over the connection the
     /// watches use.
     pub spares: Arc<SpareTabs>,
@@ -277,6 +348,27 @@ pub(crate) fn redact(url: &str) -> String {
     url.split('?').next().unwrap_or(url).to_string()
 }
 
+/// `text` with the query of every URL in it removed (error texts may quote a URL with a token).
+pub(crate) fn redact_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_query = false;
+    for c in text.chars() {
+        if in_query {
+            if c.is_whitespace() || matches!(c, '"' | '\'' | ')' | ',' | ';') {
+                in_query = false;
+                out.push(c);
+            }
+            continue;
+        }
+        if c == '?' {
+            in_query = true;
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Whether a CDP address answers `Browser.getVersion`.
 pub(crate) async fn probe(cdp: &str, headers: &[(String, String)]) -> bool {
     let options = ConnectOptions {
@@ -321,6 +413,7 @@ impl Anchors {
     pub(crate) fn new(
         settings: AnchorSettings,
         runner: Arc<dyn BrowserRunner>,
+        profiles: Arc<dyn ProfileStore>,
         events: tokio::sync::broadcast::Sender<HostEvent>,
         audit: crate::audit::Audit,
     ) -> Self {
@@ -332,8 +425,171 @@ impl Anchors {
             watches: Watches::new(settings.home.clone(), events, audit),
             settings,
             runner,
+            profiles,
             inflight: Mutex::new(HashMap::new()),
-            keepers: Mutex::new(HashMap::new()),
+            remotes: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The connection that keeps a remote anchor's browser up (the watch listens on it).
+    fn keeper(&self, id: &str) -> Option<Arc<Browser>> {
+        self.remote_link(id).map(|link| link.keeper.clone())
+    }
+
+    fn remote_link(&self, id: &str) -> Option<Arc<RemoteLink>> {
+        self.remotes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .cloned()
+    }
+
+    fn remote_of_stage(&self, stage_cdp: &str) -> Option<Arc<RemoteLink>> {
+        self.remotes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .find(|link| stage_cdp.starts_with(&format!("{}/", link.forwarder.base_url())))
+            .cloned()
+    }
+
+    /// The address a stage uses for `record`: a local anchor's own; for a remote one the
+    /// forwarder URL with the stage's own token (kept from `current` when it is one of this
+    /// forwarder's, so a resumed stage's env stays byte-identical).
+    pub(crate) fn stage_cdp(&self, record: &AnchorRecord, current: Option<&str>) -> String {
+        let Some(link) = self.remote_link(&identity(&record.run, &record.profile)) else {
+            return record.cdp.clone();
+        };
+        let base = format!("{}/", link.forwarder.base_url());
+        let token = current
+            .and_then(|cdp| cdp.strip_prefix(&base))
+            .filter(|token| !token.is_empty() && !token.contains('/'))
+            .map(str::to_string)
+            .unwrap_or_else(random_token);
+        let scope = if self.settings.scoped_stage_cdp {
+            ClientScope::OwnTargets
+        } else {
+            ClientScope::Full
+        };
+        link.forwarder.add_client(&token, scope);
+        link.forwarder.client_url(&token)
+    }
+
+    /// The address the Host's spare tabs of `record` use (a remote anchor: the forwarder with
+    /// the Host's own token, which is never written anywhere).
+    pub(crate) fn spare_address(&self, record: &AnchorRecord) -> (String, Vec<(String, String)>) {
+        match self.remote_link(&identity(&record.run, &record.profile)) {
+            Some(link) => (link.forwarder.client_url(&link.host_token), Vec::new()),
+            None => (record.cdp.clone(), record.cdp_headers.clone()),
+        }
+    }
+
+    /// The spare-tab address of the anchor a stage address belongs to.
+    pub(crate) fn spare_address_of_stage(&self, stage_cdp: &str) -> String {
+        match self.remote_of_stage(stage_cdp) {
+            Some(link) => link.forwarder.client_url(&link.host_token),
+            None => stage_cdp.to_string(),
+        }
+    }
+
+    /// A tab made for a stage (its spare) becomes one of the stage's own targets.
+    pub(crate) fn grant(&self, stage_cdp: &str, target_id: &str) {
+        if let Some(link) = self.remote_of_stage(stage_cdp)
+            && let Some(token) = stage_cdp.rsplit('/').next()
+        {
+            link.forwarder.grant(token, target_id);
+        }
+    }
+
+    /// Saves a remote anchor's persistent cookies (sealed) in the profile store, so the
+    /// profile's next anchor starts logged in. Quietly does nothing for local anchors.
+    pub(crate) async fn save_state(&self, run: &RunId, key: &ProfileKey) {
+        let Some(link) = self.remote_link(&identity(run, key)) else {
+            return;
+        };
+        if !link.keeper.is_alive() {
+            return;
+        }
+        let listed = link
+            .keeper
+            .connection()
+            .browser()
+            .call_json_within(
+                "Storage.getCookies",
+                serde_json::json!({}),
+                Duration::from_secs(5),
+            )
+            .await;
+        let cookies = match listed {
+            Ok(value) => serde_json::from_value::<Vec<SavedCookie>>(value["cookies"].clone())
+                .map(saved_state::persistent)
+                .unwrap_or_default(),
+            Err(err) => {
+                tracing::warn!(profile = %key, %err, "could not read the remote browser's cookies; the saved login stays as it was");
+                return;
+            }
+        };
+        let saved = serde_json::to_vec(&cookies)
+            .map_err(|e| HostError::Profile {
+                key: key.clone(),
+                reason: e.to_string(),
+            })
+            .and_then(|plain| self.settings.state_key.seal(key, &plain))
+            .and_then(|sealed| self.profiles.save_state(key, saved_state::COOKIES, &sealed));
+        match saved {
+            Ok(true) => {
+                tracing::info!(profile = %key, cookies = cookies.len(), "remote profile state saved")
+            }
+            Ok(false) => tracing::debug!(profile = %key, "this profile store keeps no state"),
+            Err(err) => {
+                tracing::warn!(profile = %key, %err, "could not save the remote profile's state")
+            }
+        }
+    }
+
+    /// Sets a profile's saved cookies in a new remote browser.
+    async fn restore_state(&self, key: &ProfileKey, keeper: &Browser) {
+        let sealed = match self.profiles.load_state(key, saved_state::COOKIES) {
+            Ok(Some(sealed)) => sealed,
+            Ok(None) => return,
+            Err(err) => {
+                tracing::warn!(profile = %key, %err, "could not read the saved profile state");
+                return;
+            }
+        };
+        let cookies = match self
+            .settings
+            .state_key
+            .open(key, &sealed)
+            .and_then(|plain| {
+                serde_json::from_slice::<Vec<SavedCookie>>(&plain).map_err(|e| HostError::Profile {
+                    key: key.clone(),
+                    reason: e.to_string(),
+                })
+            }) {
+            Ok(cookies) => cookies,
+            Err(err) => {
+                tracing::warn!(profile = %key, %err, "the saved profile state is not usable; the browser starts without it");
+                return;
+            }
+        };
+        if cookies.is_empty() {
+            return;
+        }
+        let set = keeper
+            .connection()
+            .browser()
+            .call_json_within(
+                "Storage.setCookies",
+                saved_state::set_cookies_params(&cookies),
+                Duration::from_secs(5),
+            )
+            .await;
+        match set {
+            Ok(_) => {
+                tracing::info!(profile = %key, cookies = cookies.len(), "remote profile state restored")
+            }
+            Err(err) => tracing::warn!(profile = %key, %err, "could not restore the saved cookies"),
         }
     }
 
@@ -360,14 +616,6 @@ impl Anchors {
             }
         }
         out
-    }
-
-    fn keeper(&self, id: &str) -> Option<Arc<Browser>> {
-        self.keepers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(id)
-            .cloned()
     }
 
     /// The anchor of `run` on `handle`'s profile, started or replaced as needed. `display` is
@@ -400,9 +648,21 @@ impl Anchors {
             restarts_before = record.restarts;
         }
         if let Some(record) = &previous {
-            let alive = match self.keeper(&id) {
-                Some(keeper) => keeper.is_alive() && probe(&record.cdp, &record.cdp_headers).await,
-                None => probe(&record.cdp, &record.cdp_headers).await,
+            let alive = match (&record.remote, self.remote_link(&id)) {
+                // The forwarder and the connection that keeps the service's browser up live in
+                // this process: without them (another Host process made it) it is not usable.
+                (Some(_), None) => false,
+                (_, Some(link)) => {
+                    link.keeper.is_alive()
+                        && link
+                            .keeper
+                            .connection()
+                            .browser()
+                            .call_within(GetVersionParams::default(), Duration::from_secs(3))
+                            .await
+                            .is_ok()
+                }
+                (None, None) => probe(&record.cdp, &record.cdp_headers).await,
             };
             let needs_window = display.headed && !record.display.headed;
             if alive && !needs_window {
@@ -434,13 +694,13 @@ impl Anchors {
             session: None,
             locks: Some((one, cross)),
         };
-        let mut record = match &self.settings.source {
-            BrowserSource::Local => {
+        let mut record = match self.settings.source.for_profile(&key) {
+            ProfileBrowser::Local => {
                 self.start_local(scope, run, handle, display, restarts, &mut guard)
                     .await?
             }
-            BrowserSource::Remote(endpoint) => {
-                self.start_remote(scope, run, &key, endpoint, display)
+            ProfileBrowser::Remote(endpoint) => {
+                self.start_remote(scope, run, &key, &endpoint, display)
                     .await?
             }
         };
@@ -586,9 +846,9 @@ impl Anchors {
         endpoint: &RemoteEndpoint,
         display: &DisplayChoice,
     ) -> Result<AnchorRecord> {
-        let remote_error = |source| HostError::Remote {
+        let remote_error = |source: abx_engine::EngineError| HostError::Remote {
             endpoint: redact(&endpoint.url),
-            source,
+            reason: redact_text(&source.to_string()),
         };
         let options = AttachOptions {
             headers: endpoint.headers.clone(),
@@ -598,7 +858,12 @@ impl Anchors {
         let keeper = Browser::attach(&endpoint.url, options)
             .await
             .map_err(remote_error)?;
-        let cdp = match &endpoint.stage_address {
+        let fail = |reason: String| HostError::Anchor {
+            run: run.to_string(),
+            profile: key.to_string(),
+            reason,
+        };
+        let upstream = match &endpoint.stage_address {
             None => keeper.cdp_url().to_string(),
             Some(resolve) => {
                 let browser = RemoteBrowser {
@@ -609,17 +874,35 @@ impl Anchors {
                     Ok(address) => address,
                     Err(reason) => {
                         keeper.close().await;
-                        return Err(HostError::Anchor {
-                            run: run.to_string(),
-                            profile: key.to_string(),
-                            reason: format!("cannot find the remote browser's address: {reason}"),
-                        });
+                        return Err(fail(format!(
+                            "cannot find the remote browser's address: {reason}"
+                        )));
                     }
                 }
             }
         };
+        // Stored and shown without credentials; the forwarder alone adds them upstream.
+        let stored = redact(&upstream);
+        let (upstream_url, headers) = with_credentials(&upstream, endpoint);
+        let forwarder = match Forwarder::start(Upstream {
+            url: upstream_url,
+            headers,
+            ..Upstream::default()
+        })
+        .await
+        {
+            Ok(forwarder) => forwarder,
+            Err(err) => {
+                keeper.close().await;
+                return Err(fail(format!("cannot start the loopback forwarder: {err}")));
+            }
+        };
+        let host_token = random_token();
+        forwarder.add_client(&host_token, ClientScope::Full);
+        self.restore_state(key, &keeper).await;
         let place =
             SessionPlace::anchor(&self.settings.socket_root, &self.settings.prefix, run, key)?;
+        private_dir(&self.settings.socket_root)?;
         private_dir(&place.socket_dir)?;
         OwnerRecord {
             kind: OwnerKind::RemoteAnchor,
@@ -628,34 +911,53 @@ impl Anchors {
             stage: None,
             profile: Some(key.clone()),
             env: None,
-            cdp: Some(cdp.clone()),
-            cdp_headers: endpoint.headers.clone(),
+            cdp: Some(stored.clone()),
+            cdp_headers: Vec::new(),
             host: Some(self.settings.host.clone()),
         }
         .write(&place.socket_dir)?;
-        self.keepers
+        let cdp = forwarder.base_url();
+        self.remotes
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(identity(run, key), Arc::new(keeper));
+            .insert(
+                identity(run, key),
+                Arc::new(RemoteLink {
+                    keeper: Arc::new(keeper),
+                    forwarder: Arc::new(forwarder),
+                    host_token,
+                }),
+            );
         tracing::info!(run = %run, profile = %key, endpoint = %redact(&endpoint.url), "remote anchor connected");
         Ok(AnchorRecord {
             run: run.clone(),
             profile: key.clone(),
             cdp,
-            cdp_headers: endpoint.headers.clone(),
+            cdp_headers: Vec::new(),
             env: None,
-            remote: Some(redact(&endpoint.url)),
+            remote: Some(stored),
             display: display.clone(),
             started_ms: now_ms(),
             restarts: 0,
         })
     }
 
+    /// Ends a remote browser the kit no longer holds a connection to (its Host process is
+    /// gone), with the credentials its profile's source gives now.
+    pub(crate) async fn close_remote_address(&self, address: &str, key: &ProfileKey) -> bool {
+        let ProfileBrowser::Remote(endpoint) = self.settings.source.for_profile(key) else {
+            return false;
+        };
+        let (url, headers) = with_credentials(address, &endpoint);
+        close_over_cdp(&url, &headers).await || !probe(&url, &headers).await
+    }
+
     /// A dead anchor's leftovers: its daemon is asked to close (it still cleans its files).
     async fn forget_dead(&self, record: &AnchorRecord) {
         // The loss first (reported unless the watch did), while the pids are still known.
         self.watches.found_dead(record).await;
-        self.spares.forget(&record.cdp).await;
+        let (spare_address, _) = self.spare_address(record);
+        self.spares.forget(&spare_address).await;
         if let Some(env) = &record.env {
             let _ = self
                 .runner
@@ -663,13 +965,23 @@ impl Anchors {
                 .await;
         }
         let id = identity(&record.run, &record.profile);
-        let keeper = self
-            .keepers
+        let link = self
+            .remotes
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&id);
-        if let Some(keeper) = keeper {
-            keeper.close().await;
+        // Seam for loss events: a remote anchor found dead here is where a Host would be told.
+        match link {
+            Some(link) => {
+                link.forwarder.stop();
+                link.keeper.close().await;
+            }
+            None => {
+                // Made by a Host process that is gone: end the service's browser if it lives on.
+                if let Some(address) = &record.remote {
+                    self.close_remote_address(address, &record.profile).await;
+                }
+            }
         }
     }
 
@@ -687,14 +999,19 @@ impl Anchors {
             let Ok(Some(mut stage)) = read_json::<StageRecord>(&path) else {
                 continue;
             };
-            if stage.profile.as_ref() != Some(key) || stage.env.cdp() == Some(record.cdp.as_str()) {
+            // A stage on this profile whose address is not the new anchor's points at a browser
+            // that is gone (also after a start that never finished replaced a dead anchor).
+            let on_new = stage.env.cdp().is_some_and(|cdp| {
+                cdp == record.cdp || cdp.starts_with(&format!("{}/", record.cdp))
+            });
+            if stage.profile.as_ref() != Some(key) || on_new {
                 continue;
             }
             let _ = self
                 .runner
                 .run(&stage.env, &["close"], self.settings.command_timeout)
                 .await;
-            stage.env.set(var::CDP, record.cdp.clone());
+            stage.env.set(var::CDP, self.stage_cdp(record, None));
             write_json(&path, &stage)?;
             tracing::info!(run = %run, stage = %entry.file_name().to_string_lossy(), "stage env points at the new anchor");
         }
@@ -708,13 +1025,20 @@ impl Anchors {
         // Unwatched first: closing it on purpose is no loss. Then the spares: their connection
         // must not outlive the anchor's graceful close.
         self.watches.unwatch(record);
-        self.spares.forget(&record.cdp).await;
+        let (spare_address, _) = self.spare_address(record);
+        self.spares.forget(&spare_address).await;
+        // The login outlives the remote browser (saved before it closes).
+        self.save_state(&record.run, &record.profile).await;
         let id = identity(&record.run, &record.profile);
-        let keeper = self
-            .keepers
+        let link = self
+            .remotes
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&id);
+        if let Some(link) = &link {
+            link.forwarder.stop();
+        }
+        let keeper = link.map(|link| link.keeper.clone());
         let gone = match &record.env {
             Some(env) => {
                 let mut gone = crate::stage::close_session(
@@ -750,7 +1074,10 @@ impl Anchors {
                             .await
                             .is_ok()
                     }
-                    None => close_over_cdp(&record.cdp, &record.cdp_headers).await,
+                    None => match &record.remote {
+                        Some(address) => self.close_remote_address(address, &record.profile).await,
+                        None => close_over_cdp(&record.cdp, &record.cdp_headers).await,
+                    },
                 };
                 if let Ok(place) = SessionPlace::anchor(
                     &self.settings.socket_root,
@@ -760,7 +1087,11 @@ impl Anchors {
                 ) {
                     crate::stage::remove_session_dir(&place.socket_dir);
                 }
-                closed || !probe(&record.cdp, &record.cdp_headers).await
+                closed
+                    || match &record.remote {
+                        Some(address) => self.close_remote_address(address, &record.profile).await,
+                        None => !probe(&record.cdp, &record.cdp_headers).await,
+                    }
             }
         };
         if let Some(keeper) = keeper {
@@ -770,5 +1101,32 @@ impl Anchors {
             let _ = remove_file(&self.record_path(&record.run, &record.profile));
         }
         gone
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_texts_lose_every_query() {
+        assert_eq!(
+            redact_text("cannot connect to ws://h:1/chromium?token=s3cret: refused"),
+            "cannot connect to ws://h:1/chromium refused"
+        );
+        let endpoint = RemoteEndpoint {
+            url: "ws://h:1?token=s3cret".into(),
+            headers: vec![("A".into(), "b".into())],
+            stage_address: None,
+        };
+        assert_eq!(
+            with_credentials("ws://h:1/devtools/browser/x", &endpoint).0,
+            "ws://h:1/devtools/browser/x?token=s3cret"
+        );
+        assert_eq!(
+            with_credentials("ws://h:1/d?t=1", &endpoint).0,
+            "ws://h:1/d?t=1",
+            "an address with its own query keeps it"
+        );
     }
 }

@@ -86,13 +86,12 @@ pub enum HostError {
         waited: Duration,
     },
     /// A remote browser endpoint failed.
-    #[error("remote browser {endpoint}: {source}")]
+    #[error("remote browser {endpoint}: {reason}")]
     Remote {
         /// The endpoint (query strings removed).
         endpoint: String,
-        /// The engine's error.
-        #[source]
-        source: abx_engine::EngineError,
+        /// What went wrong, with every URL's query removed (it may carry the service's token).
+        reason: String,
     },
     /// A stage has no persisted browser env (never prepared, or its run was torn down).
     #[error("stage {stage} of run {run} has no browser env; prepare the stage first")]

@@ -29,6 +29,7 @@ use crate::names::{ProfileKey, RunId, Scope, StageId, random_token, short_hash};
 use crate::owner::{HostIdentity, OWNER_FILE, OwnerKind, OwnerRecord};
 use crate::profile::{FileProfileStore, ProfileStore};
 use crate::runner::{BrowserRunner, CliRunner, RECEIPTS_FILE, Recorder, run_ok};
+use crate::saved_state::StateKey;
 use crate::stage::{
     CLOSED_FILE, ENV_FILE, LOGIN_CHECK_FILE, StageBrowser, StageRecord, StageSpec, StageTeardown,
     close_session, remove_session_dir,
@@ -74,6 +75,13 @@ pub struct HostConfig {
     /// Sites no stage may reach (the Host's `blocked_sites`), added to each stage's own
     /// [`StageSpec::blocked_sites`]; enforced by the stage's daemon at every navigation.
     pub blocked_sites: Vec<String>,
+    /// Remote anchors: each stage's CDP address (the kit's loopback forwarder with the stage's
+    /// own token) reaches only the stage's own tabs and their popups (default `true`; ADR 0017).
+    /// `false`: the whole browser, as the service's own address would.
+    pub scoped_stage_cdp: bool,
+    /// Seals a remote profile's saved login in the profile store. `None`: the key in
+    /// `<home>/state.key` (0600), created on first use.
+    pub state_key: Option<StateKey>,
 }
 
 impl HostConfig {
@@ -97,6 +105,8 @@ impl HostConfig {
             close_attempts: 3,
             anchor_lock_wait: Duration::from_secs(120),
             spare_tabs: 1,
+            scoped_stage_cdp: true,
+            state_key: None,
         }
     }
 }
@@ -274,6 +284,10 @@ impl Host {
             config.host_id.clone(),
             events.clone(),
         );
+        let state_key = match &config.state_key {
+            Some(key) => key.clone(),
+            None => StateKey::load_or_create(&config.home.join("state.key"))?,
+        };
         let anchors = Anchors::new(
             AnchorSettings {
                 home: config.home.clone(),
@@ -288,8 +302,11 @@ impl Host {
                 close_attempts: config.close_attempts,
                 spare_tabs: config.spare_tabs,
                 host: identity.clone(),
+                scoped_stage_cdp: config.scoped_stage_cdp,
+                state_key,
             },
             runner.clone(),
+            profiles.clone(),
             events.clone(),
             audit.clone(),
         );
@@ -618,15 +635,16 @@ impl Host {
             Some(mut record) => {
                 // Byte-identical: only the anchor address may change, after the old session
                 // (attached to a browser that is gone) was closed.
-                if let Some(anchor) = &anchor
-                    && record.env.cdp() != Some(anchor.cdp.as_str())
-                {
-                    let _ = self
-                        .runner
-                        .run(&record.env, &["close"], self.config.command_timeout)
-                        .await;
-                    record.env.set(var::CDP, anchor.cdp.clone());
-                    write_json(&env_path, &record)?;
+                if let Some(anchor) = &anchor {
+                    let wanted = self.anchors.stage_cdp(anchor, record.env.cdp());
+                    if record.env.cdp() != Some(wanted.as_str()) {
+                        let _ = self
+                            .runner
+                            .run(&record.env, &["close"], self.config.command_timeout)
+                            .await;
+                        record.env.set(var::CDP, wanted);
+                        write_json(&env_path, &record)?;
+                    }
                 }
                 record
             }
@@ -711,14 +729,13 @@ impl Host {
         if path.exists() {
             return Ok(());
         }
-        let Some(target_id) = self
-            .anchors
-            .spares
-            .take(&anchor.cdp, &anchor.cdp_headers)
-            .await
-        else {
+        let (address, headers) = self.anchors.spare_address(anchor);
+        let Some(target_id) = self.anchors.spares.take(&address, &headers).await else {
             return Ok(());
         };
+        if let Some(cdp) = env.cdp() {
+            self.anchors.grant(cdp, &target_id);
+        }
         crate::spare::write_handed(&path, &target_id)
     }
 
@@ -743,7 +760,7 @@ impl Host {
         stage_env.set(var::STREAM_TOKEN, random_token());
         match anchor {
             Some(anchor) => {
-                stage_env.set(var::CDP, anchor.cdp.clone());
+                stage_env.set(var::CDP, self.anchors.stage_cdp(anchor, None));
                 stage_env.set(var::PIN_TAB, "1");
                 if !anchor.cdp_headers.is_empty() {
                     let headers: serde_json::Map<String, serde_json::Value> = anchor
@@ -866,7 +883,8 @@ impl Host {
                     .and_then(|path| crate::spare::untaken(&path)),
             )
         {
-            self.anchors.spares.discard(cdp, &spare).await;
+            let address = self.anchors.spare_address_of_stage(cdp);
+            self.anchors.spares.discard(&address, &spare).await;
         }
         let recorder = self.recorder(run, stage);
         if record.env.cdp().is_some() && daemon_up {
@@ -904,6 +922,10 @@ impl Host {
             remove_session_dir(socket_dir);
         }
         write_private(&dir.join(CLOSED_FILE), b"{}\n")?;
+        // A login the stage made (e.g. a person in a human-login stage) is kept from now on.
+        if let Some(key) = &record.profile {
+            self.anchors.save_state(run, key).await;
+        }
         Ok(StageTeardown {
             gone: true,
             attempts,
@@ -1026,12 +1048,16 @@ impl Host {
                 ended_runs.push(owner.run.clone());
             }
             let gone = match (owner.kind, &owner.env) {
-                (OwnerKind::RemoteAnchor, _) => match &owner.cdp {
-                    Some(cdp) => {
+                (OwnerKind::RemoteAnchor, _) => match (&owner.cdp, &owner.profile) {
+                    // Records of this kit hold no credentials: the profile's source gives them.
+                    (Some(cdp), Some(key)) if owner.cdp_headers.is_empty() => {
+                        self.anchors.close_remote_address(cdp, key).await
+                    }
+                    (Some(cdp), _) => {
                         crate::anchor::close_over_cdp(cdp, &owner.cdp_headers).await
                             || !crate::anchor::probe(cdp, &owner.cdp_headers).await
                     }
-                    None => true,
+                    (None, _) => true,
                 },
                 (_, Some(env)) => {
                     close_session(

@@ -8,7 +8,11 @@
 //!   [`MemoryLease`]) with a wait limit; a resume queues like a fresh start.
 //! - **Anchors**: one browser per (run, profile) that owns the profile for the run, local (an
 //!   `agent-browser` session with the profile folder) or remote ([`BrowserSource::Remote`], a
-//!   `wss://` endpoint with headers). Deduplicated, locked across processes, recorded
+//!   `wss://` endpoint with headers, or [`BrowserSource::PerProfile`], chosen per scope and
+//!   profile). A remote anchor's stages reach it through a loopback forwarder with a token of
+//!   their own, scoped to their own tabs; the service's credentials stay in the Host process,
+//!   and the profile's cookies are saved sealed ([`StateKey`]) in the profile store at run end
+//!   and restored at the next anchor start. Deduplicated, locked across processes, recorded
 //!   (`anchor.json`, 0600), probed, and replaced when it died, with every stage env of the run
 //!   re-pointed at the new one. Each anchor is watched over the connection the Host holds to
 //!   it: its loss is [`HostEvent::AnchorLost`] at once, with a typed [`AnchorLossCause`] and
@@ -76,6 +80,7 @@ mod owner;
 mod process;
 mod profile;
 mod runner;
+mod saved_state;
 mod spare;
 mod stage;
 mod status;
@@ -87,7 +92,8 @@ pub use tokio_util::sync::CancellationToken as CancelToken;
 /// Site policy types a Host reads in [`HostEvent::BlockedNavigation`] and audit records.
 pub use abx_engine::{BlockRule, BlockedBy};
 pub use anchor::{
-    AnchorRecord, BrowserSource, RemoteBrowser, RemoteEndpoint, StageAddressResolver,
+    AnchorRecord, BrowserSource, ProfileBrowser, RemoteBrowser, RemoteEndpoint, SourceResolver,
+    StageAddressResolver,
 };
 pub use audit::{AUDIT_FILE, AuditEntry, AuditRecord, AuditSink, JsonlAudit, MemoryAudit};
 pub use display::{DisplayChoice, DisplayProbe, DisplayReason, Headed, Screen, choose_display};
@@ -110,6 +116,7 @@ pub use profile::{
     FileProfileStore, MemoryProfileStore, ProfileHandle, ProfileLocation, ProfileStore,
 };
 pub use runner::{BoxFuture, BrowserRunner, CliRunner, RECEIPTS_FILE, RunOutput};
+pub use saved_state::StateKey;
 pub use stage::{
     CLOSED_FILE, ENV_FILE, LOGIN_CHECK_FILE, StageBrowser, StageRecord, StageSpec, StageTeardown,
 };

@@ -65,6 +65,17 @@ pub trait ProfileStore: Send + Sync {
     fn delete(&self, key: &ProfileKey) -> Result<bool>;
     /// Deletes every profile of a scope; returns how many.
     fn delete_scope(&self, scope: &Scope) -> Result<usize>;
+    /// Keeps `bytes` (already sealed by the kit) as the profile's state `name`; `false` when
+    /// this store keeps no state (a remote profile's login then lasts one run).
+    fn save_state(&self, key: &ProfileKey, name: &str, bytes: &[u8]) -> Result<bool> {
+        let _ = (key, name, bytes);
+        Ok(false)
+    }
+    /// The profile's state `name`, as saved.
+    fn load_state(&self, key: &ProfileKey, name: &str) -> Result<Option<Vec<u8>>> {
+        let _ = (key, name);
+        Ok(None)
+    }
 }
 
 /// Profiles as folders: `<root>/<scope>/<name>/{profile,state}`, every folder mode 0700.
@@ -179,6 +190,46 @@ impl ProfileStore for FileProfileStore {
         }
         Ok(names.len())
     }
+
+    /// `<root>/<scope>/<name>/state/<name>` (0600, written to a temp file and renamed).
+    fn save_state(&self, key: &ProfileKey, name: &str, bytes: &[u8]) -> Result<bool> {
+        let handle = self.open(key)?;
+        let state = match handle.location() {
+            ProfileLocation::Dir(dir) => dir.with_file_name("state"),
+            ProfileLocation::Opaque(_) => return Ok(false),
+        };
+        self.check_real(key, &state)?;
+        crate::fsutil::write_private(&state.join(state_file_name(name)), bytes)?;
+        Ok(true)
+    }
+
+    fn load_state(&self, key: &ProfileKey, name: &str) -> Result<Option<Vec<u8>>> {
+        let path = self
+            .profile_dir(key)
+            .join("state")
+            .join(state_file_name(name));
+        self.check_real(key, &self.profile_dir(key))?;
+        match fs::read(&path) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(err) => Err(HostError::io("cannot read saved state", &path, err)),
+        }
+    }
+}
+
+/// A state name as a plain file name (no separators, no dot files).
+fn state_file_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect::<String>()
+        .trim_start_matches('.')
+        .to_string()
 }
 
 /// Profiles in memory (a test double, or the front of a service whose browsers keep their own
@@ -186,6 +237,7 @@ impl ProfileStore for FileProfileStore {
 #[derive(Debug, Default)]
 pub struct MemoryProfileStore {
     profiles: Mutex<BTreeMap<ProfileKey, u64>>,
+    states: Mutex<BTreeMap<(ProfileKey, String), Vec<u8>>>,
     next: Mutex<u64>,
 }
 
@@ -235,6 +287,10 @@ impl ProfileStore for MemoryProfileStore {
 
     fn delete(&self, key: &ProfileKey) -> Result<bool> {
         let mut profiles = self.profiles.lock().unwrap_or_else(|p| p.into_inner());
+        self.states
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|(k, _), _| k != key);
         Ok(profiles.remove(key).is_some())
     }
 
@@ -242,6 +298,28 @@ impl ProfileStore for MemoryProfileStore {
         let mut profiles = self.profiles.lock().unwrap_or_else(|p| p.into_inner());
         let before = profiles.len();
         profiles.retain(|k, _| &k.scope != scope);
+        self.states
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|(k, _), _| &k.scope != scope);
         Ok(before - profiles.len())
+    }
+
+    fn save_state(&self, key: &ProfileKey, name: &str, bytes: &[u8]) -> Result<bool> {
+        self.open(key)?;
+        self.states
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert((key.clone(), name.to_string()), bytes.to_vec());
+        Ok(true)
+    }
+
+    fn load_state(&self, key: &ProfileKey, name: &str) -> Result<Option<Vec<u8>>> {
+        Ok(self
+            .states
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&(key.clone(), name.to_string()))
+            .cloned())
     }
 }

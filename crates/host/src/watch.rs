@@ -151,8 +151,11 @@ pub(crate) fn stages_on(home: &Path, record: &AnchorRecord) -> Vec<StageId> {
                 .ok()
                 .flatten()
                 .is_some_and(|stage| {
+                    // A remote anchor's stages each have their own token under its address.
                     stage.profile.as_ref() == Some(&record.profile)
-                        && stage.env.cdp() == Some(record.cdp.as_str())
+                        && stage.env.cdp().is_some_and(|cdp| {
+                            cdp == record.cdp || cdp.starts_with(&format!("{}/", record.cdp))
+                        })
                 })
         })
         .filter_map(|entry| StageId::new(entry.file_name().to_string_lossy().into_owned()).ok())

@@ -73,7 +73,7 @@ impl Browserless {
             .and_then(|l| l.local_addr())
             .expect("free port")
             .port();
-        let token = format!("t{}", std::process::id());
+        let token = format!("bl-secret-{}", std::process::id());
         let child = Command::new("node")
             .arg("node_modules/@browserless.io/browserless/build/index.js")
             .current_dir(install)
@@ -246,6 +246,34 @@ fn sessions_resolver(port: u16, token: String) -> abx_host::StageAddressResolver
     })
 }
 
+/// Neither the stages' envs nor any file of the Host's home or socket root (browser-env.json,
+/// anchor.json, owner.json, the daemons' files) holds the service's token.
+fn assert_no_credential(place: &Place, envs: &[&abx_host::BrowserEnv], token: &str) {
+    for env in envs {
+        for (name, value) in env.iter() {
+            assert!(!value.contains(token), "{name} carries the token: {value}");
+        }
+        assert_eq!(env.get(var::CDP_HEADERS), None);
+    }
+    for root in [place.home.path(), place.sockets.path()] {
+        let mut dirs = vec![root.to_path_buf()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if let Ok(bytes) = std::fs::read(&path) {
+                    assert!(
+                        !bytes.windows(token.len()).any(|w| w == token.as_bytes()),
+                        "the token is written in {}",
+                        path.display()
+                    );
+                }
+            }
+        }
+    }
+}
+
 fn install_dir() -> Option<PathBuf> {
     if std::env::var("ABX_TEST_BROWSERLESS").ok().as_deref() != Some("1") {
         eprintln!("skipped: set ABX_TEST_BROWSERLESS=1 and ABX_BROWSERLESS_DIR (see docs/host.md)");
@@ -315,18 +343,16 @@ async fn browserless_remote_anchor_discovery_and_browser_lost() {
     );
     let (stage_a, stage_b) = (stage_a.expect("a"), stage_b.expect("b"));
     let cdp = stage_a.env.cdp().expect("cdp").to_string();
+    assert!(cdp.starts_with("ws://127.0.0.1:"), "{cdp}");
     assert!(cdp.contains("/devtools/browser/"), "{cdp}");
+    let base = |cdp: &str| cdp.rsplit_once('/').map(|(b, _)| b.to_string());
     assert_eq!(
-        stage_b.env.cdp(),
-        Some(cdp.as_str()),
-        "one remote browser for the run"
+        stage_b.env.cdp().and_then(base),
+        base(&cdp),
+        "one remote browser for the run, a token per stage"
     );
-    assert!(
-        stage_a
-            .env
-            .get(var::CDP_HEADERS)
-            .is_some_and(|h| h.contains("Bearer"))
-    );
+    assert_ne!(stage_b.env.cdp(), Some(cdp.as_str()));
+    assert_no_credential(&place, &[&stage_a.env, &stage_b.env], &token);
     assert!(
         place
             .owners()
@@ -425,4 +451,61 @@ async fn browserless_remote_anchor_discovery_and_browser_lost() {
     );
     assert!(printed.contains("browser_lost"), "{printed:?}");
     ab_ok(&env, &["close"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn browserless_remote_profile_keeps_its_login_across_runs() {
+    let Some(install) = install_dir() else {
+        return;
+    };
+    let service = Browserless::start(&install);
+    let site = FixtureServer::start().await.expect("site");
+    let (port, token) = (service.port, service.token.clone());
+    let place = Place::new();
+    let runs = Arc::new(Runs::default());
+    let mut config = place.config();
+    config.browsers = BrowserSource::Remote(RemoteEndpoint {
+        url: format!("ws://127.0.0.1:{port}/chromium"),
+        headers: vec![("Authorization".into(), format!("Bearer {token}"))],
+        stage_address: Some(sessions_resolver(port, token.clone())),
+    });
+    let host = Host::local(config, runs.clone(), common::agent_browser()).expect("host");
+    let spec = StageSpec::with_profile(ProfileName::new("site").expect("name"));
+    let stage = StageId::new("work").expect("stage");
+
+    // Run one: a person (here the test) logs in.
+    let one = RunRef::parse("local", "bl-one").expect("run");
+    runs.set(&one, RunState::Running);
+    let prepared = host
+        .prepare_stage(&one, &stage, &spec)
+        .await
+        .expect("prepare");
+    ab_ok(&prepared.env, &["open", &site.url("/login.html")]);
+    ab_ok(&prepared.env, &["fill", "#username", "ada"]);
+    ab_ok(&prepared.env, &["fill", "#password", "pw"]);
+    ab_ok(&prepared.env, &["click", "#signin"]);
+    ab_ok(&prepared.env, &["wait", "--url", "**/account"]);
+    assert_no_credential(&place, &[&prepared.env], &token);
+    let report = host.end_run(&one.id).await.expect("end run one");
+    assert!(report.complete(), "{report:?}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while browsers_running(service.pgid()) {
+        assert!(Instant::now() < deadline, "run one's browser still runs");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    // Run two: Browserless launches a new, blank browser; the profile is still logged in.
+    let two = RunRef::parse("local", "bl-two").expect("run");
+    runs.set(&two, RunState::Running);
+    let prepared = host
+        .prepare_stage(&two, &stage, &spec)
+        .await
+        .expect("prepare again");
+    ab_ok(&prepared.env, &["open", &site.url("/members")]);
+    let url = ab_ok(&prepared.env, &["get", "url"]);
+    assert!(url.ends_with("/members"), "sent to the login form: {url}");
+    assert_eq!(ab_ok(&prepared.env, &["get", "title"]), "Account");
+    assert_no_credential(&place, &[&prepared.env], &token);
+    let report = host.end_run(&two.id).await.expect("end run two");
+    assert!(report.complete(), "{report:?}");
 }

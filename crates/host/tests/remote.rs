@@ -12,8 +12,8 @@ use std::time::Duration;
 use abx_engine::Browser;
 use abx_fixtures::FixtureServer;
 use abx_host::{
-    AnchorHealth, AnchorLossCause, BrowserSource, Host, HostEvent, OwnerKind, ProfileKey,
-    ProfileName, RemoteEndpoint, RunRef, RunState, StageId, StageSpec, var,
+    AnchorHealth, AnchorLossCause, BrowserSource, Host, HostEvent, OwnerKind, ProfileBrowser,
+    ProfileKey, ProfileName, RemoteEndpoint, RunRef, RunState, StageId, StageSpec, var,
 };
 use common::{Place, Runs, ab, ab_ok};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -27,7 +27,9 @@ struct Service {
 }
 
 impl Service {
-    async fn start(target: &str) -> Service {
+    /// A service that refuses a connection whose request lacks `key` (a header line or a
+    /// query, as `name: value` / `name=value`).
+    async fn start_with_key(target: &str, key: Option<String>) -> Service {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");
@@ -37,6 +39,7 @@ impl Service {
         let task = tokio::spawn(async move {
             while let Ok((mut client, _)) = listener.accept().await {
                 let target = current.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                let key = key.clone();
                 tokio::spawn(async move {
                     let mut head = Vec::new();
                     let mut byte = [0u8; 1];
@@ -47,6 +50,16 @@ impl Service {
                         head.push(byte[0]);
                     }
                     let text = String::from_utf8_lossy(&head).into_owned();
+                    if let Some(key) = &key
+                        && !text
+                            .to_ascii_lowercase()
+                            .contains(&key.to_ascii_lowercase())
+                    {
+                        let _ = client
+                            .write_all(b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\n\r\n")
+                            .await;
+                        return;
+                    }
                     let (authority, path) = target.split_once('/').unwrap_or((&target, ""));
                     let mut lines = text.split("\r\n");
                     let request = lines.next().unwrap_or("");
@@ -102,7 +115,8 @@ async fn launch() -> Browser {
 async fn a_remote_anchor_serves_the_run_and_a_replaced_browser_is_browser_lost() {
     let site = FixtureServer::start().await.expect("site");
     let first = launch().await;
-    let service = Service::start(&ws_target(&first)).await;
+    let service =
+        Service::start_with_key(&ws_target(&first), Some("x-service-key: k".into())).await;
 
     let place = Place::new();
     let runs = Arc::new(Runs::default());
@@ -125,14 +139,11 @@ async fn a_remote_anchor_serves_the_run_and_a_replaced_browser_is_browser_lost()
         )
         .await
         .expect("prepare");
-    assert_eq!(
-        prepared.env.cdp(),
-        Some(format!("ws://127.0.0.1:{}/?token=t", service.port).as_str())
-    );
-    assert_eq!(
-        prepared.env.get(var::CDP_HEADERS),
-        Some(r#"{"X-Service-Key":"k"}"#)
-    );
+    // The stage reaches the service through the kit's loopback forwarder, with its own token.
+    let cdp = prepared.env.cdp().expect("cdp");
+    assert!(cdp.starts_with("ws://127.0.0.1:"), "{cdp}");
+    assert!(!cdp.contains("token=t"), "{cdp}");
+    assert_eq!(prepared.env.get(var::CDP_HEADERS), None);
     assert!(
         place
             .owners()
@@ -187,7 +198,7 @@ async fn a_remote_anchor_serves_the_run_and_a_replaced_browser_is_browser_lost()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_browser_the_service_ends_is_an_anchor_lost_event() {
     let browser = launch().await;
-    let service = Service::start(&ws_target(&browser)).await;
+    let service = Service::start_with_key(&ws_target(&browser), None).await;
     let place = Place::new();
     let runs = Arc::new(Runs::default());
     let mut config = place.config();
@@ -255,4 +266,283 @@ async fn a_browser_the_service_ends_is_an_anchor_lost_event() {
     let report = host.end_run(&run.id).await.expect("end run");
     assert!(report.complete(), "{report:?}");
     assert!(place.sockets_empty(), "{:?}", place.owners());
+}
+
+/// Every file under `root` (recursively) whose bytes contain `needle`.
+fn files_containing(root: &std::path::Path, needle: &str) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                dirs.push(path);
+            } else if kind.is_file()
+                && std::fs::read(&path)
+                    .is_ok_and(|bytes| bytes.windows(needle.len()).any(|w| w == needle.as_bytes()))
+            {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// A stage's raw CDP address, used as a stage with a shell could.
+async fn raw(cdp: &str) -> abx_cdp::Connection {
+    abx_cdp::Connection::connect(cdp)
+        .await
+        .expect("the stage's own CDP address")
+}
+
+fn target_ids(listed: &serde_json::Value) -> Vec<String> {
+    listed["targetInfos"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| t["type"] == "page")
+        .filter_map(|t| t["targetId"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_sources_are_chosen_per_profile_and_no_credential_reaches_a_stage() {
+    let site = FixtureServer::start().await.expect("site");
+    let (chrome_a, chrome_b) = (launch().await, launch().await);
+    const KEY_A: &str = "alpha-service-key-5e1";
+    const TOKEN_A: &str = "alpha-query-token-9c3";
+    const KEY_B: &str = "beta-service-key-77d";
+    let service_a =
+        Service::start_with_key(&ws_target(&chrome_a), Some(format!("x-key: {KEY_A}"))).await;
+    let service_b =
+        Service::start_with_key(&ws_target(&chrome_b), Some(format!("x-key: {KEY_B}"))).await;
+    let endpoint = |port: u16, key: &str, token: Option<&str>| RemoteEndpoint {
+        url: match token {
+            Some(token) => format!("ws://127.0.0.1:{port}?token={token}"),
+            None => format!("ws://127.0.0.1:{port}"),
+        },
+        headers: vec![("X-Key".into(), key.to_string())],
+        stage_address: None,
+    };
+    let (alpha_endpoint, beta_endpoint) = (
+        endpoint(service_a.port, KEY_A, Some(TOKEN_A)),
+        endpoint(service_b.port, KEY_B, None),
+    );
+
+    let place = Place::new();
+    let runs = Arc::new(Runs::default());
+    let mut config = place.config();
+    config.browsers =
+        BrowserSource::PerProfile(Arc::new(move |key: &abx_host::ProfileKey| {
+            match key.name.as_str() {
+                "alpha" => ProfileBrowser::Remote(alpha_endpoint.clone()),
+                "beta" => ProfileBrowser::Remote(beta_endpoint.clone()),
+                _ => ProfileBrowser::Local,
+            }
+        }));
+    let host = Host::local(config, runs.clone(), common::agent_browser()).expect("host");
+    let run = RunRef::parse("local", "fleet").expect("run");
+    runs.set(&run, RunState::Running);
+    let on = |profile: &str| StageSpec::with_profile(ProfileName::new(profile).expect("name"));
+    let (a, b, a2) = (
+        StageId::new("a").expect("a"),
+        StageId::new("b").expect("b"),
+        StageId::new("a2").expect("a2"),
+    );
+    let stage_a = host.prepare_stage(&run, &a, &on("alpha")).await.expect("a");
+    let stage_b = host.prepare_stage(&run, &b, &on("beta")).await.expect("b");
+    let stage_a2 = host
+        .prepare_stage(&run, &a2, &on("alpha"))
+        .await
+        .expect("a2");
+    ab_ok(&stage_a.env, &["open", &site.url("/page1.html")]);
+    ab_ok(&stage_b.env, &["open", &site.url("/page2.html")]);
+    ab_ok(&stage_a2.env, &["open", &site.url("/form.html")]);
+    assert_eq!(ab_ok(&stage_a.env, &["get", "title"]), "Page One");
+    assert_eq!(ab_ok(&stage_b.env, &["get", "title"]), "Page Two");
+
+    // Each profile's stages run in the browser of its own service.
+    let urls = |cdp: String| async move {
+        common::pages(&cdp)
+            .await
+            .into_iter()
+            .map(|(_, url, _)| url)
+            .collect::<Vec<_>>()
+    };
+    let in_a = urls(chrome_a.cdp_url().to_string()).await;
+    let in_b = urls(chrome_b.cdp_url().to_string()).await;
+    assert!(in_a.iter().any(|u| u.ends_with("/page1.html")), "{in_a:?}");
+    assert!(in_a.iter().any(|u| u.ends_with("/form.html")), "{in_a:?}");
+    assert!(!in_a.iter().any(|u| u.ends_with("/page2.html")), "{in_a:?}");
+    assert!(in_b.iter().any(|u| u.ends_with("/page2.html")), "{in_b:?}");
+    assert!(!in_b.iter().any(|u| u.ends_with("/page1.html")), "{in_b:?}");
+
+    // No credential in a stage's env, nor in any file of the Host's home or socket root
+    // (browser-env.json, anchor.json, owner.json, the daemons' own files).
+    for stage in [&stage_a, &stage_b, &stage_a2] {
+        for (name, value) in stage.env.iter() {
+            for secret in [KEY_A, TOKEN_A, KEY_B] {
+                assert!(
+                    !value.contains(secret),
+                    "{name} carries a credential: {value}"
+                );
+            }
+        }
+        assert_eq!(stage.env.get(var::CDP_HEADERS), None);
+    }
+    for secret in [KEY_A, TOKEN_A, KEY_B] {
+        for root in [place.home.path(), place.sockets.path()] {
+            let leaked = files_containing(root, secret);
+            assert!(leaked.is_empty(), "{secret} written to {leaked:?}");
+        }
+    }
+    assert!(
+        place
+            .owners()
+            .iter()
+            .filter(|(_, o)| o.kind == OwnerKind::RemoteAnchor)
+            .count()
+            == 2,
+        "one remote anchor per profile"
+    );
+
+    // A stage with a shell, on its raw address: only its own tab is there.
+    let own = raw(stage_a2.env.cdp().expect("cdp")).await;
+    let listed = own
+        .browser()
+        .call_json("Target.getTargets", serde_json::json!({}))
+        .await
+        .expect("getTargets");
+    let visible = target_ids(&listed);
+    let all_a = common::pages(chrome_a.cdp_url()).await;
+    let other = all_a
+        .iter()
+        .find(|(_, url, _)| url.ends_with("/page1.html"))
+        .map(|(id, _, _)| id.clone())
+        .expect("stage a's tab");
+    assert_eq!(visible.len(), 1, "{listed}");
+    assert!(
+        !visible.contains(&other),
+        "another stage's tab is listed: {listed}"
+    );
+    let attach = own
+        .browser()
+        .call_json(
+            "Target.attachToTarget",
+            serde_json::json!({"targetId": other, "flatten": true}),
+        )
+        .await;
+    assert!(
+        attach.is_err(),
+        "attached to another stage's tab: {attach:?}"
+    );
+    let closed = own
+        .browser()
+        .call_json("Target.closeTarget", serde_json::json!({"targetId": other}))
+        .await;
+    assert!(closed.is_err(), "closed another stage's tab: {closed:?}");
+    let ended = own
+        .browser()
+        .call_json("Browser.close", serde_json::json!({}))
+        .await;
+    assert!(ended.is_err(), "a stage ended the anchor: {ended:?}");
+    own.close();
+    assert_eq!(
+        ab_ok(&stage_a.env, &["get", "title"]),
+        "Page One",
+        "stage a untouched"
+    );
+    // A token the kit did not hand out gets nothing.
+    let base = stage_a2
+        .env
+        .cdp()
+        .expect("cdp")
+        .rsplit_once('/')
+        .expect("token")
+        .0
+        .to_string();
+    assert!(
+        abx_cdp::Connection::connect(&format!("{base}/not-a-token"))
+            .await
+            .is_err(),
+        "an unknown token was let in"
+    );
+
+    let report = host.end_run(&run.id).await.expect("end run");
+    assert!(report.complete(), "{report:?}");
+    assert_eq!(report.anchors_closed, 2);
+    for chrome in [&chrome_a, &chrome_b] {
+        tokio::time::timeout(Duration::from_secs(10), chrome.connection().closed())
+            .await
+            .expect("each remote browser was ended by Browser.close");
+    }
+    chrome_a.close().await;
+    chrome_b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_profile_stays_logged_in_across_runs() {
+    let site = FixtureServer::start().await.expect("site");
+    let first = launch().await;
+    let service = Service::start_with_key(&ws_target(&first), Some("x-key: s3cret".into())).await;
+    let place = Place::new();
+    let runs = Arc::new(Runs::default());
+    let mut config = place.config();
+    config.browsers = BrowserSource::Remote(RemoteEndpoint {
+        url: format!("ws://127.0.0.1:{}", service.port),
+        headers: vec![("X-Key".into(), "s3cret".into())],
+        stage_address: None,
+    });
+    let host = Host::local(config, runs.clone(), common::agent_browser()).expect("host");
+    let spec = StageSpec::with_profile(ProfileName::new("site").expect("name"));
+    let stage = StageId::new("login").expect("stage");
+
+    let one = RunRef::parse("local", "one").expect("run");
+    runs.set(&one, RunState::Running);
+    let prepared = host
+        .prepare_stage(&one, &stage, &spec)
+        .await
+        .expect("prepare");
+    ab_ok(&prepared.env, &["open", &site.url("/login.html")]);
+    ab_ok(&prepared.env, &["fill", "#username", "ada"]);
+    ab_ok(&prepared.env, &["fill", "#password", "pw"]);
+    ab_ok(&prepared.env, &["click", "#signin"]);
+    ab_ok(&prepared.env, &["wait", "--url", "**/account"]);
+    let report = host.end_run(&one.id).await.expect("end run one");
+    assert!(report.complete(), "{report:?}");
+    tokio::time::timeout(Duration::from_secs(10), first.connection().closed())
+        .await
+        .expect("run one's browser ended");
+    first.close().await;
+    let sealed = place
+        .home
+        .path()
+        .join("profiles/local/site/state/remote-cookies.sealed");
+    let bytes = std::fs::read(&sealed).expect("the login was saved in the profile store");
+    assert!(
+        !bytes
+            .windows(b"abx_persist".len())
+            .any(|w| w == b"abx_persist"),
+        "saved cookies are sealed, not plain"
+    );
+
+    // The service gives the next run a new, blank browser: the kit brings the login back.
+    let second = launch().await;
+    service.serve(&ws_target(&second));
+    let two = RunRef::parse("local", "two").expect("run");
+    runs.set(&two, RunState::Running);
+    let prepared = host
+        .prepare_stage(&two, &stage, &spec)
+        .await
+        .expect("prepare again");
+    ab_ok(&prepared.env, &["open", &site.url("/members")]);
+    let url = ab_ok(&prepared.env, &["get", "url"]);
+    assert!(url.ends_with("/members"), "sent to the login form: {url}");
+    assert_eq!(ab_ok(&prepared.env, &["get", "title"]), "Account");
+    let report = host.end_run(&two.id).await.expect("end run two");
+    assert!(report.complete(), "{report:?}");
+    second.close().await;
 }
