@@ -24,6 +24,7 @@ pub(crate) mod frames;
 pub(crate) mod scan;
 mod scoped;
 pub(crate) mod tree;
+pub(crate) mod walker;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -54,6 +55,19 @@ pub struct SnapshotOptions {
     pub selector: Option<String>,
     /// `-u`: print each link's URL.
     pub urls: bool,
+    /// Where the tree comes from.
+    pub source: SnapshotSource,
+}
+
+/// Where a snapshot reads each frame's accessibility tree from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SnapshotSource {
+    /// Chrome's own tree (`Accessibility.getFullAXTree`), the reference.
+    #[default]
+    Accessibility,
+    /// The in-page walker where it can answer exactly, Chrome's tree elsewhere (ADR 0017).
+    Walker,
 }
 
 /// What a ref names, as reported in the snapshot's `refs` map.
@@ -165,7 +179,12 @@ fn collect_backend_ids(node: &Value, ids: &mut HashSet<i64>) {
 }
 
 /// Reads one frame document: AX tree, cursor scan, frame tree, all sent at once.
-async fn capture(session: &CdpSession, scope: &Scope, timeout: Duration) -> Result<Capture> {
+async fn capture(
+    session: &CdpSession,
+    scope: &Scope,
+    source: SnapshotSource,
+    timeout: Duration,
+) -> Result<Capture> {
     let (ax_params, cleanup) = match scope {
         Scope::Top => (accessibility::GetFullAxTreeParams::default(), Cleanup::Top),
         Scope::Child {
@@ -212,13 +231,25 @@ async fn capture(session: &CdpSession, scope: &Scope, timeout: Duration) -> Resu
         },
         timeout,
     );
-    // Own reply type: a whole AX tree, of which the tree builder reads a few fields.
-    let ax = session.call_as::<_, RawTree>(&ax_params, Some(timeout));
+    let tree = async {
+        if source == SnapshotSource::Walker {
+            let document = match &cleanup {
+                Cleanup::Top => None,
+                Cleanup::Frame { document } => Some(document.as_str()),
+            };
+            if let Some(tree) = walker::capture(session, document, timeout).await {
+                return Ok(tree);
+            }
+        }
+        // Own reply type: a whole AX tree, of which the tree builder reads a few fields.
+        let ax = session.call_as::<_, RawTree>(&ax_params, Some(timeout)).await;
+        ax.map(|raw| Tree::build(raw.nodes))
+    };
     let frame_tree = session.call_within(page::GetFrameTreeParams::default(), timeout);
-    let (scan_reply, document, ax, frame_tree) =
-        futures_util::join!(scan_reply, document, ax, frame_tree);
+    let (scan_reply, document, tree, frame_tree) =
+        futures_util::join!(scan_reply, document, tree, frame_tree);
 
-    let tree = Tree::build(ax?.nodes);
+    let tree = tree?;
     let mut child_loaders = HashMap::new();
     if let Ok(frame_tree) = &frame_tree {
         loaders(&frame_tree.frame_tree, &mut child_loaders);
@@ -411,7 +442,7 @@ impl Session {
             Some(selector) => Some(selector_subtree(session, None, selector, timeout).await?),
             None => None,
         };
-        let mut main = capture(session, &Scope::Top, timeout).await?;
+        let mut main = capture(session, &Scope::Top, options.source, timeout).await?;
 
         // Tie the refs to the document the pump reports; give it a moment to catch up with a
         // navigation that committed just before the snapshot.
@@ -448,7 +479,7 @@ impl Session {
         };
 
         let children = self
-            .capture_children(tab, &main, &main_candidates, timeout)
+            .capture_children(tab, &main, &main_candidates, options, timeout)
             .await;
 
         // Refs: main frame first, then each child frame, each in array order.
@@ -539,6 +570,7 @@ impl Session {
         tab: &Tab,
         main: &Capture,
         candidates: &[usize],
+        options: &SnapshotOptions,
         timeout: Duration,
     ) -> Vec<ChildFrame> {
         let iframes: Vec<(usize, i64)> = candidates
@@ -582,7 +614,7 @@ impl Session {
                         frame_id: frame_id.clone(),
                         document_backend,
                     };
-                    capture(session, &scope, timeout).await.map(|c| {
+                    capture(session, &scope, options.source, timeout).await.map(|c| {
                         let loader = main
                             .child_loaders
                             .get(&frame_id)
@@ -609,7 +641,10 @@ impl Session {
                         continue;
                     };
                     let budget = timeout.min(FRAME_BUDGET);
-                    tokio::time::timeout(budget, capture(&frame_session, &Scope::Top, budget))
+                    tokio::time::timeout(
+                        budget,
+                        capture(&frame_session, &Scope::Top, options.source, budget),
+                    )
                         .await
                         .unwrap_or_else(|_| {
                             Err(EngineError::Timeout {
