@@ -47,7 +47,7 @@
   const ATOMIC = {button: 'inline-block', input: 'inline-block', img: 'inline'};
   const SKIP = {script: 1, style: 1, noscript: 1, template: 1};
   const ATTRS = {
-    '*': {class: 1},
+    '*': {class: 1, id: 1},
     a: {href: 1}, button: {type: 1}, input: {type: 1, id: 1, name: 1}, label: {for: 1},
     img: {alt: 1, src: 1, width: 1, height: 1}, script: {src: 1, type: 1}, style: {}
   };
@@ -71,7 +71,7 @@
     if (style.visibility !== 'visible' || style.contentVisibility !== 'visible') no('visibility');
     if (style.textTransform !== 'none' || style.whiteSpaceCollapse !== 'collapse' || style.position === 'fixed' || style.float !== 'none') no('text layout');
     if (style.position !== 'static' && style.position !== 'relative') no('position');
-    if (style.overflowX !== 'visible' || style.overflowY !== 'visible') no('overflow');
+    if (!ATOMIC[tag] && (style.overflowX !== 'visible' || style.overflowY !== 'visible')) no('overflow');
     return style;
   };
 
@@ -145,13 +145,13 @@
   };
 
   const labels = new Map(); // control -> label
-  for (const label of doc.querySelectorAll('label')) {
+  const findLabels = () => doc.querySelectorAll('label').forEach((label) => {
     const target = label.getAttribute('for');
-    if (target === null) continue;
+    if (target === null) return;
     const control = doc.getElementById(target);
     if (!control || control.localName !== 'input' || labels.has(control)) no('label');
     labels.set(control, label);
-  }
+  });
   const labelled = (label) => {
     const control = label.getAttribute('for') !== null ? doc.getElementById(label.getAttribute('for')) : null;
     return control && (control.type === 'checkbox' || control.type === 'radio');
@@ -197,6 +197,7 @@
     switch (tag) {
       case 'span': case 'label':
         if (tag === 'label' && labelled(el)) {
+          if (el.id) no('id on a checkbox label');
           const me = emit(parent, '', '', true, dom);
           for (let c = el.firstChild; c; c = c.nextSibling) {
             if (c.nodeType === 3 && (rendered.get(c) || '').length) emit(me, '', '', true, domOf(c));
@@ -205,13 +206,17 @@
           return;
         }
         if (tag === 'label') { const me = emit(parent, 'LabelText', '', false, dom); children(el, me); return; }
+        // An element with an id is in Chrome's tree (a possible relation target).
+        if (el.id) { const me = emit(parent, 'generic', '', false, dom); children(el, me); return; }
         children(el, parent); return;
       case 'div': {
-        if (inlineOnly(el)) { const me = emit(parent, 'generic', '', false, dom); children(el, me); return; }
+        if (el.id && !el.firstChild) no('empty div with an id');
+        if (el.id || inlineOnly(el)) { const me = emit(parent, 'generic', '', false, dom); children(el, me); return; }
         if (!blockOnly(el) || !el.firstElementChild) no('div content');
         const me = emit(parent, '', '', true, dom); children(el, me); return;
       }
       case 'body': {
+        if (el.id) no('id on body');
         const me = emit(parent, '', '', true, dom); children(el, me); return;
       }
       case 'p': { const me = emit(parent, 'paragraph', '', false, dom); children(el, me); return; }
@@ -267,7 +272,7 @@
       }
       case 'img': {
         const alt = el.getAttribute('alt');
-        if (alt === '') { emit(parent, '', '', true, dom); return; }
+        if (alt === '') { if (el.id) no('id on a presentational image'); emit(parent, '', '', true, dom); return; }
         emit(parent, 'image', alt === null ? '' : alt.replace(/[ \t\n\r\f]+/g, ' ').trim(), false, dom); return;
       }
       case 'table': {
@@ -286,7 +291,8 @@
       }
       case 'caption': { const me = emit(parent, 'caption', '', false, dom); children(el, me); return; }
       case 'thead': { const me = emit(parent, 'rowgroup', '', false, dom); children(el, me); return; }
-      case 'tbody': { const me = emit(parent, '', '', true, dom); children(el, me); return; }
+      case 'tbody': {
+        if (el.id) no('id on tbody'); const me = emit(parent, '', '', true, dom); children(el, me); return; }
       case 'tr': {
         let cells = 0;
         for (const c of el.children) cells++;
@@ -323,6 +329,7 @@
     if (doc.adoptedStyleSheets && doc.adoptedStyleSheets.length) no('adopted stylesheets');
     number(doc);
     sheets();
+    findLabels();
     const root = emit(-1, 'RootWebArea', doc.title, false, 0);
     const html = emit(root, '', '', true, domOf(doc.documentElement));
     layoutBlock(doc.body);
