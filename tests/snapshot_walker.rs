@@ -82,13 +82,7 @@ fn variants() -> Vec<(&'static str, SnapshotOptions)> {
                 ..o()
             },
         ),
-        (
-            "-u",
-            SnapshotOptions {
-                urls: true,
-                ..o()
-            },
-        ),
+        ("-u", SnapshotOptions { urls: true, ..o() }),
         (
             "-d 3",
             SnapshotOptions {
@@ -316,7 +310,10 @@ async fn walker_answers_on_plain_pages_and_names_what_it_cannot_map_elsewhere() 
             .snapshot_walker_verdict()
             .await
             .expect("verdict");
-        refused.push(format!("{page}: {}", verdict.as_deref().unwrap_or("walker")));
+        refused.push(format!(
+            "{page}: {}",
+            verdict.as_deref().unwrap_or("walker")
+        ));
     }
     // The pages with ARIA, forms and frames go to Chrome's tree; printed for the ADR.
     println!("{}", refused.join("\n"));

@@ -242,7 +242,9 @@ async fn capture(
             }
         }
         // Own reply type: a whole AX tree, of which the tree builder reads a few fields.
-        let ax = session.call_as::<_, RawTree>(&ax_params, Some(timeout)).await;
+        let ax = session
+            .call_as::<_, RawTree>(&ax_params, Some(timeout))
+            .await;
         ax.map(|raw| Tree::build(raw.nodes))
     };
     let frame_tree = session.call_within(page::GetFrameTreeParams::default(), timeout);
@@ -614,22 +616,24 @@ impl Session {
                         frame_id: frame_id.clone(),
                         document_backend,
                     };
-                    capture(session, &scope, options.source, timeout).await.map(|c| {
-                        let loader = main
-                            .child_loaders
-                            .get(&frame_id)
-                            .cloned()
-                            .unwrap_or_else(|| c.loader.clone());
-                        (
-                            c,
-                            DocumentId {
-                                frame: FrameKey(Some(frame_id.clone())),
-                                loader,
-                                epoch: 0,
-                                session: None,
-                            },
-                        )
-                    })
+                    capture(session, &scope, options.source, timeout)
+                        .await
+                        .map(|c| {
+                            let loader = main
+                                .child_loaders
+                                .get(&frame_id)
+                                .cloned()
+                                .unwrap_or_else(|| c.loader.clone());
+                            (
+                                c,
+                                DocumentId {
+                                    frame: FrameKey(Some(frame_id.clone())),
+                                    loader,
+                                    epoch: 0,
+                                    session: None,
+                                },
+                            )
+                        })
                 }
                 None => {
                     if self.ensure_frame_sessions(tab, timeout).await.is_err() {
@@ -645,22 +649,22 @@ impl Session {
                         budget,
                         capture(&frame_session, &Scope::Top, options.source, budget),
                     )
-                        .await
-                        .unwrap_or_else(|_| {
-                            Err(EngineError::Timeout {
-                                what: "cross-site frame snapshot".into(),
-                                after: budget,
-                            })
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(EngineError::Timeout {
+                            what: "cross-site frame snapshot".into(),
+                            after: budget,
                         })
-                        .map(|c| {
-                            let document = DocumentId {
-                                frame: FrameKey(Some(frame_id.clone())),
-                                loader: c.loader.clone(),
-                                epoch: 0,
-                                session: frame_session.id().map(str::to_string),
-                            };
-                            (c, document)
-                        })
+                    })
+                    .map(|c| {
+                        let document = DocumentId {
+                            frame: FrameKey(Some(frame_id.clone())),
+                            loader: c.loader.clone(),
+                            epoch: 0,
+                            session: frame_session.id().map(str::to_string),
+                        };
+                        (c, document)
+                    })
                 }
             };
             match captured {

@@ -96,7 +96,11 @@ impl RawNode {
         child_ids: Vec<String>,
         backend: Option<i64>,
     ) -> RawNode {
-        let text = |v: String| Some(RawValue { value: Some(Value::String(v)) });
+        let text = |v: String| {
+            Some(RawValue {
+                value: Some(Value::String(v)),
+            })
+        };
         RawNode {
             node_id,
             ignored,

@@ -27,14 +27,25 @@
     for (let c = node.firstChild; c; c = c.nextSibling) number(c);
   };
 
-  // Stylesheets: generated content, and rules we cannot read, are out.
+  // Stylesheets may only paint: every declaration must be of a property that cannot change
+  // Chrome's tree (so every element keeps the user-agent display, visibility, white-space…
+  // of its tag and no style needs computing), except list-style, read per list item. Rules
+  // we cannot read, at-rules and pseudo-element selectors are out.
+  const PAINT = /^(color|background(-.*)?|margin(-.*)?|padding(-.*)?|border(-.*)?|font(-.*)?|line-height|text-align|text-decoration(-.*)?|letter-spacing|word-spacing|width|height|min-width|min-height|max-width|max-height|box-sizing|box-shadow|outline(-.*)?|opacity|cursor|vertical-align|gap|row-gap|column-gap|list-style(-type)?|accent-color|caret-color|text-indent|transition(-.*)?)$/;
+  let listStyles = false;
   const sheets = () => {
     for (const sheet of doc.styleSheets) {
       let rules;
       try { rules = sheet.cssRules; } catch (e) { no('unreadable stylesheet'); }
       for (const rule of rules) {
-        const text = rule.cssText;
-        if (/content\s*:|::?(before|after|marker|first-letter|first-line)|@import|@media|@container|@supports|@layer/i.test(text)) no('stylesheet rule');
+        if (!(rule instanceof view.CSSStyleRule) || rule.cssRules.length) no('stylesheet at-rule');
+        if (/::?(before|after|marker|first-letter|first-line|placeholder|backdrop|selection)/i.test(rule.selectorText)) no('pseudo-element rule');
+        const style = rule.style;
+        for (let i = 0; i < style.length; i++) {
+          const property = style[i];
+          if (!PAINT.test(property)) no('stylesheet property ' + property);
+          if (property.startsWith('list-style')) listStyles = true;
+        }
       }
     }
   };
@@ -55,24 +66,28 @@
   const MARKERS = {disc: '\u2022 ', circle: '\u25e6 ', square: '\u25aa '};
 
   const styleOf = (el) => view.getComputedStyle(el);
+  // One XPath query (native, so cheap on large pages) for any attribute outside ATTRS.
+  const attributes = () => {
+    const allowed = ["starts-with(name(), 'data-')"];
+    for (const tag in ATTRS) {
+      for (const name in ATTRS[tag]) {
+        allowed.push(tag === '*' ? `name() = '${name}'` : `(name() = '${name}' and local-name(..) = '${tag}')`);
+      }
+    }
+    const query = `descendant-or-self::*[@*[not(${allowed.join(' or ')})]]`;
+    const found = doc.evaluate(query, doc.body, null, view.XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+    if (found) {
+      const name = Array.from(found.attributes).map((a) => a.name).find((n) => !(ATTRS['*'][n] || (ATTRS[found.localName] && ATTRS[found.localName][n]) || n.startsWith('data-')));
+      no('attribute ' + name + ' on ' + found.localName);
+    }
+  };
   const check = (el) => {
     const tag = el.localName;
     if (el.namespaceURI !== 'http://www.w3.org/1999/xhtml') no('foreign element');
-    for (const attr of el.attributes) {
-      const name = attr.name;
-      if (ATTRS['*'][name] || (ATTRS[tag] && ATTRS[tag][name]) || name.startsWith('data-')) continue;
-      no('attribute ' + name + ' on ' + tag);
-    }
     if (SKIP[tag]) return null;
     const expected = BLOCK[tag] || INLINE[tag] || ATOMIC[tag];
     if (!expected) no('element ' + tag);
-    const style = styleOf(el);
-    if (style.display !== expected) no('display ' + style.display + ' on ' + tag);
-    if (style.visibility !== 'visible' || style.contentVisibility !== 'visible') no('visibility');
-    if (style.textTransform !== 'none' || style.whiteSpaceCollapse !== 'collapse' || style.position === 'fixed' || style.float !== 'none') no('text layout');
-    if (style.position !== 'static' && style.position !== 'relative') no('position');
-    if (!ATOMIC[tag] && (style.overflowX !== 'visible' || style.overflowY !== 'visible')) no('overflow');
-    return style;
+    return true;
   };
 
   const nodes = [];
@@ -307,7 +322,7 @@
   };
   const visitItem = (li, parent, listTag, n) => {
     check(li);
-    const style = styleOf(li);
+    const style = listStyles ? styleOf(li) : {listStyleType: listTag === 'ol' ? 'decimal' : listDepth === 1 ? 'disc' : listDepth === 2 ? 'circle' : 'square'};
     const me = emit(parent, 'listitem', '', false, domOf(li), listDepth);
     let marker;
     if (style.listStyleType === 'none') marker = null;
@@ -324,9 +339,11 @@
 
   try {
     if (doc.readyState === 'loading') no('still loading');
+    if (doc.compatMode !== 'CSS1Compat') no('quirks mode');
     if (!doc.body || doc.body.localName !== 'body') no('no body');
     if (doc.documentElement.attributes.length > 1 || (doc.documentElement.attributes.length === 1 && !doc.documentElement.hasAttribute('lang'))) no('html attributes');
     if (doc.adoptedStyleSheets && doc.adoptedStyleSheets.length) no('adopted stylesheets');
+    attributes();
     number(doc);
     sheets();
     findLabels();
