@@ -57,7 +57,7 @@ const FIXTURE_PAGES: &[&str] = &[
     "/large/list?n=60",
     "/large/grid?n=20",
     "/large/shop?n=30",
-    "/large/article?n=30",
+    "/large/article?n=100",
     "/large/shadow?n=20",
 ];
 
@@ -266,8 +266,8 @@ async fn snapshots(source: SnapshotSource, plain_base: &str) -> Vec<(String, Str
 #[tokio::test]
 async fn walker_snapshots_equal_the_accessibility_tree_on_the_corpus() {
     let base = serve_plain().await;
-    let reference = snapshots(SnapshotSource::Accessibility, &base).await;
-    let walked = snapshots(SnapshotSource::Walker, &base).await;
+    let reference = Box::pin(snapshots(SnapshotSource::Accessibility, &base)).await;
+    let walked = Box::pin(snapshots(SnapshotSource::Walker, &base)).await;
     assert_eq!(reference.len(), walked.len());
     let mut differences = Vec::new();
     for ((url, variant, ax), (_, _, walker)) in reference.iter().zip(&walked) {

@@ -59,7 +59,8 @@
   const SKIP = {script: 1, style: 1, noscript: 1, template: 1};
   const ATTRS = {
     '*': {class: 1, id: 1},
-    a: {href: 1}, button: {type: 1}, input: {type: 1, id: 1, name: 1}, label: {for: 1},
+    a: {href: 1}, button: {type: 1},
+    nav: {'aria-label': 1}, main: {'aria-label': 1}, article: {'aria-label': 1}, section: {'aria-label': 1}, input: {type: 1, id: 1, name: 1}, label: {for: 1},
     img: {alt: 1, src: 1, width: 1, height: 1}, script: {src: 1, type: 1}, style: {}
   };
   const HEADINGS = {h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6};
@@ -239,8 +240,12 @@
       case 'strong': { const me = emit(parent, 'strong', '', false, dom); children(el, me); return; }
       case 'nav': case 'main': case 'article': case 'section': case 'header': case 'footer': {
         if ((tag === 'header' || tag === 'footer') && el.parentElement !== doc.body) no('scoped ' + tag);
-        const role = {nav: 'navigation', main: 'main', article: 'article', section: 'generic', header: 'banner', footer: 'contentinfo'}[tag];
-        const me = emit(parent, role, '', false, dom); children(el, me); return;
+        let role = {nav: 'navigation', main: 'main', article: 'article', section: 'generic', header: 'banner', footer: 'contentinfo'}[tag];
+        // A landmark named by a plain aria-label (a named section is a region).
+        const label = el.getAttribute('aria-label');
+        if (label !== null && !/^[^ \t\n\r\f]+( [^ \t\n\r\f]+)*$/.test(label)) no('aria-label spacing');
+        if (label !== null && tag === 'section') role = 'region';
+        const me = emit(parent, role, label || '', false, dom); children(el, me); return;
       }
       case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': {
         const me = emit(parent, 'heading', textOf(el), false, dom, HEADINGS[tag]); children(el, me); return;

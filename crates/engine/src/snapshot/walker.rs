@@ -261,3 +261,64 @@ impl crate::session::Page<'_> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(parent: i64, role: &str, name: &str, ignored: bool, dom: i64) -> WalkNode {
+        WalkNode(
+            parent,
+            role.into(),
+            name.into(),
+            u8::from(ignored),
+            dom,
+            Value::Null,
+        )
+    }
+
+    #[test]
+    fn nodes_follow_get_full_ax_tree_order_so_ref_numbers_match() {
+        // root → ignored body → [link A (text), ignored label → text, button B (text)]
+        let nodes = vec![
+            node(-1, "RootWebArea", "t", false, 0),
+            node(0, "", "", true, 1),
+            node(1, "link", "A", false, 2),
+            node(2, "StaticText", "A", false, 3),
+            node(1, "", "", true, 4),
+            node(4, "", "", true, 5),
+            node(1, "button", "B", false, 6),
+            node(6, "StaticText", "B", false, 7),
+        ];
+        let backends: Vec<i64> = (100..108).collect();
+        let tree = build(8, nodes, &backends).expect("tree");
+        let order: Vec<Option<i64>> = tree.nodes.iter().map(|n| n.backend).collect();
+        // Breadth first over unignored nodes, an ignored node's children right after it.
+        let expected = [100, 101, 102, 104, 105, 106, 103, 107];
+        assert_eq!(order, expected.map(Some));
+        let candidates = tree.ref_candidates(&Default::default());
+        let roles: Vec<&str> = candidates
+            .iter()
+            .map(|&i| tree.nodes[i].role.as_str())
+            .collect();
+        assert_eq!(roles, ["link", "button"]);
+    }
+
+    #[test]
+    fn a_dom_count_that_differs_from_the_document_refuses() {
+        let nodes = vec![node(-1, "RootWebArea", "", false, 0)];
+        assert!(build(2, nodes, &[1]).is_none());
+    }
+
+    #[test]
+    fn refusals_carry_their_reason() {
+        match decode(r#"["unsupported","attribute role on div"]"#) {
+            Some(Walked::Unsupported(reason)) => assert_eq!(reason, "attribute role on div"),
+            _ => panic!("not decoded as a refusal"),
+        }
+        assert!(matches!(
+            decode(r#"["ok",1,[[-1,"RootWebArea","",0,0,null]]]"#),
+            Some(Walked::Tree { dom_count: 1, .. })
+        ));
+    }
+}
