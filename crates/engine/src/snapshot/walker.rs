@@ -284,18 +284,28 @@ mod tests {
             node(-1, "RootWebArea", "t", false, 0),
             node(0, "", "", true, 1),
             node(1, "link", "A", false, 2),
-            node(2, "StaticText", "A", false, 3),
+            node(2, "StaticText", "A text", false, 3),
             node(1, "", "", true, 4),
             node(4, "", "", true, 5),
             node(1, "button", "B", false, 6),
-            node(6, "StaticText", "B", false, 7),
+            node(6, "StaticText", "B text", false, 7),
         ];
         let backends: Vec<i64> = (100..108).collect();
         let tree = build(8, nodes, &backends).expect("tree");
         let order: Vec<Option<i64>> = tree.nodes.iter().map(|n| n.backend).collect();
-        // Breadth first over unignored nodes, an ignored node's children right after it.
-        let expected = [100, 101, 102, 104, 105, 106, 103, 107];
-        assert_eq!(order, expected.map(Some));
+        // Breadth first over unignored nodes, an ignored node's children right after it:
+        // 0, 1, 2, 4, 5, 6, then 3 and 7 (ignored nodes keep no backend once built).
+        let expected = [
+            Some(100),
+            None,
+            Some(102),
+            None,
+            None,
+            Some(106),
+            Some(103),
+            Some(107),
+        ];
+        assert_eq!(order, expected);
         let candidates = tree.ref_candidates(&Default::default());
         let roles: Vec<&str> = candidates
             .iter()
