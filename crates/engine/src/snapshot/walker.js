@@ -31,7 +31,7 @@
   // Chrome's tree (so every element keeps the user-agent display, visibility, white-space…
   // of its tag and no style needs computing), except list-style, read per list item. Rules
   // we cannot read, at-rules and pseudo-element selectors are out.
-  const PAINT = /^(color|background(-.*)?|margin(-.*)?|padding(-.*)?|border(-.*)?|font(-.*)?|line-height|text-align|text-decoration(-.*)?|letter-spacing|word-spacing|width|height|min-width|min-height|max-width|max-height|box-sizing|box-shadow|outline(-.*)?|opacity|cursor|vertical-align|gap|row-gap|column-gap|list-style(-type)?|accent-color|caret-color|text-indent|transition(-.*)?)$/;
+  const PAINT = /^(color|background(-.*)?|margin(-.*)?|padding(-.*)?|border(-.*)?|font(-.*)?|line-height|text-align|text-decoration(-.*)?|letter-spacing|word-spacing|width|height|min-width|min-height|max-width|max-height|box-sizing|box-shadow|outline(-.*)?|opacity|cursor|vertical-align|gap|row-gap|column-gap|list-style(-type|-position|-image)?|accent-color|caret-color|text-indent|transition(-.*)?)$/;
   let listStyles = false;
   const sheets = () => {
     for (const sheet of doc.styleSheets) {
@@ -60,7 +60,8 @@
   const ATTRS = {
     '*': {class: 1, id: 1},
     a: {href: 1}, button: {type: 1},
-    nav: {'aria-label': 1}, main: {'aria-label': 1}, article: {'aria-label': 1}, section: {'aria-label': 1}, input: {type: 1, id: 1, name: 1}, label: {for: 1},
+    nav: {'aria-label': 1}, main: {'aria-label': 1}, article: {'aria-label': 1}, section: {'aria-label': 1}, input: {type: 1, id: 1, name: 1, placeholder: 1, 'aria-label': 1},
+    div: {role: 1, 'aria-label': 1}, label: {for: 1},
     img: {alt: 1, src: 1, width: 1, height: 1}, script: {src: 1, type: 1}, style: {}
   };
   const HEADINGS = {h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6};
@@ -96,6 +97,8 @@
     nodes.push([parent, role, name, ignored ? 1 : 0, dom === undefined ? -1 : dom, prop === undefined ? null : prop]);
     return nodes.length - 1;
   };
+  // A name Chrome takes as it is: words separated by single spaces.
+  const plain = (text) => text !== null && /^[^ \t\n\r\f]+( [^ \t\n\r\f]+)*$/.test(text);
   const domOf = (node) => { const i = index.get(node); return i === undefined ? -1 : i; };
 
   // Rendered text of each text node of one block container, CSS white-space collapsing:
@@ -226,6 +229,11 @@
         if (el.id) { const me = emit(parent, 'generic', '', false, dom); children(el, me); return; }
         children(el, parent); return;
       case 'div': {
+        if (el.hasAttribute('role') || el.hasAttribute('aria-label')) {
+          // Only a toolbar named by a plain aria-label.
+          if (el.getAttribute('role') !== 'toolbar' || !plain(el.getAttribute('aria-label'))) no('div role');
+          const me = emit(parent, 'toolbar', el.getAttribute('aria-label'), false, dom); children(el, me); return;
+        }
         if (el.id && !el.firstChild) no('empty div with an id');
         if (el.id || inlineOnly(el)) { const me = emit(parent, 'generic', '', false, dom); children(el, me); return; }
         if (!blockOnly(el) || !el.firstElementChild) no('div content');
@@ -243,7 +251,7 @@
         let role = {nav: 'navigation', main: 'main', article: 'article', section: 'generic', header: 'banner', footer: 'contentinfo'}[tag];
         // A landmark named by a plain aria-label (a named section is a region).
         const label = el.getAttribute('aria-label');
-        if (label !== null && !/^[^ \t\n\r\f]+( [^ \t\n\r\f]+)*$/.test(label)) no('aria-label spacing');
+        if (label !== null && !plain(label)) no('aria-label spacing');
         if (label !== null && tag === 'section') role = 'region';
         const me = emit(parent, role, label || '', false, dom); children(el, me); return;
       }
@@ -276,10 +284,20 @@
       case 'input': {
         const type = el.getAttribute('type');
         const label = labels.get(el);
-        const name = label ? textOf(label) : '';
+        const aria = el.getAttribute('aria-label');
+        if (aria !== null && (label || !plain(aria))) no('input aria-label');
+        const placeholder = el.getAttribute('placeholder');
+        if (placeholder !== null && (label || aria !== null || !plain(placeholder) || type !== 'search')) no('input placeholder');
+        const name = aria !== null ? aria : label ? textOf(label) : '';
         if (type === 'checkbox' || type === 'radio') {
+          if (placeholder !== null) no('placeholder on a checkbox');
           if (el.indeterminate) no('indeterminate');
           emit(parent, type, name, false, dom, String(el.checked)); return;
+        }
+        if (type === 'search') {
+          if (el.value !== '') no('search input content');
+          emit(parent, 'searchbox', placeholder !== null ? placeholder : name, false, dom);
+          return;
         }
         if (type === 'text' || type === null) {
           if (el.value !== '' || el.placeholder) no('text input content');
@@ -330,6 +348,7 @@
     const style = listStyles ? styleOf(li) : {listStyleType: listTag === 'ol' ? 'decimal' : listDepth === 1 ? 'disc' : listDepth === 2 ? 'circle' : 'square'};
     const me = emit(parent, 'listitem', '', false, domOf(li), listDepth);
     let marker;
+    if (listStyles && style.listStyleImage !== 'none') no('list-style-image');
     if (style.listStyleType === 'none') marker = null;
     else if (listTag === 'ol' && style.listStyleType === 'decimal') marker = n + '. ';
     else if (listTag === 'ul' && MARKERS[style.listStyleType]) marker = MARKERS[style.listStyleType];
