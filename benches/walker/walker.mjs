@@ -82,7 +82,10 @@ const pages = [
 ];
 const scaling = [100, 400, 1000, 2000].map((n) => [`list n=${n}`, `/list?n=${n}`]);
 // The fixture site's /large/article (the issue's long article) when FIXTURE is its origin.
-if (process.env.FIXTURE) pages.push(['fixture /large/article (n=500: 2,500 links)', `${process.env.FIXTURE}/large/article`]);
+if (process.env.FIXTURE) {
+  pages.push(['fixture /large/list (n=3,000)', `${process.env.FIXTURE}/large/list`]);
+  pages.push(['fixture /large/article (n=500: 2,500 links)', `${process.env.FIXTURE}/large/article`]);
+}
 console.log(`| page | AX nodes | walker nodes | getFullAXTree ms | walker + describeNode ms | Playwright ariaSnapshot ms | walker / Playwright |`);
 console.log(`|---|---|---|---|---|---|---|`);
 for (const [label, route] of [...pages, ...scaling]) {
