@@ -6,6 +6,9 @@
 #   benches/side_by_side/run.sh                 7 iterations, the Markdown section on stdout
 #   benches/side_by_side/run.sh --out FILE      … also written to FILE
 #   ABX_SBS_ITER=11 ABX_SBS_REPEAT=5 benches/side_by_side/run.sh
+#   benches/side_by_side/run.sh --large [--out F]   the large generated pages instead (issue 38):
+#                               every /large/ page at two sizes, the scaling curve, the daemon's
+#                               RSS across 1,000 snapshots (node benches/side_by_side/large.mjs --help)
 #   (any other option goes to sbs.mjs: node benches/side_by_side/sbs.mjs --help)
 #
 # Environment:
@@ -47,5 +50,10 @@ fi
 OURS=${ABX_SBS_ABX:-$target/release/agent-browser}
 FIXTURES=${ABX_SBS_FIXTURES:-$target/release/abx-fixtures}
 
+if [ "${1:-}" = "--large" ]; then
+  shift
+  exec node benches/side_by_side/large.mjs --abx "$OURS" --upstream "$UPSTREAM" --fixtures "$FIXTURES" \
+    --command "${ABX_SBS_COMMAND:-benches/side_by_side/run.sh --large${*:+ $*}}" "$@"
+fi
 exec node benches/side_by_side/sbs.mjs --abx "$OURS" --upstream "$UPSTREAM" --fixtures "$FIXTURES" \
   --command "${ABX_SBS_COMMAND:-${ABX_SBS_ITER:+ABX_SBS_ITER=$ABX_SBS_ITER }benches/side_by_side/run.sh}" "$@"

@@ -110,7 +110,7 @@ pub use session::{
     ScreenshotOptions, Session, SessionOptions, TabListing, WaitUntil,
 };
 pub use snapshot::delta::{DeltaSnapshot, RefChange, SnapshotDelta, TreeChange};
-pub use snapshot::{RefInfo, Snapshot, SnapshotDiff, SnapshotOptions, diff_text};
+pub use snapshot::{RefInfo, Snapshot, SnapshotDiff, SnapshotOptions, SnapshotSource, diff_text};
 pub use tab::{
     ConsoleMessage, Dialog, DialogEvent, PageError, PageEvent, Tab, TabOptions, TabState,
 };

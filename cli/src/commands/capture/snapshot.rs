@@ -1,7 +1,7 @@
 //! `snapshot [-i] [-c] [-d <n>] [-s <sel>] [-u] [-C] [--delta]`: the accessibility tree with
 //! refs (`@e1`) that later commands accept as selectors.
 
-use abx_engine::SnapshotOptions;
+use abx_engine::{SnapshotOptions, SnapshotSource};
 
 use crate::commands::prelude::*;
 
@@ -48,7 +48,20 @@ impl SnapshotRequest {
             max_depth: self.max_depth.and_then(|d| usize::try_from(d).ok()),
             selector: self.selector.clone(),
             urls: self.urls,
+            source: snapshot_source(),
         }
+    }
+}
+
+/// Where snapshots read the tree from: `ABX_SNAPSHOT_WALKER=1` opts in to the in-page walker
+/// (ADR 0018), `ABX_SNAPSHOT_AX=1` forces Chrome's accessibility tree (and wins over the
+/// walker).
+fn snapshot_source() -> SnapshotSource {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| v == "1");
+    if set("ABX_SNAPSHOT_AX") || !set("ABX_SNAPSHOT_WALKER") {
+        SnapshotSource::Accessibility
+    } else {
+        SnapshotSource::Walker
     }
 }
 

@@ -24,6 +24,7 @@ pub(crate) mod frames;
 pub(crate) mod scan;
 mod scoped;
 pub(crate) mod tree;
+pub(crate) mod walker;
 pub(crate) mod watch;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -55,6 +56,19 @@ pub struct SnapshotOptions {
     pub selector: Option<String>,
     /// `-u`: print each link's URL.
     pub urls: bool,
+    /// Where the tree comes from.
+    pub source: SnapshotSource,
+}
+
+/// Where a snapshot reads each frame's accessibility tree from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SnapshotSource {
+    /// Chrome's own tree (`Accessibility.getFullAXTree`), the reference.
+    #[default]
+    Accessibility,
+    /// The in-page walker where it can answer exactly, Chrome's tree elsewhere (ADR 0018).
+    Walker,
 }
 
 /// What a ref names, as reported in the snapshot's `refs` map.
@@ -167,12 +181,13 @@ fn collect_backend_ids(node: &Value, ids: &mut HashSet<i64>) {
     }
 }
 
-/// Reads one frame document: AX tree, cursor scan, frame tree, all sent at once — after arming
-/// the unchanged-page watcher in `watch_world` when given (sent first, so a change while the
-/// tree is read counts).
+/// Reads one frame document: AX tree (or the walker's), cursor scan, frame tree, all sent at
+/// once — after arming the unchanged-page watcher in `watch_world` when given (sent first, so a
+/// change while the tree is read counts).
 async fn capture(
     session: &CdpSession,
     scope: &Scope,
+    source: SnapshotSource,
     watch_world: Option<i64>,
     timeout: Duration,
 ) -> Result<Capture> {
@@ -222,8 +237,22 @@ async fn capture(
         },
         timeout,
     );
-    // Own reply type: a whole AX tree, of which the tree builder reads a few fields.
-    let ax = session.call_as::<_, RawTree>(&ax_params, Some(timeout));
+    let tree = async {
+        if source == SnapshotSource::Walker {
+            let document = match &cleanup {
+                Cleanup::Top => None,
+                Cleanup::Frame { document } => Some(document.as_str()),
+            };
+            if let Some(tree) = walker::capture(session, document, timeout).await {
+                return Ok(tree);
+            }
+        }
+        // Own reply type: a whole AX tree, of which the tree builder reads a few fields.
+        let ax = session
+            .call_as::<_, RawTree>(&ax_params, Some(timeout))
+            .await;
+        ax.map(|raw| Tree::build(raw.nodes))
+    };
     let frame_tree = session.call_within(page::GetFrameTreeParams::default(), timeout);
     let arm = async {
         match watch_world {
@@ -234,10 +263,10 @@ async fn capture(
             None => false,
         }
     };
-    let (armed, scan_reply, document, ax, frame_tree) =
-        futures_util::join!(arm, scan_reply, document, ax, frame_tree);
+    let (armed, scan_reply, document, tree, frame_tree) =
+        futures_util::join!(arm, scan_reply, document, tree, frame_tree);
 
-    let tree = Tree::build(ax?.nodes);
+    let tree = tree?;
     let mut child_loaders = HashMap::new();
     if let Ok(frame_tree) = &frame_tree {
         loaders(&frame_tree.frame_tree, &mut child_loaders);
@@ -442,7 +471,7 @@ impl Session {
             true => self.watch_world(tab, timeout).await,
             false => None,
         };
-        let mut main = capture(session, &Scope::Top, watch_world, timeout).await?;
+        let mut main = capture(session, &Scope::Top, options.source, watch_world, timeout).await?;
 
         // Tie the refs to the document the pump reports; give it a moment to catch up with a
         // navigation that committed just before the snapshot.
@@ -479,7 +508,7 @@ impl Session {
         };
 
         let children = self
-            .capture_children(tab, &main, &main_candidates, timeout)
+            .capture_children(tab, &main, &main_candidates, options, timeout)
             .await;
         // Frames' documents are not watched: a page with any keeps taking the full path.
         let keep = main.armed
@@ -582,6 +611,7 @@ impl Session {
         tab: &Tab,
         main: &Capture,
         candidates: &[usize],
+        options: &SnapshotOptions,
         timeout: Duration,
     ) -> Vec<ChildFrame> {
         let iframes: Vec<(usize, i64)> = candidates
@@ -625,22 +655,24 @@ impl Session {
                         frame_id: frame_id.clone(),
                         document_backend,
                     };
-                    capture(session, &scope, None, timeout).await.map(|c| {
-                        let loader = main
-                            .child_loaders
-                            .get(&frame_id)
-                            .cloned()
-                            .unwrap_or_else(|| c.loader.clone());
-                        (
-                            c,
-                            DocumentId {
-                                frame: FrameKey(Some(frame_id.clone())),
-                                loader,
-                                epoch: 0,
-                                session: None,
-                            },
-                        )
-                    })
+                    capture(session, &scope, options.source, None, timeout)
+                        .await
+                        .map(|c| {
+                            let loader = main
+                                .child_loaders
+                                .get(&frame_id)
+                                .cloned()
+                                .unwrap_or_else(|| c.loader.clone());
+                            (
+                                c,
+                                DocumentId {
+                                    frame: FrameKey(Some(frame_id.clone())),
+                                    loader,
+                                    epoch: 0,
+                                    session: None,
+                                },
+                            )
+                        })
                 }
                 None => {
                     if self.ensure_frame_sessions(tab, timeout).await.is_err() {
@@ -652,23 +684,26 @@ impl Session {
                         continue;
                     };
                     let budget = timeout.min(FRAME_BUDGET);
-                    tokio::time::timeout(budget, capture(&frame_session, &Scope::Top, None, budget))
-                        .await
-                        .unwrap_or_else(|_| {
-                            Err(EngineError::Timeout {
-                                what: "cross-site frame snapshot".into(),
-                                after: budget,
-                            })
+                    tokio::time::timeout(
+                        budget,
+                        capture(&frame_session, &Scope::Top, options.source, None, budget),
+                    )
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(EngineError::Timeout {
+                            what: "cross-site frame snapshot".into(),
+                            after: budget,
                         })
-                        .map(|c| {
-                            let document = DocumentId {
-                                frame: FrameKey(Some(frame_id.clone())),
-                                loader: c.loader.clone(),
-                                epoch: 0,
-                                session: frame_session.id().map(str::to_string),
-                            };
-                            (c, document)
-                        })
+                    })
+                    .map(|c| {
+                        let document = DocumentId {
+                            frame: FrameKey(Some(frame_id.clone())),
+                            loader: c.loader.clone(),
+                            epoch: 0,
+                            session: frame_session.id().map(str::to_string),
+                        };
+                        (c, document)
+                    })
                 }
             };
             match captured {

@@ -85,6 +85,41 @@ struct RawProperty {
     value: RawValue,
 }
 
+impl RawNode {
+    /// A node built by the in-page walker ([`super::walker`]) in the shape Chrome reports it.
+    pub(crate) fn from_walker(
+        node_id: String,
+        ignored: bool,
+        role: String,
+        name: String,
+        properties: Vec<(&'static str, Value)>,
+        child_ids: Vec<String>,
+        backend: Option<i64>,
+    ) -> RawNode {
+        let text = |v: String| {
+            Some(RawValue {
+                value: Some(Value::String(v)),
+            })
+        };
+        RawNode {
+            node_id,
+            ignored,
+            role: text(role),
+            name: text(name),
+            value: None,
+            properties: properties
+                .into_iter()
+                .map(|(name, value)| RawProperty {
+                    name: name.to_string(),
+                    value: RawValue { value: Some(value) },
+                })
+                .collect(),
+            child_ids,
+            backend_dom_node_id: backend,
+        }
+    }
+}
+
 impl RawValue {
     /// Upstream's reading of an AX value as text: strings, numbers and booleans.
     fn text(&self) -> String {

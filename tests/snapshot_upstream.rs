@@ -1,0 +1,380 @@
+//! `snapshot` byte for byte against upstream agent-browser 0.41.2 (issue 38, "Done when"): both
+//! binaries open the same pages of one fixture server on the same Chrome binary, and every page's
+//! `snapshot`, `snapshot -i`, `snapshot -c`, `snapshot -u` and `--json snapshot` / `--json snapshot
+//! -i` (the `snapshot`, `origin` and `refs` fields) must be the same text. The pages are the whole
+//! fixture site ([`abx_fixtures::page_paths`]), the navigation corpus's pages (`/nav/`, where
+//! redirects and client moves end) and the large generated pages at a small `n`.
+//!
+//! Upstream comes from `ABX_UPSTREAM_BIN` or is installed with `npm install agent-browser@0.41.2`
+//! into `<target>/upstream-agent-browser-0.41.2/` on first use (`--ignore-scripts`: nothing of
+//! upstream runs at install; its `install`/`upgrade` subcommands, which download Chrome, are never
+//! run). Refs are numbered per session in both, so both sessions walk the pages in the same order;
+//! after a page that differs both sessions are closed, so the next page starts from `e1` on both
+//! sides and one difference cannot make every later page differ.
+//!
+//! Differences that are deliberate (docs/compat.md, the `//!` of
+//! `crates/engine/src/snapshot/mod.rs`) are listed in [`EXEMPT`], each with its reason; an exempt
+//! page that has become equal is reported so the entry can go. Pages whose content changes on its
+//! own (an animation, a timer) are in [`SKIP`], with their reason.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use abx_tests::cli::{Cli, Output};
+use serde_json::Value;
+
+mod common;
+
+/// Upstream's version this test compares with.
+const UPSTREAM_VERSION: &str = "0.41.2";
+
+/// The variants of `snapshot` compared on every page. Text variants compare stdout; `--json` ones
+/// compare `data.snapshot`, `data.origin` and `data.refs` (`removedRefs` differs on purpose:
+/// docs/compat.md, row `snap.json`).
+const VARIANTS: &[&[&str]] = &[
+    &["snapshot"],
+    &["snapshot", "-i"],
+    &["snapshot", "-c"],
+    &["snapshot", "-u"],
+    &["--json", "snapshot"],
+    &["--json", "snapshot", "-i"],
+];
+
+/// Pages not compared, and why: their content changes by itself between the two snapshots.
+const SKIP: &[(&str, &str)] = &[
+    (
+        "/animated.html",
+        "its #counter text changes every animation frame",
+    ),
+    ("/ticker.html", "it repaints a changing text every frame"),
+    (
+        "/spin-now.html",
+        "the page spins forever after its first paint: neither CLI can read it",
+    ),
+    (
+        "/never.html",
+        "its load never ends: open waits out its timeout on both sides",
+    ),
+];
+
+/// Pages (with their query) that differ from upstream on purpose, and why.
+const EXEMPT: &[(&str, &str)] = &[];
+
+/// The navigation corpus pages compared (paths with their query).
+const NAV_PAGES: &[&str] = &[
+    "/nav/links.html?to=%2Fnav%2Flanded",
+    "/nav/landed?via=test",
+    "/nav/redirect?code=302",
+    "/nav/chain?hops=3",
+    "/nav/missing?x=1",
+    "/nav/server-error",
+    "/nav/client?how=replace&when=head",
+    "/nav/meta?delay=0",
+    "/nav/form",
+    "/nav/history?op=push&when=button",
+    "/nav/pushed?op=push",
+    "/nav/anchors.html",
+    "/nav/beforeunload",
+    "/nav/bfcache",
+    "/nav/window-open",
+    "/nav/slow-sub?ms=50",
+    "/nav/note.txt",
+    "/nav/data.json",
+];
+
+/// The large pages at a small size: every feature of each generator, in a few hundred lines.
+const LARGE_PAGES: &[&str] = &[
+    "/large/",
+    "/large/list?n=20",
+    "/large/grid?n=8",
+    "/large/shop?n=8",
+    "/large/article?n=80",
+    "/large/shadow?n=12",
+    "/large/frames?n=4",
+    "/large/tall?n=800",
+];
+
+/// The Chrome both binaries run: the headless shell when installed (both take it when told).
+fn chrome() -> &'static str {
+    if Path::new("/usr/bin/chromium-headless-shell").exists() {
+        "/usr/bin/chromium-headless-shell"
+    } else {
+        "/usr/bin/chromium"
+    }
+}
+
+/// Upstream's native binary: `ABX_UPSTREAM_BIN`, or installed from npm into the target dir.
+fn upstream_binary() -> PathBuf {
+    if let Some(bin) = std::env::var_os("ABX_UPSTREAM_BIN") {
+        return PathBuf::from(bin);
+    }
+    let exe = std::env::current_exe().expect("test executable path");
+    // <target>/<profile>/deps/<test>: the cache lives in <target>, shared by every profile.
+    let target = exe
+        .ancestors()
+        .nth(3)
+        .expect("the test executable is in a cargo target dir");
+    let prefix = target.join(format!("upstream-agent-browser-{UPSTREAM_VERSION}"));
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "x64",
+        "aarch64" => "arm64",
+        other => panic!("upstream ships no Linux binary for {other}"),
+    };
+    let bin = prefix.join(format!(
+        "node_modules/agent-browser/bin/agent-browser-linux-{arch}"
+    ));
+    if !bin.exists() {
+        std::fs::create_dir_all(&prefix).expect("create the upstream cache dir");
+        let out = Command::new("npm")
+            .args([
+                "install",
+                "--prefix",
+                &prefix.to_string_lossy(),
+                "--no-save",
+                "--ignore-scripts",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                &format!("agent-browser@{UPSTREAM_VERSION}"),
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("npm is needed to install upstream (or set ABX_UPSTREAM_BIN): {e}")
+            });
+        assert!(
+            out.status.success() && bin.exists(),
+            "npm install agent-browser@{UPSTREAM_VERSION} failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // --ignore-scripts skips the postinstall that marks the binary executable.
+    use std::os::unix::fs::PermissionsExt;
+    let mut mode = std::fs::metadata(&bin)
+        .expect("upstream binary metadata")
+        .permissions();
+    if mode.mode() & 0o111 == 0 {
+        mode.set_mode(0o755);
+        std::fs::set_permissions(&bin, mode).expect("make upstream's binary executable");
+    }
+    bin
+}
+
+/// Upstream's CLI in its own HOME and socket dir; its daemon (and the Chrome under it) are ended
+/// when dropped.
+struct Upstream {
+    bin: PathBuf,
+    home: tempfile::TempDir,
+}
+
+impl Upstream {
+    fn new(bin: PathBuf) -> Upstream {
+        Upstream {
+            bin,
+            home: tempfile::tempdir().expect("temp home"),
+        }
+    }
+
+    fn socket_dir(&self) -> PathBuf {
+        self.home.path().join("s")
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        let started = Instant::now();
+        let mut flags: Vec<&str> = vec![
+            "--no-sandbox",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+        ];
+        flags.extend(abx_tests::TEST_CHROME_ARGS);
+        let out = Command::new(&self.bin)
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("LANG", "C.UTF-8")
+            .env("HOME", self.home.path())
+            .env("AGENT_BROWSER_SOCKET_DIR", self.socket_dir())
+            .env("AGENT_BROWSER_SESSION", "cmp")
+            .env("AGENT_BROWSER_NO_VERSION_CHECK", "1")
+            .env("AGENT_BROWSER_EXECUTABLE_PATH", chrome())
+            .env("AGENT_BROWSER_ARGS", flags.join(","))
+            .stdin(Stdio::null())
+            .output()
+            .expect("run upstream agent-browser");
+        Output {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            took: started.elapsed(),
+        }
+    }
+
+    fn daemon_pid(&self) -> Option<i32> {
+        std::fs::read_to_string(self.socket_dir().join("cmp.pid"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+            .filter(|pid: &i32| *pid > 1)
+    }
+
+    /// Closes the session and makes sure its daemon and browser are gone.
+    fn close(&self) {
+        let pid = self.daemon_pid();
+        let browsers = pid.map(abx_tests::children).unwrap_or_default();
+        let _ = self.run(&["close"]);
+        let Some(pid) = pid else { return };
+        let mut all = browsers;
+        all.push(pid);
+        if abx_tests::wait_gone_blocking(&all, Duration::from_secs(5)).is_none() {
+            for left in abx_tests::pids_alive(&all) {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(left),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+        }
+    }
+}
+
+impl Drop for Upstream {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// What a variant printed, reduced to what is compared.
+fn compared(args: &[&str], out: &Output) -> String {
+    if out.code != 0 {
+        return format!("exit {}\n{}{}", out.code, out.stdout, out.stderr);
+    }
+    if args.first() != Some(&"--json") {
+        return out.stdout.clone();
+    }
+    let Ok(json) = serde_json::from_str::<Value>(out.stdout.trim()) else {
+        return format!("not JSON: {}", out.stdout);
+    };
+    let data = &json["data"];
+    let mut kept = BTreeMap::new();
+    for key in ["snapshot", "origin", "refs"] {
+        kept.insert(key, data[key].clone());
+    }
+    serde_json::to_string_pretty(&kept).unwrap_or_default()
+}
+
+/// The first lines where two outputs part, for the report.
+fn first_difference(ours: &str, theirs: &str) -> String {
+    let (a, b): (Vec<&str>, Vec<&str>) = (ours.lines().collect(), theirs.lines().collect());
+    let at = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let show = |lines: &[&str]| {
+        lines
+            .iter()
+            .skip(at)
+            .take(4)
+            .map(|l| format!("      {l}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    format!(
+        "    line {} (abx {} lines, upstream {}):\n    abx:\n{}\n    upstream:\n{}",
+        at + 1,
+        a.len(),
+        b.len(),
+        show(&a),
+        show(&b)
+    )
+}
+
+#[test]
+fn snapshot_output_is_upstreams_on_the_fixture_site_corpus_and_large_pages() {
+    let site = common::site();
+    let upstream = Upstream::new(upstream_binary());
+    let abx = Cli::new()
+        .session("cmp")
+        .env("AGENT_BROWSER_EXECUTABLE_PATH", chrome());
+
+    let mut pages: Vec<String> = abx_fixtures::page_paths()
+        .into_iter()
+        .filter(|p| !SKIP.iter().any(|(skip, _)| skip == p))
+        .map(str::to_string)
+        .collect();
+    pages.extend(NAV_PAGES.iter().map(|p| p.to_string()));
+    pages.extend(LARGE_PAGES.iter().map(|p| p.to_string()));
+
+    let mut differ: Vec<String> = Vec::new();
+    let mut exempt_differ: Vec<String> = Vec::new();
+    let mut exempt_equal: Vec<&str> = Vec::new();
+    let mut compared_pages = 0;
+    for page in &pages {
+        let url = site.url(page);
+        let (ours_open, theirs_open) = std::thread::scope(|s| {
+            let theirs = s.spawn(|| upstream.run(&["open", &url]));
+            let ours = abx.run(&["open", &url]);
+            (ours, theirs.join().expect("upstream open thread"))
+        });
+        let mut report = Vec::new();
+        if ours_open.code != theirs_open.code {
+            report.push(format!(
+                "  open: abx exit {}, upstream exit {}: {} | {}",
+                ours_open.code,
+                theirs_open.code,
+                ours_open.stderr.trim(),
+                theirs_open.stderr.trim()
+            ));
+        }
+        for args in VARIANTS {
+            let (ours, theirs) = std::thread::scope(|s| {
+                let theirs = s.spawn(|| upstream.run(args));
+                let ours = abx.run(args);
+                (ours, theirs.join().expect("upstream snapshot thread"))
+            });
+            let (ours, theirs) = (compared(args, &ours), compared(args, &theirs));
+            if ours != theirs {
+                report.push(format!(
+                    "  `{}`:\n{}",
+                    args.join(" "),
+                    first_difference(&ours, &theirs)
+                ));
+            }
+        }
+        compared_pages += 1;
+        let exemption = EXEMPT.iter().find(|(p, _)| p == page);
+        match (report.is_empty(), exemption) {
+            (true, Some((p, _))) => exempt_equal.push(p),
+            (true, None) => {}
+            (false, Some((_, why))) => {
+                exempt_differ.push(format!("{page} (exempt: {why})\n{}", report.join("\n")))
+            }
+            (false, None) => differ.push(format!("{page}\n{}", report.join("\n"))),
+        }
+        if !report.is_empty() {
+            // Start the next page from e1 on both sides.
+            let _ = abx.run(&["close"]);
+            upstream.close();
+        }
+    }
+
+    eprintln!(
+        "snapshot_upstream: {compared_pages} pages × {} variants; {} differ, {} differ as exempted",
+        VARIANTS.len(),
+        differ.len(),
+        exempt_differ.len()
+    );
+    for entry in &exempt_differ {
+        eprintln!("exempt: {entry}");
+    }
+    for page in &exempt_equal {
+        eprintln!("exempt but now equal (remove its EXEMPT entry): {page}");
+    }
+    assert!(
+        differ.is_empty(),
+        "{} page(s) snapshot differently from upstream {UPSTREAM_VERSION}:\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
+}

@@ -1,0 +1,325 @@
+//! The walker's proof harness (issue 38, ADR 0018): every page of the fixture site, the
+//! navigation corpus's pages, the large generated pages and a set of plain generated pages the
+//! walker fully supports are snapshotted with every option variant, once through Chrome's
+//! accessibility tree and once through the in-page walker, each in its own browser so ref
+//! numbering starts fresh on both sides. Text and refs must be byte-for-byte equal.
+
+#[path = "engine_harness.rs"]
+mod harness;
+
+use std::fmt::Write as _;
+
+use abx_engine::{SnapshotOptions, SnapshotSource};
+use harness::Harness;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// Fixture pages (the ones that load and settle; `/never` and the spinning pages do not).
+const FIXTURE_PAGES: &[&str] = &[
+    "/index.html",
+    "/fixture.html",
+    "/table.html",
+    "/iframe.html",
+    "/frames.html",
+    "/clickable.html",
+    "/form.html",
+    "/article.html",
+    "/static.html",
+    "/locators.html",
+    "/a11y-bad.html",
+    "/a11y-clean.html",
+    "/a11y-frames.html",
+    "/account.html",
+    "/login.html",
+    "/page1.html",
+    "/page2.html",
+    "/covered.html",
+    "/scroll.html",
+    "/react.html",
+    "/events.html",
+    "/storage.html",
+    "/network.html",
+    "/console.html",
+    "/drag.html",
+    "/shifty.html",
+    "/touch.html",
+    "/title-at-load.html",
+    "/popup.html",
+    "/dialogs.html",
+    "/download.html",
+    "/nav/links.html",
+    "/nav/landed",
+    "/nav/form",
+    "/nav/history",
+    "/nav/anchors.html",
+    "/nav/iframes",
+    "/nav/missing",
+    "/nav/server-error",
+    "/large/list?n=60",
+    "/large/grid?n=20",
+    "/large/shop?n=30",
+    "/large/article?n=100",
+    "/large/shadow?n=20",
+];
+
+/// Plain generated pages the walker answers for (served by [`serve_plain`]).
+const PLAIN_PAGES: &[&str] = &["/list?n=80", "/shop?n=40", "/article?n=60"];
+
+fn variants() -> Vec<(&'static str, SnapshotOptions)> {
+    let o = SnapshotOptions::default;
+    vec![
+        ("full", o()),
+        (
+            "-i",
+            SnapshotOptions {
+                interactive: true,
+                ..o()
+            },
+        ),
+        (
+            "-c",
+            SnapshotOptions {
+                compact: true,
+                ..o()
+            },
+        ),
+        ("-u", SnapshotOptions { urls: true, ..o() }),
+        (
+            "-d 3",
+            SnapshotOptions {
+                max_depth: Some(3),
+                ..o()
+            },
+        ),
+        (
+            "-i -c",
+            SnapshotOptions {
+                interactive: true,
+                compact: true,
+                ..o()
+            },
+        ),
+        (
+            "-s main",
+            SnapshotOptions {
+                selector: Some("main".into()),
+                ..o()
+            },
+        ),
+        (
+            "-s li",
+            SnapshotOptions {
+                selector: Some("li".into()),
+                ..o()
+            },
+        ),
+    ]
+}
+
+/// A plain list: n rows of checkbox with its label, link and button.
+pub fn plain_list(n: usize) -> String {
+    let mut rows = String::new();
+    for i in 0..n {
+        let _ = writeln!(
+            rows,
+            "<li class=\"row\"><input type=\"checkbox\" id=\"c{i}\"><label for=\"c{i}\">Task {i}</label> <a href=\"/item/{i}\">Open {i}</a> <button type=\"button\">Delete</button></li>"
+        );
+    }
+    format!(
+        "<!doctype html><html><head><title>List {n}</title></head><body><h1>Tasks</h1><main><ul>{rows}</ul></main></body></html>"
+    )
+}
+
+/// A plain shop: n cards of image, heading link, price, text and button.
+pub fn plain_shop(n: usize) -> String {
+    let mut cards = String::new();
+    for i in 0..n {
+        let _ = writeln!(
+            cards,
+            "<article class=\"card\"><img src=\"data:,\" alt=\"Product {i}\"><h3><a href=\"/p/{i}\">Product {i}</a></h3><p class=\"price\">${}.{:02}</p><p>Great product number {i} for you.</p><button>Add to cart</button></article>",
+            i * 137 / 100,
+            i * 37 % 100
+        );
+    }
+    format!(
+        "<!doctype html><html><head><title>Shop</title><style>.card{{margin:4px}}</style></head><body><header><nav><a href=\"/\">Home</a> <a href=\"/cart\">Cart</a></nav></header><main><h1>Shop</h1><section class=\"grid\">{cards}</section></main><footer>Footer</footer></body></html>"
+    )
+}
+
+/// A plain article: n paragraphs of five links, a heading every 5, a table every 20.
+pub fn plain_article(n: usize) -> String {
+    let mut body = String::new();
+    for p in 0..n {
+        if p % 5 == 0 {
+            let _ = writeln!(body, "<h2>Section {}</h2>", p / 5);
+        }
+        let _ = write!(body, "<p>Paragraph {p} has <em>some</em> text and ");
+        for k in 0..5 {
+            let _ = write!(body, "<a href=\"/ref/{p}/{k}\">link {p}.{k}</a>, ");
+        }
+        let _ = writeln!(body, "and <strong>more</strong> words.</p>");
+        if p % 20 == 10 {
+            let _ = write!(
+                body,
+                "<table><caption>Table {p}</caption><thead><tr><th>Name</th><th>Value</th></tr></thead><tbody>"
+            );
+            for r in 0..10 {
+                let _ = write!(body, "<tr><td>Row {r}</td><td>{}</td></tr>", r * 3);
+            }
+            let _ = writeln!(body, "</tbody></table>");
+        }
+        if p % 20 == 15 {
+            let _ = writeln!(
+                body,
+                "<ul><li>First point</li><li>Second <a href=\"/x\">point</a><ol><li>inner one</li><li>inner two</li></ol></li></ul>"
+            );
+        }
+    }
+    format!(
+        "<!doctype html><html lang=\"en\"><head><title>Article</title></head><body><main><article><h1>Long article</h1>\n{body}</article></main></body></html>"
+    )
+}
+
+/// The plain page for a request path, by name and `?n=`.
+pub fn plain_page(path: &str) -> String {
+    let (name, query) = path.split_once('?').unwrap_or((path, ""));
+    let n = query
+        .strip_prefix("n=")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(100);
+    match name {
+        "/list" => plain_list(n),
+        "/shop" => plain_shop(n),
+        _ => plain_article(n),
+    }
+}
+
+/// Serves the plain pages on 127.0.0.1 (one request per connection); returns the base URL.
+async fn serve_plain() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("address"));
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 8192];
+                let n = socket.read(&mut buf).await.unwrap_or(0);
+                let head = String::from_utf8_lossy(&buf[..n]);
+                let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+                let body = plain_page(&path);
+                let reply = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = socket.write_all(reply.as_bytes()).await;
+            });
+        }
+    });
+    base
+}
+
+/// Every variant of every page through one source, in one browser: (page, variant, output).
+async fn snapshots(source: SnapshotSource, plain_base: &str) -> Vec<(String, String, String)> {
+    let h = Harness::start().await;
+    let mut out = Vec::new();
+    let port = h
+        .site
+        .url("")
+        .rsplit_once(':')
+        .map(|(_, p)| format!(":{}", p.trim_end_matches('/')))
+        .unwrap_or_default();
+    let urls = FIXTURE_PAGES
+        .iter()
+        .map(|p| h.site.url(p))
+        .chain(PLAIN_PAGES.iter().map(|p| format!("{plain_base}{p}")));
+    for url in urls {
+        h.open(&url).await;
+        if url.ends_with("/network.html") {
+            // The page fetches on load; both sides read it once the answer is in.
+            h.eventually(
+                "document.getElementById('result').textContent !== 'pending'",
+                serde_json::json!(true),
+            )
+            .await;
+        }
+        for (variant, options) in variants() {
+            let options = SnapshotOptions { source, ..options };
+            let text = match h.page().await.snapshot(&options).await {
+                Ok(snapshot) => format!(
+                    "{}\n--- refs: {}\n--- removed: {:?}",
+                    snapshot.snapshot,
+                    serde_json::to_string(&snapshot.refs).unwrap_or_default(),
+                    snapshot.removed_refs
+                ),
+                Err(err) => format!("error: {err}"),
+            };
+            // Each browser has its own fixture server: its port is the one thing allowed to
+            // differ.
+            let text = text.replace(&port, ":PORT");
+            out.push((url.replace(&port, ":PORT"), variant.to_string(), text));
+        }
+    }
+    h.close().await;
+    out
+}
+
+#[tokio::test]
+async fn walker_snapshots_equal_the_accessibility_tree_on_the_corpus() {
+    let base = serve_plain().await;
+    let reference = Box::pin(snapshots(SnapshotSource::Accessibility, &base)).await;
+    let walked = Box::pin(snapshots(SnapshotSource::Walker, &base)).await;
+    assert_eq!(reference.len(), walked.len());
+    let mut differences = Vec::new();
+    for ((url, variant, ax), (_, _, walker)) in reference.iter().zip(&walked) {
+        if ax != walker {
+            let diff = abx_engine::diff_text(ax, walker).diff;
+            differences.push(format!("{url} [{variant}]:\n{diff}"));
+        }
+    }
+    assert!(
+        differences.is_empty(),
+        "{} of {} snapshots differ:\n{}",
+        differences.len(),
+        reference.len(),
+        differences.join("\n")
+    );
+}
+
+/// The harness proves something only if the walker answers somewhere: it does on the plain
+/// pages, and says why not on the others.
+#[tokio::test]
+async fn walker_answers_on_plain_pages_and_names_what_it_cannot_map_elsewhere() {
+    let base = serve_plain().await;
+    let h = Harness::start().await;
+    for page in PLAIN_PAGES {
+        h.open(&format!("{base}{page}")).await;
+        let verdict = h
+            .page()
+            .await
+            .snapshot_walker_verdict()
+            .await
+            .expect("verdict");
+        assert_eq!(verdict, None, "the walker refused {page}");
+    }
+    let mut refused = Vec::new();
+    for page in FIXTURE_PAGES {
+        h.open(&h.site.url(page)).await;
+        let verdict = h
+            .page()
+            .await
+            .snapshot_walker_verdict()
+            .await
+            .expect("verdict");
+        refused.push(format!(
+            "{page}: {}",
+            verdict.as_deref().unwrap_or("walker")
+        ));
+    }
+    // The pages with ARIA, forms and frames go to Chrome's tree; printed for the ADR.
+    println!("{}", refused.join("\n"));
+    assert!(
+        refused.iter().any(|r| r.contains("aria")),
+        "an ARIA page was not refused: {refused:?}"
+    );
+    h.close().await;
+}
