@@ -397,7 +397,9 @@ fn first_difference(ours: &str, theirs: &str) -> String {
 fn snapshot_output_is_upstreams_on_the_fixture_site_corpus_and_large_pages() {
     for (path, _) in abx_fixtures::large_pages() {
         assert!(
-            LARGE_PAGES.iter().any(|p| p.split('?').next() == Some(path)),
+            LARGE_PAGES
+                .iter()
+                .any(|p| p.split('?').next() == Some(path)),
             "the large page {path} is not compared: add it to LARGE_PAGES at a small n"
         );
     }
