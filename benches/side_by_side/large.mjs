@@ -300,7 +300,7 @@ async function measurePage(runners, url, steps, o, label) {
 }
 
 /** What the RSS part has sampled so far: printed even when the run is interrupted. */
-const partial = { rss: null };
+const partial = { rss: null, versions: null };
 
 async function rssPhase(abx, url, o) {
   await abx.run(['open', url]);
@@ -411,7 +411,7 @@ async function main() {
       if (partial.rss && partial.rss.samples.length > 1) {
         const rss = { ...partial.rss, minutes: (performance.now() - partial.rss.started) / 60000 };
         const done = rss.samples.at(-1).at;
-        const md = report({ o: { ...o, rssCount: done }, started: new Date(), loads: [['interrupted', load()]], versions: {}, pwVersion: '', pages: [], curve: [], rss, failures: [`interrupted by ${sig} after ${done} snapshots`], leaked: [] });
+        const md = report({ o: { ...o, rssCount: done }, started: new Date(), loads: [['interrupted', load()]], versions: partial.versions ?? {}, pwVersion, pages: [], curve: [], rss, failures: [`interrupted by ${sig} after ${done} snapshots`], leaked: [] });
         process.stdout.write(md);
         if (o.out) writeFileSync(o.out, md);
       }
@@ -433,6 +433,7 @@ async function main() {
   ];
   await runners[2].start();
   const versions = { abx: versionOf(o.abx), upstream: versionOf(o.upstream), chrome: versionOf(o.chrome) };
+  partial.versions = versions;
   const countNodes = async (url) => {
     await runners[2].page.goto(url);
     return runners[2].page.evaluate(COUNT_NODES);
