@@ -299,6 +299,9 @@ async function measurePage(runners, url, steps, o, label) {
   return res;
 }
 
+/** What the RSS part has sampled so far: printed even when the run is interrupted. */
+const partial = { rss: null, versions: null };
+
 async function rssPhase(abx, url, o) {
   await abx.run(['open', url]);
   const pid = abx.daemonPid();
@@ -314,6 +317,7 @@ async function rssPhase(abx, url, o) {
   const samples = [{ at: 0, ms: NaN, ...status() }];
   let times = [];
   const started = performance.now();
+  partial.rss = { pid, samples, started, nodes: NaN };
   for (let n = 1; n <= o.rssCount; n++) {
     times.push((await abx.run(['snapshot'])).ms);
     if (n % o.rssEvery === 0 || n === o.rssCount) {
@@ -403,6 +407,14 @@ async function main() {
       if (finished) return;
       finished = true;
       await cleanup();
+      // An interrupted RSS run still reports what it sampled.
+      if (partial.rss && partial.rss.samples.length > 1) {
+        const rss = { ...partial.rss, minutes: (performance.now() - partial.rss.started) / 60000 };
+        const done = rss.samples.at(-1).at;
+        const md = report({ o: { ...o, rssCount: done }, started: new Date(), loads: [['interrupted', load()]], versions: partial.versions ?? {}, pwVersion, pages: [], curve: [], rss, failures: [`interrupted by ${sig} after ${done} snapshots`], leaked: [] });
+        process.stdout.write(md);
+        if (o.out) writeFileSync(o.out, md);
+      }
       process.exit(130);
     });
   }
@@ -421,6 +433,7 @@ async function main() {
   ];
   await runners[2].start();
   const versions = { abx: versionOf(o.abx), upstream: versionOf(o.upstream), chrome: versionOf(o.chrome) };
+  partial.versions = versions;
   const countNodes = async (url) => {
     await runners[2].page.goto(url);
     return runners[2].page.evaluate(COUNT_NODES);
@@ -527,9 +540,10 @@ function report({ o, started, loads, versions, pwVersion, pages, curve, rss, fai
   if (rss) {
     const first = rss.samples[1] ?? rss.samples[0];
     const last = rss.samples.at(-1);
+    const nodes = Number.isFinite(rss.nodes) ? `${rss.nodes.toLocaleString('en')} DOM nodes` : 'DOM nodes not counted';
     const peak = Math.max(...rss.samples.map((s) => s.rss).filter(Number.isFinite));
     const growth = last.rss - first.rss;
-    line(`### abx daemon memory across ${o.rssCount.toLocaleString('en')} snapshots of \`/large/list?n=${o.rssRows}\` (${rss.nodes.toLocaleString('en')} DOM nodes)`);
+    line(`### abx daemon memory across ${o.rssCount.toLocaleString('en')} snapshots of \`/large/list?n=${o.rssRows}\` (${nodes})`);
     line();
     line(`Daemon pid ${rss.pid}, \`/proc/<pid>/status\` every ${o.rssEvery} snapshots; ${rss.minutes.toFixed(1)} min in all. VmRSS after the first ${o.rssEvery}: ${first.rss.toLocaleString('en')} kB;` +
       ` after the last: ${last.rss.toLocaleString('en')} kB (${growth >= 0 ? '+' : ''}${growth.toLocaleString('en')} kB); highest sample ${peak.toLocaleString('en')} kB; VmHWM ${last.hwm.toLocaleString('en')} kB.`);
