@@ -409,7 +409,11 @@ impl Page<'_> {
     pub async fn snapshot(&self, options: &SnapshotOptions) -> Result<Snapshot> {
         let (tab, _, timeout) = self.parts();
         let snapshot = tab
-            .guarded("snapshot", self.session.snapshot_on(&tab, options, timeout))
+            .guarded(
+                "snapshot",
+                // Boxed: the whole read (AX tree or walker, frames, watcher) is a large future.
+                Box::pin(self.session.snapshot_on(&tab, options, timeout)),
+            )
             .await?;
         let text = snapshot.snapshot.clone();
         self.session
