@@ -16,6 +16,8 @@
 //! - `-s` roots are nodes with no AX *ancestor* in the selected subtree (upstream checks the parent
 //!   only and prints a `<select>`'s options a second time);
 //! - names turn no-break spaces into spaces (upstream's newer sources do; 0.33.2 dropped them);
+//! - `-u` prints the URLs of links inside cross-site (out-of-process) frames too (upstream
+//!   prints none for them on full Chromium; `tests/snapshot_upstream.rs` exempts exactly that);
 //! - an AX node without a DOM node gets no ref (it could never be acted on); Chrome gives every
 //!   ref-worthy node one, so numbering is unaffected in practice.
 
