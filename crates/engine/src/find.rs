@@ -219,7 +219,8 @@ fn element_in_group(expression: String, group: &str) -> runtime::EvaluateParams 
 }
 
 impl Session {
-    fn origin_of(&self, tab: &Tab) -> String {
+    /// The page URL a reply reports: the tab's, or Chrome's target URL before the pump has one.
+    pub(crate) fn origin_of(&self, tab: &Tab) -> String {
         let url = tab.read(|st| st.url.clone());
         if url.is_empty() {
             self.browser()

@@ -182,6 +182,15 @@ pub struct AnchorRecord {
 }
 
 impl AnchorRecord {
+    /// Whether a stage address is this anchor's: its own address, or (a remote anchor) one of
+    /// the per-stage token URLs under it.
+    pub(crate) fn serves(&self, stage_cdp: &str) -> bool {
+        stage_cdp == self.cdp
+            || stage_cdp
+                .strip_prefix(self.cdp.as_str())
+                .is_some_and(|rest| rest.starts_with('/'))
+    }
+
     /// Recorded before its browser was started, with no address yet: it is starting, or a
     /// start that never finished (its session may still hold the profile; closing or replacing
     /// the anchor closes that session).
@@ -1001,9 +1010,7 @@ impl Anchors {
             };
             // A stage on this profile whose address is not the new anchor's points at a browser
             // that is gone (also after a start that never finished replaced a dead anchor).
-            let on_new = stage.env.cdp().is_some_and(|cdp| {
-                cdp == record.cdp || cdp.starts_with(&format!("{}/", record.cdp))
-            });
+            let on_new = stage.env.cdp().is_some_and(|cdp| record.serves(cdp));
             if stage.profile.as_ref() != Some(key) || on_new {
                 continue;
             }

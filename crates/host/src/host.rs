@@ -464,16 +464,20 @@ impl Host {
         }
     }
 
-    /// [`Host::anchor_health`] of every anchor of the runs this Host prepared stages of and did
-    /// not end, by run, then profile.
-    pub async fn anchors_health(&self) -> Result<Vec<AnchorStatus>> {
-        let runs: Vec<RunId> = self
-            .runs
+    /// The runs this Host prepared stages of and did not end.
+    fn open_runs(&self) -> Vec<RunId> {
+        self.runs
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .keys()
             .cloned()
-            .collect();
+            .collect()
+    }
+
+    /// [`Host::anchor_health`] of every anchor of the runs this Host prepared stages of and did
+    /// not end, by run, then profile.
+    pub async fn anchors_health(&self) -> Result<Vec<AnchorStatus>> {
+        let runs = self.open_runs();
         let mut out = Vec::new();
         for run in runs {
             let mut records = self.anchors.records_of(&run);
@@ -1130,13 +1134,7 @@ impl Host {
         &self,
         keep: impl Fn(&RunId) -> bool,
     ) -> Result<Vec<(RunId, RunTeardown)>> {
-        let runs: Vec<RunId> = self
-            .runs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .keys()
-            .cloned()
-            .collect();
+        let runs = self.open_runs();
         let mut out = Vec::new();
         for run in runs {
             if keep(&run) {

@@ -153,9 +153,7 @@ pub(crate) fn stages_on(home: &Path, record: &AnchorRecord) -> Vec<StageId> {
                 .is_some_and(|stage| {
                     // A remote anchor's stages each have their own token under its address.
                     stage.profile.as_ref() == Some(&record.profile)
-                        && stage.env.cdp().is_some_and(|cdp| {
-                            cdp == record.cdp || cdp.starts_with(&format!("{}/", record.cdp))
-                        })
+                        && stage.env.cdp().is_some_and(|cdp| record.serves(cdp))
                 })
         })
         .filter_map(|entry| StageId::new(entry.file_name().to_string_lossy().into_owned()).ok())

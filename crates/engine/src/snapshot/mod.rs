@@ -464,7 +464,7 @@ impl Session {
         let fast_path = watch::enabled();
         if fast_path && let Some(unchanged) = self.unchanged_snapshot(tab, options, timeout).await {
             return Ok(Snapshot {
-                origin: self.snapshot_origin(tab),
+                origin: self.origin_of(tab),
                 ..unchanged
             });
         }
@@ -586,7 +586,7 @@ impl Session {
         }
         let snapshot = Snapshot {
             snapshot: finish(&output, options),
-            origin: self.snapshot_origin(tab),
+            origin: self.origin_of(tab),
             refs,
             removed_refs: assigned.removed,
         };
@@ -595,19 +595,6 @@ impl Session {
             self.keep_snapshot(tab, options, &main.loader, &snapshot);
         }
         Ok(snapshot)
-    }
-
-    /// The URL a snapshot reports.
-    fn snapshot_origin(&self, tab: &Tab) -> String {
-        let url = tab.read(|st| st.url.clone());
-        if url.is_empty() {
-            self.browser()
-                .target(tab.target_id())
-                .map(|t| t.url)
-                .unwrap_or_default()
-        } else {
-            url
-        }
     }
 
     /// Reads the child frames behind the main document's `Iframe` nodes (one level deep, like
