@@ -102,7 +102,10 @@ fn profiler_writes_upstreams_sampling_trace_with_the_cpu_samples() {
     assert!(busy.stderr.contains("already active"), "{}", busy.stderr);
     ab.run(&[
         "eval",
-        "function spin() { let x = 0; for (let i = 0; i < 2e7; i++) x += i % 7; return x } spin()",
+        // Busy for a fixed time, not a fixed count: a fast machine ran 2e7 iterations in a
+        // few ms, between two samples, and the profile then had no `spin` frame.
+        "function spin() { const end = performance.now() + 400; let x = 0; \
+         while (performance.now() < end) x += Math.sqrt(x + 1); return x > 0 } spin()",
     ])
     .success();
     let saved = ab
