@@ -277,7 +277,12 @@ impl<'a> Client<'a> {
         let mut line = request.to_string();
         line.push('\n');
         let mut reader = self.write_lines(&line)?;
-        read_reply(&mut reader, read_timeout)
+        read_reply(&mut reader, read_timeout, self.lean())
+    }
+
+    /// Whether replies may leave out what text output never prints ([`TEXT_UNPRINTED`]).
+    fn lean(&self) -> bool {
+        !self.inv.output.json
     }
 
     /// Writes `lines` in one write on the parked (or a new) connection.
@@ -303,11 +308,14 @@ impl<'a> Client<'a> {
         let (command, command_timeout) = with_id(command);
         let lines = format!("{launch}\n{command}\n");
         let mut reader = self.write_lines(&lines)?;
-        let launched = read_reply(&mut reader, launch_timeout)?;
+        let launched = read_reply(&mut reader, launch_timeout, self.lean())?;
         if launched.get("success").and_then(Value::as_bool) != Some(true) {
             return Ok((launched, None));
         }
-        Ok((launched, Some(read_reply(&mut reader, command_timeout))))
+        Ok((
+            launched,
+            Some(read_reply(&mut reader, command_timeout, self.lean())),
+        ))
     }
 
     /// [`Client::send_pipelined`]; if no daemon answers, starts one and retries once.
@@ -341,10 +349,117 @@ fn with_id(request: &Value) -> (Value, Duration) {
     (request, read_timeout)
 }
 
+/// Keys of a reply's `data` that text output never prints: a snapshot's `refs` (9,000 entries
+/// on a large page) are for `--json` readers; decoding them would cost more than the rest of
+/// the reply.
+const TEXT_UNPRINTED: &[&str] = &["refs"];
+
+/// Decodes a reply line; `lean` leaves out [`TEXT_UNPRINTED`] keys of its `data`.
+fn decode_reply(line: &str, lean: bool) -> serde_json::Result<Value> {
+    if !lean {
+        return serde_json::from_str(line);
+    }
+    let mut de = serde_json::Deserializer::from_str(line);
+    let value = serde::de::DeserializeSeed::deserialize(lean::Reply, &mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// The seeds behind [`decode_reply`]'s lean mode: the reply object as a `Value`, except that its
+/// `data` object skips the unprinted keys without building them.
+mod lean {
+    use serde::Deserialize;
+    use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+    use serde_json::{Map, Value};
+
+    pub struct Reply;
+    struct Data;
+
+    impl<'de> DeserializeSeed<'de> for Reply {
+        type Value = Value;
+        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Reply {
+        type Value = Value;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a reply object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+            let mut out = Map::new();
+            while let Some(key) = map.next_key::<String>()? {
+                let value = if key == "data" {
+                    map.next_value_seed(Data)?
+                } else {
+                    map.next_value()?
+                };
+                out.insert(key, value);
+            }
+            Ok(Value::Object(out))
+        }
+    }
+
+    impl<'de> DeserializeSeed<'de> for Data {
+        type Value = Value;
+        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    /// `data` as a `Value`; only an object's keys are filtered.
+    impl<'de> Visitor<'de> for Data {
+        type Value = Value;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+            let mut out = Map::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if super::TEXT_UNPRINTED.contains(&key.as_str()) {
+                    map.next_value::<IgnoredAny>()?;
+                } else {
+                    out.insert(key, map.next_value()?);
+                }
+            }
+            Ok(Value::Object(out))
+        }
+        fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Value, A::Error> {
+            Value::deserialize(de::value::SeqAccessDeserializer::new(seq))
+        }
+        fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
+            Ok(Value::Bool(v))
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+            Ok(Value::from(v))
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+            Ok(Value::from(v))
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+            Ok(Value::from(v))
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+            Ok(Value::String(v.to_string()))
+        }
+        fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+            Ok(Value::String(v))
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+            Ok(Value::Null)
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Value, E> {
+            Ok(Value::Null)
+        }
+    }
+}
+
 /// Reads one reply line.
 fn read_reply(
     reader: &mut BufReader<UnixStream>,
     read_timeout: Duration,
+    lean: bool,
 ) -> Result<Value, SendError> {
     let _ = reader.get_ref().set_read_timeout(Some(read_timeout));
     let mut reply = String::new();
@@ -353,7 +468,7 @@ fn read_reply(
             Ok(0) => Err(SendError::NoDaemon(
                 "Daemon closed the connection without a reply".into(),
             )),
-            Ok(_) => serde_json::from_str(&reply)
+            Ok(_) => decode_reply(&reply, lean)
                 .map_err(|e| SendError::Other(format!("Invalid response from daemon: {e}"))),
             Err(e)
                 if matches!(
@@ -480,4 +595,43 @@ pub fn live_sessions(dir: &Path) -> Vec<String> {
         alive
     });
     names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decode_reply;
+    use serde_json::json;
+
+    #[test]
+    fn text_replies_leave_out_snapshot_refs_and_keep_everything_else() {
+        let line = r#"{"id":"1","success":true,"data":{"snapshot":"- button \"Go\" [ref=e1]","origin":"http://x/","refs":{"e1":{"role":"button","name":"Go"}},"removedRefs":[],"lifecycle":{"n":1.5}},"error":null}"#;
+        let full = decode_reply(line, false).expect("full");
+        let lean = decode_reply(line, true).expect("lean");
+        assert!(full["data"]["refs"].is_object());
+        let mut expected = full.clone();
+        expected["data"]
+            .as_object_mut()
+            .expect("object")
+            .remove("refs");
+        assert_eq!(lean, expected);
+    }
+
+    #[test]
+    fn lean_decoding_takes_any_data_and_refuses_what_full_decoding_refuses() {
+        for data in [
+            json!(null),
+            json!("text"),
+            json!([1, {"refs": 2}]),
+            json!(3.5),
+        ] {
+            let line = json!({"success": true, "data": data}).to_string();
+            assert_eq!(
+                decode_reply(&line, true).expect("lean"),
+                decode_reply(&line, false).expect("full")
+            );
+        }
+        for bad in ["{\"success\":true", "{} trailing", "[1]"] {
+            assert!(decode_reply(bad, true).is_err(), "{bad}");
+        }
+    }
 }

@@ -209,14 +209,42 @@ fn client(inv: &Invocation) -> Result<Client<'_>, Rendered> {
     Client::new(inv).map_err(|message| output::render_error(&message, &inv.output))
 }
 
+/// The reply as a [`Response`], moving its `data` out instead of rebuilding it (what
+/// `serde_json::from_value` would do: a whole second copy of a large snapshot's refs).
 fn response(value: Value) -> Response {
-    serde_json::from_value(value).unwrap_or(Response {
+    let invalid = || Response {
         success: false,
         data: None,
         error: Some("Invalid response from daemon".into()),
         code: None,
         warning: None,
-    })
+    };
+    let Value::Object(mut map) = value else {
+        return invalid();
+    };
+    // As the derived `Deserialize` reads them: absent or null is `None`, any other type is an
+    // invalid reply.
+    let mut text = |key: &str| match map.remove(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(()),
+    };
+    let (Ok(code), Ok(error), Ok(warning)) = (text("code"), text("error"), text("warning")) else {
+        return invalid();
+    };
+    let success = match map.remove("success") {
+        None => false,
+        Some(Value::Bool(b)) => b,
+        Some(_) => return invalid(),
+    };
+    let data = map.remove("data").filter(|d| !d.is_null());
+    Response {
+        success,
+        data,
+        error,
+        code,
+        warning,
+    }
 }
 
 fn run_plan(

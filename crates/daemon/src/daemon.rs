@@ -283,11 +283,10 @@ impl Daemon {
                 .get("success")
                 .and_then(Value::as_bool)
                 .unwrap_or(false);
-            let data = response.get("data").cloned().unwrap_or(Value::Null);
             hooks.result(
                 &request,
                 success,
-                &data,
+                response.get("data").unwrap_or(&Value::Null),
                 started.elapsed().as_millis() as u64,
             );
         }

@@ -470,6 +470,12 @@ impl Relay {
         self.shared().emit(event);
     }
 
+    /// Whether anything receives the events [`Relay::publish`] sends (a viewer, a recorder):
+    /// a caller can skip building an event nobody would read, such as a large command result.
+    pub fn has_listeners(&self) -> bool {
+        self.shared().events.receiver_count() > 0
+    }
+
     /// Sends the session's tabs to every viewer.
     ///
     /// ```
