@@ -608,3 +608,73 @@ fn help_text_is_the_same_bytes() {
     }
     check("help-snapshot.txt", &out);
 }
+
+/// A value of each argument kind, for [`mcp_tools_list_and_call_the_same_bytes`].
+fn sample_argument(kind: &agent_browser::mcp::tools::Kind) -> Value {
+    use agent_browser::mcp::tools::Kind;
+    match kind {
+        Kind::Str | Kind::StrOrBool => json!("v w"),
+        Kind::Int => json!(7),
+        Kind::Num => json!(1.5),
+        Kind::Bool => json!(true),
+        Kind::Obj => json!({"k": 1}),
+        Kind::List => json!(["a", "b c"]),
+        Kind::Lists => json!([["open", "a b"], ["snapshot", "-i"]]),
+        Kind::Enum(values) => json!(values[0]),
+    }
+}
+
+#[test]
+fn mcp_tools_list_and_call_the_same_bytes() {
+    // Every tool's `tools/list` entry, the profiles that list it, and the command line a call
+    // with every argument (and with only the required ones) runs: the MCP server's whole surface
+    // apart from the session-wide arguments, which one function adds to every tool.
+    use agent_browser::mcp::tools;
+    let mut out = String::new();
+    for tool in tools::all() {
+        let profiles: Vec<&str> = tools::PROFILES
+            .iter()
+            .map(|(p, _)| *p)
+            .filter(|p| tool.enabled(&[p.to_string()]))
+            .collect();
+        let _ = writeln!(out, "== {} [{}]", tool.name(), profiles.join(","));
+        let _ = writeln!(out, "{}", tool.listing(false));
+        let schema = tool.schema(false);
+        let properties = schema["properties"].as_object().cloned().unwrap_or_default();
+        let required: Vec<&Value> = schema["required"].as_array().into_iter().flatten().collect();
+        let params = match &tool {
+            tools::Tool::Spec(spec) => tools::params(spec),
+            tools::Tool::Generic { .. } => Vec::new(),
+        };
+        let value_of = |name: &str| {
+            params
+                .iter()
+                .find(|p| p.name == name)
+                .map(|p| sample_argument(&p.kind))
+                .unwrap_or_else(|| json!(["x", "y"]))
+        };
+        let mut every = serde_json::Map::new();
+        let mut needed = serde_json::Map::new();
+        for name in properties.keys().filter(|n| *n != "session") {
+            every.insert(name.clone(), value_of(name));
+            if required.iter().any(|r| r.as_str() == Some(name)) {
+                needed.insert(name.clone(), value_of(name));
+            }
+        }
+        for args in [Value::Object(every), Value::Object(needed)] {
+            match tool.argv(&args) {
+                Ok(call) => {
+                    let _ = writeln!(
+                        out,
+                        "  {args} -> global {:?} words {:?} stdin {:?}",
+                        call.global, call.words, call.stdin
+                    );
+                }
+                Err(e) => {
+                    let _ = writeln!(out, "  {args} -> refused {:?}", e.0);
+                }
+            }
+        }
+    }
+    check("mcp-tools.txt", &out);
+}
