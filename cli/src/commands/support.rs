@@ -37,10 +37,6 @@ impl Req {
         self.0.insert(key.to_string(), value.into());
     }
 
-    pub(crate) fn has(&self, key: &str) -> bool {
-        self.0.contains_key(key)
-    }
-
     pub(crate) fn done(self) -> Value {
         Value::Object(self.0)
     }
@@ -271,4 +267,17 @@ fn cookie_header_from_curl(curl: &str) -> Option<String> {
         }
     }
     found
+}
+
+/// Writes a whole number without a fraction (`300`, not `300.0`), as upstream's CLI sends a
+/// number it parsed as an integer; other numbers as they are.
+pub(crate) fn whole_number<S: serde::Serializer>(
+    value: &Option<f64>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => serializer.serialize_i64(*n as i64),
+        Some(n) => serializer.serialize_f64(*n),
+        None => serializer.serialize_none(),
+    }
 }

@@ -109,10 +109,18 @@ and a legend of roles and names is printed (in --json too)",
         Action::queued(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
             first: Some(unchanged),
             saved: Some(saved),
+            example: r#"{"path":"/tmp/s.png","annotations":[{"number":1,"ref":"e1","role":"heading","name":"Hello"}]}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(25, "agent_browser_screenshot", "core", &["screenshot"], "selector:s path:s annotate:b@--annotate format:e(png|jpeg)@G--screenshot-format fullPage:b@--full ifChanged:b@--if-changed quality:i@G--screenshot-quality screenshotDir:s@G--screenshot-dir threshold:n@--threshold").in_core(),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;

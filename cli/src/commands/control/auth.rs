@@ -99,7 +99,50 @@ Passwords are never printed or logged; `login` waits for the form's fields.",
         Action::local(DELETE),
         Action::local(SHOW),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        104,
+        "agent_browser_auth_save",
+        "state",
+        &["auth", "save"],
+        "name:s! url:s!@--url username:s!@--username password:s!@S--password-stdin usernameSelector:s@--username-selector passwordSelector:s@--password-selector submitSelector:s@--submit-selector",
+    ),
+    McpTool::new(
+        105,
+        "agent_browser_auth_login",
+        "state",
+        &["auth", "login"],
+        "name:s! noNavigate:b@--no-navigate",
+    ),
+    McpTool::new(
+        106,
+        "agent_browser_auth_list",
+        "state",
+        &["auth", "list"],
+        "",
+    )
+    .read_only(),
+    McpTool::new(
+        107,
+        "agent_browser_auth_show",
+        "state",
+        &["auth", "show"],
+        "name:s!",
+    )
+    .read_only(),
+    McpTool::new(
+        108,
+        "agent_browser_auth_delete",
+        "state",
+        &["auth", "delete"],
+        "name:s!",
+    ),
+];
 
 /// Carries out `auth save|list|show|delete` in the CLI process: the reply's data or the error.
 pub fn run_vault_operation(

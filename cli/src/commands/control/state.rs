@@ -91,27 +91,88 @@ encrypted. The global --restore saves and restores state automatically.",
             .completing()
             .rendered(Render {
                 saved: Some(saved),
+                example: r#"{"path":"/tmp/state.json"}"#,
                 ..Render::DEFAULT
             }),
         Action::queued(LOAD, |ctx| Box::pin(run_load(ctx)))
             .moving_tab()
             .rendered(Render {
                 saved: Some(loaded),
+                example: r#"{"path":"/tmp/state.json"}"#,
                 ..Render::DEFAULT
             }),
         Action::local(LIST).rendered(Render {
             first: Some(listed),
+            example: r#"{"files":[{"filename":"a.json","size":2048,"modified":"2026-01-01T00:00:00Z","encrypted":true}],"directory":"/states"}"#,
             ..Render::DEFAULT
         }),
         Action::local(SHOW).rendered(Render {
             first: Some(shown),
+            example: r#"{"path":"s.json","summary":"2 cookies, 1 origin","encrypted":true}"#,
             ..Render::DEFAULT
         }),
         Action::local(CLEAR),
         Action::local(CLEAN),
         Action::local(RENAME),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        109,
+        "agent_browser_state_save",
+        "state",
+        &["state", "save"],
+        "path:s!",
+    ),
+    McpTool::new(
+        110,
+        "agent_browser_state_load",
+        "state",
+        &["state", "load"],
+        "path:s!",
+    ),
+    McpTool::new(
+        111,
+        "agent_browser_state_list",
+        "state",
+        &["state", "list"],
+        "",
+    )
+    .read_only(),
+    McpTool::new(
+        112,
+        "agent_browser_state_clear",
+        "state",
+        &["state", "clear"],
+        "name:s all:b@--all",
+    ),
+    McpTool::new(
+        113,
+        "agent_browser_state_show",
+        "state",
+        &["state", "show"],
+        "path:s!",
+    )
+    .read_only(),
+    McpTool::new(
+        114,
+        "agent_browser_state_clean",
+        "state",
+        &["state", "clean"],
+        "olderThanDays:i!@--older-than",
+    ),
+    McpTool::new(
+        115,
+        "agent_browser_state_rename",
+        "state",
+        &["state", "rename"],
+        "oldName:s! newName:s!",
+    ),
+];
 
 #[derive(Debug, Default, Deserialize)]
 struct PathRequest {

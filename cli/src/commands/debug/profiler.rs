@@ -114,16 +114,38 @@ Comma-separated trace categories instead of the default set
             .completing()
             .rendered(Render {
                 started: Some("Profiling started"),
+                example: r#"{"started":true}"#,
                 ..Render::DEFAULT
             }),
         Action::queued(STOP, |ctx| Box::pin(stop(ctx)))
             .completing()
             .rendered(Render {
                 saved: Some(saved),
+                example: r#"{"path":"/tmp/profile.json"}"#,
                 ..Render::DEFAULT
             }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        91,
+        "agent_browser_profiler_start",
+        "debug",
+        &["profiler", "start"],
+        "categories:s@--categories",
+    ),
+    McpTool::new(
+        92,
+        "agent_browser_profiler_stop",
+        "debug",
+        &["profiler", "stop"],
+        "path:s",
+    ),
+];
 
 fn saved(t: &mut Text<'_>, data: &Value, path: &str) {
     let p = t.p;

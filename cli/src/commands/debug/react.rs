@@ -66,23 +66,71 @@ page's scripts: launch with --enable react-devtools (`open --enable react-devtoo
     actions: &[
         Action::queued(TREE, |ctx| Box::pin(run(ctx, Op::Tree))).rendered(Render {
             first: Some(tree),
+            example: r#"{"nodes":[{"id":1,"parent":0,"depth":0,"name":"App"},{"id":2,"parent":1,"depth":1,"name":"Button","key":"ok"}]}"#,
             ..Render::DEFAULT
         }),
         Action::queued(INSPECT, |ctx| Box::pin(run(ctx, Op::Inspect))).rendered(Render {
             first: Some(inspected),
+            example: r#"{"id":2,"name":"Button","key":"ok","parent":"App","props":{"label":"OK"},"hooks":[]}"#,
             ..Render::DEFAULT
         }),
         Action::queued(RENDERS_START, |ctx| Box::pin(run(ctx, Op::RendersStart))),
         Action::queued(RENDERS_STOP, |ctx| Box::pin(run(ctx, Op::RendersStop))).rendered(Render {
             first: Some(renders),
+            example: r#"{"components":[]}"#,
             ..Render::DEFAULT
         }),
         Action::queued(SUSPENSE, |ctx| Box::pin(run(ctx, Op::Suspense))).rendered(Render {
             first: Some(suspense),
+            example: r#"{"boundaries":[]}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        123,
+        "agent_browser_react_tree",
+        "react",
+        &["react", "tree"],
+        "json:b@G--json",
+    )
+    .read_only(),
+    McpTool::new(
+        124,
+        "agent_browser_react_inspect",
+        "react",
+        &["react", "inspect"],
+        "id:i! json:b@G--json",
+    )
+    .read_only(),
+    McpTool::new(
+        125,
+        "agent_browser_react_renders_start",
+        "react",
+        &["react", "renders", "start"],
+        "json:b@G--json",
+    ),
+    McpTool::new(
+        126,
+        "agent_browser_react_renders_stop",
+        "react",
+        &["react", "renders", "stop"],
+        "json:b@G--json",
+    ),
+    McpTool::new(
+        127,
+        "agent_browser_react_suspense",
+        "react",
+        &["react", "suspense"],
+        "json:b@G--json onlyDynamic:b@--only-dynamic",
+    )
+    .read_only(),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;

@@ -75,22 +75,52 @@ for long sessions",
             .completing()
             .rendered(Render {
                 first: Some(started),
+                example: r#"{"started":true,"path":"/tmp/r.webm","fps":10}"#,
                 ..Render::DEFAULT
             }),
         Action::queued(RESTART, |ctx| Box::pin(restart(ctx)))
             .completing()
             .rendered(Render {
                 first: Some(started),
+                example: r#"{"started":true,"path":"/tmp/new.webm","fps":10,"previousPath":"/tmp/old.webm"}"#,
                 ..Render::DEFAULT
             }),
         Action::queued(STOP, |ctx| Box::pin(stop(ctx)))
             .completing()
             .rendered(Render {
                 first: Some(saved),
+                example: r#"{"frames":10,"path":"/tmp/r.webm"}"#,
                 ..Render::DEFAULT
             }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        93,
+        "agent_browser_record_start",
+        "debug",
+        &["record", "start"],
+        "path:s! url:s contactSheet:b@--contact-sheet contactSheetThreshold:n@--contact-sheet-threshold cursor:b@--cursor fps:i@--fps",
+    ),
+    McpTool::new(
+        94,
+        "agent_browser_record_stop",
+        "debug",
+        &["record", "stop"],
+        "",
+    ),
+    McpTool::new(
+        95,
+        "agent_browser_record_restart",
+        "debug",
+        &["record", "restart"],
+        "path:s! url:s contactSheet:b@--contact-sheet contactSheetThreshold:n@--contact-sheet-threshold cursor:b@--cursor fps:i@--fps",
+    ),
+];
 
 /// What `record start|restart` sends.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

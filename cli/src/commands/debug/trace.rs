@@ -137,10 +137,31 @@ to ~/.agent-browser/tmp/traces/.",
             .completing()
             .rendered(Render {
                 saved: Some(saved),
+                example: r#"{"path":"/tmp/trace.json"}"#,
                 ..Render::DEFAULT
             }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        89,
+        "agent_browser_trace_start",
+        "debug",
+        &["trace", "start"],
+        "",
+    ),
+    McpTool::new(
+        90,
+        "agent_browser_trace_stop",
+        "debug",
+        &["trace", "stop"],
+        "path:s",
+    ),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;

@@ -48,7 +48,19 @@ For rich-text editors (Lexical, ProseMirror, CodeMirror, Monaco) click into the 
     grammar: Grammar::Request(parse),
     // It may start a navigation and wait for it (see `Route::follows_navigation`).
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx))).following_navigation()],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    10,
+    "agent_browser_type",
+    "core",
+    &["type"],
+    "selector:s! text:s! clear:b@--clear delayMs:i@--delay",
+)
+.in_core()];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;

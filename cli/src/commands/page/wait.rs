@@ -151,10 +151,68 @@ Before the command word, --state <path> is the global option that loads a saved 
             .waiting()
             .rendered(Render {
                 saved: Some(download::saved),
+                example: r#"{"path":"/tmp/d.bin"}"#,
                 ..Render::DEFAULT
             }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(19, "agent_browser_wait_ms", "core", &["wait"], "ms:i!").read_only(),
+    McpTool::new(
+        20,
+        "agent_browser_wait_for_selector",
+        "core",
+        &["wait"],
+        "selector:s! state:e(visible|hidden|attached|detached)@--state waitTimeoutMs:i@--timeout",
+    )
+    .read_only()
+    .in_core(),
+    McpTool::new(
+        21,
+        "agent_browser_wait_for_text",
+        "core",
+        &["wait", "--text"],
+        "text:s! waitTimeoutMs:i@--timeout",
+    )
+    .read_only()
+    .in_core(),
+    McpTool::new(
+        22,
+        "agent_browser_wait_for_url",
+        "all",
+        &["wait", "--url"],
+        "url:s! waitTimeoutMs:i@--timeout",
+    )
+    .read_only(),
+    McpTool::new(
+        23,
+        "agent_browser_wait_for_load",
+        "core",
+        &["wait", "--load"],
+        "state:e(load|domcontentloaded|networkidle)! waitTimeoutMs:i@--timeout",
+    )
+    .read_only(),
+    McpTool::new(
+        24,
+        "agent_browser_wait_for_function",
+        "all",
+        &["wait", "--fn"],
+        "expression:s! waitTimeoutMs:i@--timeout",
+    )
+    .read_only(),
+    McpTool::new(
+        45,
+        "agent_browser_wait_for_download",
+        "debug",
+        &["wait", "--download"],
+        "path:s waitTimeoutMs:i@--timeout",
+    )
+    .read_only(),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;

@@ -44,7 +44,42 @@ Clipboard access is granted to the session's own origin only.",
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        100,
+        "agent_browser_clipboard_read",
+        "debug",
+        &["clipboard", "read"],
+        "",
+    )
+    .read_only(),
+    McpTool::new(
+        101,
+        "agent_browser_clipboard_write",
+        "debug",
+        &["clipboard", "write"],
+        "text:s!",
+    ),
+    McpTool::new(
+        102,
+        "agent_browser_clipboard_copy",
+        "debug",
+        &["clipboard", "copy"],
+        "",
+    ),
+    McpTool::new(
+        103,
+        "agent_browser_clipboard_paste",
+        "debug",
+        &["clipboard", "paste"],
+        "",
+    ),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;

@@ -84,10 +84,46 @@ header (the format is detected)",
         Action::queued(SET, |ctx| Box::pin(run_set(ctx))),
         Action::queued(CLEAR, |ctx| Box::pin(run_clear(ctx))).rendered(Render {
             cleared: "Cookies cleared",
+            example: r#"{"cleared":true}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        75,
+        "agent_browser_cookies_get",
+        "state",
+        &["cookies", "get"],
+        "",
+    )
+    .read_only(),
+    McpTool::new(
+        76,
+        "agent_browser_cookies_set",
+        "state",
+        &["cookies", "set"],
+        "name:s! value:s! domain:s@--domain expires:i@--expires httpOnly:b@--http-only path:s@--path sameSite:e(Strict|Lax|None)@--same-site secure:b@--secure url:s@--url",
+    ),
+    McpTool::new(
+        77,
+        "agent_browser_cookies_set_curl",
+        "state",
+        &["cookies", "set", "--curl"],
+        "file:s! domain:s@--domain url:s@--url",
+    ),
+    McpTool::new(
+        78,
+        "agent_browser_cookies_clear",
+        "state",
+        &["cookies", "clear"],
+        "",
+    ),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;

@@ -119,22 +119,74 @@ write fails, so stop can be retried)",
         Action::fast(REQUESTS, |ctx| Box::pin(requests(ctx))),
         Action::fast(REQUEST, |ctx| Box::pin(request_detail(ctx))).rendered(Render {
             first: Some(detail_text),
+            example: r#"{"requestId":"1.2","method":"POST","url":"https://x.test/api","resourceType":"XHR","status":201,"statusText":"Created"}"#,
             ..Render::DEFAULT
         }),
         Action::fast(HAR_START, |ctx| Box::pin(har_start(ctx)))
             .completing()
             .rendered(Render {
                 started: Some("HAR recording started"),
+                example: r#"{"started":true}"#,
                 ..Render::DEFAULT
             }),
         Action::fast(HAR_STOP, |ctx| Box::pin(har_stop(ctx)))
             .completing()
             .rendered(Render {
                 saved: Some(har_saved),
+                example: r#"{"path":"/tmp/x.har","requestCount":3}"#,
                 ..Render::DEFAULT
             }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        66,
+        "agent_browser_network_route",
+        "network",
+        &["network", "route"],
+        "url:s! abort:b@--abort allowOrigin:s@--allow-origin body:s@--body resourceType:s@--resource-type",
+    ),
+    McpTool::new(
+        67,
+        "agent_browser_network_unroute",
+        "network",
+        &["network", "unroute"],
+        "url:s",
+    ),
+    McpTool::new(
+        68,
+        "agent_browser_network_requests",
+        "network",
+        &["network", "requests"],
+        "clear:b@--clear filter:s@--filter method:s@--method status:s@--status type:s@--type",
+    ),
+    McpTool::new(
+        69,
+        "agent_browser_network_request",
+        "network",
+        &["network", "request"],
+        "requestId:s!",
+    )
+    .read_only(),
+    McpTool::new(
+        70,
+        "agent_browser_network_har_start",
+        "network",
+        &["network", "har", "start"],
+        "content:e(all|text|none)@--content",
+    ),
+    McpTool::new(
+        71,
+        "agent_browser_network_har_stop",
+        "network",
+        &["network", "har", "stop"],
+        "path:s",
+    ),
+];
 
 fn har_saved(t: &mut Text<'_>, data: &Value, path: &str) {
     let p = t.p;
