@@ -1,9 +1,9 @@
-//! What several commands share: the request builder of the commands the daemon does not
-//! implement yet, the one-selector request, argv helpers and handler helpers.
+//! What several commands share: the one-selector request, argv helpers, serialization and
+//! handler helpers.
 
 use abx_daemon::errors::Failure;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::error::ParseError;
 use super::registry::Input;
@@ -16,35 +16,6 @@ pub const SYSTEM_CA_BUNDLES: &[&str] = &[
     "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
     "/etc/ssl/cert.pem",
 ];
-
-/// A request under construction, for commands whose request has no type of its own yet (the
-/// daemon does not implement them; the request is exactly what upstream's CLI sends).
-pub(crate) struct Req(Map<String, Value>);
-
-impl Req {
-    pub(crate) fn new(action: &str) -> Self {
-        let mut map = Map::new();
-        map.insert(abx_wire::extras::ACTION.to_string(), Value::from(action));
-        Req(map)
-    }
-
-    pub(crate) fn set(mut self, key: &str, value: impl Into<Value>) -> Self {
-        self.0.insert(key.to_string(), value.into());
-        self
-    }
-
-    pub(crate) fn put(&mut self, key: &str, value: impl Into<Value>) {
-        self.0.insert(key.to_string(), value.into());
-    }
-
-    pub(crate) fn done(self) -> Value {
-        Value::Object(self.0)
-    }
-}
-
-pub(crate) fn ok(req: Req) -> Result<Value, ParseError> {
-    Ok(req.done())
-}
 
 /// `{"selector": …}`: the request of every command that takes one element.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

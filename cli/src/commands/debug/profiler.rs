@@ -14,7 +14,7 @@ use crate::commands::prelude::*;
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct StartRequest {
     /// Trace categories (then the profile is a trace).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub categories: Option<Vec<String>>,
 }
 
@@ -161,22 +161,21 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
     match rest.first().copied() {
         Some("start") => {
-            let mut req = Req::new(START);
+            let mut req = StartRequest::default();
             if let Some(idx) = rest.iter().position(|s| *s == "--categories") {
                 let cats = rest.get(idx + 1).ok_or_else(|| {
                     ParseError::missing("profiler start --categories", "--categories <list>")
                 })?;
-                req.put("categories", cats.split(',').collect::<Vec<_>>());
+                req.categories = Some(cats.split(',').map(str::to_string).collect());
             }
-            ok(req)
+            Ok(encode(START, &req))
         }
-        Some("stop") => {
-            let mut req = Req::new(STOP);
-            if let Some(path) = rest.get(1) {
-                req.put("path", *path);
-            }
-            ok(req)
-        }
+        Some("stop") => Ok(encode(
+            STOP,
+            &super::trace::StopRequest {
+                path: rest.get(1).map(|p| p.to_string()),
+            },
+        )),
         Some(sub) => Err(ParseError::unknown_sub(sub, &["start", "stop"])),
         None => Err(ParseError::missing(
             "profiler",

@@ -139,7 +139,7 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
         .copied()
         .ok_or_else(|| ParseError::missing("react", "react <tree|inspect|renders|suspense>"))?;
     match sub {
-        "tree" => ok(Req::new(TREE)),
+        "tree" => Ok(encode(TREE, &NoParams {})),
         "inspect" => {
             let id = rest
                 .iter()
@@ -152,19 +152,25 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                     "react inspect <id>",
                 )
             })?;
-            ok(Req::new(INSPECT).set("fiberId", n))
+            Ok(encode(
+                INSPECT,
+                &ReactRequest {
+                    fiber_id: Some(n),
+                    ..ReactRequest::default()
+                },
+            ))
         }
         "renders" => match rest.get(1).copied().unwrap_or("start") {
-            "start" => ok(Req::new(RENDERS_START)),
-            "stop" => ok(Req::new(RENDERS_STOP)),
+            "start" => Ok(encode(RENDERS_START, &NoParams {})),
+            "stop" => Ok(encode(RENDERS_STOP, &NoParams {})),
             other => Err(ParseError::unknown_sub(other, &["start", "stop"])),
         },
         "suspense" => {
-            let mut req = Req::new(SUSPENSE);
-            if rest.contains(&"--only-dynamic") {
-                req.put("onlyDynamic", true);
-            }
-            ok(req)
+            let req = ReactRequest {
+                only_dynamic: rest.contains(&"--only-dynamic"),
+                ..ReactRequest::default()
+            };
+            Ok(encode(SUSPENSE, &req))
         }
         other => Err(ParseError::unknown_sub(
             other,
@@ -187,10 +193,10 @@ enum Op {
 #[serde(rename_all = "camelCase")]
 pub struct ReactRequest {
     /// `inspect`: the component id from `react tree`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fiber_id: Option<i64>,
     /// `suspense`: only boundaries that suspended.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub only_dynamic: bool,
 }
 

@@ -270,7 +270,7 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             "record restart",
             "record restart <output.webm> [url] [--fps <1-60>] [--cursor] [--contact-sheet]",
         ),
-        Some("stop") => return ok(Req::new(STOP)),
+        Some("stop") => return Ok(encode(STOP, &NoParams {})),
         Some(sub) => return Err(ParseError::unknown_sub(sub, VALID)),
         None => {
             return Err(ParseError::missing(
@@ -280,7 +280,7 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
         }
     };
     let mut positional: Vec<&str> = Vec::new();
-    let mut extra: Vec<(&str, Value)> = Vec::new();
+    let mut req = RecordRequest::default();
     let mut i = 1;
     while i < rest.len() {
         match rest[i] {
@@ -289,7 +289,7 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                     .get(i + 1)
                     .ok_or_else(|| ParseError::missing(context, usage))?;
                 match raw.parse::<u32>() {
-                    Ok(n) if (1..=60).contains(&n) => extra.push(("fps", json!(n))),
+                    Ok(n) if (1..=60).contains(&n) => req.fps = Some(n),
                     _ => {
                         return Err(ParseError::invalid(
                             format!("Invalid --fps value: {raw} (expected 1-60)"),
@@ -299,8 +299,8 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                 }
                 i += 1;
             }
-            "--cursor" => extra.push(("cursor", json!(true))),
-            "--contact-sheet" => extra.push(("contactSheet", json!(true))),
+            "--cursor" => req.cursor = Some(true),
+            "--contact-sheet" => req.contact_sheet = Some(true),
             other => positional.push(other),
         }
         i += 1;
@@ -308,12 +308,7 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let path = positional
         .first()
         .ok_or_else(|| ParseError::missing(context, usage))?;
-    let mut req = Req::new(action).set("path", *path);
-    if let Some(url) = positional.get(1) {
-        req.put("url", record_url(url));
-    }
-    for (k, v) in extra {
-        req.put(k, v);
-    }
-    ok(req)
+    req.path = Some(path.to_string());
+    req.url = positional.get(1).map(|url| record_url(url));
+    Ok(encode(action, &req))
 }

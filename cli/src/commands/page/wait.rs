@@ -286,14 +286,12 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
         return Ok(encode(WAIT, &request));
     }
     if let Some(idx) = find(&["--download", "-d"]) {
-        let mut req = Req::new(DOWNLOAD);
-        if let Some(path) = args.get(idx + 1).filter(|p| !p.starts_with("--")) {
-            req.put("path", *path);
-        }
-        if let Some(ms) = timeout {
-            req.put("timeout", ms);
-        }
-        return ok(req);
+        let path = args.get(idx + 1).filter(|p| !p.starts_with("--"));
+        let req = DownloadRequest {
+            path: path.map(|p| p.to_string()),
+            timeout,
+        };
+        return Ok(encode(DOWNLOAD, &req));
     }
     let arg = args
         .first()
@@ -367,8 +365,11 @@ async fn run_function(ctx: &Ctx<'_>) -> Result<Value, Failure> {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct DownloadRequest {
     /// Where to save the download (default: the download directory, else the temp directory).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// How long to wait (ms); the handler reads it as the request's deadline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u64>,
 }
 
 async fn run_download(ctx: &Ctx<'_>) -> Result<Value, Failure> {

@@ -81,10 +81,20 @@ pub const MCP: &[McpTool] = &[
     ),
 ];
 
+fn operation(operation: &str, text: Option<String>) -> Value {
+    encode(
+        ACTION,
+        &ClipboardRequest {
+            operation: Some(operation.to_string()),
+            text,
+        },
+    )
+}
+
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
     match rest.first().copied() {
-        Some("read") | None => ok(Req::new(ACTION).set("operation", "read")),
+        Some("read") | None => Ok(operation("read", None)),
         Some("write") => {
             if rest.len() < 2 {
                 return Err(ParseError::missing(
@@ -92,11 +102,9 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                     "clipboard write <text>",
                 ));
             }
-            ok(Req::new(ACTION)
-                .set("operation", "write")
-                .set("text", rest[1..].join(" ")))
+            Ok(operation("write", Some(rest[1..].join(" "))))
         }
-        Some(op @ ("copy" | "paste")) => ok(Req::new(ACTION).set("operation", op)),
+        Some(op @ ("copy" | "paste")) => Ok(operation(op, None)),
         Some(sub) => Err(ParseError::unknown_sub(
             sub,
             &["read", "write", "copy", "paste"],

@@ -294,9 +294,13 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             let pass = rest
                 .get(2)
                 .ok_or_else(|| ParseError::missing("set credentials", USAGE))?;
-            ok(Req::new(CREDENTIALS)
-                .set("username", *user)
-                .set("password", *pass))
+            Ok(encode(
+                CREDENTIALS,
+                &CredentialsRequest {
+                    username: Some(user.to_string()),
+                    password: Some(pass.to_string()),
+                },
+            ))
         }
         Some("media") => {
             let color = if rest.contains(&"dark") {

@@ -65,8 +65,13 @@ pub const MCP: &[McpTool] = &[
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     match input.rest.first().copied() {
-        Some("main") => ok(Req::new(MAIN)),
-        Some(sel) => ok(Req::new(FRAME).set("selector", sel)),
+        Some("main") => Ok(encode(MAIN, &NoParams {})),
+        Some(sel) => Ok(encode(
+            FRAME,
+            &FrameRequest {
+                selector: Some(sel.to_string()),
+            },
+        )),
         None => Err(ParseError::missing("frame", "frame <selector|@ref|main>")),
     }
 }
