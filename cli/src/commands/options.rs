@@ -59,9 +59,9 @@ pub(crate) enum Word<'a> {
     Other(&'a str),
 }
 
-impl Word<'_> {
+impl<'a> Word<'a> {
     /// The word as typed (a flag by its first name).
-    pub(crate) fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &'a str {
         match self {
             Word::Switch(word) | Word::Value(word, _) => word,
             Word::Other(word) => word,

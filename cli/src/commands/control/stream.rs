@@ -110,13 +110,10 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     match rest.first().copied() {
         Some("enable") => {
             let mut request = EnableRequest::default();
-            let mut i = 1;
-            while i < rest.len() {
-                match rest[i] {
-                    "--port" => {
-                        let raw = rest
-                            .get(i + 1)
-                            .ok_or_else(|| ParseError::missing("stream enable --port", USAGE))?;
+            const FLAGS: &[Flag] = &[Flag::value(&["--port"], "stream enable --port", USAGE)];
+            for word in scan(&rest[1..], FLAGS) {
+                match word? {
+                    Word::Value(_, raw) => {
                         let port = raw.parse::<u32>().map_err(|_| {
                             ParseError::invalid(
                                 format!("Invalid port: '{raw}' is not a valid integer"),
@@ -132,11 +129,10 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                             ));
                         }
                         request.port = Some(port);
-                        i += 2;
                     }
                     other => {
                         return Err(ParseError::invalid(
-                            format!("Unknown flag for stream enable: {other}"),
+                            format!("Unknown flag for stream enable: {}", other.text()),
                             USAGE,
                         ));
                     }

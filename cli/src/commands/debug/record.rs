@@ -256,20 +256,28 @@ fn saved(t: &mut Text<'_>, data: &Value) -> bool {
     true
 }
 
+const START_USAGE: &str =
+    "record start <output.webm> [url] [--fps <1-60>] [--cursor] [--contact-sheet]";
+const RESTART_USAGE: &str =
+    "record restart <output.webm> [url] [--fps <1-60>] [--cursor] [--contact-sheet]";
+
+const START_FLAGS: &[Flag] = &[
+    Flag::value(&["--fps"], "record start", START_USAGE),
+    Flag::switch(&["--cursor"]),
+    Flag::switch(&["--contact-sheet"]),
+];
+const RESTART_FLAGS: &[Flag] = &[
+    Flag::value(&["--fps"], "record restart", RESTART_USAGE),
+    Flag::switch(&["--cursor"]),
+    Flag::switch(&["--contact-sheet"]),
+];
+
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
     const VALID: &[&str] = &["start", "stop", "restart"];
     let (action, context, usage) = match rest.first().copied() {
-        Some("start") => (
-            START,
-            "record start",
-            "record start <output.webm> [url] [--fps <1-60>] [--cursor] [--contact-sheet]",
-        ),
-        Some("restart") => (
-            RESTART,
-            "record restart",
-            "record restart <output.webm> [url] [--fps <1-60>] [--cursor] [--contact-sheet]",
-        ),
+        Some("start") => (START, "record start", START_USAGE),
+        Some("restart") => (RESTART, "record restart", RESTART_USAGE),
         Some("stop") => return Ok(encode(STOP, &NoParams {})),
         Some(sub) => return Err(ParseError::unknown_sub(sub, VALID)),
         None => {
@@ -281,29 +289,27 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     };
     let mut positional: Vec<&str> = Vec::new();
     let mut req = RecordRequest::default();
-    let mut i = 1;
-    while i < rest.len() {
-        match rest[i] {
-            "--fps" => {
-                let raw = rest
-                    .get(i + 1)
-                    .ok_or_else(|| ParseError::missing(context, usage))?;
-                match raw.parse::<u32>() {
-                    Ok(n) if (1..=60).contains(&n) => req.fps = Some(n),
-                    _ => {
-                        return Err(ParseError::invalid(
-                            format!("Invalid --fps value: {raw} (expected 1-60)"),
-                            usage,
-                        ));
-                    }
+    // The context and usage differ between start and restart.
+    let flags = if action == START {
+        START_FLAGS
+    } else {
+        RESTART_FLAGS
+    };
+    for word in scan(&rest[1..], flags) {
+        match word? {
+            Word::Value(_, raw) => match raw.parse::<u32>() {
+                Ok(n) if (1..=60).contains(&n) => req.fps = Some(n),
+                _ => {
+                    return Err(ParseError::invalid(
+                        format!("Invalid --fps value: {raw} (expected 1-60)"),
+                        usage,
+                    ));
                 }
-                i += 1;
-            }
-            "--cursor" => req.cursor = Some(true),
-            "--contact-sheet" => req.contact_sheet = Some(true),
-            other => positional.push(other),
+            },
+            Word::Switch("--cursor") => req.cursor = Some(true),
+            Word::Switch("--contact-sheet") => req.contact_sheet = Some(true),
+            other => positional.push(other.text()),
         }
-        i += 1;
     }
     let path = positional
         .first()

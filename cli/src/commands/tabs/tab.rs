@@ -131,21 +131,20 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     match rest.first().copied() {
         Some("new") => {
             let mut request = NewRequest::default();
-            let mut i = 1;
-            while i < rest.len() {
-                match rest[i] {
-                    "--label" => {
-                        let name = rest.get(i + 1).ok_or_else(|| {
-                            ParseError::missing("tab new --label", "tab new --label <name> [url]")
-                        })?;
-                        request.label = Some(name.to_string());
-                        i += 2;
-                    }
-                    other if !other.starts_with("--") && request.url.is_none() => {
+            const FLAGS: &[Flag] = &[Flag::value(
+                &["--label"],
+                "tab new --label",
+                "tab new --label <name> [url]",
+            )];
+            for word in scan(&rest[1..], FLAGS) {
+                match word? {
+                    Word::Value(_, name) => request.label = Some(name.to_string()),
+                    Word::Other(other) if !other.starts_with("--") && request.url.is_none() => {
                         request.url = Some(other.to_string());
-                        i += 1;
                     }
-                    other => return Err(ParseError::unknown_sub(other, &["--label", "<url>"])),
+                    other => {
+                        return Err(ParseError::unknown_sub(other.text(), &["--label", "<url>"]));
+                    }
                 }
             }
             Ok(encode(NEW, &request))
