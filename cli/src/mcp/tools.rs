@@ -815,8 +815,8 @@ fn reject_unknown(
     )))
 }
 
-/// Every tool: upstream's ([`catalog`]), then one generic tool per registry command that has help and that
-/// no catalog tool runs (`mcp` itself excluded).
+/// Every tool: upstream's ([`catalog`]), then one generic tool per registry command that has
+/// help and that no catalog tool runs (`mcp` itself excluded).
 pub fn all() -> Vec<Tool> {
     let catalog = catalog();
     let mut tools: Vec<Tool> = catalog.iter().copied().map(Tool::Spec).collect();

@@ -67,23 +67,21 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let mut clear = false;
     let mut delay: Option<u64> = None;
     let mut words: Vec<&str> = Vec::new();
-    let mut i = 0;
-    while i < rest.len() {
-        match rest[i] {
-            "--clear" => clear = true,
-            "--delay" => {
-                let raw = rest
-                    .get(i + 1)
-                    .ok_or_else(|| ParseError::missing("type --delay", USAGE))?;
+    const FLAGS: &[Flag] = &[
+        Flag::switch(&["--clear"]),
+        Flag::value(&["--delay"], "type --delay", USAGE),
+    ];
+    for word in scan(rest, FLAGS) {
+        match word? {
+            Word::Switch(_) => clear = true,
+            Word::Value(_, raw) => {
                 let ms = raw
                     .parse::<u64>()
                     .map_err(|_| ParseError::invalid(format!("Invalid delay: {raw}"), USAGE))?;
                 delay = Some(ms);
-                i += 1;
             }
-            word => words.push(word),
+            Word::Other(word) => words.push(word),
         }
-        i += 1;
     }
     let selector = words
         .first()
