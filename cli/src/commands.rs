@@ -6,6 +6,7 @@
 //! request, or a client-side `batch` of requests. Requests carry no `id`; the sender adds it.
 
 mod error;
+mod options;
 mod prelude;
 pub mod registry;
 mod support;

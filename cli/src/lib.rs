@@ -8,9 +8,9 @@
 //! goes through a [`host::Host`], so tests pin HOME, cwd, variables, files and stdin.
 //!
 //! Every command is one module in [`commands::registry`]: its words, help, grammar, wire
-//! actions (lane, handler, text rendering). The binary hands the registry's routes to the
-//! session daemon (`abx_daemon::run`), so the parser, the help, the renderer and the daemon
-//! read the same table.
+//! actions (lane, handler, text rendering and its example) and MCP tools. The binary hands the
+//! registry's routes to the session daemon (`abx_daemon::run`), so the parser, the help, the
+//! renderer, the MCP server and the daemon read the same table.
 //!
 //! ```
 //! use agent_browser::host::MemoryHost;
@@ -27,8 +27,7 @@
 //! * `skills` serves abx's own guides (embedded in the binary); `install` never downloads a browser
 //!   (it finds a system Chrome or installs Debian's `chromium` with apt-get as root); `upgrade`
 //!   only says how to replace the binary; `doctor` checks what abx needs, without the network.
-//! * `dashboard`, `profiles`, `plugin(s)`, `mcp` and `chat` are not provided: they exit 1 with a
-//!   clear message.
+//! * `plugin(s)` and `chat` are not provided: they exit 1 with a clear message.
 //! * `a11y` runs abx's own checks in axe-core's report shape (docs/a11y.md); `react` reads fibers
 //!   through abx's own DevTools hook (docs/react.md); `webmcp` uses Chrome's WebMCP domain
 //!   (docs/webmcp.md).

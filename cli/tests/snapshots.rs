@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use agent_browser::commands::{Command, LocalCommand};
+use agent_browser::commands::{Command, LocalCommand, registry};
 use agent_browser::host::MemoryHost;
 use agent_browser::output::{OutputOptions, Response, render_response};
 use serde_json::{Value, json};
@@ -145,144 +145,32 @@ fn argv_corpus_parses_to_the_same_bytes() {
     check("parse-snapshot.txt", &out);
 }
 
-/// Every action the CLI can send, plus reply-only names the renderer knows.
-const ACTIONS: &[&str] = &[
-    "a11y",
-    "auth_delete",
-    "auth_list",
-    "auth_login",
-    "auth_save",
-    "auth_show",
-    "back",
-    "batch",
-    "boundingbox",
-    "cdp_url",
-    "check",
-    "click",
-    "clipboard",
-    "close",
-    "confirm",
-    "console",
-    "cookies_clear",
-    "cookies_get",
-    "cookies_set",
-    "count",
-    "credentials",
-    "dblclick",
-    "deny",
-    "device",
-    "device_list",
-    "dialog",
-    "diff_screenshot",
-    "diff_snapshot",
-    "diff_url",
-    "download",
-    "drag",
-    "emulatemedia",
-    "errors",
-    "evaluate",
-    "fill",
-    "focus",
-    "forward",
-    "frame",
-    "geolocation",
-    "getattribute",
-    "getbyalttext",
-    "getbylabel",
-    "getbyplaceholder",
-    "getbyrole",
-    "getbytestid",
-    "getbytext",
-    "getbytitle",
-    "gettext",
-    "har_start",
-    "har_stop",
-    "headers",
-    "highlight",
-    "hover",
-    "innerhtml",
-    "inputvalue",
-    "inspect",
-    "ischecked",
-    "isenabled",
-    "isvisible",
-    "keyboard",
-    "keydown",
-    "keyup",
-    "launch",
-    "mainframe",
-    "mousedown",
-    "mousemove",
-    "mouseup",
-    "navigate",
-    "nth",
-    "offline",
-    "pdf",
-    "press",
-    "profiler_start",
-    "profiler_stop",
-    "pushstate",
-    "react_inspect",
-    "react_renders_start",
-    "react_renders_stop",
-    "react_suspense",
-    "react_tree",
-    "read",
-    "recording_restart",
-    "recording_start",
-    "recording_stop",
-    "reload",
-    "removeinitscript",
-    "request_detail",
-    "requests",
-    "route",
-    "screenshot",
-    "scroll",
-    "scrollintoview",
-    "select",
-    "session_info",
-    "snapshot",
-    "state_clean",
-    "state_clear",
-    "state_list",
-    "state_load",
-    "state_rename",
-    "state_save",
-    "state_show",
-    "storage_clear",
-    "storage_get",
-    "storage_set",
-    "stream_disable",
-    "stream_enable",
-    "stream_status",
-    "styles",
-    "swipe",
-    "tab_close",
-    "tab_list",
-    "tab_new",
-    "tab_switch",
-    "tap",
-    "title",
-    "trace_start",
-    "trace_stop",
-    "type",
-    "uncheck",
-    "unroute",
-    "upload",
-    "url",
-    "video_start",
-    "video_stop",
-    "viewport",
-    "vitals",
-    "wait",
-    "waitfordownload",
-    "waitforfunction",
-    "waitforloadstate",
-    "waitforurl",
-    "wheel",
-    "window_new",
-    "definitely_unknown",
-];
+/// Every action the registry declares, in name order, and one that none does (it reads as
+/// upstream's key-driven default).
+fn actions() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = registry::TABLE
+        .iter()
+        .flat_map(|c| c.actions.iter())
+        .map(|a| a.name)
+        .collect();
+    names.sort_unstable();
+    names.push("definitely_unknown");
+    names
+}
+
+/// Each action's render example (see `Render::example`), labelled with its action.
+fn examples() -> Vec<(String, Value)> {
+    registry::TABLE
+        .iter()
+        .flat_map(|c| c.actions.iter())
+        .filter(|a| !a.render.example.is_empty())
+        .map(|a| {
+            let data = serde_json::from_str(a.render.example)
+                .unwrap_or_else(|e| panic!("{}'s render example is not JSON: {e}", a.name));
+            (format!("example of {}: {}", a.name, a.render.example), data)
+        })
+        .collect()
+}
 
 fn samples() -> Vec<Value> {
     vec![
@@ -439,9 +327,11 @@ fn replies_render_to_the_same_bytes_for_every_action() {
     let mut out = String::new();
     let mut responses: Vec<(String, Response)> = samples()
         .into_iter()
-        .map(|data| {
+        .map(|data| (data.to_string(), data))
+        .chain(examples())
+        .map(|(label, data)| {
             (
-                data.to_string(),
+                label,
                 Response {
                     success: true,
                     data: Some(data),
@@ -465,7 +355,7 @@ fn replies_render_to_the_same_bytes_for_every_action() {
     for (mode, opts) in render_modes() {
         for (label, resp) in &responses {
             let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
-            for action in ACTIONS.iter().copied().map(Some).chain([None]) {
+            for action in actions().into_iter().map(Some).chain([None]) {
                 let r = render_response(resp, action, &opts);
                 let text = format!(
                     "exit {} stdout {:?} stderr {:?}",
@@ -493,6 +383,44 @@ fn replies_render_to_the_same_bytes_for_every_action() {
         }
     }
     check("render-snapshot.txt", &out);
+}
+
+#[test]
+fn every_action_with_wording_of_its_own_has_an_example_that_shows_it() {
+    // The example sits next to the `Render` in the command's module: a reply the action's
+    // wording prints differently from upstream's key-driven default.
+    let opts = OutputOptions::default();
+    let text = |r: agent_browser::output::Rendered| format!("{}{}", r.stdout, r.stderr);
+    let mut wrong = Vec::new();
+    for action in registry::TABLE.iter().flat_map(|c| c.actions.iter()) {
+        let example = action.render.example;
+        if action.render.is_default() {
+            if !example.is_empty() {
+                wrong.push(format!(
+                    "{}: an example but no wording of its own",
+                    action.name
+                ));
+            }
+            continue;
+        }
+        let Ok(data) = serde_json::from_str::<Value>(example) else {
+            wrong.push(format!("{}: no render example (or not JSON)", action.name));
+            continue;
+        };
+        let resp = Response {
+            success: true,
+            data: Some(data),
+            ..Response::default()
+        };
+        let own = text(render_response(&resp, Some(action.name), &opts));
+        if own == text(render_response(&resp, None, &opts)) {
+            wrong.push(format!(
+                "{}: its example reads as the default: {own:?}",
+                action.name
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 /// Upstream 0.41.2's top-level words.
@@ -607,4 +535,81 @@ fn help_text_is_the_same_bytes() {
         }
     }
     check("help-snapshot.txt", &out);
+}
+
+/// A value of each argument kind, for [`mcp_tools_list_and_call_the_same_bytes`].
+fn sample_argument(kind: &agent_browser::mcp::tools::Kind) -> Value {
+    use agent_browser::mcp::tools::Kind;
+    match kind {
+        Kind::Str | Kind::StrOrBool => json!("v w"),
+        Kind::Int => json!(7),
+        Kind::Num => json!(1.5),
+        Kind::Bool => json!(true),
+        Kind::Obj => json!({"k": 1}),
+        Kind::List => json!(["a", "b c"]),
+        Kind::Lists => json!([["open", "a b"], ["snapshot", "-i"]]),
+        Kind::Enum(values) => json!(values[0]),
+    }
+}
+
+#[test]
+fn mcp_tools_list_and_call_the_same_bytes() {
+    // Every tool's `tools/list` entry, the profiles that list it, and the command line a call
+    // with every argument (and with only the required ones) runs: the MCP server's whole surface
+    // apart from the session-wide arguments, which one function adds to every tool.
+    use agent_browser::mcp::tools;
+    let mut out = String::new();
+    for tool in tools::all() {
+        let profiles: Vec<&str> = tools::PROFILES
+            .iter()
+            .map(|(p, _)| *p)
+            .filter(|p| tool.enabled(&[p.to_string()]))
+            .collect();
+        let _ = writeln!(out, "== {} [{}]", tool.name(), profiles.join(","));
+        let _ = writeln!(out, "{}", tool.listing(false));
+        let schema = tool.schema(false);
+        let properties = schema["properties"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let required: Vec<&Value> = schema["required"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .collect();
+        let params = match &tool {
+            tools::Tool::Spec(spec) => tools::params(spec),
+            tools::Tool::Generic { .. } => Vec::new(),
+        };
+        let value_of = |name: &str| {
+            params
+                .iter()
+                .find(|p| p.name == name)
+                .map(|p| sample_argument(&p.kind))
+                .unwrap_or_else(|| json!(["x", "y"]))
+        };
+        let mut every = serde_json::Map::new();
+        let mut needed = serde_json::Map::new();
+        for name in properties.keys().filter(|n| *n != "session") {
+            every.insert(name.clone(), value_of(name));
+            if required.iter().any(|r| r.as_str() == Some(name)) {
+                needed.insert(name.clone(), value_of(name));
+            }
+        }
+        for args in [Value::Object(every), Value::Object(needed)] {
+            match tool.argv(&args) {
+                Ok(call) => {
+                    let _ = writeln!(
+                        out,
+                        "  {args} -> global {:?} words {:?} stdin {:?}",
+                        call.global, call.words, call.stdin
+                    );
+                }
+                Err(e) => {
+                    let _ = writeln!(out, "  {args} -> refused {:?}", e.0);
+                }
+            }
+        }
+    }
+    check("mcp-tools.txt", &out);
 }

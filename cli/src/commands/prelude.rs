@@ -7,6 +7,8 @@ pub(crate) use serde::{Deserialize, Serialize};
 pub(crate) use serde_json::{Value, json};
 
 pub(crate) use super::error::ParseError;
+pub(crate) use super::options::{Flag, Word, scan};
 pub(crate) use super::registry::{Action, Command, Grammar, Help, Input};
-pub(crate) use super::support::{Req, SelectorRequest, data, ok, required, selector_grammar};
+pub(crate) use super::support::{SelectorRequest, data, required, selector_grammar};
+pub(crate) use crate::mcp::tools::McpTool;
 pub(crate) use crate::output::text::{Render, Text, b, i, pretty, s, u};

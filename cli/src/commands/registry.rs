@@ -24,6 +24,7 @@ use super::{
 };
 use crate::flags::Flags;
 use crate::host::Host;
+use crate::mcp::tools::McpTool;
 use crate::output::Render;
 
 /// One CLI command.
@@ -37,6 +38,8 @@ pub struct Command {
     pub grammar: Grammar,
     /// The wire actions it sends and the daemon serves.
     pub actions: &'static [Action],
+    /// Upstream's MCP tools that run it (the MCP server lists them; see [`crate::mcp::tools`]).
+    pub mcp: &'static [McpTool],
 }
 
 /// How a command's argv is read.
@@ -542,6 +545,58 @@ mod tests {
                     }
                 }
                 (_, None) => panic!("{:?} has no help", command.names),
+            }
+        }
+    }
+
+    #[test]
+    fn every_command_with_words_has_a_grammar_that_reads_them() {
+        for command in TABLE {
+            if command.help.is_some() {
+                assert!(
+                    matches!(command.grammar, Grammar::Request(_) | Grammar::Local(_)),
+                    "{:?} is in the help but reads no words",
+                    command.names
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn no_table_outside_the_command_modules_keys_on_a_command() {
+        // A command is its module plus its row in TABLE: the MCP tools and the render
+        // examples are declared there, so the MCP machinery, the renderer, the help and the
+        // render snapshots name no command's tool or wire action (the code after
+        // `#[cfg(test)]` aside: unit tests drive real tools). Wire names with an underscore
+        // are the distinctive ones; `url` or `title` are also reply keys.
+        let sources = [
+            ("mcp/tools.rs", include_str!("../mcp/tools.rs")),
+            ("mcp/mod.rs", include_str!("../mcp/mod.rs")),
+            ("output.rs", include_str!("../output.rs")),
+            ("output/text.rs", include_str!("../output/text.rs")),
+            ("help.rs", include_str!("../help.rs")),
+            ("commands.rs", include_str!("../commands.rs")),
+            ("lib.rs", include_str!("../lib.rs")),
+            (
+                "tests/snapshots.rs",
+                include_str!("../../tests/snapshots.rs"),
+            ),
+        ];
+        let tools = TABLE.iter().flat_map(|c| c.mcp.iter()).map(|t| t.name);
+        let actions = TABLE
+            .iter()
+            .flat_map(|c| c.actions.iter())
+            .map(|a| a.name)
+            .filter(|name| name.contains('_'));
+        let names: Vec<&str> = tools.chain(actions).collect();
+        assert!(names.len() > 200, "{} names", names.len());
+        for (file, source) in sources {
+            let code = source.split("#[cfg(test)]").next().unwrap_or_default();
+            for name in &names {
+                assert!(
+                    !code.contains(&format!("\"{name}\"")),
+                    "{file} names {name}: declare it in its command's module"
+                );
             }
         }
     }

@@ -1,9 +1,9 @@
-//! What several commands share: the request builder of the commands the daemon does not
-//! implement yet, the one-selector request, argv helpers and handler helpers.
+//! What several commands share: the one-selector request, argv helpers, serialization and
+//! handler helpers.
 
 use abx_daemon::errors::Failure;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::error::ParseError;
 use super::registry::Input;
@@ -16,39 +16,6 @@ pub const SYSTEM_CA_BUNDLES: &[&str] = &[
     "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
     "/etc/ssl/cert.pem",
 ];
-
-/// A request under construction, for commands whose request has no type of its own yet (the
-/// daemon does not implement them; the request is exactly what upstream's CLI sends).
-pub(crate) struct Req(Map<String, Value>);
-
-impl Req {
-    pub(crate) fn new(action: &str) -> Self {
-        let mut map = Map::new();
-        map.insert(abx_wire::extras::ACTION.to_string(), Value::from(action));
-        Req(map)
-    }
-
-    pub(crate) fn set(mut self, key: &str, value: impl Into<Value>) -> Self {
-        self.0.insert(key.to_string(), value.into());
-        self
-    }
-
-    pub(crate) fn put(&mut self, key: &str, value: impl Into<Value>) {
-        self.0.insert(key.to_string(), value.into());
-    }
-
-    pub(crate) fn has(&self, key: &str) -> bool {
-        self.0.contains_key(key)
-    }
-
-    pub(crate) fn done(self) -> Value {
-        Value::Object(self.0)
-    }
-}
-
-pub(crate) fn ok(req: Req) -> Result<Value, ParseError> {
-    Ok(req.done())
-}
 
 /// `{"selector": …}`: the request of every command that takes one element.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -271,4 +238,17 @@ fn cookie_header_from_curl(curl: &str) -> Option<String> {
         }
     }
     found
+}
+
+/// Writes a whole number without a fraction (`300`, not `300.0`), as upstream's CLI sends a
+/// number it parsed as an integer; other numbers as they are.
+pub(crate) fn whole_number<S: serde::Serializer>(
+    value: &Option<f64>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => serializer.serialize_i64(*n as i64),
+        Some(n) => serializer.serialize_f64(*n),
+        None => serializer.serialize_none(),
+    }
 }

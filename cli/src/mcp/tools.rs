@@ -1,18 +1,20 @@
-//! The MCP tool list: upstream's tools (names, arguments and the command words they run), and
-//! one generic tool per registry command none of them covers, grouped into profiles.
+//! The MCP tool machinery: the profiles, the argument notation, the JSON Schema a client sees,
+//! and how a call's arguments become command words. The tools themselves live with their
+//! commands: each command module's `MCP` (read through `Command::mcp`) lists upstream's tools
+//! that run it, with their names, arguments and profile.
 //!
-//! Each catalog entry ([`CATALOG`]) names the command words it runs and its arguments in a
-//! short notation, `name:type[!][@place]`: type `s` string, `i` integer, `n` number, `b`
-//! boolean, `o` object, `a` array of strings, `aa` array of string arrays, `e(x|y)` one of
-//! these; `!` required; place absent for a positional word, `@--flag` for `--flag <value>` (or
-//! a bare `--flag` for a boolean), `@G--flag` for a global flag before the command,
-//! `@!--flag` for a flag given when the boolean is false, `@L--flag` for `--flag` per array
-//! item, `@S--flag` for `--flag` with the value on stdin, `@J` for a JSON word, `@O` for `on`/`off`, `@C` for batch commands; a command word
-//! `{name}` is that argument's value. [`Tool::schema`] gives the JSON Schema a client sees and
-//! [`Tool::argv`] turns a client's arguments back into the words the CLI parses. Every tool also
-//! takes the session-wide arguments of [`COMMON`] (session, extraArgs, timeoutMs, …). Every
-//! other registry command is a generic tool `agent_browser_<word>` taking `args` (the words after
-//! the command), listed only in `all`.
+//! A tool ([`McpTool`]) names the command words it runs and its arguments in a short notation,
+//! `name:type[!][@place]`: type `s` string, `i` integer, `n` number, `b` boolean, `o` object,
+//! `a` array of strings, `aa` array of string arrays, `e(x|y)` one of these; `!` required; place
+//! absent for a positional word, `@--flag` for `--flag <value>` (or a bare `--flag` for a
+//! boolean), `@G--flag` for a global flag before the command, `@!--flag` for a flag given when
+//! the boolean is false, `@L--flag` for `--flag` per array item, `@S--flag` for `--flag` with
+//! the value on stdin, `@J` for a JSON word, `@O` for `on`/`off`, `@C` for batch commands; a
+//! command word `{name}` is that argument's value. [`Tool::schema`] gives the JSON Schema a
+//! client sees and [`Tool::argv`] turns a client's arguments back into the words the CLI parses.
+//! Every tool also takes the session-wide arguments of [`COMMON`] (session, extraArgs,
+//! timeoutMs, …). Every other registry command is a generic tool `agent_browser_<word>` taking
+//! `args` (the words after the command), listed only in `all`.
 
 use serde_json::{Map, Value, json};
 
@@ -51,30 +53,15 @@ pub const PROFILES: &[(&str, &str)] = &[
     ("all", "Every tool"),
 ];
 
-/// The tools of the default `core` profile: the everyday loop, kept small on purpose.
-const CORE: &[&str] = &[
-    "agent_browser_tools_profiles",
-    "agent_browser_open",
-    "agent_browser_snapshot",
-    "agent_browser_click",
-    "agent_browser_fill",
-    "agent_browser_type",
-    "agent_browser_press",
-    "agent_browser_select",
-    "agent_browser_check",
-    "agent_browser_scroll",
-    "agent_browser_wait_for_selector",
-    "agent_browser_wait_for_text",
-    "agent_browser_get_text",
-    "agent_browser_get_url",
-    "agent_browser_eval",
-    "agent_browser_screenshot",
-    "agent_browser_close",
-];
+/// Rewrites a call's positional words where upstream's arguments do not map one to one onto
+/// the command's words (`find`'s implied action, `set media`'s `reduce`).
+pub type Arrange = fn(&Map<String, Value>, Vec<String>) -> Vec<String>;
 
-/// One catalog entry.
+/// One of upstream's tools, declared in the module of the command it runs.
 #[derive(Debug, Clone, Copy)]
-pub struct Spec {
+pub struct McpTool {
+    /// Its place in upstream's tool list: `tools/list` keeps upstream's order.
+    pub position: u16,
     /// `agent_browser_…`.
     pub name: &'static str,
     /// Its profile besides `all` (`all`: none).
@@ -87,1256 +74,83 @@ pub struct Spec {
     pub read_only: bool,
     /// It reaches pages on the web.
     pub open_world: bool,
+    /// It is in the default `core` profile (the everyday loop, kept small on purpose).
+    pub in_core: bool,
+    /// See [`Arrange`].
+    pub arrange: Option<Arrange>,
 }
 
-const fn spec(
-    name: &'static str,
-    profile: &'static str,
-    words: &'static [&'static str],
-    params: &'static str,
-    read_only: bool,
-    open_world: bool,
-) -> Spec {
-    Spec {
-        name,
-        profile,
-        words,
-        params,
-        read_only,
-        open_world,
+impl McpTool {
+    /// A tool that may change the page and reaches the web, outside `core`.
+    pub const fn new(
+        position: u16,
+        name: &'static str,
+        profile: &'static str,
+        words: &'static [&'static str],
+        params: &'static str,
+    ) -> McpTool {
+        McpTool {
+            position,
+            name,
+            profile,
+            words,
+            params,
+            read_only: false,
+            open_world: true,
+            in_core: false,
+            arrange: None,
+        }
+    }
+
+    /// See [`McpTool::read_only`].
+    pub const fn read_only(self) -> McpTool {
+        McpTool {
+            read_only: true,
+            ..self
+        }
+    }
+
+    /// It reaches nothing on the web (`openWorldHint: false`).
+    pub const fn closed_world(self) -> McpTool {
+        McpTool {
+            open_world: false,
+            ..self
+        }
+    }
+
+    /// See [`McpTool::in_core`].
+    pub const fn in_core(self) -> McpTool {
+        McpTool {
+            in_core: true,
+            ..self
+        }
+    }
+
+    /// See [`McpTool::arrange`].
+    pub const fn arranged(self, arrange: Arrange) -> McpTool {
+        McpTool {
+            arrange: Some(arrange),
+            ..self
+        }
     }
 }
 
-/// Upstream's tools, in its list order.
-pub const CATALOG: &[Spec] = &[
-    spec("agent_browser_tools_profiles", "core", &[], "", false, true),
-    spec(
-        "agent_browser_open",
-        "core",
-        &["open"],
-        "url:s headed:b@G--headed webgpu:b@G--webgpu webmcp:b@!--no-webmcp",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_webmcp_list",
-        "all",
-        &["webmcp", "list"],
-        "tool:s frameId:s@--frame",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_webmcp_invoke",
-        "all",
-        &["webmcp", "invoke"],
-        "tool:s! params:o@--params detach:b@--detach frameId:s@--frame waitTimeoutMs:i@--timeout",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_webmcp_result",
-        "all",
-        &["webmcp", "result"],
-        "invocationId:s! waitTimeoutMs:i@--timeout",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_webmcp_cancel",
-        "all",
-        &["webmcp", "cancel"],
-        "invocationId:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_read",
-        "core",
-        &["read"],
-        "url:s filter:s@--filter llms:e(index|full)@--llms outline:b@--outline raw:b@--raw readTimeoutMs:i@--timeout requireMd:b@--require-md",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_snapshot",
-        "core",
-        &["snapshot"],
-        "compact:b@-c delta:b@--delta depth:i@-d full:b@--full includeUrls:b@--urls interactive:b@-i selector:s@-s",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_click",
-        "core",
-        &["click"],
-        "selector:s! human:b@--human newTab:b@--new-tab",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_fill",
-        "core",
-        &["fill"],
-        "selector:s! text:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_type",
-        "core",
-        &["type"],
-        "selector:s! text:s! clear:b@--clear delayMs:i@--delay",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_press",
-        "core",
-        &["press"],
-        "key:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_hover",
-        "all",
-        &["hover"],
-        "selector:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_focus",
-        "all",
-        &["focus"],
-        "selector:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_check",
-        "core",
-        &["check"],
-        "selector:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_uncheck",
-        "core",
-        &["uncheck"],
-        "selector:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_select",
-        "core",
-        &["select"],
-        "selector:s! values:a!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_scroll",
-        "core",
-        &["scroll"],
-        "direction:e(up|down|left|right) amount:i selector:s@--selector",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_scroll_into_view",
-        "all",
-        &["scrollintoview"],
-        "selector:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_wait_ms",
-        "core",
-        &["wait"],
-        "ms:i!",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_wait_for_selector",
-        "core",
-        &["wait"],
-        "selector:s! state:e(visible|hidden|attached|detached)@--state waitTimeoutMs:i@--timeout",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_wait_for_text",
-        "core",
-        &["wait", "--text"],
-        "text:s! waitTimeoutMs:i@--timeout",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_wait_for_url",
-        "all",
-        &["wait", "--url"],
-        "url:s! waitTimeoutMs:i@--timeout",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_wait_for_load",
-        "core",
-        &["wait", "--load"],
-        "state:e(load|domcontentloaded|networkidle)! waitTimeoutMs:i@--timeout",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_wait_for_function",
-        "all",
-        &["wait", "--fn"],
-        "expression:s! waitTimeoutMs:i@--timeout",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_screenshot",
-        "core",
-        &["screenshot"],
-        "selector:s path:s annotate:b@--annotate format:e(png|jpeg)@G--screenshot-format fullPage:b@--full ifChanged:b@--if-changed quality:i@G--screenshot-quality screenshotDir:s@G--screenshot-dir threshold:n@--threshold",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_get_text",
-        "core",
-        &["get", "text"],
-        "selector:s!",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_get_html",
-        "all",
-        &["get", "html"],
-        "selector:s!",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_get_value",
-        "all",
-        &["get", "value"],
-        "selector:s!",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_get_url",
-        "core",
-        &["get", "url"],
-        "",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_get_title",
-        "core",
-        &["get", "title"],
-        "",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_get_cdp_url",
-        "all",
-        &["get", "cdp-url"],
-        "",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_eval",
-        "core",
-        &["eval"],
-        "script:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_close",
-        "core",
-        &["close"],
-        "all:b@--all",
-        false,
-        true,
-    ),
-    spec("agent_browser_back", "tabs", &["back"], "", false, true),
-    spec(
-        "agent_browser_forward",
-        "tabs",
-        &["forward"],
-        "",
-        false,
-        true,
-    ),
-    spec("agent_browser_reload", "tabs", &["reload"], "", false, true),
-    spec(
-        "agent_browser_dblclick",
-        "all",
-        &["dblclick"],
-        "selector:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_drag",
-        "all",
-        &["drag"],
-        "source:s! target:s! human:b@--human",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_upload",
-        "debug",
-        &["upload"],
-        "selector:s! files:a!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_download",
-        "debug",
-        &["download"],
-        "selector:s! path:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_keydown",
-        "mobile",
-        &["keydown"],
-        "key:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_keyup",
-        "mobile",
-        &["keyup"],
-        "key:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_keyboard_type",
-        "mobile",
-        &["keyboard", "type"],
-        "text:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_keyboard_insert_text",
-        "mobile",
-        &["keyboard", "inserttext"],
-        "text:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_wait_for_download",
-        "debug",
-        &["wait", "--download"],
-        "path:s waitTimeoutMs:i@--timeout",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_pdf",
-        "debug",
-        &["pdf"],
-        "path:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_get_attr",
-        "all",
-        &["get", "attr"],
-        "selector:s! name:s!",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_get_count",
-        "all",
-        &["get", "count"],
-        "selector:s!",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_get_box",
-        "all",
-        &["get", "box"],
-        "selector:s!",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_get_styles",
-        "all",
-        &["get", "styles"],
-        "selector:s!",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_is_visible",
-        "all",
-        &["is", "visible"],
-        "selector:s!",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_is_enabled",
-        "all",
-        &["is", "enabled"],
-        "selector:s!",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_is_checked",
-        "all",
-        &["is", "checked"],
-        "selector:s!",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_find",
-        "all",
-        &["find"],
-        "locator:e(role|text|label|placeholder|alt|title|testid|first|last|nth)! index:i value:s! action:s text:s name:s@--name exact:b@--exact",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_mouse_move",
-        "mobile",
-        &["mouse", "move"],
-        "x:n! y:n! durationMs:i@--duration human:b@--human seed:i@--seed steps:i@--steps",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_mouse_down",
-        "mobile",
-        &["mouse", "down"],
-        "button:e(left|right|middle)",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_mouse_up",
-        "mobile",
-        &["mouse", "up"],
-        "button:e(left|right|middle)",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_mouse_wheel",
-        "mobile",
-        &["mouse", "wheel"],
-        "dy:n! dx:n",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_set_viewport",
-        "mobile",
-        &["set", "viewport"],
-        "width:i! height:i! scale:n",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_set_device",
-        "mobile",
-        &["set", "device"],
-        "device:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_set_geo",
-        "mobile",
-        &["set", "geo"],
-        "latitude:n! longitude:n!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_set_offline",
-        "network",
-        &["set", "offline"],
-        "enabled:b!@O",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_set_headers",
-        "network",
-        &["set", "headers"],
-        "headers:o!@J",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_set_credentials",
-        "network",
-        &["set", "credentials"],
-        "username:s! password:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_set_media",
-        "mobile",
-        &["set", "media"],
-        "colorScheme:e(dark|light|no-preference) reducedMotion:e(reduce|no-preference)",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_network_route",
-        "network",
-        &["network", "route"],
-        "url:s! abort:b@--abort allowOrigin:s@--allow-origin body:s@--body resourceType:s@--resource-type",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_network_unroute",
-        "network",
-        &["network", "unroute"],
-        "url:s",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_network_requests",
-        "network",
-        &["network", "requests"],
-        "clear:b@--clear filter:s@--filter method:s@--method status:s@--status type:s@--type",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_network_request",
-        "network",
-        &["network", "request"],
-        "requestId:s!",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_network_har_start",
-        "network",
-        &["network", "har", "start"],
-        "content:e(all|text|none)@--content",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_network_har_stop",
-        "network",
-        &["network", "har", "stop"],
-        "path:s",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_storage_get",
-        "state",
-        &["storage", "{storageType}"],
-        "storageType:e(local|session)! key:s",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_storage_set",
-        "state",
-        &["storage", "{storageType}", "set"],
-        "storageType:e(local|session)! key:s! value:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_storage_clear",
-        "state",
-        &["storage", "{storageType}", "clear"],
-        "storageType:e(local|session)!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_cookies_get",
-        "state",
-        &["cookies", "get"],
-        "",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_cookies_set",
-        "state",
-        &["cookies", "set"],
-        "name:s! value:s! domain:s@--domain expires:i@--expires httpOnly:b@--http-only path:s@--path sameSite:e(Strict|Lax|None)@--same-site secure:b@--secure url:s@--url",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_cookies_set_curl",
-        "state",
-        &["cookies", "set", "--curl"],
-        "file:s! domain:s@--domain url:s@--url",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_cookies_clear",
-        "state",
-        &["cookies", "clear"],
-        "",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_tab_new",
-        "tabs",
-        &["tab", "new"],
-        "url:s label:s@--label",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_tab_list",
-        "tabs",
-        &["tab", "list"],
-        "",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_tab_switch",
-        "tabs",
-        &["tab"],
-        "tab:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_tab_close",
-        "tabs",
-        &["tab", "close"],
-        "tab:s",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_window_new",
-        "tabs",
-        &["window", "new"],
-        "",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_frame_switch",
-        "tabs",
-        &["frame"],
-        "frame:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_frame_main",
-        "tabs",
-        &["frame", "main"],
-        "",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_dialog_status",
-        "tabs",
-        &["dialog", "status"],
-        "",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_dialog_accept",
-        "tabs",
-        &["dialog", "accept"],
-        "text:s",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_dialog_dismiss",
-        "tabs",
-        &["dialog", "dismiss"],
-        "",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_trace_start",
-        "debug",
-        &["trace", "start"],
-        "",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_trace_stop",
-        "debug",
-        &["trace", "stop"],
-        "path:s",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_profiler_start",
-        "debug",
-        &["profiler", "start"],
-        "categories:s@--categories",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_profiler_stop",
-        "debug",
-        &["profiler", "stop"],
-        "path:s",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_record_start",
-        "debug",
-        &["record", "start"],
-        "path:s! url:s contactSheet:b@--contact-sheet contactSheetThreshold:n@--contact-sheet-threshold cursor:b@--cursor fps:i@--fps",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_record_stop",
-        "debug",
-        &["record", "stop"],
-        "",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_record_restart",
-        "debug",
-        &["record", "restart"],
-        "path:s! url:s contactSheet:b@--contact-sheet contactSheetThreshold:n@--contact-sheet-threshold cursor:b@--cursor fps:i@--fps",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_console",
-        "debug",
-        &["console"],
-        "clear:b@--clear",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_errors",
-        "debug",
-        &["errors"],
-        "clear:b@--clear",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_highlight",
-        "debug",
-        &["highlight"],
-        "selector:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_inspect",
-        "debug",
-        &["inspect"],
-        "",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_clipboard_read",
-        "debug",
-        &["clipboard", "read"],
-        "",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_clipboard_write",
-        "debug",
-        &["clipboard", "write"],
-        "text:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_clipboard_copy",
-        "debug",
-        &["clipboard", "copy"],
-        "",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_clipboard_paste",
-        "debug",
-        &["clipboard", "paste"],
-        "",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_auth_save",
-        "state",
-        &["auth", "save"],
-        "name:s! url:s!@--url username:s!@--username password:s!@S--password-stdin usernameSelector:s@--username-selector passwordSelector:s@--password-selector submitSelector:s@--submit-selector",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_auth_login",
-        "state",
-        &["auth", "login"],
-        "name:s! noNavigate:b@--no-navigate",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_auth_list",
-        "state",
-        &["auth", "list"],
-        "",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_auth_show",
-        "state",
-        &["auth", "show"],
-        "name:s!",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_auth_delete",
-        "state",
-        &["auth", "delete"],
-        "name:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_state_save",
-        "state",
-        &["state", "save"],
-        "path:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_state_load",
-        "state",
-        &["state", "load"],
-        "path:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_state_list",
-        "state",
-        &["state", "list"],
-        "",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_state_clear",
-        "state",
-        &["state", "clear"],
-        "name:s all:b@--all",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_state_show",
-        "state",
-        &["state", "show"],
-        "path:s!",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_state_clean",
-        "state",
-        &["state", "clean"],
-        "olderThanDays:i!@--older-than",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_state_rename",
-        "state",
-        &["state", "rename"],
-        "oldName:s! newName:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_tap",
-        "mobile",
-        &["tap"],
-        "selector:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_swipe",
-        "mobile",
-        &["swipe"],
-        "direction:e(up|down|left|right)! amount:i",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_device",
-        "mobile",
-        &["device"],
-        "action:e(list)",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_diff_snapshot",
-        "debug",
-        &["diff", "snapshot"],
-        "baseline:s@--baseline compact:b@--compact depth:i@--depth selector:s@--selector",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_diff_screenshot",
-        "debug",
-        &["diff", "screenshot"],
-        "baseline:s@--baseline fullPage:b@--full output:s@--output selector:s@--selector threshold:n@--threshold",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_diff_url",
-        "debug",
-        &["diff", "url"],
-        "url1:s! url2:s! compact:b@--compact depth:i@--depth fullPage:b@--full screenshot:b@--screenshot selector:s@--selector waitUntil:s@--wait-until",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_batch",
-        "debug",
-        &["batch"],
-        "commands:aa!@C bail:b@--bail omitCommand:b@--omit-command",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_react_tree",
-        "react",
-        &["react", "tree"],
-        "json:b@G--json",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_react_inspect",
-        "react",
-        &["react", "inspect"],
-        "id:i! json:b@G--json",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_react_renders_start",
-        "react",
-        &["react", "renders", "start"],
-        "json:b@G--json",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_react_renders_stop",
-        "react",
-        &["react", "renders", "stop"],
-        "json:b@G--json",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_react_suspense",
-        "react",
-        &["react", "suspense"],
-        "json:b@G--json onlyDynamic:b@--only-dynamic",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_vitals",
-        "react",
-        &["vitals"],
-        "url:s json:b@G--json",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_a11y",
-        "debug",
-        &["a11y"],
-        "url:s json:b@G--json selector:s@--selector tags:s@--tags",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_pushstate",
-        "react",
-        &["pushstate"],
-        "url:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_remove_init_script",
-        "react",
-        &["removeinitscript"],
-        "id:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_confirm",
-        "debug",
-        &["confirm"],
-        "id:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_deny",
-        "debug",
-        &["deny"],
-        "id:s!",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_connect",
-        "debug",
-        &["connect"],
-        "target:s! pinTab:b@G--pin-tab",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_stream_enable",
-        "debug",
-        &["stream", "enable"],
-        "port:i@--port",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_stream_disable",
-        "debug",
-        &["stream", "disable"],
-        "",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_stream_status",
-        "debug",
-        &["stream", "status"],
-        "",
-        true,
-        true,
-    ),
-    spec(
-        "agent_browser_session",
-        "state",
-        &["session"],
-        "",
-        true,
-        false,
-    ),
-    spec(
-        "agent_browser_session_list",
-        "state",
-        &["session", "list"],
-        "",
-        true,
-        false,
-    ),
-    spec(
-        "agent_browser_session_id",
-        "state",
-        &["session", "id"],
-        "prefix:s@--prefix scope:e(worktree|cwd|git-root)@--scope",
-        true,
-        false,
-    ),
-    spec(
-        "agent_browser_session_info",
-        "state",
-        &["session", "info"],
-        "",
-        true,
-        false,
-    ),
-    spec(
-        "agent_browser_profiles",
-        "state",
-        &["profiles"],
-        "",
-        true,
-        false,
-    ),
-    spec(
-        "agent_browser_skills_list",
-        "state",
-        &["skills", "list"],
-        "",
-        true,
-        false,
-    ),
-    spec(
-        "agent_browser_skills_get",
-        "state",
-        &["skills", "get"],
-        "names:a all:b@--all full:b@--full refs:a@L--ref",
-        true,
-        false,
-    ),
-    spec(
-        "agent_browser_skills_path",
-        "state",
-        &["skills", "path"],
-        "name:s",
-        true,
-        false,
-    ),
-    spec(
-        "agent_browser_plugin_add",
-        "debug",
-        &["plugin", "add"],
-        "reference:s! capabilities:a@L--capability name:s@--name noManifest:b@--no-manifest project:b@--project",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_plugin_list",
-        "debug",
-        &["plugin", "list"],
-        "",
-        true,
-        false,
-    ),
-    spec(
-        "agent_browser_plugin_show",
-        "debug",
-        &["plugin", "show"],
-        "name:s!",
-        true,
-        false,
-    ),
-    spec(
-        "agent_browser_plugin_run",
-        "debug",
-        &["plugin", "run"],
-        "name:s! requestType:s! payload:o@J",
-        false,
-        true,
-    ),
-    spec(
-        "agent_browser_doctor",
-        "debug",
-        &["doctor"],
-        "debug:b@G--debug fix:b@--fix headed:b@G--headed offline:b@--offline quick:b@--quick webgpu:b@G--webgpu",
-        false,
-        false,
-    ),
-    spec(
-        "agent_browser_dashboard_start",
-        "debug",
-        &["dashboard", "start"],
-        "port:i@--port allowedOrigins:s@--allowed-origins",
-        false,
-        false,
-    ),
-    spec(
-        "agent_browser_dashboard_stop",
-        "debug",
-        &["dashboard", "stop"],
-        "",
-        false,
-        false,
-    ),
-    spec(
-        "agent_browser_install",
-        "debug",
-        &["install"],
-        "withDeps:b@--with-deps",
-        false,
-        false,
-    ),
-    spec(
-        "agent_browser_upgrade",
-        "debug",
-        &["upgrade"],
-        "",
-        false,
-        false,
-    ),
-    spec(
-        "agent_browser_chat",
-        "debug",
-        &["chat"],
-        "message:s! model:s@G--model quiet:b@G--quiet verbose:b@G--verbose",
-        false,
-        true,
-    ),
-];
+/// The name of the profile-listing tool (answered by the server itself).
+pub const PROFILES_TOOL: &str = "agent_browser_tools_profiles";
+
+/// The profile-listing tool: the server's own, so it belongs to no command.
+const PROFILES_SPEC: McpTool = McpTool::new(0, PROFILES_TOOL, "core", &[], "").in_core();
+
+/// Upstream's tools in its list order: the profiles tool, then every command's.
+pub fn catalog() -> Vec<&'static McpTool> {
+    let mut tools: Vec<&'static McpTool> = registry::TABLE
+        .iter()
+        .flat_map(|command| command.mcp.iter())
+        .collect();
+    tools.push(&PROFILES_SPEC);
+    tools.sort_by_key(|tool| tool.position);
+    tools
+}
 
 /// Arguments every tool takes: they become global flags of the command (or limits of the call).
 pub const COMMON: &[(&str, &str)] = &[
@@ -1465,7 +279,7 @@ fn parse_kind(code: &'static str) -> Kind {
 }
 
 /// The parameters of a catalog entry.
-pub fn params(spec: &Spec) -> Vec<Param> {
+pub fn params(spec: &McpTool) -> Vec<Param> {
     spec.params
         .split_whitespace()
         .filter_map(|item| {
@@ -1507,14 +321,11 @@ pub fn params(spec: &Spec) -> Vec<Param> {
         .collect()
 }
 
-/// The name of the profile-listing tool (answered by the server itself).
-pub const PROFILES_TOOL: &str = "agent_browser_tools_profiles";
-
 /// One tool as the server lists and calls it.
 #[derive(Debug, Clone)]
 pub enum Tool {
     /// A catalog tool.
-    Spec(&'static Spec),
+    Spec(&'static McpTool),
     /// A registry command with `args`.
     Generic {
         /// The tool name.
@@ -1586,7 +397,7 @@ impl Tool {
     pub fn enabled(&self, profiles: &[String]) -> bool {
         profiles.iter().any(|p| match (p.as_str(), self) {
             ("all", _) => true,
-            ("core", Tool::Spec(s)) => CORE.contains(&s.name),
+            ("core", Tool::Spec(s)) => s.in_core,
             (p, Tool::Spec(s)) => s.profile == p,
             _ => false,
         })
@@ -1793,17 +604,12 @@ impl Tool {
         if words.is_empty() {
             return Ok(call);
         }
-        match self.name() {
-            "agent_browser_find" => positional = find_words(args),
-            // The CLI's word for reduced motion is `reduced-motion`.
-            "agent_browser_set_media" => {
-                for word in &mut positional {
-                    if word == "reduce" {
-                        *word = "reduced-motion".to_string();
-                    }
-                }
-            }
-            _ => {}
+        if let Tool::Spec(McpTool {
+            arrange: Some(arrange),
+            ..
+        }) = self
+        {
+            positional = arrange(args, positional);
         }
         call.words = words;
         call.words.extend(positional);
@@ -1813,29 +619,6 @@ impl Tool {
         }
         Ok(call)
     }
-}
-
-/// `find`'s words after the command, as upstream builds them: the index only for `nth` (0 when
-/// absent), and `click` as the action when `text`, `name` or `exact` is given without one (the
-/// grammar reads the word after the value as the action). The arguments are already checked.
-fn find_words(args: &Map<String, Value>) -> Vec<String> {
-    let text = |name: &str| args.get(name).and_then(Value::as_str).map(str::to_string);
-    let locator = text("locator").unwrap_or_default();
-    let mut words = vec![locator.clone()];
-    if locator == "nth" {
-        let index = args.get("index").and_then(Value::as_i64).unwrap_or(0);
-        words.push(index.to_string());
-    }
-    words.extend(text("value"));
-    let wants_action = ["text", "name"].iter().any(|k| text(k).is_some())
-        || args.get("exact").and_then(Value::as_bool) == Some(true);
-    match text("action") {
-        Some(action) => words.push(action),
-        None if wants_action => words.push("click".to_string()),
-        None => {}
-    }
-    words.extend(text("text"));
-    words
 }
 
 /// The session-wide arguments as global flags (and the call's time limit).
@@ -2032,17 +815,18 @@ fn reject_unknown(
     )))
 }
 
-/// Every tool: the catalog, then one generic tool per registry command that has help and that
-/// no catalog tool runs (`mcp` itself excluded).
+/// Every tool: upstream's ([`catalog`]), then one generic tool per registry command that has
+/// help and that no catalog tool runs (`mcp` itself excluded).
 pub fn all() -> Vec<Tool> {
-    let mut tools: Vec<Tool> = CATALOG.iter().map(Tool::Spec).collect();
+    let catalog = catalog();
+    let mut tools: Vec<Tool> = catalog.iter().copied().map(Tool::Spec).collect();
     for command in registry::TABLE {
         let (Some(help), Some(word)) = (command.help, command.names.first()) else {
             continue;
         };
         if matches!(command.grammar, Grammar::Unsupported | Grammar::Internal)
             || *word == "mcp"
-            || CATALOG.iter().any(|s| s.words.first() == Some(word))
+            || catalog.iter().any(|s| s.words.first() == Some(word))
         {
             continue;
         }
@@ -2234,20 +1018,37 @@ mod tests {
     }
 
     #[test]
-    fn every_catalog_tool_runs_a_registry_command() {
-        assert_eq!(CATALOG.len(), 156);
-        for s in CATALOG {
-            if let Some(word) = s.words.first() {
+    fn every_catalog_tool_runs_its_own_command() {
+        // Each command declares the tools that run it: the first word of each is one of
+        // that command's words, and upstream's list order is kept by the positions.
+        let mut count = 0;
+        for command in registry::TABLE {
+            for tool in command.mcp {
+                count += 1;
+                let word = tool.words.first().expect("a command word");
                 assert!(
-                    registry::command(word).is_some(),
-                    "{}: no command {word}",
-                    s.name
+                    command.names.contains(word),
+                    "{} runs {word}, not {:?}",
+                    tool.name,
+                    command.names
+                );
+                assert!(
+                    PROFILES.iter().any(|(p, _)| *p == tool.profile),
+                    "{}",
+                    tool.name
                 );
             }
-            assert!(PROFILES.iter().any(|(p, _)| *p == s.profile), "{}", s.name);
         }
-        for name in CORE {
-            assert!(CATALOG.iter().any(|s| s.name == *name), "{name}");
+        assert_eq!(count, 155);
+        let catalog = catalog();
+        for (i, tool) in catalog.iter().enumerate() {
+            assert_eq!(usize::from(tool.position), i, "{} out of place", tool.name);
         }
+        let core: Vec<&str> = catalog
+            .iter()
+            .filter(|t| t.in_core)
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(core.len(), 17, "{core:?}");
     }
 }

@@ -207,6 +207,9 @@ pub struct Render {
     pub started: Option<&'static str>,
     /// The `path` rule (default `✓ Saved to <path>`).
     pub saved: Option<Saved>,
+    /// A reply (JSON) that reads differently with this wording: `cli/tests/snapshots.rs`
+    /// renders it, and a test refuses wording of an action's own without one.
+    pub example: &'static str,
 }
 
 impl Render {
@@ -221,7 +224,21 @@ impl Render {
         closed: None,
         started: None,
         saved: None,
+        example: "",
     };
+
+    /// It words nothing differently from [`Render::DEFAULT`] (its `example` aside).
+    pub fn is_default(&self) -> bool {
+        self.first.is_none()
+            && self.diff.is_none()
+            && self.geometry.is_none()
+            && self.switched.is_none()
+            && self.closed.is_none()
+            && self.started.is_none()
+            && self.saved.is_none()
+            && self.opened == Render::DEFAULT.opened
+            && self.cleared == Render::DEFAULT.cleared
+    }
 }
 
 impl Default for Render {

@@ -31,7 +31,13 @@ running and only detached.",
         Action::close(ACTION, |ctx| Box::pin(run(ctx))),
         Action::close(SHUTDOWN, |ctx| Box::pin(run(ctx))),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] =
+    &[McpTool::new(33, "agent_browser_close", "core", &["close"], "all:b@--all").in_core()];
 
 /// Whether these words (global flags removed) ask to close every session (`close --all`).
 pub fn is_close_all(words: &[String]) -> bool {

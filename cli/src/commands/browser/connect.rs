@@ -40,7 +40,18 @@ global --cdp-headers <json>.",
     }),
     grammar: Grammar::Request(parse),
     actions: &[],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    134,
+    "agent_browser_connect",
+    "debug",
+    &["connect"],
+    "target:s! pinTab:b@G--pin-tab",
+)];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     const USAGE: &str = "connect <port|url>";

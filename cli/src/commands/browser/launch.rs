@@ -25,6 +25,7 @@ pub const COMMAND: Command = Command {
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))
         .fencing_on_failure()
         .with_lane_of(lane)],
+    mcp: &[],
 };
 
 /// A launch that keeps the running browser (the same settings, or local settings riding along

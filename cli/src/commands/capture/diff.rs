@@ -114,18 +114,48 @@ added and removed lines, or screenshots pixel by pixel with a diff image.",
     actions: &[
         Action::queued(SNAPSHOT, |ctx| Box::pin(run_snapshot(ctx))).rendered(Render {
             diff: Some(snapshot_diff),
+            example: r#"{"changed":true,"diff":"+ a\n- b\n  c","additions":1,"removals":1,"unchanged":1}"#,
             ..Render::DEFAULT
         }),
         Action::queued(SCREENSHOT, |ctx| Box::pin(run_screenshot(ctx))).rendered(Render {
             diff: Some(screenshot_diff),
+            example: r#"{"match":false,"mismatchPercentage":12.345,"diffPath":"/tmp/d.png","differentPixels":12,"totalPixels":100}"#,
             ..Render::DEFAULT
         }),
         Action::queued(URL, |ctx| Box::pin(run_url(ctx))).rendered(Render {
             diff: Some(url_diff),
+            example: r#"{"diff":{"changed":false},"screenshot":{"match":true,"differentPixels":0,"totalPixels":4}}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        119,
+        "agent_browser_diff_snapshot",
+        "debug",
+        &["diff", "snapshot"],
+        "baseline:s@--baseline compact:b@--compact depth:i@--depth selector:s@--selector",
+    ),
+    McpTool::new(
+        120,
+        "agent_browser_diff_screenshot",
+        "debug",
+        &["diff", "screenshot"],
+        "baseline:s@--baseline fullPage:b@--full output:s@--output selector:s@--selector threshold:n@--threshold",
+    ),
+    McpTool::new(
+        121,
+        "agent_browser_diff_url",
+        "debug",
+        &["diff", "url"],
+        "url1:s! url2:s! compact:b@--compact depth:i@--depth fullPage:b@--full screenshot:b@--screenshot selector:s@--selector waitUntil:s@--wait-until",
+    ),
+];
 
 async fn run_snapshot(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: DiffSnapshotRequest = ctx.params()?;
@@ -146,16 +176,16 @@ pub struct DiffScreenshotRequest {
     /// The baseline image file.
     pub baseline: Option<String>,
     /// Where to write the diff image.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
     /// Per-pixel colour tolerance, 0 to 1 (default 0.1).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold: Option<f64>,
     /// Only this element.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<String>,
     /// The whole page.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub full_page: bool,
 }
 
@@ -261,13 +291,13 @@ pub struct DiffUrlRequest {
     /// The second URL (the "after"); the tab stays there.
     pub url2: Option<String>,
     /// Also compare screenshots.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub screenshot: bool,
     /// Screenshots of the whole page.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub full_page: bool,
     /// How long each navigation waits (`load` by default).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_until: Option<String>,
     /// The snapshot options (`-s`, `-c`, `-d`).
     #[serde(flatten)]
@@ -351,15 +381,81 @@ async fn run_url(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     Ok(data)
 }
 
-fn parse_depth(raw: Option<&&str>, context: &str, usage: &'static str) -> Result<u32, ParseError> {
-    let raw = raw.ok_or_else(|| ParseError::missing(context, usage))?;
-    raw.parse::<u32>().map_err(|_| {
+/// `-d <n>`: a non-negative depth.
+fn depth(raw: &str, usage: &'static str) -> Result<i64, ParseError> {
+    raw.parse::<u32>().map(i64::from).map_err(|_| {
         ParseError::invalid(
             format!("Depth must be a non-negative integer, got: {raw}"),
             usage,
         )
     })
 }
+
+const SNAPSHOT_FLAGS: &[Flag] = &[
+    Flag::value(
+        &["-b", "--baseline"],
+        "diff snapshot --baseline",
+        "diff snapshot --baseline <file>",
+    ),
+    Flag::value(
+        &["-s", "--selector"],
+        "diff snapshot --selector",
+        "diff snapshot --selector <sel>",
+    ),
+    Flag::switch(&["-c", "--compact"]),
+    Flag::value(
+        &["-d", "--depth"],
+        "diff snapshot --depth",
+        "diff snapshot --depth <n>",
+    ),
+];
+
+const SCREENSHOT_FLAGS: &[Flag] = &[
+    Flag::value(
+        &["-b", "--baseline"],
+        "diff screenshot --baseline",
+        "diff screenshot --baseline <file>",
+    ),
+    Flag::value(
+        &["-o", "--output"],
+        "diff screenshot --output",
+        "diff screenshot --output <file>",
+    ),
+    Flag::value(
+        &["-t", "--threshold"],
+        "diff screenshot --threshold",
+        THRESHOLD_USAGE,
+    ),
+    Flag::value(
+        &["-s", "--selector"],
+        "diff screenshot --selector",
+        "diff screenshot --selector <sel>",
+    ),
+    Flag::switch(&["--full", "-f"]),
+];
+
+const THRESHOLD_USAGE: &str = "diff screenshot --threshold <0-1>";
+
+const URL_FLAGS: &[Flag] = &[
+    Flag::switch(&["--screenshot"]),
+    Flag::switch(&["--full", "-f"]),
+    Flag::value(
+        &["--wait-until"],
+        "diff url --wait-until",
+        "diff url <url1> <url2> --wait-until <load|domcontentloaded|networkidle>",
+    ),
+    Flag::value(
+        &["-s", "--selector"],
+        "diff url --selector",
+        "diff url <url1> <url2> --selector <sel>",
+    ),
+    Flag::switch(&["-c", "--compact"]),
+    Flag::value(
+        &["-d", "--depth"],
+        "diff url --depth",
+        "diff url <url1> <url2> --depth <n>",
+    ),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
@@ -368,184 +464,79 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             const USAGE: &str =
                 "diff snapshot [--baseline <file>] [--selector <sel>] [--compact] [--depth <n>]";
             let mut req = DiffSnapshotRequest::default();
-            let mut i = 1;
-            while i < rest.len() {
-                match rest[i] {
-                    "-b" | "--baseline" => {
-                        let v = rest.get(i + 1).ok_or_else(|| {
-                            ParseError::missing(
-                                "diff snapshot --baseline",
-                                "diff snapshot --baseline <file>",
-                            )
-                        })?;
-                        req.baseline = Some(v.to_string());
-                        i += 1;
+            for word in scan(&rest[1..], SNAPSHOT_FLAGS) {
+                match word? {
+                    Word::Value("-b", v) => req.baseline = Some(v.to_string()),
+                    Word::Value("-s", v) => req.snapshot.selector = Some(v.to_string()),
+                    Word::Switch("-c") => req.snapshot.compact = true,
+                    Word::Value("-d", v) => {
+                        req.snapshot.max_depth = Some(depth(v, "diff snapshot --depth <n>")?);
                     }
-                    "-s" | "--selector" => {
-                        let v = rest.get(i + 1).ok_or_else(|| {
-                            ParseError::missing(
-                                "diff snapshot --selector",
-                                "diff snapshot --selector <sel>",
-                            )
-                        })?;
-                        req.snapshot.selector = Some(v.to_string());
-                        i += 1;
-                    }
-                    "-c" | "--compact" => req.snapshot.compact = true,
-                    "-d" | "--depth" => {
-                        let n = parse_depth(
-                            rest.get(i + 1),
-                            "diff snapshot --depth",
-                            "diff snapshot --depth <n>",
-                        )?;
-                        req.snapshot.max_depth = Some(i64::from(n));
-                        i += 1;
-                    }
-                    other if other.starts_with('-') => {
-                        return Err(ParseError::invalid(format!("Unknown flag: {other}"), USAGE));
-                    }
-                    other => {
-                        return Err(ParseError::invalid(
-                            format!("Unexpected argument: {other}"),
-                            USAGE,
-                        ));
-                    }
+                    other => return Err(other.refused(USAGE)),
                 }
-                i += 1;
             }
             Ok(encode(SNAPSHOT, &req))
         }
         Some("screenshot") => {
             const USAGE: &str = "diff screenshot --baseline <file> [--output <file>] [--threshold <0-1>] [--selector <sel>] [--full/-f]";
-            let mut req = Req::new(SCREENSHOT);
-            let mut i = 1;
-            while i < rest.len() {
-                match rest[i] {
-                    "-b" | "--baseline" => {
-                        let v = rest.get(i + 1).ok_or_else(|| {
-                            ParseError::missing(
-                                "diff screenshot --baseline",
-                                "diff screenshot --baseline <file>",
-                            )
-                        })?;
-                        req.put("baseline", *v);
-                        i += 1;
-                    }
-                    "-o" | "--output" => {
-                        let v = rest.get(i + 1).ok_or_else(|| {
-                            ParseError::missing(
-                                "diff screenshot --output",
-                                "diff screenshot --output <file>",
-                            )
-                        })?;
-                        req.put("output", *v);
-                        i += 1;
-                    }
-                    "-t" | "--threshold" => {
-                        const T_USAGE: &str = "diff screenshot --threshold <0-1>";
-                        let raw = rest.get(i + 1).ok_or_else(|| {
-                            ParseError::missing("diff screenshot --threshold", T_USAGE)
-                        })?;
+            let mut req = DiffScreenshotRequest::default();
+            for word in scan(&rest[1..], SCREENSHOT_FLAGS) {
+                match word? {
+                    Word::Value("-b", v) => req.baseline = Some(v.to_string()),
+                    Word::Value("-o", v) => req.output = Some(v.to_string()),
+                    Word::Value("-t", raw) => {
                         let t = raw.parse::<f64>().map_err(|_| {
-                            ParseError::invalid(format!("Invalid threshold value: {raw}"), T_USAGE)
+                            ParseError::invalid(
+                                format!("Invalid threshold value: {raw}"),
+                                THRESHOLD_USAGE,
+                            )
                         })?;
                         if !(0.0..=1.0).contains(&t) {
                             return Err(ParseError::invalid(
                                 format!("Threshold must be between 0 and 1, got {t}"),
-                                T_USAGE,
+                                THRESHOLD_USAGE,
                             ));
                         }
-                        req.put("threshold", t);
-                        i += 1;
+                        req.threshold = Some(t);
                     }
-                    "-s" | "--selector" => {
-                        let v = rest.get(i + 1).ok_or_else(|| {
-                            ParseError::missing(
-                                "diff screenshot --selector",
-                                "diff screenshot --selector <sel>",
-                            )
-                        })?;
-                        req.put("selector", *v);
-                        i += 1;
-                    }
-                    "--full" | "-f" => req.put("fullPage", true),
-                    other if other.starts_with('-') => {
-                        return Err(ParseError::invalid(format!("Unknown flag: {other}"), USAGE));
-                    }
-                    other => {
-                        return Err(ParseError::invalid(
-                            format!("Unexpected argument: {other}"),
-                            USAGE,
-                        ));
-                    }
+                    Word::Value("-s", v) => req.selector = Some(v.to_string()),
+                    Word::Switch("--full") => req.full_page = true,
+                    other => return Err(other.refused(USAGE)),
                 }
-                i += 1;
             }
-            if !req.has("baseline") {
+            if req.baseline.is_none() {
                 return Err(ParseError::missing(
                     "diff screenshot",
                     "diff screenshot --baseline <file>",
                 ));
             }
-            ok(req)
+            Ok(encode(SCREENSHOT, &req))
         }
         Some("url") => {
             const USAGE: &str = "diff url <url1> <url2> [--screenshot] [--full/-f] [--wait-until <strategy>] [--selector <sel>] [--compact] [--depth <n>]";
-            let url1 = rest
-                .get(1)
-                .ok_or_else(|| ParseError::missing("diff url", "diff url <url1> <url2>"))?;
-            let url2 = rest
-                .get(2)
-                .ok_or_else(|| ParseError::missing("diff url", "diff url <url1> <url2>"))?;
-            let mut req = Req::new(URL).set("url1", *url1).set("url2", *url2);
-            let mut i = 3;
-            while i < rest.len() {
-                match rest[i] {
-                    "--screenshot" => req.put("screenshot", true),
-                    "--full" | "-f" => req.put("fullPage", true),
-                    "--wait-until" => {
-                        let v = rest.get(i + 1).ok_or_else(|| {
-                            ParseError::missing(
-                                "diff url --wait-until",
-                                "diff url <url1> <url2> --wait-until <load|domcontentloaded|networkidle>",
-                            )
-                        })?;
-                        req.put("waitUntil", *v);
-                        i += 1;
+            let (Some(url1), Some(url2)) = (rest.get(1), rest.get(2)) else {
+                return Err(ParseError::missing("diff url", "diff url <url1> <url2>"));
+            };
+            let mut req = DiffUrlRequest {
+                url1: Some(url1.to_string()),
+                url2: Some(url2.to_string()),
+                ..DiffUrlRequest::default()
+            };
+            for word in scan(&rest[3..], URL_FLAGS) {
+                match word? {
+                    Word::Switch("--screenshot") => req.screenshot = true,
+                    Word::Switch("--full") => req.full_page = true,
+                    Word::Value("--wait-until", v) => req.wait_until = Some(v.to_string()),
+                    Word::Value("-s", v) => req.snapshot.selector = Some(v.to_string()),
+                    Word::Switch("-c") => req.snapshot.compact = true,
+                    Word::Value("-d", v) => {
+                        req.snapshot.max_depth =
+                            Some(depth(v, "diff url <url1> <url2> --depth <n>")?);
                     }
-                    "-s" | "--selector" => {
-                        let v = rest.get(i + 1).ok_or_else(|| {
-                            ParseError::missing(
-                                "diff url --selector",
-                                "diff url <url1> <url2> --selector <sel>",
-                            )
-                        })?;
-                        req.put("selector", *v);
-                        i += 1;
-                    }
-                    "-c" | "--compact" => req.put("compact", true),
-                    "-d" | "--depth" => {
-                        let n = parse_depth(
-                            rest.get(i + 1),
-                            "diff url --depth",
-                            "diff url <url1> <url2> --depth <n>",
-                        )?;
-                        req.put("maxDepth", n);
-                        i += 1;
-                    }
-                    other if other.starts_with('-') => {
-                        return Err(ParseError::invalid(format!("Unknown flag: {other}"), USAGE));
-                    }
-                    other => {
-                        return Err(ParseError::invalid(
-                            format!("Unexpected argument: {other}"),
-                            USAGE,
-                        ));
-                    }
+                    other => return Err(other.refused(USAGE)),
                 }
-                i += 1;
             }
-            ok(req)
+            Ok(encode(URL, &req))
         }
         Some(sub) => Err(ParseError::unknown_sub(
             sub,

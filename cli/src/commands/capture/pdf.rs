@@ -30,10 +30,22 @@ pub const COMMAND: Command = Command {
     actions: &[
         Action::queued(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
             saved: Some(saved),
+            example: r#"{"path":"/tmp/page.pdf"}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    46,
+    "agent_browser_pdf",
+    "debug",
+    &["pdf"],
+    "path:s!",
+)];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let path = input

@@ -109,10 +109,18 @@ and a legend of roles and names is printed (in --json too)",
         Action::queued(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
             first: Some(unchanged),
             saved: Some(saved),
+            example: r#"{"path":"/tmp/s.png","annotations":[{"number":1,"ref":"e1","role":"heading","name":"Hello"}]}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(25, "agent_browser_screenshot", "core", &["screenshot"], "selector:s path:s annotate:b@--annotate format:e(png|jpeg)@G--screenshot-format fullPage:b@--full ifChanged:b@--if-changed quality:i@G--screenshot-quality screenshotDir:s@G--screenshot-dir threshold:n@--threshold").in_core(),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
@@ -121,29 +129,26 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let mut if_changed = false;
     let mut threshold: Option<f64> = None;
     let mut positional: Vec<&str> = Vec::new();
-    let mut i = 0;
-    while i < rest.len() {
-        match rest[i] {
-            "--full" | "-f" => full_page = true,
-            "--if-changed" => if_changed = true,
-            "--threshold" => {
-                let raw = rest
-                    .get(i + 1)
-                    .ok_or_else(|| ParseError::missing("screenshot --threshold", USAGE))?;
-                match raw.parse::<f64>() {
-                    Ok(t) if (0.0..=1.0).contains(&t) => threshold = Some(t),
-                    _ => {
-                        return Err(ParseError::invalid(
-                            format!("Threshold must be between 0 and 1, got {raw}"),
-                            USAGE,
-                        ));
-                    }
+    const FLAGS: &[Flag] = &[
+        Flag::switch(&["--full", "-f"]),
+        Flag::switch(&["--if-changed"]),
+        Flag::value(&["--threshold"], "screenshot --threshold", USAGE),
+    ];
+    for word in scan(rest, FLAGS) {
+        match word? {
+            Word::Switch("--full") => full_page = true,
+            Word::Switch("--if-changed") => if_changed = true,
+            Word::Value(_, raw) => match raw.parse::<f64>() {
+                Ok(t) if (0.0..=1.0).contains(&t) => threshold = Some(t),
+                _ => {
+                    return Err(ParseError::invalid(
+                        format!("Threshold must be between 0 and 1, got {raw}"),
+                        USAGE,
+                    ));
                 }
-                i += 1;
-            }
-            other => positional.push(other),
+            },
+            other => positional.push(other.text()),
         }
-        i += 1;
     }
     let (selector, path) = match positional.as_slice() {
         [first, second, ..] => (Some(*first), Some(*second)),

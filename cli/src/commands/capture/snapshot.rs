@@ -118,7 +118,14 @@ snapshot after a navigation or a change of the page.",
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(7, "agent_browser_snapshot", "core", &["snapshot"], "compact:b@-c delta:b@--delta depth:i@-d full:b@--full includeUrls:b@--urls interactive:b@-i selector:s@-s").read_only().in_core(),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;

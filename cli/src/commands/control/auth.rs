@@ -99,7 +99,50 @@ Passwords are never printed or logged; `login` waits for the form's fields.",
         Action::local(DELETE),
         Action::local(SHOW),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        104,
+        "agent_browser_auth_save",
+        "state",
+        &["auth", "save"],
+        "name:s! url:s!@--url username:s!@--username password:s!@S--password-stdin usernameSelector:s@--username-selector passwordSelector:s@--password-selector submitSelector:s@--submit-selector",
+    ),
+    McpTool::new(
+        105,
+        "agent_browser_auth_login",
+        "state",
+        &["auth", "login"],
+        "name:s! noNavigate:b@--no-navigate",
+    ),
+    McpTool::new(
+        106,
+        "agent_browser_auth_list",
+        "state",
+        &["auth", "list"],
+        "",
+    )
+    .read_only(),
+    McpTool::new(
+        107,
+        "agent_browser_auth_show",
+        "state",
+        &["auth", "show"],
+        "name:s!",
+    )
+    .read_only(),
+    McpTool::new(
+        108,
+        "agent_browser_auth_delete",
+        "state",
+        &["auth", "delete"],
+        "name:s!",
+    ),
+];
 
 /// Carries out `auth save|list|show|delete` in the CLI process: the reply's data or the error.
 pub fn run_vault_operation(
@@ -130,14 +173,55 @@ pub fn run_vault_operation(
 }
 
 /// `auth login` as sent.
-#[derive(Debug, Default, Deserialize)]
+/// `auth login`: `{"name", "url"?, "usernameSelector"?, "passwordSelector"?, "submitSelector"?}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct LoginRequest {
-    name: Option<String>,
-    url: Option<String>,
-    username_selector: Option<String>,
-    password_selector: Option<String>,
-    submit_selector: Option<String>,
+pub struct LoginRequest {
+    /// The saved profile.
+    pub name: Option<String>,
+    /// The login page (default: the profile's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The user-name field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub username_selector: Option<String>,
+    /// The password field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password_selector: Option<String>,
+    /// The submit button.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submit_selector: Option<String>,
+}
+
+/// `auth save` (answered by the CLI from the vault): the profile and its fields.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SaveRequest {
+    /// The profile's name.
+    pub name: Option<String>,
+    /// The login page.
+    pub url: Option<String>,
+    /// The user name.
+    pub username: Option<String>,
+    /// The password (never echoed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
+    /// The user-name field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub username_selector: Option<String>,
+    /// The password field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password_selector: Option<String>,
+    /// The submit button.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submit_selector: Option<String>,
+}
+
+/// `auth show|delete`: `{"name"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NameRequest {
+    /// The profile's name.
+    pub name: Option<String>,
 }
 
 /// Finds the first selector of a list that matches a visible, enabled field.
@@ -252,7 +336,10 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             let mut username = None;
             let mut password: Option<String> = None;
             let mut password_stdin = false;
-            let mut selectors: Vec<(&str, &str)> = Vec::new();
+            let mut req = SaveRequest {
+                name: Some(name.to_string()),
+                ..SaveRequest::default()
+            };
             let mut j = 2;
             while j < rest.len() {
                 match rest[j] {
@@ -270,13 +357,13 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                     }
                     "--password-stdin" => password_stdin = true,
                     "--username-selector" | "--password-selector" | "--submit-selector" => {
-                        let key = match rest[j] {
-                            "--username-selector" => "usernameSelector",
-                            "--password-selector" => "passwordSelector",
-                            _ => "submitSelector",
+                        let field = match rest[j] {
+                            "--username-selector" => &mut req.username_selector,
+                            "--password-selector" => &mut req.password_selector,
+                            _ => &mut req.submit_selector,
                         };
                         if let Some(v) = rest.get(j + 1) {
-                            selectors.push((key, v));
+                            *field = Some(v.to_string());
                         }
                         j += 1;
                     }
@@ -315,30 +402,26 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                 }
                 password = Some(line.to_string());
             }
-            let mut req = Req::new(SAVE)
-                .set("name", *name)
-                .set("url", url)
-                .set("username", username);
-            if let Some(p) = password {
-                req.put("password", p);
-            }
-            for (key, value) in selectors {
-                req.put(key, value);
-            }
-            ok(req)
+            req.url = Some(url.to_string());
+            req.username = Some(username.to_string());
+            req.password = password;
+            Ok(encode(SAVE, &req))
         }
         Some("login") => {
             let name = rest.get(1).ok_or_else(|| {
                 ParseError::missing("auth login", "agent-browser auth login <name>")
             })?;
-            let mut req = Req::new(LOGIN).set("name", *name);
+            let mut req = LoginRequest {
+                name: Some(name.to_string()),
+                ..LoginRequest::default()
+            };
             let mut j = 2;
             while j < rest.len() {
-                let key = match rest[j] {
-                    "--url" => "url",
-                    "--username-selector" => "usernameSelector",
-                    "--password-selector" => "passwordSelector",
-                    "--submit-selector" => "submitSelector",
+                let field = match rest[j] {
+                    "--url" => &mut req.url,
+                    "--username-selector" => &mut req.username_selector,
+                    "--password-selector" => &mut req.password_selector,
+                    "--submit-selector" => &mut req.submit_selector,
                     other if other.starts_with("--") => {
                         return Err(ParseError::invalid(
                             format!("unknown flag '{other}' for auth login"),
@@ -356,23 +439,33 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                         "agent-browser auth login <name> [--url <url>]",
                     )
                 })?;
-                req.put(key, *value);
+                *field = Some(value.to_string());
                 j += 2;
             }
-            ok(req)
+            Ok(encode(LOGIN, &req))
         }
-        Some("list") => ok(Req::new(LIST)),
+        Some("list") => Ok(encode(LIST, &NoParams {})),
         Some("delete") | Some("remove") => {
             let name = rest.get(1).ok_or_else(|| {
                 ParseError::missing("auth delete", "agent-browser auth delete <name>")
             })?;
-            ok(Req::new(DELETE).set("name", *name))
+            Ok(encode(
+                DELETE,
+                &NameRequest {
+                    name: Some(name.to_string()),
+                },
+            ))
         }
         Some("show") => {
             let name = rest.get(1).ok_or_else(|| {
                 ParseError::missing("auth show", "agent-browser auth show <name>")
             })?;
-            ok(Req::new(SHOW).set("name", *name))
+            Ok(encode(
+                SHOW,
+                &NameRequest {
+                    name: Some(name.to_string()),
+                },
+            ))
         }
         other => Err(ParseError::unknown_sub(
             other.unwrap_or("(none)"),

@@ -62,7 +62,18 @@ the command's words",
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::local(ACTION)],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    122,
+    "agent_browser_batch",
+    "debug",
+    &["batch"],
+    "commands:aa!@C bail:b@--bail omitCommand:b@--omit-command",
+)];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;

@@ -25,23 +25,42 @@ are denied after 60 seconds.",
     actions: &[
         Action::fast(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
             first: Some(confirmed),
+            example: r#"{"confirmed":true,"action":"click","result":{"success":false,"error":"Element not found: #buy"}}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    132,
+    "agent_browser_confirm",
+    "debug",
+    &["confirm"],
+    "id:s!",
+)];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let id = input
         .rest
         .first()
         .ok_or_else(|| ParseError::missing(ACTION, "agent-browser confirm <confirmation-id>"))?;
-    ok(Req::new(ACTION).set("confirmationId", *id))
+    Ok(encode(
+        ACTION,
+        &ConfirmRequest {
+            confirmation_id: Some(id.to_string()),
+        },
+    ))
 }
 
-#[derive(Debug, Deserialize)]
+/// `{"confirmationId"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ConfirmRequest {
-    confirmation_id: Option<String>,
+pub struct ConfirmRequest {
+    /// The id the parked command was given.
+    pub confirmation_id: Option<String>,
 }
 
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {

@@ -61,7 +61,29 @@ reverse proxy",
     }),
     grammar: Grammar::Local(parse),
     actions: &[],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        151,
+        "agent_browser_dashboard_start",
+        "debug",
+        &["dashboard", "start"],
+        "port:i@--port allowedOrigins:s@--allowed-origins",
+    )
+    .closed_world(),
+    McpTool::new(
+        152,
+        "agent_browser_dashboard_stop",
+        "debug",
+        &["dashboard", "stop"],
+        "",
+    )
+    .closed_world(),
+];
 
 /// Set (to `1`) in the environment of the background process that serves the dashboard
 /// (upstream's name, so a process it seeds is served by either binary).

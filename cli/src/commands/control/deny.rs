@@ -19,20 +19,38 @@ pub const COMMAND: Command = Command {
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::fast(ACTION, |ctx| Box::pin(run(ctx)))],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    133,
+    "agent_browser_deny",
+    "debug",
+    &["deny"],
+    "id:s!",
+)];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let id = input
         .rest
         .first()
         .ok_or_else(|| ParseError::missing(ACTION, "agent-browser deny <confirmation-id>"))?;
-    ok(Req::new(ACTION).set("confirmationId", *id))
+    Ok(encode(
+        ACTION,
+        &DenyRequest {
+            confirmation_id: Some(id.to_string()),
+        },
+    ))
 }
 
-#[derive(Debug, Deserialize)]
+/// `{"confirmationId"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct DenyRequest {
-    confirmation_id: Option<String>,
+pub struct DenyRequest {
+    /// The id the parked command was given.
+    pub confirmation_id: Option<String>,
 }
 
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
 
-use crate::commands::prelude::{Command, Grammar, Help};
+use crate::commands::prelude::{Command, Grammar, Help, McpTool};
 use crate::commands::{Invocation, LocalCommand, LocalRun};
 use crate::host::Host;
 use crate::output::{Palette, Rendered};
@@ -58,7 +58,14 @@ Files of daemons whose process is gone are removed as they are found.",
     }),
     grammar: Grammar::Local(parse),
     actions: &[],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(150, "agent_browser_doctor", "debug", &["doctor"], "debug:b@G--debug fix:b@--fix headed:b@G--headed offline:b@--offline quick:b@--quick webgpu:b@G--webgpu").closed_world(),
+];
 
 fn parse(clean: &[String]) -> LocalCommand {
     LocalRun::command(clean, run)

@@ -10,7 +10,7 @@ use std::process::Stdio;
 
 use serde_json::{Value, json};
 
-use crate::commands::prelude::{Command, Grammar, Help};
+use crate::commands::prelude::{Command, Grammar, Help, McpTool};
 use crate::commands::{Invocation, LocalCommand, LocalRun};
 use crate::host::Host;
 use crate::output::{Palette, Rendered};
@@ -41,7 +41,19 @@ apt-get; elsewhere it prints the packages and the command to run.",
     }),
     grammar: Grammar::Local(parse),
     actions: &[],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    153,
+    "agent_browser_install",
+    "debug",
+    &["install"],
+    "withDeps:b@--with-deps",
+)
+.closed_world()];
 
 /// The browser packages (Debian and Ubuntu).
 pub const BROWSER_PACKAGES: &[&str] = &["chromium", "chromium-headless-shell"];

@@ -70,4 +70,5 @@ batch, confirm/deny, stream, dashboard",
     }),
     grammar: Grammar::Local(|words| LocalCommand::Mcp(words.to_vec())),
     actions: &[],
+    mcp: &[],
 };

@@ -25,7 +25,17 @@ Lists the Chrome profiles of the Chrome user-data directory under HOME, by direc
     }),
     grammar: Grammar::Local(|_| LocalCommand::Profiles),
     actions: &[],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] =
+    &[
+        McpTool::new(142, "agent_browser_profiles", "state", &["profiles"], "")
+            .read_only()
+            .closed_world(),
+    ];
 
 /// Lists the profiles under `home` (upstream's text and JSON).
 pub fn run(home: &Path, opts: &OutputOptions) -> Rendered {

@@ -56,7 +56,43 @@ The session comes from --session or AGENT_BROWSER_SESSION (default \"default\");
     }),
     grammar: Grammar::Local(parse),
     actions: &[Action::fast(INFO, |ctx| Box::pin(run_info(ctx)))],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(138, "agent_browser_session", "state", &["session"], "")
+        .read_only()
+        .closed_world(),
+    McpTool::new(
+        139,
+        "agent_browser_session_list",
+        "state",
+        &["session", "list"],
+        "",
+    )
+    .read_only()
+    .closed_world(),
+    McpTool::new(
+        140,
+        "agent_browser_session_id",
+        "state",
+        &["session", "id"],
+        "prefix:s@--prefix scope:e(worktree|cwd|git-root)@--scope",
+    )
+    .read_only()
+    .closed_world(),
+    McpTool::new(
+        141,
+        "agent_browser_session_info",
+        "state",
+        &["session", "info"],
+        "",
+    )
+    .read_only()
+    .closed_world(),
+];
 
 fn parse(clean: &[String]) -> LocalCommand {
     LocalCommand::Session(match clean.get(1).map(String::as_str) {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::commands::prelude::{Command, Grammar, Help};
+use crate::commands::prelude::{Command, Grammar, Help, McpTool};
 use crate::commands::{Invocation, LocalCommand, LocalRun};
 use crate::host::Host;
 use crate::output::{Palette, Rendered};
@@ -63,7 +63,40 @@ in AGENT_BROWSER_SKILLS_DIR). Start with `skills get core`.",
     }),
     grammar: Grammar::Local(parse),
     actions: &[],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        143,
+        "agent_browser_skills_list",
+        "state",
+        &["skills", "list"],
+        "",
+    )
+    .read_only()
+    .closed_world(),
+    McpTool::new(
+        144,
+        "agent_browser_skills_get",
+        "state",
+        &["skills", "get"],
+        "names:a all:b@--all full:b@--full refs:a@L--ref",
+    )
+    .read_only()
+    .closed_world(),
+    McpTool::new(
+        145,
+        "agent_browser_skills_path",
+        "state",
+        &["skills", "path"],
+        "name:s",
+    )
+    .read_only()
+    .closed_world(),
+];
 
 fn parse(clean: &[String]) -> LocalCommand {
     LocalRun::command(clean, run)

@@ -91,31 +91,123 @@ encrypted. The global --restore saves and restores state automatically.",
             .completing()
             .rendered(Render {
                 saved: Some(saved),
+                example: r#"{"path":"/tmp/state.json"}"#,
                 ..Render::DEFAULT
             }),
         Action::queued(LOAD, |ctx| Box::pin(run_load(ctx)))
             .moving_tab()
             .rendered(Render {
                 saved: Some(loaded),
+                example: r#"{"path":"/tmp/state.json"}"#,
                 ..Render::DEFAULT
             }),
         Action::local(LIST).rendered(Render {
             first: Some(listed),
+            example: r#"{"files":[{"filename":"a.json","size":2048,"modified":"2026-01-01T00:00:00Z","encrypted":true}],"directory":"/states"}"#,
             ..Render::DEFAULT
         }),
         Action::local(SHOW).rendered(Render {
             first: Some(shown),
+            example: r#"{"path":"s.json","summary":"2 cookies, 1 origin","encrypted":true}"#,
             ..Render::DEFAULT
         }),
         Action::local(CLEAR),
         Action::local(CLEAN),
         Action::local(RENAME),
     ],
+    mcp: MCP,
 };
 
-#[derive(Debug, Default, Deserialize)]
-struct PathRequest {
-    path: Option<String>,
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        109,
+        "agent_browser_state_save",
+        "state",
+        &["state", "save"],
+        "path:s!",
+    ),
+    McpTool::new(
+        110,
+        "agent_browser_state_load",
+        "state",
+        &["state", "load"],
+        "path:s!",
+    ),
+    McpTool::new(
+        111,
+        "agent_browser_state_list",
+        "state",
+        &["state", "list"],
+        "",
+    )
+    .read_only(),
+    McpTool::new(
+        112,
+        "agent_browser_state_clear",
+        "state",
+        &["state", "clear"],
+        "name:s all:b@--all",
+    ),
+    McpTool::new(
+        113,
+        "agent_browser_state_show",
+        "state",
+        &["state", "show"],
+        "path:s!",
+    )
+    .read_only(),
+    McpTool::new(
+        114,
+        "agent_browser_state_clean",
+        "state",
+        &["state", "clean"],
+        "olderThanDays:i!@--older-than",
+    ),
+    McpTool::new(
+        115,
+        "agent_browser_state_rename",
+        "state",
+        &["state", "rename"],
+        "oldName:s! newName:s!",
+    ),
+];
+
+/// `state save|load|show`: `{"path"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PathRequest {
+    /// The state file (or its name).
+    pub path: Option<String>,
+}
+
+/// `state clear` (answered by the CLI): `{"all"?, "sessionName"?}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClearRequest {
+    /// Every saved state.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub all: bool,
+    /// Only this session's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_name: Option<String>,
+}
+
+/// `state clean` (answered by the CLI): `{"days"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CleanRequest {
+    /// Remove states older than this many days.
+    pub days: Option<i64>,
+}
+
+/// `state rename` (answered by the CLI): `{"oldName", "newName"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RenameRequest {
+    /// The current name (without `.json`).
+    pub old_name: Option<String>,
+    /// The new name (without `.json`).
+    pub new_name: Option<String>,
 }
 
 /// The daemon's environment, read when a command needs it (the key may be set for this daemon).
@@ -289,9 +381,14 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             let path = rest
                 .get(1)
                 .ok_or_else(|| ParseError::missing(context, usage))?;
-            ok(Req::new(if op == "save" { SAVE } else { LOAD }).set("path", *path))
+            Ok(encode(
+                if op == "save" { SAVE } else { LOAD },
+                &PathRequest {
+                    path: Some(path.to_string()),
+                },
+            ))
         }
-        Some("list") => ok(Req::new(LIST)),
+        Some("list") => Ok(encode(LIST, &NoParams {})),
         Some("clear") => {
             let mut name: Option<&str> = None;
             let mut all = false;
@@ -309,20 +406,24 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                     name: n.to_string(),
                 });
             }
-            let mut req = Req::new(CLEAR);
-            if all {
-                req.put("all", true);
-            }
-            if let Some(n) = name {
-                req.put("sessionName", n);
-            }
-            ok(req)
+            Ok(encode(
+                CLEAR,
+                &ClearRequest {
+                    all,
+                    session_name: name.map(str::to_string),
+                },
+            ))
         }
         Some("show") => {
             let file = rest
                 .get(1)
                 .ok_or_else(|| ParseError::missing("state show", "state show <filename>"))?;
-            ok(Req::new(SHOW).set("path", *file))
+            Ok(encode(
+                SHOW,
+                &PathRequest {
+                    path: Some(file.to_string()),
+                },
+            ))
         }
         Some("clean") => {
             let days = rest
@@ -333,7 +434,7 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                 .ok_or_else(|| {
                     ParseError::missing("state clean", "state clean --older-than <days>")
                 })?;
-            ok(Req::new(CLEAN).set("days", days))
+            Ok(encode(CLEAN, &CleanRequest { days: Some(days) }))
         }
         Some("rename") => {
             const USAGE: &str = "state rename <old-name> <new-name>";
@@ -352,7 +453,13 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                     });
                 }
             }
-            ok(Req::new(RENAME).set("oldName", old).set("newName", new))
+            Ok(encode(
+                RENAME,
+                &RenameRequest {
+                    old_name: Some(old.to_string()),
+                    new_name: Some(new.to_string()),
+                },
+            ))
         }
         Some(sub) => Err(ParseError::unknown_sub(sub, VALID)),
         None => Err(ParseError::missing(

@@ -61,31 +61,59 @@ picks a free one and prints it. Clients receive frames as soon as they connect."
     actions: &[
         Action::fast(ENABLE, |ctx| Box::pin(run_enable(ctx))).rendered(Render {
             first: Some(status_text),
+            example: r#"{"enabled":true,"port":9333,"connected":false,"screencasting":false}"#,
             ..Render::DEFAULT
         }),
         Action::fast(DISABLE, |ctx| Box::pin(run_disable(ctx))).rendered(Render {
             first: Some(disabled_text),
+            example: r#"{"disabled":true}"#,
             ..Render::DEFAULT
         }),
         Action::fast(STATUS, |ctx| Box::pin(run_status(ctx))).rendered(Render {
             first: Some(status_text),
+            example: r#"{"enabled":true,"port":9333,"connected":false,"screencasting":false}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        135,
+        "agent_browser_stream_enable",
+        "debug",
+        &["stream", "enable"],
+        "port:i@--port",
+    ),
+    McpTool::new(
+        136,
+        "agent_browser_stream_disable",
+        "debug",
+        &["stream", "disable"],
+        "",
+    ),
+    McpTool::new(
+        137,
+        "agent_browser_stream_status",
+        "debug",
+        &["stream", "status"],
+        "",
+    )
+    .read_only(),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
     match rest.first().copied() {
         Some("enable") => {
             let mut request = EnableRequest::default();
-            let mut i = 1;
-            while i < rest.len() {
-                match rest[i] {
-                    "--port" => {
-                        let raw = rest
-                            .get(i + 1)
-                            .ok_or_else(|| ParseError::missing("stream enable --port", USAGE))?;
+            const FLAGS: &[Flag] = &[Flag::value(&["--port"], "stream enable --port", USAGE)];
+            for word in scan(&rest[1..], FLAGS) {
+                match word? {
+                    Word::Value(_, raw) => {
                         let port = raw.parse::<u32>().map_err(|_| {
                             ParseError::invalid(
                                 format!("Invalid port: '{raw}' is not a valid integer"),
@@ -101,11 +129,10 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                             ));
                         }
                         request.port = Some(port);
-                        i += 2;
                     }
                     other => {
                         return Err(ParseError::invalid(
-                            format!("Unknown flag for stream enable: {other}"),
+                            format!("Unknown flag for stream enable: {}", other.text()),
                             USAGE,
                         ));
                     }

@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use crate::commands::prelude::{Command, Grammar, Help};
+use crate::commands::prelude::{Command, Grammar, Help, McpTool};
 use crate::commands::{Invocation, LocalCommand, LocalRun};
 use crate::host::Host;
 use crate::output::Rendered;
@@ -23,7 +23,13 @@ no network request.",
     }),
     grammar: Grammar::Local(parse),
     actions: &[],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] =
+    &[McpTool::new(154, "agent_browser_upgrade", "debug", &["upgrade"], "").closed_world()];
 
 fn parse(clean: &[String]) -> LocalCommand {
     LocalRun::command(clean, run)

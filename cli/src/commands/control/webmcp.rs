@@ -82,23 +82,63 @@ from the page and are untrusted.",
     actions: &[
         Action::queued(LIST, |ctx| Box::pin(list(ctx))).rendered(Render {
             first: Some(listed),
+            example: r#"{"tools":[{"name":"add","frameId":"F1"}]}"#,
             ..Render::DEFAULT
         }),
         Action::queued(INVOKE, |ctx| Box::pin(invoke(ctx))).rendered(Render {
             first: Some(outcome),
+            example: r#"{"invocationId":"i1","status":"completed","output":{"sum":3}}"#,
             ..Render::DEFAULT
         }),
         Action::queued(RESULT, |ctx| Box::pin(result(ctx))).rendered(Render {
             first: Some(outcome),
+            example: r#"{"invocationId":"i1","status":"pending"}"#,
             ..Render::DEFAULT
         }),
         // Served at once: a cancel must not wait behind the invocation it cancels.
         Action::fast(CANCEL, |ctx| Box::pin(cancel(ctx))).rendered(Render {
             first: Some(outcome),
+            example: r#"{"invocationId":"i1","status":"cancelled"}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        2,
+        "agent_browser_webmcp_list",
+        "all",
+        &["webmcp", "list"],
+        "tool:s frameId:s@--frame",
+    )
+    .read_only(),
+    McpTool::new(
+        3,
+        "agent_browser_webmcp_invoke",
+        "all",
+        &["webmcp", "invoke"],
+        "tool:s! params:o@--params detach:b@--detach frameId:s@--frame waitTimeoutMs:i@--timeout",
+    ),
+    McpTool::new(
+        4,
+        "agent_browser_webmcp_result",
+        "all",
+        &["webmcp", "result"],
+        "invocationId:s! waitTimeoutMs:i@--timeout",
+    )
+    .read_only(),
+    McpTool::new(
+        5,
+        "agent_browser_webmcp_cancel",
+        "all",
+        &["webmcp", "cancel"],
+        "invocationId:s!",
+    ),
+];
 
 /// What the `webmcp` actions send.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -43,64 +43,64 @@ with the elements and how to fix them.",
     actions: &[
         Action::queued(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
             first: Some(summary),
+            example: r#"{"url":"https://x.test/","counts":{"violations":1,"incomplete":0,"passes":10}}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    129,
+    "agent_browser_a11y",
+    "debug",
+    &["a11y"],
+    "url:s json:b@G--json selector:s@--selector tags:s@--tags",
+)];
 
 /// What `a11y` sends (upstream's wire: `tags` is the comma list as typed).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct A11yRequest {
     /// A page to load first.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// Comma-separated tags (or rule ids).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tags: Option<String>,
     /// Only this subtree.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<String>,
 }
 
+const FLAGS: &[Flag] = &[
+    Flag::value(&["--tags"], "a11y --tags", USAGE),
+    Flag::value(&["-s", "--selector"], "a11y --selector", USAGE),
+];
+
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
-    let rest = input.rest;
-    let mut req = Req::new(ACTION);
-    let mut i = 0;
-    while i < rest.len() {
-        match rest[i] {
-            "--tags" => {
-                let v = rest
-                    .get(i + 1)
-                    .ok_or_else(|| ParseError::missing("a11y --tags", USAGE))?;
-                req.put("tags", *v);
-                i += 1;
-            }
-            "-s" | "--selector" => {
-                let v = rest
-                    .get(i + 1)
-                    .ok_or_else(|| ParseError::missing("a11y --selector", USAGE))?;
-                req.put("selector", *v);
-                i += 1;
-            }
-            other if other.starts_with('-') => {
+    let mut req = A11yRequest::default();
+    for word in scan(input.rest, FLAGS) {
+        match word? {
+            Word::Value("--tags", v) => req.tags = Some(v.to_string()),
+            Word::Value("-s", v) => req.selector = Some(v.to_string()),
+            Word::Other(other) if other.starts_with('-') => {
                 return Err(ParseError::invalid(
                     format!("Unknown a11y option: {other}"),
                     USAGE,
                 ));
             }
+            Word::Other(other) if req.url.is_none() => req.url = Some(other.to_string()),
             other => {
-                if req.has("url") {
-                    return Err(ParseError::invalid(
-                        format!("Unexpected argument for a11y: {other}"),
-                        USAGE,
-                    ));
-                }
-                req.put("url", other);
+                return Err(ParseError::invalid(
+                    format!("Unexpected argument for a11y: {}", other.text()),
+                    USAGE,
+                ));
             }
         }
-        i += 1;
     }
-    ok(req)
+    Ok(encode(ACTION, &req))
 }
 
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {

@@ -37,9 +37,11 @@ page's own scripts, and prints its identifier (for `removeinitscript`). The glob
     actions: &[
         Action::queued(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
             first: Some(added),
+            example: r#"{"identifier":"1"}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: &[],
 };
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {

@@ -38,10 +38,22 @@ the session began or the last --clear. Answers at once, even while another comma
     actions: &[
         Action::fast(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
             cleared: "Console log cleared",
+            example: r#"{"cleared":true}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    96,
+    "agent_browser_console",
+    "debug",
+    &["console"],
+    "clear:b@--clear",
+)];
 
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: LogRequest = ctx.params()?;

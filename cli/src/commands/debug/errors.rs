@@ -39,10 +39,22 @@ pub const COMMAND: Command = Command {
     actions: &[
         Action::fast(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
             cleared: "Page errors cleared",
+            example: r#"{"cleared":true}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    97,
+    "agent_browser_errors",
+    "debug",
+    &["errors"],
+    "clear:b@--clear",
+)];
 
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: LogRequest = ctx.params()?;

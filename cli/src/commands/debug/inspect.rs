@@ -22,14 +22,26 @@ Open it in a Chromium browser on this machine to inspect the page while commands
 abx opens no window itself (headless sessions have none).",
         ..Help::BLANK
     }),
-    grammar: Grammar::Request(|_| ok(Req::new(ACTION))),
+    grammar: Grammar::Request(|_| Ok(encode(ACTION, &NoParams {}))),
     actions: &[
         Action::fast(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
             first: Some(opened),
+            example: r#"{"opened":true,"url":"http://127.0.0.1:9222/"}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    99,
+    "agent_browser_inspect",
+    "debug",
+    &["inspect"],
+    "",
+)];
 
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let session = ctx.session().await?;

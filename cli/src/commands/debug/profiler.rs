@@ -14,7 +14,7 @@ use crate::commands::prelude::*;
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct StartRequest {
     /// Trace categories (then the profile is a trace).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub categories: Option<Vec<String>>,
 }
 
@@ -114,16 +114,38 @@ Comma-separated trace categories instead of the default set
             .completing()
             .rendered(Render {
                 started: Some("Profiling started"),
+                example: r#"{"started":true}"#,
                 ..Render::DEFAULT
             }),
         Action::queued(STOP, |ctx| Box::pin(stop(ctx)))
             .completing()
             .rendered(Render {
                 saved: Some(saved),
+                example: r#"{"path":"/tmp/profile.json"}"#,
                 ..Render::DEFAULT
             }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        91,
+        "agent_browser_profiler_start",
+        "debug",
+        &["profiler", "start"],
+        "categories:s@--categories",
+    ),
+    McpTool::new(
+        92,
+        "agent_browser_profiler_stop",
+        "debug",
+        &["profiler", "stop"],
+        "path:s",
+    ),
+];
 
 fn saved(t: &mut Text<'_>, data: &Value, path: &str) {
     let p = t.p;
@@ -139,22 +161,21 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
     match rest.first().copied() {
         Some("start") => {
-            let mut req = Req::new(START);
+            let mut req = StartRequest::default();
             if let Some(idx) = rest.iter().position(|s| *s == "--categories") {
                 let cats = rest.get(idx + 1).ok_or_else(|| {
                     ParseError::missing("profiler start --categories", "--categories <list>")
                 })?;
-                req.put("categories", cats.split(',').collect::<Vec<_>>());
+                req.categories = Some(cats.split(',').map(str::to_string).collect());
             }
-            ok(req)
+            Ok(encode(START, &req))
         }
-        Some("stop") => {
-            let mut req = Req::new(STOP);
-            if let Some(path) = rest.get(1) {
-                req.put("path", *path);
-            }
-            ok(req)
-        }
+        Some("stop") => Ok(encode(
+            STOP,
+            &super::trace::StopRequest {
+                path: rest.get(1).map(|p| p.to_string()),
+            },
+        )),
         Some(sub) => Err(ParseError::unknown_sub(sub, &["start", "stop"])),
         None => Err(ParseError::missing(
             "profiler",

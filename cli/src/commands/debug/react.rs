@@ -66,23 +66,71 @@ page's scripts: launch with --enable react-devtools (`open --enable react-devtoo
     actions: &[
         Action::queued(TREE, |ctx| Box::pin(run(ctx, Op::Tree))).rendered(Render {
             first: Some(tree),
+            example: r#"{"nodes":[{"id":1,"parent":0,"depth":0,"name":"App"},{"id":2,"parent":1,"depth":1,"name":"Button","key":"ok"}]}"#,
             ..Render::DEFAULT
         }),
         Action::queued(INSPECT, |ctx| Box::pin(run(ctx, Op::Inspect))).rendered(Render {
             first: Some(inspected),
+            example: r#"{"id":2,"name":"Button","key":"ok","parent":"App","props":{"label":"OK"},"hooks":[]}"#,
             ..Render::DEFAULT
         }),
         Action::queued(RENDERS_START, |ctx| Box::pin(run(ctx, Op::RendersStart))),
         Action::queued(RENDERS_STOP, |ctx| Box::pin(run(ctx, Op::RendersStop))).rendered(Render {
             first: Some(renders),
+            example: r#"{"components":[]}"#,
             ..Render::DEFAULT
         }),
         Action::queued(SUSPENSE, |ctx| Box::pin(run(ctx, Op::Suspense))).rendered(Render {
             first: Some(suspense),
+            example: r#"{"boundaries":[]}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        123,
+        "agent_browser_react_tree",
+        "react",
+        &["react", "tree"],
+        "json:b@G--json",
+    )
+    .read_only(),
+    McpTool::new(
+        124,
+        "agent_browser_react_inspect",
+        "react",
+        &["react", "inspect"],
+        "id:i! json:b@G--json",
+    )
+    .read_only(),
+    McpTool::new(
+        125,
+        "agent_browser_react_renders_start",
+        "react",
+        &["react", "renders", "start"],
+        "json:b@G--json",
+    ),
+    McpTool::new(
+        126,
+        "agent_browser_react_renders_stop",
+        "react",
+        &["react", "renders", "stop"],
+        "json:b@G--json",
+    ),
+    McpTool::new(
+        127,
+        "agent_browser_react_suspense",
+        "react",
+        &["react", "suspense"],
+        "json:b@G--json onlyDynamic:b@--only-dynamic",
+    )
+    .read_only(),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
@@ -91,7 +139,7 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
         .copied()
         .ok_or_else(|| ParseError::missing("react", "react <tree|inspect|renders|suspense>"))?;
     match sub {
-        "tree" => ok(Req::new(TREE)),
+        "tree" => Ok(encode(TREE, &NoParams {})),
         "inspect" => {
             let id = rest
                 .iter()
@@ -104,19 +152,25 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                     "react inspect <id>",
                 )
             })?;
-            ok(Req::new(INSPECT).set("fiberId", n))
+            Ok(encode(
+                INSPECT,
+                &ReactRequest {
+                    fiber_id: Some(n),
+                    ..ReactRequest::default()
+                },
+            ))
         }
         "renders" => match rest.get(1).copied().unwrap_or("start") {
-            "start" => ok(Req::new(RENDERS_START)),
-            "stop" => ok(Req::new(RENDERS_STOP)),
+            "start" => Ok(encode(RENDERS_START, &NoParams {})),
+            "stop" => Ok(encode(RENDERS_STOP, &NoParams {})),
             other => Err(ParseError::unknown_sub(other, &["start", "stop"])),
         },
         "suspense" => {
-            let mut req = Req::new(SUSPENSE);
-            if rest.contains(&"--only-dynamic") {
-                req.put("onlyDynamic", true);
-            }
-            ok(req)
+            let req = ReactRequest {
+                only_dynamic: rest.contains(&"--only-dynamic"),
+                ..ReactRequest::default()
+            };
+            Ok(encode(SUSPENSE, &req))
         }
         other => Err(ParseError::unknown_sub(
             other,
@@ -139,10 +193,10 @@ enum Op {
 #[serde(rename_all = "camelCase")]
 pub struct ReactRequest {
     /// `inspect`: the component id from `react tree`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fiber_id: Option<i64>,
     /// `suspense`: only boundaries that suspended.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub only_dynamic: bool,
 }
 

@@ -75,22 +75,52 @@ for long sessions",
             .completing()
             .rendered(Render {
                 first: Some(started),
+                example: r#"{"started":true,"path":"/tmp/r.webm","fps":10}"#,
                 ..Render::DEFAULT
             }),
         Action::queued(RESTART, |ctx| Box::pin(restart(ctx)))
             .completing()
             .rendered(Render {
                 first: Some(started),
+                example: r#"{"started":true,"path":"/tmp/new.webm","fps":10,"previousPath":"/tmp/old.webm"}"#,
                 ..Render::DEFAULT
             }),
         Action::queued(STOP, |ctx| Box::pin(stop(ctx)))
             .completing()
             .rendered(Render {
                 first: Some(saved),
+                example: r#"{"frames":10,"path":"/tmp/r.webm"}"#,
                 ..Render::DEFAULT
             }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        93,
+        "agent_browser_record_start",
+        "debug",
+        &["record", "start"],
+        "path:s! url:s contactSheet:b@--contact-sheet contactSheetThreshold:n@--contact-sheet-threshold cursor:b@--cursor fps:i@--fps",
+    ),
+    McpTool::new(
+        94,
+        "agent_browser_record_stop",
+        "debug",
+        &["record", "stop"],
+        "",
+    ),
+    McpTool::new(
+        95,
+        "agent_browser_record_restart",
+        "debug",
+        &["record", "restart"],
+        "path:s! url:s contactSheet:b@--contact-sheet contactSheetThreshold:n@--contact-sheet-threshold cursor:b@--cursor fps:i@--fps",
+    ),
+];
 
 /// What `record start|restart` sends.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -226,21 +256,29 @@ fn saved(t: &mut Text<'_>, data: &Value) -> bool {
     true
 }
 
+const START_USAGE: &str =
+    "record start <output.webm> [url] [--fps <1-60>] [--cursor] [--contact-sheet]";
+const RESTART_USAGE: &str =
+    "record restart <output.webm> [url] [--fps <1-60>] [--cursor] [--contact-sheet]";
+
+const START_FLAGS: &[Flag] = &[
+    Flag::value(&["--fps"], "record start", START_USAGE),
+    Flag::switch(&["--cursor"]),
+    Flag::switch(&["--contact-sheet"]),
+];
+const RESTART_FLAGS: &[Flag] = &[
+    Flag::value(&["--fps"], "record restart", RESTART_USAGE),
+    Flag::switch(&["--cursor"]),
+    Flag::switch(&["--contact-sheet"]),
+];
+
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
     const VALID: &[&str] = &["start", "stop", "restart"];
     let (action, context, usage) = match rest.first().copied() {
-        Some("start") => (
-            START,
-            "record start",
-            "record start <output.webm> [url] [--fps <1-60>] [--cursor] [--contact-sheet]",
-        ),
-        Some("restart") => (
-            RESTART,
-            "record restart",
-            "record restart <output.webm> [url] [--fps <1-60>] [--cursor] [--contact-sheet]",
-        ),
-        Some("stop") => return ok(Req::new(STOP)),
+        Some("start") => (START, "record start", START_USAGE),
+        Some("restart") => (RESTART, "record restart", RESTART_USAGE),
+        Some("stop") => return Ok(encode(STOP, &NoParams {})),
         Some(sub) => return Err(ParseError::unknown_sub(sub, VALID)),
         None => {
             return Err(ParseError::missing(
@@ -250,40 +288,33 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
         }
     };
     let mut positional: Vec<&str> = Vec::new();
-    let mut extra: Vec<(&str, Value)> = Vec::new();
-    let mut i = 1;
-    while i < rest.len() {
-        match rest[i] {
-            "--fps" => {
-                let raw = rest
-                    .get(i + 1)
-                    .ok_or_else(|| ParseError::missing(context, usage))?;
-                match raw.parse::<u32>() {
-                    Ok(n) if (1..=60).contains(&n) => extra.push(("fps", json!(n))),
-                    _ => {
-                        return Err(ParseError::invalid(
-                            format!("Invalid --fps value: {raw} (expected 1-60)"),
-                            usage,
-                        ));
-                    }
+    let mut req = RecordRequest::default();
+    // The context and usage differ between start and restart.
+    let flags = if action == START {
+        START_FLAGS
+    } else {
+        RESTART_FLAGS
+    };
+    for word in scan(&rest[1..], flags) {
+        match word? {
+            Word::Value(_, raw) => match raw.parse::<u32>() {
+                Ok(n) if (1..=60).contains(&n) => req.fps = Some(n),
+                _ => {
+                    return Err(ParseError::invalid(
+                        format!("Invalid --fps value: {raw} (expected 1-60)"),
+                        usage,
+                    ));
                 }
-                i += 1;
-            }
-            "--cursor" => extra.push(("cursor", json!(true))),
-            "--contact-sheet" => extra.push(("contactSheet", json!(true))),
-            other => positional.push(other),
+            },
+            Word::Switch("--cursor") => req.cursor = Some(true),
+            Word::Switch("--contact-sheet") => req.contact_sheet = Some(true),
+            other => positional.push(other.text()),
         }
-        i += 1;
     }
     let path = positional
         .first()
         .ok_or_else(|| ParseError::missing(context, usage))?;
-    let mut req = Req::new(action).set("path", *path);
-    if let Some(url) = positional.get(1) {
-        req.put("url", record_url(url));
-    }
-    for (k, v) in extra {
-        req.put(k, v);
-    }
-    ok(req)
+    req.path = Some(path.to_string());
+    req.url = positional.get(1).map(|url| record_url(url));
+    Ok(encode(action, &req))
 }

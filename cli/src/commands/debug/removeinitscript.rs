@@ -19,14 +19,30 @@ every tab of the session. Pages already loaded keep what it did.",
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    131,
+    "agent_browser_remove_init_script",
+    "react",
+    &["removeinitscript"],
+    "id:s!",
+)];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let identifier = input
         .rest
         .first()
         .ok_or_else(|| ParseError::missing(ACTION, "removeinitscript <identifier>"))?;
-    ok(Req::new(ACTION).set("identifier", *identifier))
+    Ok(encode(
+        ACTION,
+        &RemoveInitScriptRequest {
+            identifier: Some(identifier.to_string()),
+        },
+    ))
 }
 
 /// `{"identifier"}`.

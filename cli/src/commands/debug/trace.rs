@@ -58,7 +58,7 @@ pub(crate) fn write_file(path: &std::path::Path, text: &str) -> Result<(), Failu
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct StopRequest {
     /// The output file.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
 }
 
@@ -137,22 +137,42 @@ to ~/.agent-browser/tmp/traces/.",
             .completing()
             .rendered(Render {
                 saved: Some(saved),
+                example: r#"{"path":"/tmp/trace.json"}"#,
                 ..Render::DEFAULT
             }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        89,
+        "agent_browser_trace_start",
+        "debug",
+        &["trace", "start"],
+        "",
+    ),
+    McpTool::new(
+        90,
+        "agent_browser_trace_stop",
+        "debug",
+        &["trace", "stop"],
+        "path:s",
+    ),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
     match rest.first().copied() {
-        Some("start") => ok(Req::new(START)),
-        Some("stop") => {
-            let mut req = Req::new(STOP);
-            if let Some(path) = rest.get(1) {
-                req.put("path", *path);
-            }
-            ok(req)
-        }
+        Some("start") => Ok(encode(START, &NoParams {})),
+        Some("stop") => Ok(encode(
+            STOP,
+            &StopRequest {
+                path: rest.get(1).map(|p| p.to_string()),
+            },
+        )),
         Some(sub) => Err(ParseError::unknown_sub(sub, &["start", "stop"])),
         None => Err(ParseError::missing("trace", "trace <start|stop> [path]")),
     }

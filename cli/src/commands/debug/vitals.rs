@@ -28,24 +28,39 @@ entries. --json gives every field; the React hydration fields are present and em
     actions: &[
         Action::queued(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
             first: Some(summary),
+            example: r#"{"url":"https://x.test/","ttfb":12.5,"fcp":80}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
 
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    128,
+    "agent_browser_vitals",
+    "react",
+    &["vitals"],
+    "url:s json:b@G--json",
+)
+.read_only()];
+
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
-    let mut req = Req::new(ACTION);
-    if let Some(url) = input.rest.iter().find(|a| !a.starts_with("--")) {
-        req.put("url", *url);
-    }
-    ok(req)
+    let url = input.rest.iter().find(|a| !a.starts_with("--"));
+    Ok(encode(
+        ACTION,
+        &VitalsRequest {
+            url: url.map(|u| u.to_string()),
+        },
+    ))
 }
 
 /// What `vitals` sends.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct VitalsRequest {
     /// A page to load first.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
 }
 

@@ -50,7 +50,19 @@ last pointer position (also the default with --input-mode human)")])],
     grammar: Grammar::Request(parse),
     // It may start a navigation and wait for it (see `Route::follows_navigation`).
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx))).following_navigation()],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    8,
+    "agent_browser_click",
+    "core",
+    &["click"],
+    "selector:s! human:b@--human newTab:b@--new-tab",
+)
+.in_core()];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;

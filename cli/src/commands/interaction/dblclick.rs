@@ -21,7 +21,18 @@ Fails when the element is hidden, disabled or outside the viewport.",
     grammar: Grammar::Request(parse),
     // It may start a navigation and wait for it (see `Route::follows_navigation`).
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx))).following_navigation()],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    37,
+    "agent_browser_dblclick",
+    "all",
+    &["dblclick"],
+    "selector:s!",
+)];
 
 /// `{"selector", "human"?}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

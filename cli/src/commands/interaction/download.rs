@@ -36,10 +36,22 @@ pub const COMMAND: Command = Command {
     actions: &[
         Action::queued(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
             saved: Some(saved),
+            example: r#"{"path":"/tmp/report.pdf"}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    40,
+    "agent_browser_download",
+    "debug",
+    &["download"],
+    "selector:s! path:s!",
+)];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
@@ -49,9 +61,13 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let path = rest
         .get(1)
         .ok_or_else(|| ParseError::missing(ACTION, USAGE))?;
-    ok(Req::new(ACTION)
-        .set("selector", *selector)
-        .set("path", *path))
+    Ok(encode(
+        ACTION,
+        &DownloadRequest {
+            selector: Some(selector.to_string()),
+            path: Some(path.to_string()),
+        },
+    ))
 }
 
 /// `✓ Download saved to <path>` (also the text of `wait --download`).

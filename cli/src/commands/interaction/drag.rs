@@ -37,7 +37,18 @@ Both are selectors or @refs.",
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    38,
+    "agent_browser_drag",
+    "all",
+    &["drag"],
+    "source:s! target:s! human:b@--human",
+)];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let human =

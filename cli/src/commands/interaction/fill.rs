@@ -31,7 +31,19 @@ Use `type` to add to the existing value, or `keyboard type` for editors without 
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    9,
+    "agent_browser_fill",
+    "core",
+    &["fill"],
+    "selector:s! text:s!",
+)
+.in_core()];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;

@@ -20,7 +20,18 @@ window. <selector> is a CSS selector, an XPath (xpath=… or //…), or a ref su
     }),
     grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "highlight <selector>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    98,
+    "agent_browser_highlight",
+    "debug",
+    &["highlight"],
+    "selector:s!",
+)];
 
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: SelectorRequest = ctx.params()?;

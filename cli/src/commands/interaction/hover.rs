@@ -18,7 +18,18 @@ pub const COMMAND: Command = Command {
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    12,
+    "agent_browser_hover",
+    "all",
+    &["hover"],
+    "selector:s!",
+)];
 
 /// `{"selector", "human"?}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -55,7 +55,27 @@ editors (Lexical, ProseMirror, CodeMirror, Monaco) after clicking into them.",
     grammar: Grammar::Request(parse),
     // It may start a navigation and wait for it (see `Route::follows_navigation`).
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx))).following_navigation()],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        43,
+        "agent_browser_keyboard_type",
+        "mobile",
+        &["keyboard", "type"],
+        "text:s!",
+    ),
+    McpTool::new(
+        44,
+        "agent_browser_keyboard_insert_text",
+        "mobile",
+        &["keyboard", "inserttext"],
+        "text:s!",
+    ),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;

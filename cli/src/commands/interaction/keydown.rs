@@ -21,7 +21,18 @@ Presses a key without releasing it, e.g. to hold a modifier during clicks. Relea
     }),
     grammar: Grammar::Request(|input| key_grammar(input, ACTION, ACTION, "keydown <key>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    41,
+    "agent_browser_keydown",
+    "mobile",
+    &["keydown"],
+    "key:s!",
+)];
 
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: KeyRequest = ctx.params()?;

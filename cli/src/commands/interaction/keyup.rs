@@ -19,7 +19,18 @@ pub const COMMAND: Command = Command {
     }),
     grammar: Grammar::Request(|input| key_grammar(input, ACTION, ACTION, "keyup <key>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    42,
+    "agent_browser_keyup",
+    "mobile",
+    &["keyup"],
+    "key:s!",
+)];
 
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: KeyRequest = ctx.params()?;

@@ -120,7 +120,41 @@ Drives the mouse directly at viewport coordinates, for what element commands can
         Action::queued(UP, |ctx| Box::pin(run_up(ctx))),
         Action::queued(WHEEL, |ctx| Box::pin(run_wheel(ctx))),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        55,
+        "agent_browser_mouse_move",
+        "mobile",
+        &["mouse", "move"],
+        "x:n! y:n! durationMs:i@--duration human:b@--human seed:i@--seed steps:i@--steps",
+    ),
+    McpTool::new(
+        56,
+        "agent_browser_mouse_down",
+        "mobile",
+        &["mouse", "down"],
+        "button:e(left|right|middle)",
+    ),
+    McpTool::new(
+        57,
+        "agent_browser_mouse_up",
+        "mobile",
+        &["mouse", "up"],
+        "button:e(left|right|middle)",
+    ),
+    McpTool::new(
+        58,
+        "agent_browser_mouse_wheel",
+        "mobile",
+        &["mouse", "wheel"],
+        "dy:n! dx:n",
+    ),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;

@@ -49,7 +49,13 @@ ArrowLeft, ArrowRight, Home, End, PageUp, PageDown, F1-F12",
     grammar: Grammar::Request(|input| key_grammar(input, ACTION, ACTION, "press <key>")),
     // It may start a navigation and wait for it (see `Route::follows_navigation`).
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx))).following_navigation()],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] =
+    &[McpTool::new(11, "agent_browser_press", "core", &["press"], "key:s!").in_core()];
 
 /// `<command> <key>`.
 pub(crate) fn key_grammar(

@@ -54,27 +54,36 @@ pub const COMMAND: Command = Command {
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    17,
+    "agent_browser_scroll",
+    "core",
+    &["scroll"],
+    "direction:e(up|down|left|right) amount:i selector:s@--selector",
+)
+.in_core()];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
     let mut request = ScrollRequest::default();
     let mut positional = 0;
-    let mut i = 0;
-    while i < rest.len() {
-        match rest[i] {
-            "-s" | "--selector" => {
-                let sel = rest.get(i + 1).ok_or_else(|| {
-                    ParseError::missing(
-                        "scroll --selector",
-                        "scroll [direction] [amount] [--selector <sel>]",
-                    )
-                })?;
-                request.selector = Some(sel.to_string());
-                i += 1;
-            }
-            arg if arg.starts_with('-') => {}
-            arg => {
+    const FLAGS: &[Flag] = &[Flag::value(
+        &["-s", "--selector"],
+        "scroll --selector",
+        "scroll [direction] [amount] [--selector <sel>]",
+    )];
+    for word in scan(rest, FLAGS) {
+        match word? {
+            Word::Value(_, sel) => request.selector = Some(sel.to_string()),
+            // Other flags are ignored, as upstream does.
+            Word::Switch(_) => {}
+            Word::Other(arg) if arg.starts_with('-') => {}
+            Word::Other(arg) => {
                 match positional {
                     0 => request.direction = Some(arg.to_string()),
                     1 => {
@@ -87,7 +96,6 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                 positional += 1;
             }
         }
-        i += 1;
     }
     request.direction.get_or_insert_with(|| "down".to_string());
     request.amount.get_or_insert_with(|| Number::from(300));

@@ -42,7 +42,19 @@ options of a multiple select. <selector> is a CSS selector, an XPath (xpath=… 
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    16,
+    "agent_browser_select",
+    "core",
+    &["select"],
+    "selector:s! values:a!",
+)
+.in_core()];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;

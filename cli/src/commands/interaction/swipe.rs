@@ -29,7 +29,18 @@ given. The content follows the finger, so `swipe up` shows what is further down.
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    117,
+    "agent_browser_swipe",
+    "mobile",
+    &["swipe"],
+    "direction:e(up|down|left|right)! amount:i",
+)];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
@@ -42,11 +53,14 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             USAGE,
         ));
     }
-    let mut req = Req::new(ACTION).set("direction", *direction);
-    if let Some(d) = rest.get(1).and_then(|d| d.parse::<u32>().ok()) {
-        req.put("distance", d);
-    }
-    ok(req)
+    let distance = rest.get(1).and_then(|d| d.parse::<u32>().ok());
+    Ok(encode(
+        ACTION,
+        &SwipeRequest {
+            direction: Some(direction.to_string()),
+            distance: distance.map(f64::from),
+        },
+    ))
 }
 
 /// `{"direction", "distance"?}`.
@@ -54,8 +68,12 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
 pub struct SwipeRequest {
     /// `up`, `down`, `left` or `right`.
     pub direction: Option<String>,
-    /// Pixels.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Pixels (the CLI sends whole ones, written as upstream writes them: `300`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::commands::support::whole_number"
+    )]
     pub distance: Option<f64>,
 }
 

@@ -48,30 +48,40 @@ For rich-text editors (Lexical, ProseMirror, CodeMirror, Monaco) click into the 
     grammar: Grammar::Request(parse),
     // It may start a navigation and wait for it (see `Route::follows_navigation`).
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx))).following_navigation()],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    10,
+    "agent_browser_type",
+    "core",
+    &["type"],
+    "selector:s! text:s! clear:b@--clear delayMs:i@--delay",
+)
+.in_core()];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
     let mut clear = false;
     let mut delay: Option<u64> = None;
     let mut words: Vec<&str> = Vec::new();
-    let mut i = 0;
-    while i < rest.len() {
-        match rest[i] {
-            "--clear" => clear = true,
-            "--delay" => {
-                let raw = rest
-                    .get(i + 1)
-                    .ok_or_else(|| ParseError::missing("type --delay", USAGE))?;
+    const FLAGS: &[Flag] = &[
+        Flag::switch(&["--clear"]),
+        Flag::value(&["--delay"], "type --delay", USAGE),
+    ];
+    for word in scan(rest, FLAGS) {
+        match word? {
+            Word::Switch(_) => clear = true,
+            Word::Value(_, raw) => {
                 let ms = raw
                     .parse::<u64>()
                     .map_err(|_| ParseError::invalid(format!("Invalid delay: {raw}"), USAGE))?;
                 delay = Some(ms);
-                i += 1;
             }
-            word => words.push(word),
+            Word::Other(word) => words.push(word),
         }
-        i += 1;
     }
     let selector = words
         .first()

@@ -18,7 +18,18 @@ pub const COMMAND: Command = Command {
     }),
     grammar: Grammar::Request(|input| selector_grammar(input, ACTION, "uncheck <selector>")),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    15,
+    "agent_browser_uncheck",
+    "core",
+    &["uncheck"],
+    "selector:s!",
+)];
 
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let request: SelectorRequest = ctx.params()?;

@@ -30,7 +30,18 @@ dialog. <selector> is a CSS selector, an XPath (xpath=… or //…), or a ref su
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    39,
+    "agent_browser_upload",
+    "debug",
+    &["upload"],
+    "selector:s! files:a!",
+)];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;

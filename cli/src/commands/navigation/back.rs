@@ -21,7 +21,18 @@ the page.",
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))
         .moving_tab()
         .navigating()],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    34,
+    "agent_browser_back",
+    "tabs",
+    &["back"],
+    "",
+)];
 
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let session = ctx.session().await?;

@@ -19,7 +19,18 @@ pub const COMMAND: Command = Command {
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))
         .moving_tab()
         .navigating()],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    35,
+    "agent_browser_forward",
+    "tabs",
+    &["forward"],
+    "",
+)];
 
 async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let session = ctx.session().await?;

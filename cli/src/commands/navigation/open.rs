@@ -57,7 +57,19 @@ the URL's origin), --init-script <path>, --enable react-devtools, --profile, --s
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))
         .moving_tab()
         .navigating()],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    1,
+    "agent_browser_open",
+    "core",
+    &["open"],
+    "url:s headed:b@G--headed webgpu:b@G--webgpu webmcp:b@!--no-webmcp",
+)
+.in_core()];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let flags = input.flags;

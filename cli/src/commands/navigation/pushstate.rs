@@ -31,7 +31,18 @@ current page.",
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    130,
+    "agent_browser_pushstate",
+    "react",
+    &["pushstate"],
+    "url:s!",
+)];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let url = input

@@ -59,10 +59,17 @@ as their JavaScript text, and --json adds them as data.unserializable.",
     actions: &[
         Action::queued(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
             first: Some(unserializable),
+            example: r#"{"unserializable":"NaN","origin":"https://x.test/"}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] =
+    &[McpTool::new(32, "agent_browser_eval", "core", &["eval"], "script:s!").in_core()];
 
 /// A value without a JSON form prints as its JavaScript token (`NaN`, `-Infinity`, `undefined`,
 /// `-0`, `10n`), as upstream does; its JSON `result` is `null`.

@@ -147,7 +147,37 @@ itself is never case-sensitive)",
         Action::queued(TEST_ID, |ctx| Box::pin(run(ctx))),
         Action::queued(NTH, |ctx| Box::pin(run(ctx))),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(54, "agent_browser_find", "all", &["find"], "locator:e(role|text|label|placeholder|alt|title|testid|first|last|nth)! index:i value:s! action:s text:s name:s@--name exact:b@--exact").arranged(mcp_words),
+];
+
+/// `find`'s words after the command, as upstream builds them: the index only for `nth` (0 when
+/// absent), and `click` as the action when `text`, `name` or `exact` is given without one (the
+/// grammar reads the word after the value as the action). The arguments are already checked.
+fn mcp_words(args: &serde_json::Map<String, Value>, _positional: Vec<String>) -> Vec<String> {
+    let text = |name: &str| args.get(name).and_then(Value::as_str).map(str::to_string);
+    let locator = text("locator").unwrap_or_default();
+    let mut words = vec![locator.clone()];
+    if locator == "nth" {
+        let index = args.get("index").and_then(Value::as_i64).unwrap_or(0);
+        words.push(index.to_string());
+    }
+    words.extend(text("value"));
+    let wants_action = ["text", "name"].iter().any(|k| text(k).is_some())
+        || args.get("exact").and_then(Value::as_bool) == Some(true);
+    match text("action") {
+        Some(action) => words.push(action),
+        None if wants_action => words.push("click".to_string()),
+        None => {}
+    }
+    words.extend(text("text"));
+    words
+}
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     const VALID: &[&str] = &[

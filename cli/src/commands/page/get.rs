@@ -87,11 +87,87 @@ a dialog is open.",
         Action::queued(COUNT, |ctx| Box::pin(run_count(ctx))),
         Action::queued(BOX, |ctx| Box::pin(run_box(ctx))).rendered(Render {
             geometry: Some(geometry),
+            example: r#"{"x":8,"y":8.5,"width":100,"height":20}"#,
             ..Render::DEFAULT
         }),
         Action::queued(STYLES, |ctx| Box::pin(run_styles(ctx))),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        26,
+        "agent_browser_get_text",
+        "core",
+        &["get", "text"],
+        "selector:s!",
+    )
+    .read_only()
+    .in_core(),
+    McpTool::new(
+        27,
+        "agent_browser_get_html",
+        "all",
+        &["get", "html"],
+        "selector:s!",
+    )
+    .read_only(),
+    McpTool::new(
+        28,
+        "agent_browser_get_value",
+        "all",
+        &["get", "value"],
+        "selector:s!",
+    )
+    .read_only(),
+    McpTool::new(29, "agent_browser_get_url", "core", &["get", "url"], "")
+        .read_only()
+        .in_core(),
+    McpTool::new(30, "agent_browser_get_title", "core", &["get", "title"], "").read_only(),
+    McpTool::new(
+        31,
+        "agent_browser_get_cdp_url",
+        "all",
+        &["get", "cdp-url"],
+        "",
+    )
+    .read_only(),
+    McpTool::new(
+        47,
+        "agent_browser_get_attr",
+        "all",
+        &["get", "attr"],
+        "selector:s! name:s!",
+    )
+    .read_only(),
+    McpTool::new(
+        48,
+        "agent_browser_get_count",
+        "all",
+        &["get", "count"],
+        "selector:s!",
+    )
+    .read_only(),
+    McpTool::new(
+        49,
+        "agent_browser_get_box",
+        "all",
+        &["get", "box"],
+        "selector:s!",
+    )
+    .read_only(),
+    McpTool::new(
+        50,
+        "agent_browser_get_styles",
+        "all",
+        &["get", "styles"],
+        "selector:s!",
+    )
+    .read_only(),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     const VALID: &[&str] = &[

@@ -38,7 +38,37 @@ pub const COMMAND: Command = Command {
         Action::queued(ENABLED, |ctx| Box::pin(run_enabled(ctx))),
         Action::queued(CHECKED, |ctx| Box::pin(run_checked(ctx))),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        51,
+        "agent_browser_is_visible",
+        "all",
+        &["is", "visible"],
+        "selector:s!",
+    )
+    .read_only(),
+    McpTool::new(
+        52,
+        "agent_browser_is_enabled",
+        "all",
+        &["is", "enabled"],
+        "selector:s!",
+    )
+    .read_only(),
+    McpTool::new(
+        53,
+        "agent_browser_is_checked",
+        "all",
+        &["is", "checked"],
+        "selector:s!",
+    )
+    .read_only(),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;

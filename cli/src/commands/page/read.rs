@@ -50,10 +50,18 @@ and falls back to the text of the HTML.",
     actions: &[
         Action::queued(ACTION, |ctx| Box::pin(run(ctx))).rendered(Render {
             first: Some(content),
+            example: r##"{"content":"# Doc","url":"https://x.test/","finalUrl":"https://x.test/doc"}"##,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(6, "agent_browser_read", "core", &["read"], "url:s filter:s@--filter llms:e(index|full)@--llms outline:b@--outline raw:b@--raw readTimeoutMs:i@--timeout requireMd:b@--require-md").read_only(),
+];
 
 /// The fetched content as page text (its origin is the final URL).
 fn content(t: &mut Text<'_>, data: &Value) -> bool {
@@ -78,39 +86,35 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
         "--timeout",
         "--json",
     ];
-    let mut req = Req::new(ACTION);
-    let mut timeout: u64 = 10_000;
-    let mut i = 0;
-    while i < rest.len() {
-        match rest[i] {
-            "--raw" => req.put("raw", true),
-            "--require-md" => req.put("requireMd", true),
-            "--outline" => req.put("outline", true),
-            "--llms" => {
-                let v = rest
-                    .get(i + 1)
-                    .ok_or_else(|| ParseError::missing("read --llms", USAGE))?;
-                if !matches!(*v, "index" | "full") {
+    const FLAGS: &[Flag] = &[
+        Flag::switch(&["--raw"]),
+        Flag::switch(&["--require-md"]),
+        Flag::switch(&["--outline"]),
+        Flag::value(&["--llms"], "read --llms", USAGE),
+        Flag::value(&["--filter"], "read --filter", USAGE),
+        Flag::value(&["--timeout"], "read --timeout", USAGE),
+    ];
+    let mut req = ReadRequest {
+        timeout: Some(10_000),
+        ..ReadRequest::default()
+    };
+    for word in scan(rest, FLAGS) {
+        match word? {
+            Word::Switch("--raw") => req.raw = true,
+            Word::Switch("--require-md") => req.require_md = true,
+            Word::Switch("--outline") => req.outline = true,
+            Word::Value("--llms", v) => {
+                if !matches!(v, "index" | "full") {
                     return Err(ParseError::invalid(
                         format!("Invalid read --llms value '{v}': expected index or full"),
                         USAGE,
                     ));
                 }
-                req.put("llms", *v);
-                i += 1;
+                req.llms = Some(v.to_string());
             }
-            "--filter" => {
-                let v = rest
-                    .get(i + 1)
-                    .ok_or_else(|| ParseError::missing("read --filter", USAGE))?;
-                req.put("filter", *v);
-                i += 1;
-            }
-            "--timeout" => {
-                let v = rest
-                    .get(i + 1)
-                    .ok_or_else(|| ParseError::missing("read --timeout", USAGE))?;
-                timeout = v.parse::<u64>().map_err(|_| {
+            Word::Value("--filter", v) => req.filter = Some(v.to_string()),
+            Word::Value("--timeout", v) => {
+                let timeout = v.parse::<u64>().map_err(|_| {
                     ParseError::invalid(format!("Invalid read timeout: {v}"), USAGE)
                 })?;
                 if timeout == 0 {
@@ -119,39 +123,35 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                         USAGE,
                     ));
                 }
-                i += 1;
+                req.timeout = Some(timeout);
             }
-            other if other.starts_with("--") => {
+            Word::Other(other) if other.starts_with("--") => {
                 return Err(ParseError::unknown_sub(other, OPTIONS));
             }
-            other => {
-                if req.has("url") {
-                    return Err(ParseError::invalid(
-                        format!("Unexpected read argument: {other}"),
-                        USAGE,
-                    ));
-                }
-                req.put("url", other);
+            other if req.url.is_some() => {
+                return Err(ParseError::invalid(
+                    format!("Unexpected read argument: {}", other.text()),
+                    USAGE,
+                ));
             }
+            other => req.url = Some(other.text().to_string()),
         }
-        i += 1;
     }
-    if req.has("llms") && req.has("outline") {
+    if req.llms.is_some() && req.outline {
         return Err(ParseError::invalid(
             "read --llms and --outline cannot be used together",
             USAGE,
         ));
     }
-    req.put("timeout", timeout);
-    req.put("tls", tls_changes(input));
-    ok(req)
+    req.tls = tls_changes(input);
+    Ok(encode(ACTION, &req))
 }
 
 /// The `tls` object of a `read` request, upstream's three keys: `caCert` (an explicit
 /// `--ca-cert`, made absolute, or else the system bundle found here with `caCertIsImplicit`) and
 /// `useSystemCa`. Beyond upstream, and only when said: `clearCaCert` (`--no-ca-cert`) and
 /// `useSystemCaSet` (`useSystemCa` was given, so it changes the session's setting).
-pub fn tls_changes(input: &Input<'_>) -> Value {
+pub fn tls_changes(input: &Input<'_>) -> TlsChanges {
     let flags = input.flags;
     let explicit = flags
         .ca_cert
@@ -166,48 +166,43 @@ pub fn tls_changes(input: &Input<'_>) -> Value {
             }
         });
     let (ca_cert, implicit) = match explicit {
-        Some(path) => (Value::from(path), false),
-        None if flags.clear_ca_cert => (Value::Null, false),
+        Some(path) => (Some(path), false),
+        None if flags.clear_ca_cert => (None, false),
         None => match SYSTEM_CA_BUNDLES
             .iter()
             .find(|p| input.host.exists(std::path::Path::new(p)))
         {
-            Some(p) => (Value::from(*p), true),
-            None => (Value::Null, false),
+            Some(p) => (Some(p.to_string()), true),
+            None => (None, false),
         },
     };
-    let mut tls = json!({
-        "caCert": ca_cert,
-        "caCertIsImplicit": implicit,
-        "useSystemCa": flags.use_system_ca,
-    });
-    if flags.clear_ca_cert {
-        tls["clearCaCert"] = json!(true);
+    TlsChanges {
+        ca_cert,
+        ca_cert_is_implicit: implicit,
+        clear_ca_cert: flags.clear_ca_cert,
+        use_system_ca: flags.use_system_ca,
+        use_system_ca_set: flags.use_system_ca_given,
     }
-    if flags.use_system_ca_given {
-        tls["useSystemCaSet"] = json!(true);
-    }
-    tls
 }
 
 /// [`tls_changes`] as the daemon reads them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TlsChanges {
-    /// A CA file.
+    /// A CA file (`null` when none: upstream's key).
     #[serde(default)]
     pub ca_cert: Option<String>,
     /// `ca_cert` is the system bundle the CLI found, not a `--ca-cert` (no change then).
     #[serde(default)]
     pub ca_cert_is_implicit: bool,
-    /// Trust no CA file from now on.
-    #[serde(default)]
+    /// Trust no CA file from now on (sent only when said).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub clear_ca_cert: bool,
     /// The platform's store.
     #[serde(default)]
     pub use_system_ca: bool,
-    /// `use_system_ca` was said, so it is the session's setting from now on.
-    #[serde(default)]
+    /// `use_system_ca` was said, so it is the session's setting from now on (sent only then).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub use_system_ca_set: bool,
 }
 
@@ -216,22 +211,22 @@ pub struct TlsChanges {
 #[serde(rename_all = "camelCase")]
 pub struct ReadRequest {
     /// Read this URL instead of the active page.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// The HTML as it is.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub raw: bool,
     /// The heading outline only.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub outline: bool,
     /// Sections whose heading contains this.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter: Option<String>,
     /// `--llms`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub llms: Option<String>,
     /// `--require-md`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub require_md: bool,
     /// Deadline (ms).
     #[serde(default)]

@@ -151,10 +151,68 @@ Before the command word, --state <path> is the global option that loads a saved 
             .waiting()
             .rendered(Render {
                 saved: Some(download::saved),
+                example: r#"{"path":"/tmp/d.bin"}"#,
                 ..Render::DEFAULT
             }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(19, "agent_browser_wait_ms", "core", &["wait"], "ms:i!").read_only(),
+    McpTool::new(
+        20,
+        "agent_browser_wait_for_selector",
+        "core",
+        &["wait"],
+        "selector:s! state:e(visible|hidden|attached|detached)@--state waitTimeoutMs:i@--timeout",
+    )
+    .read_only()
+    .in_core(),
+    McpTool::new(
+        21,
+        "agent_browser_wait_for_text",
+        "core",
+        &["wait", "--text"],
+        "text:s! waitTimeoutMs:i@--timeout",
+    )
+    .read_only()
+    .in_core(),
+    McpTool::new(
+        22,
+        "agent_browser_wait_for_url",
+        "all",
+        &["wait", "--url"],
+        "url:s! waitTimeoutMs:i@--timeout",
+    )
+    .read_only(),
+    McpTool::new(
+        23,
+        "agent_browser_wait_for_load",
+        "core",
+        &["wait", "--load"],
+        "state:e(load|domcontentloaded|networkidle)! waitTimeoutMs:i@--timeout",
+    )
+    .read_only(),
+    McpTool::new(
+        24,
+        "agent_browser_wait_for_function",
+        "all",
+        &["wait", "--fn"],
+        "expression:s! waitTimeoutMs:i@--timeout",
+    )
+    .read_only(),
+    McpTool::new(
+        45,
+        "agent_browser_wait_for_download",
+        "debug",
+        &["wait", "--download"],
+        "path:s waitTimeoutMs:i@--timeout",
+    )
+    .read_only(),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
@@ -228,14 +286,12 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
         return Ok(encode(WAIT, &request));
     }
     if let Some(idx) = find(&["--download", "-d"]) {
-        let mut req = Req::new(DOWNLOAD);
-        if let Some(path) = args.get(idx + 1).filter(|p| !p.starts_with("--")) {
-            req.put("path", *path);
-        }
-        if let Some(ms) = timeout {
-            req.put("timeout", ms);
-        }
-        return ok(req);
+        let path = args.get(idx + 1).filter(|p| !p.starts_with("--"));
+        let req = DownloadRequest {
+            path: path.map(|p| p.to_string()),
+            timeout,
+        };
+        return Ok(encode(DOWNLOAD, &req));
     }
     let arg = args
         .first()
@@ -309,8 +365,11 @@ async fn run_function(ctx: &Ctx<'_>) -> Result<Value, Failure> {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct DownloadRequest {
     /// Where to save the download (default: the download directory, else the temp directory).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// How long to wait (ms); the handler reads it as the request's deadline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u64>,
 }
 
 async fn run_download(ctx: &Ctx<'_>) -> Result<Value, Failure> {

@@ -44,12 +44,57 @@ Clipboard access is granted to the session's own origin only.",
     }),
     grammar: Grammar::Request(parse),
     actions: &[Action::queued(ACTION, |ctx| Box::pin(run(ctx)))],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        100,
+        "agent_browser_clipboard_read",
+        "debug",
+        &["clipboard", "read"],
+        "",
+    )
+    .read_only(),
+    McpTool::new(
+        101,
+        "agent_browser_clipboard_write",
+        "debug",
+        &["clipboard", "write"],
+        "text:s!",
+    ),
+    McpTool::new(
+        102,
+        "agent_browser_clipboard_copy",
+        "debug",
+        &["clipboard", "copy"],
+        "",
+    ),
+    McpTool::new(
+        103,
+        "agent_browser_clipboard_paste",
+        "debug",
+        &["clipboard", "paste"],
+        "",
+    ),
+];
+
+fn operation(operation: &str, text: Option<String>) -> Value {
+    encode(
+        ACTION,
+        &ClipboardRequest {
+            operation: Some(operation.to_string()),
+            text,
+        },
+    )
+}
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
     match rest.first().copied() {
-        Some("read") | None => ok(Req::new(ACTION).set("operation", "read")),
+        Some("read") | None => Ok(operation("read", None)),
         Some("write") => {
             if rest.len() < 2 {
                 return Err(ParseError::missing(
@@ -57,11 +102,9 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                     "clipboard write <text>",
                 ));
             }
-            ok(Req::new(ACTION)
-                .set("operation", "write")
-                .set("text", rest[1..].join(" ")))
+            Ok(operation("write", Some(rest[1..].join(" "))))
         }
-        Some(op @ ("copy" | "paste")) => ok(Req::new(ACTION).set("operation", op)),
+        Some(op @ ("copy" | "paste")) => Ok(operation(op, None)),
         Some(sub) => Err(ParseError::unknown_sub(
             sub,
             &["read", "write", "copy", "paste"],

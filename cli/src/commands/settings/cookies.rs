@@ -84,10 +84,64 @@ header (the format is detected)",
         Action::queued(SET, |ctx| Box::pin(run_set(ctx))),
         Action::queued(CLEAR, |ctx| Box::pin(run_clear(ctx))).rendered(Render {
             cleared: "Cookies cleared",
+            example: r#"{"cleared":true}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        75,
+        "agent_browser_cookies_get",
+        "state",
+        &["cookies", "get"],
+        "",
+    )
+    .read_only(),
+    McpTool::new(
+        76,
+        "agent_browser_cookies_set",
+        "state",
+        &["cookies", "set"],
+        "name:s! value:s! domain:s@--domain expires:i@--expires httpOnly:b@--http-only path:s@--path sameSite:e(Strict|Lax|None)@--same-site secure:b@--secure url:s@--url",
+    ),
+    McpTool::new(
+        77,
+        "agent_browser_cookies_set_curl",
+        "state",
+        &["cookies", "set", "--curl"],
+        "file:s! domain:s@--domain url:s@--url",
+    ),
+    McpTool::new(
+        78,
+        "agent_browser_cookies_clear",
+        "state",
+        &["cookies", "clear"],
+        "",
+    ),
+];
+
+const SAME_SITE_USAGE: &str = "--same-site <Strict|Lax|None>";
+const EXPIRES_USAGE: &str = "--expires <timestamp>";
+
+/// `cookies set`'s flags.
+const SET_FLAGS: &[Flag] = &[
+    Flag::value(&["--url"], "cookies set --url", "--url <url>"),
+    Flag::value(&["--domain"], "cookies set --domain", "--domain <domain>"),
+    Flag::value(&["--path"], "cookies set --path", "--path <path>"),
+    Flag::switch(&["--httpOnly", "--http-only"]),
+    Flag::switch(&["--secure"]),
+    Flag::value(
+        &["--sameSite", "--same-site"],
+        "cookies set --same-site",
+        SAME_SITE_USAGE,
+    ),
+    Flag::value(&["--expires"], "cookies set --expires", EXPIRES_USAGE),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
@@ -139,69 +193,37 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             let mut cookie = Map::new();
             cookie.insert("name".to_string(), json!(name));
             cookie.insert("value".to_string(), json!(value));
-            let mut i = 3;
-            while i < rest.len() {
-                let need = |ctx: &str, usage: &'static str| {
-                    rest.get(i + 1)
-                        .copied()
-                        .ok_or_else(|| ParseError::missing(ctx, usage))
-                };
-                match rest[i] {
-                    "--url" => {
-                        cookie.insert(
-                            "url".into(),
-                            json!(need("cookies set --url", "--url <url>")?),
-                        );
-                        i += 2;
+            for word in scan(&rest[3..], SET_FLAGS) {
+                match word? {
+                    Word::Value(flag @ ("--url" | "--domain" | "--path"), v) => {
+                        cookie.insert(flag[2..].into(), json!(v));
                     }
-                    "--domain" => {
-                        cookie.insert(
-                            "domain".into(),
-                            json!(need("cookies set --domain", "--domain <domain>")?),
-                        );
-                        i += 2;
+                    Word::Switch(flag) => {
+                        cookie.insert(flag[2..].into(), json!(true));
                     }
-                    "--path" => {
-                        cookie.insert(
-                            "path".into(),
-                            json!(need("cookies set --path", "--path <path>")?),
-                        );
-                        i += 2;
-                    }
-                    "--httpOnly" | "--http-only" => {
-                        cookie.insert("httpOnly".into(), json!(true));
-                        i += 1;
-                    }
-                    "--secure" => {
-                        cookie.insert("secure".into(), json!(true));
-                        i += 1;
-                    }
-                    "--sameSite" | "--same-site" => {
-                        const USAGE: &str = "--same-site <Strict|Lax|None>";
-                        let v = need("cookies set --same-site", USAGE)?;
+                    Word::Value("--sameSite", v) => {
                         if !matches!(v, "Strict" | "Lax" | "None") {
-                            return Err(ParseError::missing("cookies set --same-site", USAGE));
+                            return Err(ParseError::missing(
+                                "cookies set --same-site",
+                                SAME_SITE_USAGE,
+                            ));
                         }
                         cookie.insert("sameSite".into(), json!(v));
-                        i += 2;
                     }
-                    "--expires" => {
-                        const USAGE: &str = "--expires <timestamp>";
-                        let v = need("cookies set --expires", USAGE)?;
-                        let n = v
-                            .parse::<i64>()
-                            .map_err(|_| ParseError::missing("cookies set --expires", USAGE))?;
+                    Word::Value(_, v) => {
+                        let n = v.parse::<i64>().map_err(|_| {
+                            ParseError::missing("cookies set --expires", EXPIRES_USAGE)
+                        })?;
                         cookie.insert("expires".into(), json!(n));
-                        i += 2;
                     }
                     // A misspelt flag must not set a cookie without the attribute it meant.
-                    flag if flag.starts_with('-') => {
+                    Word::Other(flag) if flag.starts_with('-') => {
                         return Err(ParseError::invalid(
                             format!("cookies set: unknown flag '{flag}'"),
                             SET_USAGE,
                         ));
                     }
-                    _ => i += 1,
+                    Word::Other(_) => {}
                 }
             }
             Ok(encode(

@@ -21,7 +21,19 @@ pub const COMMAND: Command = Command {
     grammar: Grammar::Request(parse),
     // It never touches the page, so it need not wait behind a page command.
     actions: &[Action::fast(ACTION, |ctx| Box::pin(run(ctx)))],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    118,
+    "agent_browser_device",
+    "mobile",
+    &["device"],
+    "action:e(list)",
+)
+.read_only()];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     match input.rest.first().copied() {

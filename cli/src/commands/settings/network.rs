@@ -119,22 +119,74 @@ write fails, so stop can be retried)",
         Action::fast(REQUESTS, |ctx| Box::pin(requests(ctx))),
         Action::fast(REQUEST, |ctx| Box::pin(request_detail(ctx))).rendered(Render {
             first: Some(detail_text),
+            example: r#"{"requestId":"1.2","method":"POST","url":"https://x.test/api","resourceType":"XHR","status":201,"statusText":"Created"}"#,
             ..Render::DEFAULT
         }),
         Action::fast(HAR_START, |ctx| Box::pin(har_start(ctx)))
             .completing()
             .rendered(Render {
                 started: Some("HAR recording started"),
+                example: r#"{"started":true}"#,
                 ..Render::DEFAULT
             }),
         Action::fast(HAR_STOP, |ctx| Box::pin(har_stop(ctx)))
             .completing()
             .rendered(Render {
                 saved: Some(har_saved),
+                example: r#"{"path":"/tmp/x.har","requestCount":3}"#,
                 ..Render::DEFAULT
             }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        66,
+        "agent_browser_network_route",
+        "network",
+        &["network", "route"],
+        "url:s! abort:b@--abort allowOrigin:s@--allow-origin body:s@--body resourceType:s@--resource-type",
+    ),
+    McpTool::new(
+        67,
+        "agent_browser_network_unroute",
+        "network",
+        &["network", "unroute"],
+        "url:s",
+    ),
+    McpTool::new(
+        68,
+        "agent_browser_network_requests",
+        "network",
+        &["network", "requests"],
+        "clear:b@--clear filter:s@--filter method:s@--method status:s@--status type:s@--type",
+    ),
+    McpTool::new(
+        69,
+        "agent_browser_network_request",
+        "network",
+        &["network", "request"],
+        "requestId:s!",
+    )
+    .read_only(),
+    McpTool::new(
+        70,
+        "agent_browser_network_har_start",
+        "network",
+        &["network", "har", "start"],
+        "content:e(all|text|none)@--content",
+    ),
+    McpTool::new(
+        71,
+        "agent_browser_network_har_stop",
+        "network",
+        &["network", "har", "stop"],
+        "path:s",
+    ),
+];
 
 fn har_saved(t: &mut Text<'_>, data: &Value, path: &str) {
     let p = t.p;
@@ -222,7 +274,11 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                 .filter(|u| !u.starts_with("--"))
                 .ok_or_else(|| ParseError::missing("network route", ROUTE_USAGE))?;
             let abort = rest.contains(&"--abort");
-            let mut req = Req::new(ROUTE).set("url", *url).set("abort", abort);
+            let mut req = RouteRequest {
+                url: Some(url.to_string()),
+                abort,
+                ..RouteRequest::default()
+            };
             let body = value_of(rest, &["--body"], ROUTE_USAGE)?;
             let status = value_of(rest, &["--status"], ROUTE_USAGE)?;
             let content_type = value_of(rest, &["--content-type"], ROUTE_USAGE)?;
@@ -233,8 +289,10 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                 ));
             }
             if body.is_some() || status.is_some() || content_type.is_some() {
-                let mut response = serde_json::Map::new();
-                response.insert("body".into(), json!(body.unwrap_or("")));
+                let mut response = MockRequest {
+                    body: Some(body.unwrap_or("").to_string()),
+                    ..MockRequest::default()
+                };
                 if let Some(status) = status {
                     let code = status
                         .parse::<u16>()
@@ -246,52 +304,51 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                                 ROUTE_USAGE,
                             )
                         })?;
-                    response.insert("status".into(), json!(code));
+                    response.status = Some(code);
                 }
-                if let Some(ct) = content_type {
-                    response.insert("contentType".into(), json!(ct));
-                }
-                req.put("response", Value::Object(response));
+                response.content_type = content_type.map(str::to_string);
+                req.response = Some(response);
             }
             if let Some(rt) = value_of(rest, &["--resource-type", "--resource-types"], ROUTE_USAGE)?
             {
-                req.put("resourceType", rt);
+                req.resource_type = Some(Value::from(rt));
             }
             if let Some(origin) = value_of(rest, &["--allow-origin"], ROUTE_USAGE)? {
-                req.put("allowOrigin", origin);
+                req.allow_origin = Some(origin.to_string());
             }
-            ok(req)
+            Ok(encode(ROUTE, &req))
         }
-        Some("unroute") => {
-            let mut req = Req::new(UNROUTE);
-            if let Some(url) = rest.get(1) {
-                req.put("url", *url);
-            }
-            ok(req)
-        }
+        Some("unroute") => Ok(encode(
+            UNROUTE,
+            &UnrouteRequest {
+                url: rest.get(1).map(|u| u.to_string()),
+            },
+        )),
         Some("requests") => {
-            let mut req = Req::new(REQUESTS).set("clear", rest.contains(&"--clear"));
-            for (flag, key) in [
-                ("--filter", "filter"),
-                ("--type", "type"),
-                ("--method", "method"),
-                ("--status", "status"),
-            ] {
-                if let Some(v) = flag_value(rest, &[flag]) {
-                    req.put(key, v);
-                }
-            }
-            ok(req)
+            let value = |flag: &str| flag_value(rest, &[flag]).map(str::to_string);
+            let req = RequestsRequest {
+                clear: rest.contains(&"--clear"),
+                filter: value("--filter"),
+                kind: value("--type"),
+                method: value("--method"),
+                status: value("--status"),
+            };
+            Ok(encode(REQUESTS, &req))
         }
         Some("request") => {
             let id = rest.get(1).ok_or_else(|| {
                 ParseError::missing("network request", "network request <requestId>")
             })?;
-            ok(Req::new(REQUEST).set("requestId", *id))
+            Ok(encode(
+                REQUEST,
+                &DetailRequest {
+                    request_id: Some(id.to_string()),
+                },
+            ))
         }
         Some("har") => match rest.get(1).copied() {
             Some("start") => {
-                let mut req = Req::new(HAR_START);
+                let mut req = HarStartRequest::default();
                 if rest.contains(&"--content") {
                     let content = flag_value(rest, &["--content"]).unwrap_or("");
                     if HarContent::parse(content).is_err() {
@@ -300,17 +357,16 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                             HAR_START_USAGE,
                         ));
                     }
-                    req.put("content", content);
+                    req.content = Some(content.to_string());
                 }
-                ok(req)
+                Ok(encode(HAR_START, &req))
             }
-            Some("stop") => {
-                let mut req = Req::new(HAR_STOP);
-                if let Some(path) = rest.get(2) {
-                    req.put("path", *path);
-                }
-                ok(req)
-            }
+            Some("stop") => Ok(encode(
+                HAR_STOP,
+                &HarStopRequest {
+                    path: rest.get(2).map(|p| p.to_string()),
+                },
+            )),
             Some(sub) => Err(ParseError::unknown_sub(sub, &["start", "stop"])),
             None => Err(ParseError::missing(
                 "network har",
@@ -333,33 +389,39 @@ fn failure(err: NetworkError) -> Failure {
 }
 
 /// `route`'s request (upstream's keys).
-#[derive(Debug, Clone, Default, Deserialize)]
+/// `network route`: `{"url", "abort", "response"?, "resourceType"?, "allowOrigin"?}`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct RouteRequest {
     url: Option<String>,
     #[serde(default)]
     abort: bool,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     response: Option<MockRequest>,
     /// Upstream also reads `body` at the top level.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     body: Option<String>,
-    #[serde(default, alias = "resourceTypes")]
+    #[serde(
+        default,
+        alias = "resourceTypes",
+        skip_serializing_if = "Option::is_none"
+    )]
     resource_type: Option<Value>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     allow_origin: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+/// A mocked response: `{"body", "status"?, "contentType"?, "headers"?}`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct MockRequest {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     status: Option<u16>,
     #[serde(default)]
     body: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     content_type: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     headers: Option<serde_json::Map<String, Value>>,
 }
 
@@ -418,9 +480,10 @@ async fn route(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     Ok(json!({"routed": pattern}))
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+/// `network unroute`: `{"url"?}`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct UnrouteRequest {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     url: Option<String>,
 }
 
@@ -434,17 +497,18 @@ async fn unroute(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     Ok(json!({"unrouted": request.url.as_deref().unwrap_or("all")}))
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+/// `network requests`: `{"clear", "filter"?, "type"?, "method"?, "status"?}`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct RequestsRequest {
     #[serde(default)]
     clear: bool,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     filter: Option<String>,
-    #[serde(default, rename = "type")]
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     kind: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     method: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     status: Option<String>,
 }
 
@@ -465,7 +529,8 @@ async fn requests(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     Ok(json!({"requests": requests}))
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+/// `network request`: `{"requestId"}`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct DetailRequest {
     request_id: Option<String>,
@@ -479,9 +544,10 @@ async fn request_detail(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     data(detail)
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+/// `network har start`: `{"content"?}`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct HarStartRequest {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     content: Option<String>,
 }
 
@@ -496,9 +562,10 @@ async fn har_start(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     Ok(json!({"started": true}))
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+/// `network har stop`: `{"path"?}`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct HarStopRequest {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     path: Option<String>,
 }
 

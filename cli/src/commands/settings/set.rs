@@ -134,7 +134,73 @@ pub const COMMAND: Command = Command {
         Action::queued(CREDENTIALS, |ctx| Box::pin(run_credentials(ctx))),
         Action::queued(MEDIA, |ctx| Box::pin(run_media(ctx))),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        59,
+        "agent_browser_set_viewport",
+        "mobile",
+        &["set", "viewport"],
+        "width:i! height:i! scale:n",
+    ),
+    McpTool::new(
+        60,
+        "agent_browser_set_device",
+        "mobile",
+        &["set", "device"],
+        "device:s!",
+    ),
+    McpTool::new(
+        61,
+        "agent_browser_set_geo",
+        "mobile",
+        &["set", "geo"],
+        "latitude:n! longitude:n!",
+    ),
+    McpTool::new(
+        62,
+        "agent_browser_set_offline",
+        "network",
+        &["set", "offline"],
+        "enabled:b!@O",
+    ),
+    McpTool::new(
+        63,
+        "agent_browser_set_headers",
+        "network",
+        &["set", "headers"],
+        "headers:o!@J",
+    ),
+    McpTool::new(
+        64,
+        "agent_browser_set_credentials",
+        "network",
+        &["set", "credentials"],
+        "username:s! password:s!",
+    ),
+    McpTool::new(
+        65,
+        "agent_browser_set_media",
+        "mobile",
+        &["set", "media"],
+        "colorScheme:e(dark|light|no-preference) reducedMotion:e(reduce|no-preference)",
+    )
+    .arranged(mcp_words),
+];
+
+/// `agent_browser_set_media`'s words: the CLI's word for reduced motion is `reduced-motion`.
+fn mcp_words(_args: &serde_json::Map<String, Value>, mut positional: Vec<String>) -> Vec<String> {
+    for word in &mut positional {
+        if word == "reduce" {
+            *word = "reduced-motion".to_string();
+        }
+    }
+    positional
+}
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     const VALID: &[&str] = &[
@@ -228,9 +294,13 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             let pass = rest
                 .get(2)
                 .ok_or_else(|| ParseError::missing("set credentials", USAGE))?;
-            ok(Req::new(CREDENTIALS)
-                .set("username", *user)
-                .set("password", *pass))
+            Ok(encode(
+                CREDENTIALS,
+                &CredentialsRequest {
+                    username: Some(user.to_string()),
+                    password: Some(pass.to_string()),
+                },
+            ))
         }
         Some("media") => {
             let color = if rest.contains(&"dark") {

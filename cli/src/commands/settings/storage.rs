@@ -68,15 +68,45 @@ key (a bare key after the kind reads it), set takes a key and a value, clear tak
     actions: &[
         Action::queued(GET, |ctx| Box::pin(run_get(ctx))).rendered(Render {
             first: Some(items),
+            example: r#"{"data":{"k":"v","n":1}}"#,
             ..Render::DEFAULT
         }),
         Action::queued(SET, |ctx| Box::pin(run_set(ctx))),
         Action::queued(CLEAR, |ctx| Box::pin(run_clear(ctx))).rendered(Render {
             cleared: "Storage cleared",
+            example: r#"{"cleared":true}"#,
             ..Render::DEFAULT
         }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        72,
+        "agent_browser_storage_get",
+        "state",
+        &["storage", "{storageType}"],
+        "storageType:e(local|session)! key:s",
+    )
+    .read_only(),
+    McpTool::new(
+        73,
+        "agent_browser_storage_set",
+        "state",
+        &["storage", "{storageType}", "set"],
+        "storageType:e(local|session)! key:s! value:s!",
+    ),
+    McpTool::new(
+        74,
+        "agent_browser_storage_clear",
+        "state",
+        &["storage", "{storageType}", "clear"],
+        "storageType:e(local|session)!",
+    ),
+];
 
 /// `key: value` lines (or `No storage entries`), or one `key: value`.
 fn items(t: &mut Text<'_>, data: &Value) -> bool {

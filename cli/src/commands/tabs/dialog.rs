@@ -55,9 +55,38 @@ are accepted on their own; confirm and prompt wait for this command.",
         .reporting_dialog()
         .rendered(Render {
             first: Some(status),
+            example: r#"{"hasDialog":true,"type":"prompt","message":"name?","defaultPrompt":"x"}"#,
             ..Render::DEFAULT
         })],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        86,
+        "agent_browser_dialog_status",
+        "tabs",
+        &["dialog", "status"],
+        "",
+    )
+    .read_only(),
+    McpTool::new(
+        87,
+        "agent_browser_dialog_accept",
+        "tabs",
+        &["dialog", "accept"],
+        "text:s",
+    ),
+    McpTool::new(
+        88,
+        "agent_browser_dialog_dismiss",
+        "tabs",
+        &["dialog", "dismiss"],
+        "",
+    ),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;

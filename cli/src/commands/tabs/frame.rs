@@ -41,12 +41,37 @@ returns to the top document.",
         Action::queued(FRAME, |ctx| Box::pin(select(ctx))),
         Action::queued(MAIN, |ctx| Box::pin(main(ctx))),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        84,
+        "agent_browser_frame_switch",
+        "tabs",
+        &["frame"],
+        "frame:s!",
+    ),
+    McpTool::new(
+        85,
+        "agent_browser_frame_main",
+        "tabs",
+        &["frame", "main"],
+        "",
+    ),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     match input.rest.first().copied() {
-        Some("main") => ok(Req::new(MAIN)),
-        Some(sel) => ok(Req::new(FRAME).set("selector", sel)),
+        Some("main") => Ok(encode(MAIN, &NoParams {})),
+        Some(sel) => Ok(encode(
+            FRAME,
+            &FrameRequest {
+                selector: Some(sel.to_string()),
+            },
+        )),
         None => Err(ParseError::missing("frame", "frame <selector|@ref|main>")),
     }
 }

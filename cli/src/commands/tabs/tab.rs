@@ -90,6 +90,7 @@ tab is closed (recover with `tab new` or `tab list`).",
             .moving_tab()
             .rendered(Render {
                 closed: Some(closed),
+                example: r#"{"tabId":"t3","label":null,"closed":true}"#,
                 ..Render::DEFAULT
             }),
         Action::queued(SWITCH, |ctx| Box::pin(run_switch(ctx)))
@@ -97,31 +98,53 @@ tab is closed (recover with `tab new` or `tab list`).",
             .moving_tab()
             .rendered(Render {
                 switched: Some(switched),
+                example: r#"{"tabId":"t2","label":"docs","total":3}"#,
                 ..Render::DEFAULT
             }),
     ],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[
+    McpTool::new(
+        79,
+        "agent_browser_tab_new",
+        "tabs",
+        &["tab", "new"],
+        "url:s label:s@--label",
+    ),
+    McpTool::new(80, "agent_browser_tab_list", "tabs", &["tab", "list"], "").read_only(),
+    McpTool::new(81, "agent_browser_tab_switch", "tabs", &["tab"], "tab:s!"),
+    McpTool::new(
+        82,
+        "agent_browser_tab_close",
+        "tabs",
+        &["tab", "close"],
+        "tab:s",
+    ),
+];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
     match rest.first().copied() {
         Some("new") => {
             let mut request = NewRequest::default();
-            let mut i = 1;
-            while i < rest.len() {
-                match rest[i] {
-                    "--label" => {
-                        let name = rest.get(i + 1).ok_or_else(|| {
-                            ParseError::missing("tab new --label", "tab new --label <name> [url]")
-                        })?;
-                        request.label = Some(name.to_string());
-                        i += 2;
-                    }
-                    other if !other.starts_with("--") && request.url.is_none() => {
+            const FLAGS: &[Flag] = &[Flag::value(
+                &["--label"],
+                "tab new --label",
+                "tab new --label <name> [url]",
+            )];
+            for word in scan(&rest[1..], FLAGS) {
+                match word? {
+                    Word::Value(_, name) => request.label = Some(name.to_string()),
+                    Word::Other(other) if !other.starts_with("--") && request.url.is_none() => {
                         request.url = Some(other.to_string());
-                        i += 1;
                     }
-                    other => return Err(ParseError::unknown_sub(other, &["--label", "<url>"])),
+                    other => {
+                        return Err(ParseError::unknown_sub(other.text(), &["--label", "<url>"]));
+                    }
                 }
             }
             Ok(encode(NEW, &request))

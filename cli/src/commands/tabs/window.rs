@@ -22,9 +22,21 @@ pub const COMMAND: Command = Command {
         .moving_tab()
         .rendered(Render {
             opened: "Window opened",
+            example: r#"{"tabId":"t2","label":"docs","total":3}"#,
             ..Render::DEFAULT
         })],
+    mcp: MCP,
 };
+
+/// Its MCP tools: upstream's names, arguments (in the notation of `crate::mcp::tools`) and
+/// profiles; the number is the tool's place in upstream's list, which `tools/list` keeps.
+pub const MCP: &[McpTool] = &[McpTool::new(
+    83,
+    "agent_browser_window_new",
+    "tabs",
+    &["window", "new"],
+    "",
+)];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     match input.rest.first().copied() {
