@@ -1,5 +1,5 @@
 //! Helpers for the Host kit's tests: an isolated Host (own home, own short socket root), a
-//! settable run table, the built `agent-browser` binary, and a guard that closes every session
+//! settable run table, a fresh `agent-browser` binary, and a guard that closes every session
 //! the Host left (by its owner record, never by process name).
 
 #![allow(dead_code, missing_docs)]
@@ -15,17 +15,15 @@ use abx_host::{
     RunRef, RunState, Screen,
 };
 
-/// The built `agent-browser` (next to the test executable's `deps/`).
+// The one helper that gives every test package a fresh `agent-browser` (abx-host cannot depend
+// on abx-tests, which depends on the CLI, which depends on abx-host).
+#[path = "../../../../tests/support/fresh_binary.rs"]
+mod fresh_binary;
+
+/// The `agent-browser` binary, built first when it is missing or older than its sources (a
+/// `cargo test -p abx-host` does not build it).
 pub fn agent_browser() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable");
-    let dir = exe.parent().and_then(|d| d.parent()).expect("target dir");
-    let binary = dir.join("agent-browser");
-    assert!(
-        binary.exists(),
-        "{} is missing: run `cargo build -p agent-browser` first (./scripts/test.sh does)",
-        binary.display()
-    );
-    binary
+    fresh_binary::agent_browser()
 }
 
 /// A run table the test sets.
