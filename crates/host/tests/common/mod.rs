@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use abx_host::{
     BrowserEnv, DisplayProbe, Host, HostConfig, LaunchSettings, OwnerRecord, RunId, RunLiveness,
@@ -19,6 +19,10 @@ use abx_host::{
 // on abx-tests, which depends on the CLI, which depends on abx-host).
 #[path = "../../../../tests/support/fresh_binary.rs"]
 mod fresh_binary;
+
+// The test packages' one wait-for-a-condition helper, shared the same way.
+#[path = "../../../../tests/support/wait.rs"]
+pub mod wait;
 
 /// The `agent-browser` binary, built first when it is missing or older than its sources (a
 /// `cargo test -p abx-host` does not build it).
@@ -191,14 +195,7 @@ pub fn alive(pid: i32) -> bool {
 
 /// Waits until `pid` is gone.
 pub fn wait_gone(pid: i32, within: Duration) -> bool {
-    let deadline = Instant::now() + within;
-    while Instant::now() < deadline {
-        if !alive(pid) {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    !alive(pid)
+    wait::wait_until(within, || !alive(pid))
 }
 
 /// Whether a CDP address answers.
