@@ -228,6 +228,13 @@ fn scenarios() -> Vec<Scenario> {
             env.run(bin, &["open", &format!("{site}/form.html")]);
             env.run(bin, &["click", "#submit"])
         }),
+        // The warm path a snapshot-driven agent takes: a ref from the snapshot just taken (the
+        // timing tests/snapshot.rs no longer judges).
+        ("click @ref (after snapshot -i)", |env, bin, site| {
+            env.run(bin, &["open", &format!("{site}/fixture.html")]);
+            env.run(bin, &["snapshot", "-i"]);
+            env.run(bin, &["click", "@e2"])
+        }),
         ("fill", |env, bin, site| {
             env.run(bin, &["open", &format!("{site}/form.html")]);
             env.run(bin, &["fill", "#name", "Ada Lovelace"])

@@ -7,28 +7,17 @@
 //! Hosts: `a.localhost` is allowed; `b.localhost` and `localhost` (the cross-site iframe of
 //! `/iframe.html`) are not. Chrome resolves all of them to the loopback fixture server.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use abx_fixtures::FixtureServer;
 use abx_tests::cli::Cli;
 use abx_tests::raw::RawCdp;
+use abx_tests::wait_for;
 use serde_json::{Value, json};
 
 mod common;
 
 const ALLOWED: &str = "a.localhost";
-
-#[track_caller]
-fn poll(within: Duration, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + within;
-    while !check() {
-        assert!(
-            Instant::now() < deadline,
-            "condition not met within {within:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 /// Requests that reached a host other than the allowed one.
 fn escaped(site: &FixtureServer) -> Vec<String> {
@@ -98,9 +87,11 @@ fn assert_contained(cli: &Cli, site: &FixtureServer) {
         b("/page2.html?via=link")
     );
     cli.run(&["eval", &link]).success();
-    poll(Duration::from_secs(10), || {
-        cli.run(&["get", "url"]).success().out() != start
-    });
+    wait_for(
+        Duration::from_secs(10),
+        "the link navigated away from the start page",
+        || cli.run(&["get", "url"]).success().out() != start,
+    );
     assert_ne!(cli.run(&["get", "title"]).success().out(), "Page Two");
 
     // A server redirect from the allowed host to a disallowed one.
@@ -169,7 +160,11 @@ fn assert_contained(cli: &Cli, site: &FixtureServer) {
         b("/page1.html?via=blank-link")
     );
     cli.run(&["eval", &blank]).success();
-    poll(Duration::from_secs(10), || tab_count(cli) >= before + 2);
+    wait_for(
+        Duration::from_secs(10),
+        "the blank-target link opened its tab",
+        || tab_count(cli) >= before + 2,
+    );
     cli.run(&[
         "eval",
         &format!(
@@ -334,27 +329,35 @@ fn pages_a_profile_restores_outside_the_allowlist_are_contained() {
     // Precondition: Chrome restored the page. Either it loaded before the fence was up (the
     // server saw it), or it came later (on a loaded machine) and the session contained it, which
     // its debug log records; both are the case under test.
-    poll(Duration::from_secs(10), || {
-        let loaded = site
-            .requests()
-            .iter()
-            .any(|r| r.path == "/page1.html?via=restore");
-        let log = std::fs::read_to_string(second.file("log")).unwrap_or_default();
-        loaded
-            || log.contains("restored tab outside the allowlist")
-            || log.contains("blanking the session's tab")
-            || log.contains("closing a tab outside the allowlist")
-    });
+    wait_for(
+        Duration::from_secs(10),
+        "the restored tab was loaded or contained",
+        || {
+            let loaded = site
+                .requests()
+                .iter()
+                .any(|r| r.path == "/page1.html?via=restore");
+            let log = std::fs::read_to_string(second.file("log")).unwrap_or_default();
+            loaded
+                || log.contains("restored tab outside the allowlist")
+                || log.contains("blanking the session's tab")
+                || log.contains("closing a tab outside the allowlist")
+        },
+    );
     assert_eq!(url, "about:blank");
     // Chrome may restore the tab after the session started: it is closed then.
-    poll(Duration::from_secs(10), || {
-        let tabs = second.run(&["--json", "tab", "list"]).success().json();
-        tabs["data"]["tabs"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
-            .iter()
-            .all(|t| !t["url"].as_str().unwrap_or("").contains("b.localhost"))
-    });
+    wait_for(
+        Duration::from_secs(10),
+        "the restored tab was closed",
+        || {
+            let tabs = second.run(&["--json", "tab", "list"]).success().json();
+            tabs["data"]["tabs"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .iter()
+                .all(|t| !t["url"].as_str().unwrap_or("").contains("b.localhost"))
+        },
+    );
     second.run(&["close"]).success();
 }

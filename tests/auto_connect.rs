@@ -6,10 +6,10 @@
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use abx_tests::cli::Cli;
-use abx_tests::{kill_group, pids_alive, wait_gone_blocking};
+use abx_tests::{kill_group, pids_alive, wait_gone_blocking, wait_until};
 
 mod common;
 
@@ -60,15 +60,11 @@ impl Drop for ExternalChrome {
 }
 
 fn wait_for_file(path: &Path, within: Duration) {
-    let started = Instant::now();
-    while !path.exists() {
-        assert!(
-            started.elapsed() < within,
-            "{} did not appear within {within:?}",
-            path.display()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    assert!(
+        wait_until(within, || path.exists()),
+        "{} did not appear within {within:?}",
+        path.display()
+    );
 }
 
 #[test]

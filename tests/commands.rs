@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use abx_tests::cli::{Cli, finish};
+use abx_tests::wait_until;
 
 mod common;
 use common::site;
@@ -310,8 +311,20 @@ fn a_hung_page_does_not_block_close_and_the_hung_command_fails() {
     let ab = Cli::new();
     ab.run(&["open", &site.url("/spin.html")]).success();
     let daemon = ab.daemon_pid().expect("daemon");
-    let hung = ab.spawn(&["eval", "while (true) {}"]);
-    std::thread::sleep(Duration::from_millis(500));
+    // A synchronous request first, so the fixture server sees the eval running in the page
+    // before it spins: what follows happens while the page command hangs, not before it started.
+    let hung = ab.spawn(&[
+        "eval",
+        "const x = new XMLHttpRequest(); x.open('GET', '/log?eval=spinning', false); x.send(); \
+         while (true) {}",
+    ]);
+    assert!(
+        wait_until(Duration::from_secs(30), || site
+            .requests()
+            .iter()
+            .any(|r| r.path == "/log?eval=spinning")),
+        "the hung eval never started"
+    );
     // Control commands are served while the page command hangs.
     ab.run(&["tab", "list"]).success();
     ab.run(&["get", "cdp-url"]).success();

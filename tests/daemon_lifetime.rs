@@ -5,6 +5,7 @@
 use std::time::{Duration, Instant};
 
 use abx_tests::cli::Cli;
+use abx_tests::wait_for;
 
 mod common;
 use common::site;
@@ -53,17 +54,15 @@ fn a_command_running_when_close_arrives_is_answered_before_the_daemon_exits() {
         "new Promise((resolve) => setTimeout(() => resolve(document.title), 5000))",
     ]);
     // The eval is running once the daemon logged it.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !std::fs::read_to_string(ab.file("log"))
-        .unwrap_or_default()
-        .contains("action=evaluate")
-    {
-        assert!(
-            Instant::now() < deadline,
-            "the eval never reached the daemon"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_for(
+        Duration::from_secs(10),
+        "the eval reaching the daemon",
+        || {
+            std::fs::read_to_string(ab.file("log"))
+                .unwrap_or_default()
+                .contains("action=evaluate")
+        },
+    );
     ab.run(&["close"]).success();
     let answered = abx_tests::cli::finish(slow);
     assert_eq!(answered.code, 1, "{answered:?}");

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use abx_tests::cli::Cli;
+use abx_tests::wait_for;
 
 mod common;
 
@@ -17,14 +18,9 @@ fn raise(ab: &Cli, selector: &str) {
 }
 
 fn wait_dialog(ab: &Cli) {
-    for _ in 0..200 {
-        let status = ab.run(&["--json", "dialog", "status"]).success().json();
-        if status["data"]["hasDialog"] == true {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    panic!("no dialog appeared");
+    wait_for(Duration::from_secs(5), "a dialog appearing", || {
+        ab.run(&["--json", "dialog", "status"]).success().json()["data"]["hasDialog"] == true
+    });
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use abx_tests::cli::{Cli, finish};
-use abx_tests::{children, cmdline, pids_alive, wait_gone_blocking};
+use abx_tests::{children, cmdline, pids_alive, wait_gone_blocking, wait_until};
 use serde_json::{Value, json};
 
 mod common;
@@ -37,6 +37,28 @@ fn zombies_of(pid: i32) -> Vec<i32> {
                 .unwrap_or(false)
         })
         .collect()
+}
+
+/// A `wait --fn` that never holds, started in the background; returns once the page runs its
+/// predicate (the first evaluation requests `/log?wait=pending` from the fixture site), so a fault
+/// injected after it meets a command that is in flight, not one still on its way.
+fn pending_wait(ab: &Cli, site: &abx_fixtures::FixtureServer) -> std::process::Child {
+    let pending = ab.spawn(&[
+        "--json",
+        "wait",
+        "--fn",
+        "(window.__told || (window.__told = fetch('/log?wait=pending')), window.__never === 1)",
+        "--timeout",
+        "20000",
+    ]);
+    assert!(
+        wait_until(Duration::from_secs(30), || site
+            .requests()
+            .iter()
+            .any(|r| r.path == "/log?wait=pending")),
+        "the pending wait never ran its predicate in the page"
+    );
+    pending
 }
 
 /// Sends raw lines to the session's socket and returns the reply lines (one per request line).
@@ -111,11 +133,10 @@ fn daemon_sigkill_takes_chrome_and_its_temp_profile_down_and_the_next_command_re
         "Chrome outlived its daemon: {took:?}, alive {:?}",
         pids_alive(&group)
     );
-    let deadline = Instant::now() + Duration::from_secs(1);
-    while profile.exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert!(!profile.exists(), "temp profile left behind");
+    assert!(
+        wait_until(Duration::from_secs(1), || !profile.exists()),
+        "temp profile left behind"
+    );
     println!(
         "figure: temp profile removed {:?} after the SIGKILL",
         killed.elapsed()
@@ -165,19 +186,31 @@ fn a_daemon_whose_socket_dir_was_removed_closes_its_chrome_and_exits() {
 #[test]
 fn a_cli_killed_mid_command_leaves_the_daemon_serving_without_zombies() {
     let site = common::site();
-    let ab = Cli::new();
+    // The daemon's debug log tells when it has the command and when it saw its client go.
+    let ab = Cli::new().env("AGENT_BROWSER_DEBUG", "1");
     ab.run(&["open", &site.url("/page1.html")]).success();
     let daemon = ab.daemon_pid().expect("daemon");
-    let mut waiting = ab.spawn(&["wait", "1500"]);
-    std::thread::sleep(Duration::from_millis(200));
+    let log = || std::fs::read_to_string(ab.file("log")).unwrap_or_default();
+    let mut waiting = ab.spawn(&["wait", "20000"]);
+    assert!(
+        wait_until(Duration::from_secs(30), || log()
+            .contains("request action=wait")),
+        "the daemon never got the wait: {}",
+        log()
+    );
     waiting.kill().expect("kill the CLI");
     let _ = waiting.wait();
+    assert!(
+        wait_until(Duration::from_secs(10), || log()
+            .contains("the client went away: cancelling its command")),
+        "the daemon did not notice its client went away: {}",
+        log()
+    );
     assert_eq!(
         ab.run(&["get", "url"]).success().out(),
         site.url("/page1.html")
     );
     assert_eq!(ab.daemon_pid(), Some(daemon), "same daemon keeps serving");
-    std::thread::sleep(Duration::from_millis(1500));
     assert!(
         zombies_of(daemon).is_empty(),
         "zombie children of the daemon"
@@ -196,15 +229,7 @@ fn a_killed_chrome_fails_the_pending_command_at_once_and_the_next_command_relaun
     ab.run(&["open", &site.url("/page1.html")]).success();
     let daemon = ab.daemon_pid().expect("daemon");
     let (chrome, _) = chrome_of(daemon).expect("chrome");
-    let pending = ab.spawn(&[
-        "--json",
-        "wait",
-        "--fn",
-        "window.__never === 1",
-        "--timeout",
-        "20000",
-    ]);
-    std::thread::sleep(Duration::from_millis(300));
+    let pending = pending_wait(&ab, &site);
     let killed_at = Instant::now();
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(chrome),
@@ -245,15 +270,7 @@ fn a_crashed_renderer_fails_the_pending_command_with_target_crashed() {
         .as_str()
         .expect("target")
         .to_string();
-    let pending = ab.spawn(&[
-        "--json",
-        "wait",
-        "--fn",
-        "window.__never === 1",
-        "--timeout",
-        "20000",
-    ]);
-    std::thread::sleep(Duration::from_millis(300));
+    let pending = pending_wait(&ab, &site);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -262,9 +279,20 @@ fn a_crashed_renderer_fails_the_pending_command_with_target_crashed() {
         let conn = abx_cdp::Connection::connect(&cdp)
             .await
             .expect("raw client");
+        // Kept open until Chrome reports the crash: closing it first could detach the session
+        // before Chrome acted on `Page.crash`.
+        let browser = conn.browser();
+        let mut crashed =
+            browser.subscribe(abx_cdp::EventFilter::methods(["Target.targetCrashed"]), 8);
+        browser
+            .call_json("Target.setDiscoverTargets", json!({"discover": true}))
+            .await
+            .expect("Target.setDiscoverTargets");
         let session = conn.attach(&target).await.expect("attach");
         let _ = session.send_json("Page.crash", &json!({})).await;
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        tokio::time::timeout(Duration::from_secs(10), crashed.recv())
+            .await
+            .expect("Target.targetCrashed within 10 s");
     });
     let outcome = finish(pending);
     println!(
@@ -314,15 +342,7 @@ fn a_dropped_cdp_socket_fails_pending_calls_and_the_next_command_reconnects_to_t
     let ab = Cli::new().env("ABX_FAULT_INJECTION", "1");
     ab.run(&["open", &site.url("/page1.html")]).success();
     let cdp = ab.run(&["get", "cdp-url"]).success().out().to_string();
-    let pending = ab.spawn(&[
-        "--json",
-        "wait",
-        "--fn",
-        "window.__never === 1",
-        "--timeout",
-        "20000",
-    ]);
-    std::thread::sleep(Duration::from_millis(300));
+    let pending = pending_wait(&ab, &site);
     let started = Instant::now();
     let reply = raw(
         &ab,
@@ -528,7 +548,12 @@ fn soak(cycles: usize) {
         stage.run(&["tab", "close"]).success();
         stage.run(&["close"]).success();
     }
-    std::thread::sleep(Duration::from_millis(500));
+    // Closing tabs and sessions releases descriptors and renderers asynchronously: wait until
+    // the counts are back (or the deadline passes), then judge them.
+    wait_until(Duration::from_secs(5), || {
+        fd_count(anchor_daemon) <= fds_before + 2
+            && abx_tests::group_members(anchor_chrome).len() <= procs_before + 1
+    });
     let fds_after = fd_count(anchor_daemon);
     let procs_after = abx_tests::group_members(anchor_chrome).len();
     assert!(

@@ -9,9 +9,10 @@
 //! header, a frame's size). `How::Inert` is a variable that truly has nothing to act on here,
 //! with the reason. There is no "pending" kind any more: every row is observed, refused or inert.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use abx_tests::cli::Cli;
+use abx_tests::wait_until;
 
 mod common;
 use common::site;
@@ -1283,27 +1284,13 @@ fn the_table_names_every_variable_abx_reads_from_upstream() {
     assert!(missing.is_empty(), "not in the flag walk: {missing:?}");
 }
 
-/// Polls `check` every 50 ms until it holds or `within` passes.
-fn poll(within: Duration, mut check: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + within;
-    loop {
-        if check() {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// A short idle timeout ends the daemon: its pid goes and its socket file is removed.
 fn idle_timeout_env(origin: &str) -> Result<(), String> {
     let ab = Cli::new().env("AGENT_BROWSER_IDLE_TIMEOUT_MS", "1500");
     let opened = ab.run(&["open", &format!("{origin}/page1.html")]);
     let pid = ab.daemon_pid().ok_or(format!("no daemon: {opened:?}"))?;
     let socket = ab.file("sock");
-    let gone = poll(Duration::from_secs(30), || {
+    let gone = wait_until(Duration::from_secs(30), || {
         abx_tests::pids_alive(&[pid]).is_empty() && !socket.exists()
     });
     if gone {
@@ -1363,7 +1350,7 @@ fn autosave_interval(origin: &str) -> Result<(), String> {
         &format!("{origin}/storage.html"),
     ]);
     let dir = ab.home().join(".agent-browser/sessions");
-    let saved = poll(Duration::from_secs(20), || {
+    let saved = wait_until(Duration::from_secs(20), || {
         std::fs::read_dir(&dir).is_ok_and(|entries| {
             entries
                 .flatten()

@@ -18,7 +18,7 @@ use abx_cdp::{Connection, EventFilter, Session};
 use abx_chrome::{BrowserKind, Choice, Chrome, LaunchError, LaunchOptions, Transport};
 use abx_fixtures::FixtureServer;
 use abx_tests::cli::Cli;
-use abx_tests::{Page, launch_options, pids_alive};
+use abx_tests::{Page, launch_options, pids_alive, wait_for};
 use serde_json::{Value, json};
 
 const SHELL: &str = "/usr/bin/chromium-headless-shell";
@@ -293,16 +293,9 @@ fn a_dialog_left_open_by_a_session_that_goes_away_is_dismissed_by_the_shell() {
             "setTimeout(() => document.querySelector('#confirm').click(), 20); true",
         ])
         .success();
-    let mut seen = false;
-    for _ in 0..200 {
-        let status = first.run(&["--json", "dialog", "status"]).success().json();
-        if status["data"]["hasDialog"] == true {
-            seen = true;
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert!(seen, "the confirm opened");
+    wait_for(Duration::from_secs(5), "the confirm opening", || {
+        first.run(&["--json", "dialog", "status"]).success().json()["data"]["hasDialog"] == true
+    });
     // The session that saw it goes away; full Chrome would keep the confirm open (ADR 0003),
     // the shell dismisses it, and the next session finds a usable tab.
     first.run(&["close"]).success();

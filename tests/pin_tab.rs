@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use abx_tests::cli::Cli;
 use abx_tests::raw::{DevToolsForwarder, RawCdp};
+use abx_tests::wait_for;
 use serde_json::{Value, json};
 
 mod common;
@@ -35,19 +36,6 @@ fn stage(name: &str, cdp: &str) -> Cli {
 fn bound_target(cli: &Cli) -> Value {
     let text = std::fs::read_to_string(cli.file("target")).expect(".target sidecar");
     serde_json::from_str(&text).expect(".target is JSON")
-}
-
-/// Polls `check` (a CLI call) until it holds.
-#[track_caller]
-fn poll(within: Duration, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + within;
-    while !check() {
-        assert!(
-            Instant::now() < deadline,
-            "condition not met within {within:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 fn tabs(cli: &Cli) -> Vec<Value> {
@@ -115,7 +103,9 @@ fn eight_stages_share_one_anchor_and_keep_their_own_tabs() {
     stages[0]
         .run(&["eval", "document.getElementById('open-popup').click(); 1"])
         .success();
-    poll(Duration::from_secs(10), || tabs(&stages[0]).len() > before);
+    wait_for(Duration::from_secs(10), "the popup opened its tab", || {
+        tabs(&stages[0]).len() > before
+    });
     assert_eq!(stages[0].run(&["get", "url"]).success().out(), popup_page);
     let listed = tabs(&stages[0]);
     let active: Vec<&Value> = listed.iter().filter(|t| t["active"] == true).collect();

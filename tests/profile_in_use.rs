@@ -8,6 +8,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use abx_tests::cli::Cli;
+use abx_tests::wait_until;
 
 mod common;
 use common::site;
@@ -19,10 +20,9 @@ const DAEMON_FILES: &[&str] = &[
 
 /// Waits (up to 5 s) for the daemon's exit to remove its files, then asserts they are gone.
 fn assert_no_daemon_files(ab: &Cli) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while DAEMON_FILES.iter().any(|s| ab.file(s).exists()) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until(Duration::from_secs(5), || {
+        !DAEMON_FILES.iter().any(|s| ab.file(s).exists())
+    });
     for suffix in DAEMON_FILES {
         assert!(
             !ab.file(suffix).exists(),

@@ -585,51 +585,43 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
     h.close().await;
 }
 
+// The warm path: a page snapshotted again and again keeps its refs, and every click through a
+// ref lands exactly once (nothing is retried or dropped). How long each takes is measured by
+// benches/cli_latency.rs (`snapshot -i`, `click @ref`), not judged here.
 #[tokio::test]
-async fn warm_snapshot_and_ref_click_are_quick() {
+async fn repeated_snapshots_keep_their_refs_and_each_ref_click_lands_once() {
     let h = Harness::at("/fixture.html").await;
-    h.page()
+    let first = h
+        .page()
         .await
         .snapshot(&interactive())
         .await
-        .expect("warm up");
-    let mut snaps = Vec::new();
-    let mut clicks = Vec::new();
-    for _ in 0..15 {
-        let t = std::time::Instant::now();
-        h.page()
+        .expect("snapshot -i")
+        .snapshot;
+    assert!(
+        first.contains(r#"- generic "Clickable div" [ref=e2]"#),
+        "{first}"
+    );
+    for clicks in 1..=15 {
+        let again = h
+            .page()
             .await
             .snapshot(&interactive())
             .await
-            .expect("snapshot -i");
-        snaps.push(t.elapsed());
-        let t = std::time::Instant::now();
+            .expect("snapshot -i")
+            .snapshot;
+        assert_eq!(again, first, "snapshot {clicks} of an unchanged page");
         h.page()
             .await
             .click("@e2", &ClickOptions::default())
             .await
             .expect("click @e2");
-        clicks.push(t.elapsed());
+        assert_eq!(
+            h.eval("window.__divClicks").await,
+            json!(clicks),
+            "after click {clicks}"
+        );
     }
-    snaps.sort();
-    clicks.sort();
-    eprintln!(
-        "snapshot -i median {:?}, click @ref median {:?} (debug build)",
-        snaps[7], clicks[7]
-    );
-    assert_eq!(h.eval("window.__divClicks").await, json!(15));
-    // Generous bounds: this guards against a stray wait (a timer, a frame) creeping in, not
-    // against machine noise.
-    assert!(
-        clicks[7] < std::time::Duration::from_millis(100),
-        "click median {:?}",
-        clicks[7]
-    );
-    assert!(
-        snaps[7] < std::time::Duration::from_millis(250),
-        "snapshot median {:?}",
-        snaps[7]
-    );
     h.close().await;
 }
 

@@ -7,12 +7,19 @@
 //! - [`cli`]: a runner for the `agent-browser` binary with its own socket dir and HOME.
 //! - [`raw`]: someone else on a shared browser (raw CDP client, DevTools forwarder, HTTP proxy).
 //! - [`tls`]: a test CA and a one-page HTTPS server it signs.
+//! - [`wait_until`], [`wait_for`], [`wait_until_async`]: wait for a condition, never for a guessed
+//!   time.
+//! - [`fresh_binary`]: the `agent-browser` binary, rebuilt when older than its sources.
 
 #![allow(missing_docs)]
 
 pub mod cli;
+pub mod fresh_binary;
 pub mod raw;
 pub mod tls;
+mod wait;
+
+pub use wait::{POLL, wait_for, wait_until, wait_until_async};
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -200,4 +207,25 @@ pub fn cmdline(pid: i32) -> String {
     std::fs::read(format!("/proc/{pid}/cmdline"))
         .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
         .unwrap_or_default()
+}
+
+// Here rather than in `fresh_binary.rs`, which several test crates include: run once.
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::fresh_binary::dep_info_sources;
+
+    #[test]
+    fn dep_info_lists_every_prerequisite() {
+        let text = "/t/debug/agent-browser: /w/cli/src/main.rs /w/a\\ b.rs \\\n /w/c.rs\n\n/w/cli/src/main.rs:\n";
+        assert_eq!(
+            dep_info_sources(text),
+            vec![
+                PathBuf::from("/w/cli/src/main.rs"),
+                PathBuf::from("/w/a b.rs"),
+                PathBuf::from("/w/c.rs"),
+            ]
+        );
+    }
 }

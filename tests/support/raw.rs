@@ -5,7 +5,7 @@
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use abx_cdp::Connection;
 use serde_json::{Value, json};
@@ -77,15 +77,8 @@ impl RawCdp {
 
     /// Polls `ready` every 20 ms until it holds; panics after `within`.
     #[track_caller]
-    pub fn wait_for(&self, within: Duration, mut ready: impl FnMut() -> bool) {
-        let deadline = Instant::now() + within;
-        while !ready() {
-            assert!(
-                Instant::now() < deadline,
-                "condition not met within {within:?}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+    pub fn wait_for(&self, within: Duration, ready: impl FnMut() -> bool) {
+        super::wait_for(within, "the condition", ready);
     }
 }
 

@@ -10,6 +10,11 @@ use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 
+// The test packages' one wait-for-a-condition helper.
+#[allow(dead_code)]
+#[path = "../../../tests/support/wait.rs"]
+mod wait;
+
 /// What the fake server should do next.
 enum Act {
     Text(String),
@@ -169,9 +174,18 @@ async fn events_are_routed_to_their_session_and_filtered_by_method() {
         .expect("event");
     assert_eq!(b.method(), "Target.targetCreated");
     assert_eq!(b.session_id(), None);
-    // Nothing else arrived on S1.
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    assert!(s1.try_recv().is_none());
+    // Nothing else arrived on S1: events are read in order, so a marker sent last is the next
+    // thing S1 sees unless one of the events above was routed to it too.
+    chrome.send(json!({"method": "Test.marker", "sessionId": "S1", "params": {}}));
+    let next = tokio::time::timeout(Duration::from_secs(2), s1.recv())
+        .await
+        .expect("in time")
+        .expect("event");
+    assert_eq!(
+        next.method(),
+        "Test.marker",
+        "S1 got another session's event"
+    );
 }
 
 #[tokio::test]
@@ -200,8 +214,14 @@ async fn a_call_without_reply_fails_at_its_deadline() {
     let req2 = chrome.next_request().await;
     chrome.send(json!({"id": req2["id"], "result": {"ok": true}}));
     assert_eq!(next.await.expect("join").expect("reply")["ok"], true);
-    tokio::time::sleep(Duration::from_millis(20)).await;
-    assert_eq!(conn.stats().unmatched_replies, 1);
+    assert!(
+        wait::wait_until_async(Duration::from_secs(2), || std::future::ready(
+            conn.stats().unmatched_replies == 1
+        ))
+        .await,
+        "the late reply is counted as unmatched: {}",
+        conn.stats().unmatched_replies
+    );
 }
 
 #[tokio::test]

@@ -18,6 +18,7 @@ use abx_host::{
     DisplayProbe, FileLease, FileProfileStore, Host, HostError, HostEvent, OwnerKind, ProfileKey,
     ProfileName, RunOutput, RunRef, RunState, Screen, StageId, StageSpec,
 };
+use common::wait::wait_until_async;
 use common::{Place, Runs, ab_ok, alive, cdp_answers, daemon_pid, wait_gone};
 
 fn stage(name: &str) -> StageId {
@@ -42,11 +43,13 @@ fn anchor_record(host: &Host, run: &RunRef, profile: &str) -> AnchorRecord {
 }
 
 async fn wait_until_unreachable(cdp: &str) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while cdp_answers(cdp).await {
-        assert!(Instant::now() < deadline, "{cdp} still answers");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    assert!(
+        wait_until_async(Duration::from_secs(10), || async {
+            !cdp_answers(cdp).await
+        })
+        .await,
+        "{cdp} still answers"
+    );
 }
 
 /// Limitation 10: the anchor dies mid-run; the next stage gets a new anchor, and every stage
@@ -818,17 +821,17 @@ async fn killing_the_anchor_session_is_session_ended_even_with_spare_tabs_off() 
     let old = anchor_record(&host, &run, "site");
     let anchor_daemon = daemon_pid(old.env.as_ref().expect("a local anchor")).expect("daemon");
     // Watched once the Host's connection learned the anchor's processes.
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while host
-        .anchor_health(&run.id, &key)
-        .await
-        .expect("health")
-        .and_then(|s| s.browser_pid)
-        .is_none()
-    {
-        assert!(Instant::now() < deadline, "the anchor is not watched");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    assert!(
+        wait_until_async(Duration::from_secs(15), || async {
+            host.anchor_health(&run.id, &key)
+                .await
+                .expect("health")
+                .and_then(|s| s.browser_pid)
+                .is_some()
+        })
+        .await,
+        "the anchor is not watched"
+    );
     let mut events = host.events();
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(anchor_daemon),

@@ -5,12 +5,13 @@
 mod common;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use abx_fixtures::FixtureServer;
 use abx_host::{
     Grant, LiveViewError, LiveViewTickets, RunId, RunRef, Scope, StageId, StageSpec, ViewMode,
 };
+use common::wait::wait_until_async;
 use common::{Place, Runs, ab_ok};
 
 fn grant(stage: &str, mode: ViewMode) -> Grant {
@@ -141,14 +142,13 @@ async fn one_relay_per_stage_one_controller_watchers_read_only_closed_before_tea
         .send(&click.replace("mousePressed", "mouseReleased"))
         .await
         .expect("release");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while ab_ok(&prepared.env, &["eval", "window.__clicks.length"]) != "1" {
-        assert!(
-            Instant::now() < deadline,
-            "the controller's click did not land"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    assert!(
+        wait_until_async(Duration::from_secs(10), || std::future::ready(
+            ab_ok(&prepared.env, &["eval", "window.__clicks.length"]) == "1"
+        ))
+        .await,
+        "the controller's click did not land"
+    );
 
     // Revoking control (the gate closed) ends the controller; the watcher stays.
     assert!(
@@ -176,14 +176,13 @@ async fn one_relay_per_stage_one_controller_watchers_read_only_closed_before_tea
     // The last viewer leaves: the relay lingers, then closes.
     drop(controller);
     drop(watcher);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !host.live_views().open_relays().is_empty() {
-        assert!(
-            Instant::now() < deadline,
-            "the relay outlived its last viewer"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    assert!(
+        wait_until_async(Duration::from_secs(10), || std::future::ready(
+            host.live_views().open_relays().is_empty()
+        ))
+        .await,
+        "the relay outlived its last viewer"
+    );
 
     // A viewer again, then the stage ends: the relay closes first, the viewer's view ends.
     let mut watcher = host

@@ -320,7 +320,7 @@
         if (!caption || !head || !head.querySelector('th')) no('table without caption and header');
         for (const c of el.children) if (!{caption: 1, thead: 1, tbody: 1}[c.localName]) no('table child');
         for (const cell of el.querySelectorAll('td, th')) if (cell.getAttribute('colspan') || cell.getAttribute('rowspan')) no('span');
-        for (const th of el.querySelectorAll('tbody th')) no('row header');
+        for (const _th of el.querySelectorAll('tbody th')) no('row header');
         inTable = el;
         const me = emit(parent, 'table', textOf(caption), false, dom);
         children(el, me);
@@ -333,7 +333,7 @@
         if (el.id) no('id on tbody'); const me = emit(parent, '', '', true, dom); children(el, me); return; }
       case 'tr': {
         let cells = 0;
-        for (const c of el.children) cells++;
+        for (const _c of el.children) cells++;
         if (cells === 0) no('empty row');
         const me = emit(parent, 'row', '', false, dom); children(el, me); return;
       }

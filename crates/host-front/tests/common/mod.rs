@@ -26,19 +26,15 @@ pub fn abx_host() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_abx-host"))
 }
 
-/// The built `agent-browser`, built now when it is missing.
+// The one helper that gives every test package a fresh `agent-browser` (it is another package's
+// binary, so `CARGO_BIN_EXE_agent-browser` does not exist here).
+#[path = "../../../../tests/support/fresh_binary.rs"]
+mod fresh_binary;
+
+/// The `agent-browser` binary, built first when it is missing or older than its sources (a
+/// `cargo test -p abx-host-front` does not build it).
 pub fn agent_browser() -> PathBuf {
-    let binary = target_dir().join("agent-browser");
-    if !binary.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args(["build", "-p", "agent-browser"])
-            .status()
-            .expect("cargo build -p agent-browser");
-        assert!(status.success(), "cargo build -p agent-browser failed");
-    }
-    assert!(binary.exists(), "{} is missing", binary.display());
-    binary
+    fresh_binary::agent_browser()
 }
 
 /// The fixture site, served by its own runtime for as long as this lives.

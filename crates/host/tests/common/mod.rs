@@ -1,5 +1,5 @@
 //! Helpers for the Host kit's tests: an isolated Host (own home, own short socket root), a
-//! settable run table, the built `agent-browser` binary, and a guard that closes every session
+//! settable run table, a fresh `agent-browser` binary, and a guard that closes every session
 //! the Host left (by its owner record, never by process name).
 
 #![allow(dead_code, missing_docs)]
@@ -8,24 +8,26 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use abx_host::{
     BrowserEnv, DisplayProbe, Host, HostConfig, LaunchSettings, OwnerRecord, RunId, RunLiveness,
     RunRef, RunState, Screen,
 };
 
-/// The built `agent-browser` (next to the test executable's `deps/`).
+// The one helper that gives every test package a fresh `agent-browser` (abx-host cannot depend
+// on abx-tests, which depends on the CLI, which depends on abx-host).
+#[path = "../../../../tests/support/fresh_binary.rs"]
+mod fresh_binary;
+
+// The test packages' one wait-for-a-condition helper, shared the same way.
+#[path = "../../../../tests/support/wait.rs"]
+pub mod wait;
+
+/// The `agent-browser` binary, built first when it is missing or older than its sources (a
+/// `cargo test -p abx-host` does not build it).
 pub fn agent_browser() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable");
-    let dir = exe.parent().and_then(|d| d.parent()).expect("target dir");
-    let binary = dir.join("agent-browser");
-    assert!(
-        binary.exists(),
-        "{} is missing: run `cargo build -p agent-browser` first (./scripts/test.sh does)",
-        binary.display()
-    );
-    binary
+    fresh_binary::agent_browser()
 }
 
 /// A run table the test sets.
@@ -193,14 +195,7 @@ pub fn alive(pid: i32) -> bool {
 
 /// Waits until `pid` is gone.
 pub fn wait_gone(pid: i32, within: Duration) -> bool {
-    let deadline = Instant::now() + within;
-    while Instant::now() < deadline {
-        if !alive(pid) {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    !alive(pid)
+    wait::wait_until(within, || !alive(pid))
 }
 
 /// Whether a CDP address answers.
