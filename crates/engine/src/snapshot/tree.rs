@@ -95,6 +95,7 @@ impl RawNode {
         properties: Vec<(&'static str, Value)>,
         child_ids: Vec<String>,
         backend: Option<i64>,
+        value: Option<Value>,
     ) -> RawNode {
         let text = |v: String| {
             Some(RawValue {
@@ -106,7 +107,7 @@ impl RawNode {
             ignored,
             role: text(role),
             name: text(name),
-            value: None,
+            value: value.map(|v| RawValue { value: Some(v) }),
             properties: properties
                 .into_iter()
                 .map(|(name, value)| RawProperty {
