@@ -67,9 +67,9 @@ pub struct SnapshotOptions {
 #[non_exhaustive]
 pub enum SnapshotSource {
     /// Chrome's own tree (`Accessibility.getFullAXTree`), the reference.
-    #[default]
     Accessibility,
     /// The in-page walker where it can answer exactly, Chrome's tree elsewhere (ADR 0018).
+    #[default]
     Walker,
 }
 
