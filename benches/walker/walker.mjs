@@ -85,9 +85,11 @@ const pages = [
   ['article 500 paragraphs (2,500 links, 6 tables)', '/article?n=500'],
 ];
 const scaling = [100, 400, 1000, 2000].map((n) => [`list n=${n}`, `/list?n=${n}`]);
-// The fixture site's /large/article (the issue's long article) when FIXTURE is its origin.
+// The fixture site's large pages the walker answers for, when FIXTURE is its origin.
 if (process.env.FIXTURE) {
   pages.push(['fixture /large/list (n=3,000)', `${process.env.FIXTURE}/large/list`]);
+  pages.push(['fixture /large/grid (n=1,000 rows of 7 cells)', `${process.env.FIXTURE}/large/grid`]);
+  pages.push(['fixture /large/shop (n=1,200 cards)', `${process.env.FIXTURE}/large/shop`]);
   pages.push(['fixture /large/article (n=500: 2,500 links)', `${process.env.FIXTURE}/large/article`]);
 }
 console.log(`| page | AX nodes | walker nodes | getFullAXTree ms | walker first walk ms | walker ms | Playwright ariaSnapshot ms | walker / Playwright |`);

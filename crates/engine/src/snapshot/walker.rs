@@ -149,14 +149,14 @@ pub(crate) fn build(context: i64, nodes: Vec<WalkNode>) -> Option<Tree> {
             -1 => None,
             n => Some(key(context, n)?),
         };
-        let (properties, value) = match role.as_str() {
-            "heading" | "listitem" => (vec![("level", prop)], None),
-            "checkbox" | "radio" => (vec![("checked", prop)], None),
-            "link" => (vec![("url", prop)], None),
-            "option" => (vec![("selected", prop)], None),
+        let properties = match role.as_str() {
+            "heading" | "listitem" => vec![("level", prop)],
+            "checkbox" | "radio" => vec![("checked", prop)],
+            "link" => vec![("url", prop)],
+            "option" => vec![("selected", prop)],
             // A closed drop-down; its value is the selected option's text.
-            "combobox" => (vec![("expanded", Value::Bool(false))], Some(prop)),
-            _ => (Vec::new(), None),
+            "combobox" => vec![("expanded", Value::Bool(false)), ("value", prop)],
+            _ => Vec::new(),
         };
         raw.push(RawNode::from_walker(
             i.to_string(),
@@ -166,7 +166,6 @@ pub(crate) fn build(context: i64, nodes: Vec<WalkNode>) -> Option<Tree> {
             properties,
             children[i].iter().map(usize::to_string).collect(),
             backend,
-            value,
         ));
     }
     Some(Tree::build(raw))
