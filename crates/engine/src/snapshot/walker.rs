@@ -85,15 +85,16 @@ pub(crate) fn decode(text: &str) -> Option<Walked> {
 /// The key of the node the walker numbered `number` in the world `context`; `None` when either
 /// does not fit.
 pub(crate) fn key(context: i64, number: i64) -> Option<i64> {
-    let context = u32::try_from(context).ok()?;
+    // A context id below 2^31 keeps `context << 32 | number` within i64.
+    let context = i32::try_from(context).ok().filter(|&c| c >= 0)?;
     let number = u32::try_from(number).ok()?;
     Some(-(i64::from(context) << 32 | i64::from(number)) - 1)
 }
 
 /// The (world, number) a key stands for; `None` for a backendNodeId.
 pub(crate) fn unkey(key: i64) -> Option<(i64, i64)> {
-    let n = key.checked_neg()?.checked_sub(1)?;
-    (n >= 0).then_some((n >> 32, n & 0xffff_ffff))
+    let n = key.checked_add(1)?.checked_neg()?;
+    (n >= 0 && key < 0).then_some((n >> 32, n & 0xffff_ffff))
 }
 
 /// A walked document: its tree (keys in place of backendNodeIds) and the keys of the elements
@@ -408,13 +409,15 @@ mod tests {
 
     #[test]
     fn walker_keys_never_collide_with_backend_node_ids_and_name_their_world() {
-        for (context, number) in [(1, 0), (3, 17), (u32::MAX as i64, u32::MAX as i64)] {
+        for (context, number) in [(1, 0), (3, 17), (i64::from(i32::MAX), i64::from(u32::MAX))] {
             let k = key(context, number).expect("fits");
             assert!(k < 0, "a key is negative: {k}");
             assert_eq!(unkey(k), Some((context, number)));
         }
         assert_eq!(unkey(42), None, "a backendNodeId is not a key");
+        assert_eq!(unkey(0), None, "0 is no key");
         assert_eq!(key(-1, 0), None);
+        assert_eq!(key(1 << 31, 0), None, "a context that would overflow");
         assert_eq!(key(1, -1), None);
     }
 
