@@ -424,9 +424,16 @@ fn snapshot_output_is_upstreams_on_the_fixture_site_corpus_and_large_pages() {
 /// Walks every page on one Chrome binary; returns the pages that differ without an exemption.
 fn compare_on(site: &abx_fixtures::FixtureServer, bin: &Path, chrome: &'static str) -> Vec<String> {
     let upstream = Upstream::new(bin.to_path_buf(), chrome);
-    let abx = Cli::new()
+    let mut abx = Cli::new()
         .session("cmp")
         .env("AGENT_BROWSER_EXECUTABLE_PATH", chrome);
+    // The snapshot's source (ADR 0018) follows the test's environment, so the comparison runs
+    // on either: `ABX_SNAPSHOT_AX=1` for Chrome's tree, `ABX_SNAPSHOT_WALKER=1` for the walker.
+    for key in ["ABX_SNAPSHOT_AX", "ABX_SNAPSHOT_WALKER"] {
+        if let Ok(value) = std::env::var(key) {
+            abx = abx.env(key, &value);
+        }
+    }
 
     let mut pages: Vec<String> = abx_fixtures::page_paths()
         .into_iter()

@@ -1,8 +1,8 @@
 // Chrome-side cost of one snapshot read, three ways, on plain generated pages the walker answers
-// for (ADR 0017): Chrome's accessibility tree (`Accessibility.getFullAXTree`, abx's reference
-// path), the in-page walker (`crates/engine/src/snapshot/walker.js` plus the one
-// `DOM.describeNode` that maps its nodes to backendNodeIds), and Playwright's
-// `locator('body').ariaSnapshot()`. Medians of warm runs; the Rust side (decoding and
+// for (ADR 0018): Chrome's accessibility tree (`Accessibility.getFullAXTree`, abx's reference
+// path), the in-page walker (`crates/engine/src/snapshot/walker.js` in an isolated world, as a
+// snapshot runs it: no DOM.describeNode), and Playwright's `locator('body').ariaSnapshot()`.
+// Medians of warm runs (the first walk of each document, which numbers its nodes, apart); the Rust side (decoding and
 // rendering) is not included. Usage: [FIXTURE=http://127.0.0.1:PORT] node benches/walker/walker.mjs [runs]
 import { createRequire } from 'module';
 import fs from 'fs';
@@ -63,16 +63,20 @@ const cdp = await page.context().newCDPSession(page);
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 async function time(f) { const t = performance.now(); const r = await f(); return [performance.now() - t, r]; }
 
+// The walker as a snapshot runs it: in an isolated world of the document (made once per
+// document), keeping the nodes it numbers; no DOM.describeNode (backendNodeIds are resolved only
+// for the refs an action uses).
+let world = null;
 async function walker() {
-  const [walked, doc] = await Promise.all([
-    cdp.send('Runtime.evaluate', { expression: `${walkerSource}.call(document)`, returnByValue: true }),
-    cdp.send('Runtime.evaluate', { expression: 'document' }),
-  ]);
+  if (world === null) {
+    const { frameTree } = await cdp.send('Page.getFrameTree');
+    const made = await cdp.send('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName: 'abx-snapshot-watch' });
+    world = made.executionContextId;
+  }
+  const walked = await cdp.send('Runtime.evaluate', { expression: `${walkerSource}.call(document)`, contextId: world, returnByValue: true });
   const answer = JSON.parse(walked.result.value);
   if (answer[0] !== 'ok') throw new Error('walker refused: ' + answer[1]);
-  const described = await cdp.send('DOM.describeNode', { objectId: doc.result.objectId, depth: -1, pierce: true });
-  await cdp.send('Runtime.releaseObject', { objectId: doc.result.objectId });
-  return [answer[2].length, JSON.stringify(walked).length + JSON.stringify(described).length];
+  return [answer[1].length, walked.result.value.length];
 }
 
 const pages = [
@@ -81,15 +85,20 @@ const pages = [
   ['article 500 paragraphs (2,500 links, 6 tables)', '/article?n=500'],
 ];
 const scaling = [100, 400, 1000, 2000].map((n) => [`list n=${n}`, `/list?n=${n}`]);
-// The fixture site's /large/article (the issue's long article) when FIXTURE is its origin.
+// The fixture site's large pages the walker answers for, when FIXTURE is its origin.
 if (process.env.FIXTURE) {
   pages.push(['fixture /large/list (n=3,000)', `${process.env.FIXTURE}/large/list`]);
+  pages.push(['fixture /large/grid (n=1,000 rows of 7 cells)', `${process.env.FIXTURE}/large/grid`]);
+  pages.push(['fixture /large/shop (n=1,200 cards)', `${process.env.FIXTURE}/large/shop`]);
   pages.push(['fixture /large/article (n=500: 2,500 links)', `${process.env.FIXTURE}/large/article`]);
 }
-console.log(`| page | AX nodes | walker nodes | getFullAXTree ms | walker + describeNode ms | Playwright ariaSnapshot ms | walker / Playwright |`);
-console.log(`|---|---|---|---|---|---|---|`);
+console.log(`| page | AX nodes | walker nodes | getFullAXTree ms | walker first walk ms | walker ms | Playwright ariaSnapshot ms | walker / Playwright |`);
+console.log(`|---|---|---|---|---|---|---|---|`);
 for (const [label, route] of [...pages, ...scaling]) {
   await page.goto(route.startsWith('http') ? route : base + route);
+  world = null;
+  // The first walk of a document numbers every node it keeps; later ones only look them up.
+  const [first] = await time(walker);
   const ax = [], wk = [], pw = [];
   let axNodes = 0, wkNodes = 0;
   for (let i = 0; i < runs + 1; i++) {
@@ -100,7 +109,7 @@ for (const [label, route] of [...pages, ...scaling]) {
     if (i > 0) { ax.push(a); wk.push(w); pw.push(p); }
   }
   const [a, w, p] = [median(ax), median(wk), median(pw)];
-  console.log(`| ${label} | ${axNodes} | ${wkNodes} | ${a.toFixed(0)} | ${w.toFixed(0)} | ${p.toFixed(0)} | ${(w / p).toFixed(2)} |`);
+  console.log(`| ${label} | ${axNodes} | ${wkNodes} | ${a.toFixed(0)} | ${first.toFixed(0)} | ${w.toFixed(0)} | ${p.toFixed(0)} | ${(w / p).toFixed(2)} |`);
 }
 await browser.close();
 server.close();

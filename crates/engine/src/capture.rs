@@ -262,12 +262,27 @@ impl Page<'_> {
         let resolved = tab
             .guarded("screenshot", async {
                 Ok(futures_util::future::join_all(refs.iter().map(|r| {
-                    let resolve = dom::ResolveNodeParams {
-                        backend_node_id: Some(dom::BackendNodeId::new(r.backend_node_id)),
-                        object_group: Some(group.clone()),
-                        ..Default::default()
-                    };
-                    session.call_within(resolve, limit)
+                    let (session, group) = (&session, &group);
+                    async move {
+                        // A ref from the snapshot walker names its node by a walker key.
+                        let backend = match crate::snapshot::walker::unkey(r.backend_node_id) {
+                            None => Some(r.backend_node_id),
+                            Some(_) => {
+                                crate::snapshot::walker::backend_of(
+                                    session,
+                                    r.backend_node_id,
+                                    limit,
+                                )
+                                .await
+                            }
+                        };
+                        let resolve = dom::ResolveNodeParams {
+                            backend_node_id: Some(dom::BackendNodeId::new(backend?)),
+                            object_group: Some(group.clone()),
+                            ..Default::default()
+                        };
+                        session.call_within(resolve, limit).await.ok()
+                    }
                 }))
                 .await)
             })
@@ -275,7 +290,7 @@ impl Page<'_> {
         let mut args = Vec::new();
         let mut kept = Vec::new();
         for (entry, reply) in refs.iter().zip(resolved) {
-            if let Some(id) = reply.ok().and_then(|r| r.object.object_id) {
+            if let Some(id) = reply.and_then(|r| r.object.object_id) {
                 args.push(id);
                 kept.push(entry);
             }

@@ -394,8 +394,18 @@ impl Session {
             Some(id) => self.browser().connection().session(id),
             None => tab.cdp().clone(),
         };
+        // A ref from the snapshot walker names its node by a walker key (ADR 0018).
+        let backend = match crate::snapshot::walker::unkey(entry.backend_node_id) {
+            None => Some(entry.backend_node_id),
+            Some(_) => {
+                crate::snapshot::walker::backend_of(&session, entry.backend_node_id, timeout).await
+            }
+        };
+        let Some(backend) = backend else {
+            return Err(stale(selector, "the element is no longer in the page"));
+        };
         let resolve = dom::ResolveNodeParams {
-            backend_node_id: Some(dom::BackendNodeId::new(entry.backend_node_id)),
+            backend_node_id: Some(dom::BackendNodeId::new(backend)),
             object_group: Some(group.clone()),
             ..Default::default()
         };

@@ -286,6 +286,37 @@ impl RefStore {
         Assigned { names, removed }
     }
 
+    /// The node keys the refs of `document` were last assigned on (none when the tab's refs
+    /// are of another document of that frame).
+    pub(crate) fn document_keys(&self, target_id: &str, document: &DocumentId) -> Vec<i64> {
+        let inner = self.lock();
+        inner
+            .tabs
+            .get(target_id)
+            .and_then(|t| t.documents.get(&document.frame))
+            .filter(|r| r.id.as_ref() == Some(document))
+            .map(|r| r.nodes.keys().copied().collect())
+            .unwrap_or_default()
+    }
+
+    /// Re-keys nodes of `document` (`from` → `to`), so the next [`RefStore::assign`] finds them
+    /// under the keys the snapshot being taken uses (the walker's or Chrome's, ADR 0018).
+    pub(crate) fn rekey(&self, target_id: &str, document: &DocumentId, map: &HashMap<i64, i64>) {
+        let mut inner = self.lock();
+        let Some(refs) = inner
+            .tabs
+            .get_mut(target_id)
+            .and_then(|t| t.documents.get_mut(&document.frame))
+            .filter(|r| r.id.as_ref() == Some(document))
+        else {
+            return;
+        };
+        refs.nodes = std::mem::take(&mut refs.nodes)
+            .into_iter()
+            .map(|(key, name)| (map.get(&key).copied().unwrap_or(key), name))
+            .collect();
+    }
+
     /// Resolves a ref name (`e3`) for `target_id`.
     pub fn lookup(&self, target_id: &str, name: &str) -> Lookup {
         let inner = self.lock();

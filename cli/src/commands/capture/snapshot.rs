@@ -53,12 +53,11 @@ impl SnapshotRequest {
     }
 }
 
-/// Where snapshots read the tree from: `ABX_SNAPSHOT_WALKER=1` opts in to the in-page walker
-/// (ADR 0018), `ABX_SNAPSHOT_AX=1` forces Chrome's accessibility tree (and wins over the
-/// walker).
+/// Where snapshots read the tree from: the in-page walker where it answers, Chrome's tree
+/// elsewhere (ADR 0018); `ABX_SNAPSHOT_AX=1` forces Chrome's accessibility tree everywhere.
+/// (`ABX_SNAPSHOT_WALKER=1`, the opt-in of before, is still accepted and changes nothing.)
 fn snapshot_source() -> SnapshotSource {
-    let set = |name: &str| std::env::var_os(name).is_some_and(|v| v == "1");
-    if set("ABX_SNAPSHOT_AX") || !set("ABX_SNAPSHOT_WALKER") {
+    if std::env::var_os("ABX_SNAPSHOT_AX").is_some_and(|v| v == "1") {
         SnapshotSource::Accessibility
     } else {
         SnapshotSource::Walker

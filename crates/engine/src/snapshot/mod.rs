@@ -67,9 +67,9 @@ pub struct SnapshotOptions {
 #[non_exhaustive]
 pub enum SnapshotSource {
     /// Chrome's own tree (`Accessibility.getFullAXTree`), the reference.
-    #[default]
     Accessibility,
     /// The in-page walker where it can answer exactly, Chrome's tree elsewhere (ADR 0018).
+    #[default]
     Walker,
 }
 
@@ -131,6 +131,9 @@ struct Capture {
     child_loaders: HashMap<String, String>,
     /// The unchanged-page watcher was armed before the tree was read ([`watch`]).
     armed: bool,
+    /// The isolated world the walker read the tree in, when it did: the tree's nodes carry
+    /// walker keys instead of backendNodeIds ([`walker`]).
+    walked: Option<i64>,
 }
 
 /// Where a capture runs.
@@ -183,13 +186,13 @@ fn collect_backend_ids(node: &Value, ids: &mut HashSet<i64>) {
     }
 }
 
-/// Reads one frame document: AX tree (or the walker's), cursor scan, frame tree, all sent at
-/// once — after arming the unchanged-page watcher in `watch_world` when given (sent first, so a
-/// change while the tree is read counts).
+/// Reads one frame document: AX tree (or the walker's, in the isolated world `walker_world`
+/// when given), cursor scan, frame tree, all sent at once — after arming the unchanged-page
+/// watcher in `watch_world` when given (sent first, so a change while the tree is read counts).
 async fn capture(
     session: &CdpSession,
     scope: &Scope,
-    source: SnapshotSource,
+    walker_world: Option<i64>,
     watch_world: Option<i64>,
     timeout: Duration,
 ) -> Result<Capture> {
@@ -239,21 +242,18 @@ async fn capture(
         },
         timeout,
     );
+    // Sent after the scan, so the walker sees the scan's tags.
     let tree = async {
-        if source == SnapshotSource::Walker {
-            let document = match &cleanup {
-                Cleanup::Top => None,
-                Cleanup::Frame { document } => Some(document.as_str()),
-            };
-            if let Some(tree) = walker::capture(session, document, timeout).await {
-                return Ok(tree);
-            }
+        if let Some(world) = walker_world
+            && let Some(walk) = walker::capture(session, world, timeout).await
+        {
+            return Ok((walk.tree, Some((world, walk.tagged))));
         }
         // Own reply type: a whole AX tree, of which the tree builder reads a few fields.
         let ax = session
             .call_as::<_, RawTree>(&ax_params, Some(timeout))
             .await;
-        ax.map(|raw| Tree::build(raw.nodes))
+        ax.map(|raw| (Tree::build(raw.nodes), None))
     };
     let frame_tree = session.call_within(page::GetFrameTreeParams::default(), timeout);
     let arm = async {
@@ -268,7 +268,7 @@ async fn capture(
     let (armed, scan_reply, document, tree, frame_tree) =
         futures_util::join!(arm, scan_reply, document, tree, frame_tree);
 
-    let tree = tree?;
+    let (tree, walked) = tree?;
     let mut child_loaders = HashMap::new();
     if let Ok(frame_tree) = &frame_tree {
         loaders(&frame_tree.frame_tree, &mut child_loaders);
@@ -288,6 +288,14 @@ async fn capture(
     };
     let cursor = if found.is_empty() {
         HashMap::new()
+    } else if let Some((_, tagged)) = walked.as_ref() {
+        // The walker read the tags: its keys stand for the elements.
+        cleanup.send(session).await;
+        let mut found: Vec<Option<CursorInfo>> = found.into_iter().map(Some).collect();
+        tagged
+            .iter()
+            .filter_map(|&(index, key)| Some((key, found.get_mut(index)?.take()?)))
+            .collect()
     } else {
         let root = match (&document, &cleanup) {
             (Ok(doc), Cleanup::Top) => Some(*doc.root.node_id.inner()),
@@ -317,6 +325,7 @@ async fn capture(
         loader,
         child_loaders,
         armed,
+        walked: walked.map(|(world, _)| world),
     })
 }
 
@@ -469,15 +478,27 @@ impl Session {
             });
         }
         let session = tab.cdp();
-        let subtree = match &options.selector {
-            Some(selector) => Some(selector_subtree(session, None, selector, timeout).await?),
-            None => None,
+        let walker = options.source == SnapshotSource::Walker;
+        // The walker's `-s` subtree is read in its world once it has walked.
+        let mut subtree = match &options.selector {
+            Some(selector) if !walker => {
+                Some(selector_subtree(session, None, selector, timeout).await?)
+            }
+            _ => None,
         };
-        let watch_world = match fast_path {
+        let world = match fast_path || walker {
             true => self.watch_world(tab, timeout).await,
             false => None,
         };
-        let mut main = capture(session, &Scope::Top, options.source, watch_world, timeout).await?;
+        let watch_world = world.filter(|_| fast_path);
+        let walker_world = world.filter(|_| walker);
+        let mut main = capture(session, &Scope::Top, walker_world, watch_world, timeout).await?;
+        if walker && let Some(selector) = &options.selector {
+            subtree = Some(match main.walked {
+                Some(world) => walker::subtree(session, world, selector, timeout).await?,
+                None => selector_subtree(session, None, selector, timeout).await?,
+            });
+        }
 
         // Tie the refs to the document the pump reports; give it a moment to catch up with a
         // navigation that committed just before the snapshot.
@@ -496,6 +517,15 @@ impl Session {
             epoch,
             session: None,
         };
+        // The previous refs of this document keyed in the other source's space (the walker
+        // answered then and not now, or the other way round) are translated, so their nodes
+        // keep their refs.
+        let previous = self.refs.document_keys(tab.target_id(), &main_document);
+        let translated = walker::translate(session, previous, main.walked, timeout).await;
+        if !translated.is_empty() {
+            self.refs
+                .rekey(tab.target_id(), &main_document, &translated);
+        }
 
         main.tree.promote_hidden_inputs(&main.cursor);
         let main_candidates = main.tree.ref_candidates(&main.cursor);
@@ -514,7 +544,7 @@ impl Session {
         };
 
         let children = self
-            .capture_children(tab, &main, &main_candidates, options, timeout)
+            .capture_children(tab, &main, &main_candidates, timeout)
             .await;
         // Frames' documents are not watched: a page with any keeps taking the full path.
         let keep = main.armed
@@ -598,13 +628,12 @@ impl Session {
     }
 
     /// Reads the child frames behind the main document's `Iframe` nodes (one level deep, like
-    /// upstream). A frame that cannot be read is left out, as upstream does.
+    /// upstream), from Chrome's tree. A frame that cannot be read is left out, as upstream does.
     async fn capture_children(
         &self,
         tab: &Tab,
         main: &Capture,
         candidates: &[usize],
-        options: &SnapshotOptions,
         timeout: Duration,
     ) -> Vec<ChildFrame> {
         let iframes: Vec<(usize, i64)> = candidates
@@ -648,7 +677,7 @@ impl Session {
                         frame_id: frame_id.clone(),
                         document_backend,
                     };
-                    capture(session, &scope, options.source, None, timeout)
+                    capture(session, &scope, None, None, timeout)
                         .await
                         .map(|c| {
                             let loader = main
@@ -679,7 +708,7 @@ impl Session {
                     let budget = timeout.min(FRAME_BUDGET);
                     tokio::time::timeout(
                         budget,
-                        capture(&frame_session, &Scope::Top, options.source, None, budget),
+                        capture(&frame_session, &Scope::Top, None, None, budget),
                     )
                     .await
                     .unwrap_or_else(|_| {

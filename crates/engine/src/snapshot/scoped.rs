@@ -39,7 +39,7 @@ impl Session {
                 document_backend: document_backend(realm, timeout).await?,
             }
         };
-        let mut frame = capture(session, &scope, options.source, None, timeout).await?;
+        let mut frame = capture(session, &scope, None, None, timeout).await?;
         frame.tree.promote_hidden_inputs(&frame.cursor);
         let candidates = frame.tree.ref_candidates(&frame.cursor);
         let roots = match &subtree {

@@ -87,12 +87,14 @@ struct RawProperty {
 
 impl RawNode {
     /// A node built by the in-page walker ([`super::walker`]) in the shape Chrome reports it.
+    /// A `value` entry among `properties` is the node's value (a combobox's), as Chrome keeps
+    /// it beside the properties.
     pub(crate) fn from_walker(
         node_id: String,
         ignored: bool,
         role: String,
         name: String,
-        properties: Vec<(&'static str, Value)>,
+        mut properties: Vec<(&'static str, Value)>,
         child_ids: Vec<String>,
         backend: Option<i64>,
     ) -> RawNode {
@@ -101,12 +103,18 @@ impl RawNode {
                 value: Some(Value::String(v)),
             })
         };
+        let value = properties
+            .iter()
+            .position(|(name, _)| *name == "value")
+            .map(|i| RawValue {
+                value: Some(properties.remove(i).1),
+            });
         RawNode {
             node_id,
             ignored,
             role: text(role),
             name: text(name),
-            value: None,
+            value,
             properties: properties
                 .into_iter()
                 .map(|(name, value)| RawProperty {

@@ -1,30 +1,42 @@
 (function() {
   // The accessibility tree Chrome would build, for pages made only of features whose mapping is
   // known exactly; anything else answers ['unsupported', reason] and the snapshot reads Chrome's
-  // own tree. `this` is the document to walk.
+  // own tree. Runs in the snapshot's isolated world of the document it walks (the page can
+  // neither see it nor redefine what it calls).
   //
-  // Answer (as JSON text): ['ok', domCount, nodes] where each node is [parent, role, name, ignored, domIndex,
-  // prop] in preorder (children in order). domIndex is the node's position in the DOM agent's
-  // preorder (document = 0; whitespace-only text nodes skipped, as the DOM agent does), -1 when
-  // the node has none. prop: level (heading, listitem), checked (checkbox, radio), href (link).
-  const doc = this && this.nodeType === 9 ? this : document;
+  // Answer (as JSON text): ['ok', nodes, tagged] where each node is [parent, role, name, ignored,
+  // key, prop] in preorder (children in order). key is the node's number in this world (-1 when
+  // the node has none, or is ignored): the world keeps every numbered node (a WeakRef, so a node
+  // the page dropped can still be collected) and gives it the same number on every walk, so a
+  // ref keyed on it survives from one snapshot to the next, and an action resolves it to a
+  // backendNodeId only when it needs one (`nodes[key]`). prop: level (heading, listitem),
+  // checked (checkbox, radio), href (link), selected (option), value (combobox). tagged:
+  // [scan index, key] of each element the cursor scan tagged (it runs just before, in the
+  // page's world).
+  const doc = document;
   const view = doc.defaultView || window;
   const WS = /^[ \t\n\r\f]*$/;
   class Unsupported { constructor(reason) { this.reason = reason; } }
   const no = (reason) => { throw new Unsupported(reason); };
+  const state = globalThis.__abxWalk || (globalThis.__abxWalk = {keys: new WeakMap(), nodes: []});
+  const keyOf = (node) => {
+    let key = state.keys.get(node);
+    if (key === undefined) {
+      key = state.nodes.length;
+      state.nodes.push(new WeakRef(node));
+      state.keys.set(node, key);
+    }
+    return key;
+  };
 
-  // The DOM agent's numbering, and a first pass that refuses what it cannot see the same way.
-  const index = new Map();
-  let count = 0;
-  const number = (node) => {
-    if (node.nodeType === 3 && WS.test(node.data)) return;
-    index.set(node, count++);
+  // A first pass over the whole document that refuses what the walk would not see the same way.
+  const screen = (node) => {
     if (node.nodeType === 1) {
       if (node.shadowRoot) no('shadow root');
       if (node.localName === 'iframe' || node.localName === 'frame' || node.localName === 'object' || node.localName === 'embed') no('frame');
       if (node.localName === 'template') return;
     }
-    for (let c = node.firstChild; c; c = c.nextSibling) number(c);
+    for (let c = node.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) screen(c);
   };
 
   // Stylesheets may only paint: every declaration must be of a property that cannot change
@@ -33,6 +45,10 @@
   // we cannot read, at-rules and pseudo-element selectors are out.
   const PAINT = /^(color|background(-.*)?|margin(-.*)?|padding(-.*)?|border(-.*)?|font(-.*)?|line-height|text-align|text-decoration(-.*)?|letter-spacing|word-spacing|width|height|min-width|min-height|max-width|max-height|box-sizing|box-shadow|outline(-.*)?|opacity|cursor|vertical-align|gap|row-gap|column-gap|list-style(-type|-position|-image)?|accent-color|caret-color|text-indent|transition(-.*)?)$/;
   let listStyles = false;
+  // display:flex (and the flex item properties) only on elements whose children are all blocks:
+  // their items are blocks already, so the tree is the one of the user-agent display.
+  const FLEX = /^(flex(-.*)?|align-(items|self|content)|justify-(content|items|self)|order)$/;
+  const flexRules = [];
   const sheets = () => {
     for (const sheet of doc.styleSheets) {
       let rules;
@@ -43,26 +59,39 @@
         const style = rule.style;
         for (let i = 0; i < style.length; i++) {
           const property = style[i];
+          if (property === 'display' && style.getPropertyValue('display') === 'flex') { flexRules.push(rule.selectorText); continue; }
+          if (FLEX.test(property)) continue;
           if (!PAINT.test(property)) no('stylesheet property ' + property);
           if (property.startsWith('list-style')) listStyles = true;
         }
       }
     }
+    for (const selector of flexRules) {
+      for (const el of doc.querySelectorAll(selector)) {
+        if (!FLEX_CONTAINERS[el.localName]) no('flex ' + el.localName);
+        for (let c = el.firstChild; c; c = c.nextSibling) {
+          if (c.nodeType === 3 ? !WS.test(c.data) : c.nodeType === 1 && !SKIP[c.localName] && BLOCK[c.localName] !== 'block') no('flex item ' + (c.localName || 'text'));
+        }
+      }
+    }
   };
+  const FLEX_CONTAINERS = {div: 1, main: 1, section: 1, article: 1, aside: 1, nav: 1};
 
   const BLOCK = {div: 'block', p: 'block', h1: 'block', h2: 'block', h3: 'block', h4: 'block', h5: 'block',
     h6: 'block', ul: 'block', ol: 'block', nav: 'block', main: 'block', header: 'block', footer: 'block',
-    article: 'block', section: 'block', body: 'block', li: 'list-item', table: 'table', caption: 'table-caption',
+    article: 'block', section: 'block', body: 'block', aside: 'block', fieldset: 'block', legend: 'block', li: 'list-item', table: 'table', caption: 'table-caption',
     thead: 'table-header-group', tbody: 'table-row-group', tr: 'table-row', th: 'table-cell', td: 'table-cell'};
-  const INLINE = {span: 'inline', a: 'inline', em: 'inline', strong: 'inline', label: 'inline'};
-  const ATOMIC = {button: 'inline-block', input: 'inline-block', img: 'inline'};
+  const INLINE = {span: 'inline', a: 'inline', em: 'inline', strong: 'inline', label: 'inline', br: 'inline'};
+  const ATOMIC = {button: 'inline-block', input: 'inline-block', img: 'inline', select: 'inline-block'};
   const SKIP = {script: 1, style: 1, noscript: 1, template: 1};
   const ATTRS = {
     '*': {class: 1, id: 1},
-    a: {href: 1}, button: {type: 1},
-    nav: {'aria-label': 1}, main: {'aria-label': 1}, article: {'aria-label': 1}, section: {'aria-label': 1}, input: {type: 1, id: 1, name: 1, placeholder: 1, 'aria-label': 1},
+    a: {href: 1}, button: {type: 1, 'aria-label': 1}, aside: {'aria-label': 1}, span: {role: 1, 'aria-label': 1},
+    input: {type: 1, id: 1, name: 1, placeholder: 1, 'aria-label': 1, value: 1, checked: 1}, option: {selected: 1},
+    nav: {'aria-label': 1}, main: {'aria-label': 1}, article: {'aria-label': 1}, section: {'aria-label': 1},
     div: {role: 1, 'aria-label': 1}, label: {for: 1},
-    img: {alt: 1, src: 1, width: 1, height: 1}, script: {src: 1, type: 1}, style: {}
+    img: {alt: 1, src: 1, width: 1, height: 1}, script: {src: 1, type: 1}, style: {},
+    table: {role: 1, 'aria-label': 1}, th: {scope: 1}
   };
   const HEADINGS = {h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6};
   const MARKERS = {disc: '\u2022 ', circle: '\u25e6 ', square: '\u25aa '};
@@ -93,13 +122,14 @@
   };
 
   const nodes = [];
+  // dom: the DOM node behind an AX node (none for list markers and a textbox's inner generic).
+  // Ignored nodes keep no DOM node in the snapshot's tree, so they are not numbered.
   const emit = (parent, role, name, ignored, dom, prop) => {
-    nodes.push([parent, role, name, ignored ? 1 : 0, dom === undefined ? -1 : dom, prop === undefined ? null : prop]);
+    nodes.push([parent, role, name, ignored ? 1 : 0, dom && !ignored ? keyOf(dom) : -1, prop === undefined ? null : prop]);
     return nodes.length - 1;
   };
   // A name Chrome takes as it is: words separated by single spaces.
   const plain = (text) => text !== null && /^[^ \t\n\r\f]+( [^ \t\n\r\f]+)*$/.test(text);
-  const domOf = (node) => { const i = index.get(node); return i === undefined ? -1 : i; };
 
   // Rendered text of each text node of one block container, CSS white-space collapsing:
   // runs of spaces become one, a space after a space or at a line start goes, and the last
@@ -137,6 +167,7 @@
         if (c.nodeType !== 1) continue;
         const tag = c.localName;
         if (SKIP[tag]) continue;
+        if (tag === 'br') { flush(); continue; }
         if (INLINE[tag]) { inline(c); continue; }
         if (ATOMIC[tag]) { items.push({atomic: true}); if (tag === 'button') layoutBlock(c); continue; }
         flush();
@@ -154,7 +185,8 @@
       for (let c = n.firstChild; c; c = c.nextSibling) {
         if (c.nodeType === 3) { out += rendered.get(c) || ''; continue; }
         if (c.nodeType !== 1 || SKIP[c.localName]) continue;
-        if (ATOMIC[c.localName] || c.localName === 'label') no('control inside a name');
+        if (ATOMIC[c.localName] || c.localName === 'label' || c.localName === 'br') no('control inside a name');
+        if (c.hasAttribute('role') || c.hasAttribute('aria-label')) no('role inside a name');
         if (BLOCK[c.localName] && c.localName !== 'div' && c.localName !== 'p') no('block inside a name');
         walk(c);
       }
@@ -166,14 +198,27 @@
   const labels = new Map(); // control -> label
   const findLabels = () => doc.querySelectorAll('label').forEach((label) => {
     const target = label.getAttribute('for');
-    if (target === null) return;
+    if (target === null) {
+      // A label around one checkbox or radio and text: the control's name is the text.
+      const inner = label.querySelectorAll('*');
+      const control = inner[0];
+      if (inner.length !== 1 || control.localName !== 'input' || (control.type !== 'checkbox' && control.type !== 'radio') || control.hasAttribute('aria-label')) no('label content');
+      labels.set(control, label);
+      return;
+    }
     const control = doc.getElementById(target);
-    if (!control || control.localName !== 'input' || labels.has(control)) no('label');
+    if (!control || (control.localName !== 'input' && control.localName !== 'select') || labels.has(control)) no('label');
     labels.set(control, label);
   });
   const labelled = (label) => {
-    const control = label.getAttribute('for') !== null ? doc.getElementById(label.getAttribute('for')) : null;
+    const control = label.getAttribute('for') !== null ? doc.getElementById(label.getAttribute('for')) : label.querySelector('input');
     return control && (control.type === 'checkbox' || control.type === 'radio');
+  };
+  // A label's text around its control (the label's text nodes, collapsed and trimmed).
+  const labelText = (label) => {
+    let out = '';
+    for (let c = label.firstChild; c; c = c.nextSibling) if (c.nodeType === 3) out += rendered.get(c) || '';
+    return out.replace(/[ \t\n\r\f]+/g, ' ').trim();
   };
 
   // Whether a block's children are all inline content (Chrome includes such a div as generic).
@@ -205,29 +250,69 @@
     if (node.nodeType === 3) {
       const s = rendered.get(node);
       if (s === undefined) { if (WS.test(node.data)) return; no('text outside a block'); }
-      if (s.length) emit(parent, 'StaticText', s, false, domOf(node) < 0 ? -1 : domOf(node));
+      if (s.length) emit(parent, 'StaticText', s, false, node);
       return;
     }
     if (node.nodeType !== 1) return;
     const el = node;
     const tag = el.localName;
     if (check(el) === null) return;
-    const dom = domOf(el);
+    const dom = el;
     switch (tag) {
       case 'span': case 'label':
         if (tag === 'label' && labelled(el)) {
           if (el.id) no('id on a checkbox label');
           const me = emit(parent, '', '', true, dom);
+          const around = el.getAttribute('for') === null;
           for (let c = el.firstChild; c; c = c.nextSibling) {
-            if (c.nodeType === 3 && (rendered.get(c) || '').length) emit(me, '', '', true, domOf(c));
+            if (c.nodeType === 3 && (rendered.get(c) || '').length) emit(me, '', '', true, c);
+            else if (c.nodeType === 1 && around) visit(c, me);
             else if (c.nodeType === 1) no('element inside a checkbox label');
           }
           return;
         }
         if (tag === 'label') { const me = emit(parent, 'LabelText', '', false, dom); children(el, me); return; }
         // An element with an id is in Chrome's tree (a possible relation target).
+        if (tag === 'span' && el.hasAttribute('role')) {
+          // An image made of text, named by a plain aria-label: its text stays below it.
+          if (el.getAttribute('role') !== 'img' || !plain(el.getAttribute('aria-label')) || el.id) no('span role');
+          const me = emit(parent, 'image', el.getAttribute('aria-label'), false, dom); children(el, me); return;
+        }
+        if (el.hasAttribute('aria-label')) no('span aria-label');
         if (el.id) { const me = emit(parent, 'generic', '', false, dom); children(el, me); return; }
         children(el, parent); return;
+      case 'br':
+        emit(parent, 'LineBreak', '\n', false, dom); return;
+      case 'fieldset': {
+        // A group named by its legend, the first child.
+        const legend = el.firstElementChild;
+        if (!legend || legend.localName !== 'legend' || el.querySelectorAll(':scope > legend').length !== 1) no('fieldset without a legend');
+        const me = emit(parent, 'group', textOf(legend), false, dom); children(el, me); return;
+      }
+      case 'legend': { const me = emit(parent, 'Legend', '', false, dom); children(el, me); return; }
+      case 'aside': {
+        // Only a named one: an unnamed aside's role depends on where it is.
+        const label = el.getAttribute('aria-label');
+        if (!plain(label)) no('aside without a plain aria-label');
+        const me = emit(parent, 'complementary', label, false, dom); children(el, me); return;
+      }
+      case 'select': {
+        // A single-choice drop-down of plain options: a combobox whose popup lists them.
+        if (el.multiple || el.size > 1 || el.hasAttribute('aria-label')) no('select kind');
+        const label = labels.get(el);
+        const options = [];
+        for (let c = el.firstChild; c; c = c.nextSibling) {
+          if (c.nodeType === 3) { if (!WS.test(c.data)) no('text in a select'); continue; }
+          if (c.nodeType !== 1) continue;
+          if (c.localName !== 'option' || !plain(c.textContent) || c.disabled || c.id) no('select child');
+          options.push(c);
+        }
+        if (!options.length || el.selectedIndex < 0) no('select without options');
+        const me = emit(parent, 'combobox', label ? textOf(label) : '', false, dom, options[el.selectedIndex].textContent);
+        const popup = emit(me, 'MenuListPopup', '', false, null);
+        for (const option of options) emit(popup, 'option', option.textContent, false, option, option.selected);
+        return;
+      }
       case 'div': {
         if (el.hasAttribute('role') || el.hasAttribute('aria-label')) {
           // Only a toolbar named by a plain aria-label.
@@ -279,7 +364,9 @@
       case 'button': {
         const type = el.getAttribute('type');
         if (type !== null && type !== 'button' && type !== 'submit') no('button type');
-        const me = emit(parent, 'button', textOf(el), false, dom); children(el, me); return;
+        const aria = el.getAttribute('aria-label');
+        if (aria !== null && !plain(aria)) no('button aria-label');
+        const me = emit(parent, 'button', aria !== null ? aria : textOf(el), false, dom); children(el, me); return;
       }
       case 'input': {
         const type = el.getAttribute('type');
@@ -287,8 +374,10 @@
         const aria = el.getAttribute('aria-label');
         if (aria !== null && (label || !plain(aria))) no('input aria-label');
         const placeholder = el.getAttribute('placeholder');
-        if (placeholder !== null && (label || aria !== null || !plain(placeholder) || type !== 'search')) no('input placeholder');
-        const name = aria !== null ? aria : label ? textOf(label) : '';
+        // A search input's placeholder names it unless an aria-label does.
+        if (placeholder !== null && (label || !plain(placeholder) || type !== 'search')) no('input placeholder');
+        if (el.hasAttribute('value') || el.hasAttribute('checked') ? type !== 'checkbox' && type !== 'radio' : false) no('input value');
+        const name = aria !== null ? aria : label ? (label.getAttribute('for') === null ? labelText(label) : textOf(label)) : '';
         if (type === 'checkbox' || type === 'radio') {
           if (placeholder !== null) no('placeholder on a checkbox');
           if (el.indeterminate) no('indeterminate');
@@ -296,13 +385,16 @@
         }
         if (type === 'search') {
           if (el.value !== '') no('search input content');
-          emit(parent, 'searchbox', placeholder !== null ? placeholder : name, false, dom);
+          const me = emit(parent, 'searchbox', aria === null && placeholder !== null ? placeholder : name, false, dom);
+          // Chrome's inner editor (and placeholder) nodes, which carry no DOM node of the page.
+          if (placeholder !== null) emit(me, '', '', true, null);
+          emit(emit(me, '', '', true, null), 'generic', '', false, null);
           return;
         }
         if (type === 'text' || type === null) {
           if (el.value !== '' || el.placeholder) no('text input content');
           const me = emit(parent, 'textbox', name, false, dom);
-          emit(me, 'generic', '', false, -1);
+          emit(me, 'generic', '', false, null);
           return;
         }
         no('input type ' + type);
@@ -315,12 +407,14 @@
       }
       case 'table': {
         if (inTable) no('nested table');
+        if (el.hasAttribute('role') || el.hasAttribute('aria-label')) { grid(el, parent, dom); return; }
         const caption = el.querySelector(':scope > caption');
         const head = el.querySelector(':scope > thead');
         if (!caption || !head || !head.querySelector('th')) no('table without caption and header');
         for (const c of el.children) if (!{caption: 1, thead: 1, tbody: 1}[c.localName]) no('table child');
         for (const cell of el.querySelectorAll('td, th')) if (cell.getAttribute('colspan') || cell.getAttribute('rowspan')) no('span');
         for (const _th of el.querySelectorAll('tbody th')) no('row header');
+        if (el.querySelector('th[scope]')) no('scope on a table header');
         inTable = el;
         const me = emit(parent, 'table', textOf(caption), false, dom);
         children(el, me);
@@ -335,18 +429,71 @@
         let cells = 0;
         for (const _c of el.children) cells++;
         if (cells === 0) no('empty row');
+        if (inGrid) {
+          // A grid's rows are named by their cells' names, one space apart.
+          const names = Array.from(el.children, gridCellName);
+          const me = emit(parent, 'row', names.join(' '), false, dom); children(el, me); return;
+        }
         const me = emit(parent, 'row', '', false, dom); children(el, me); return;
       }
-      case 'th': { const me = emit(parent, 'columnheader', textOf(el), false, dom); children(el, me); return; }
-      case 'td': { const me = emit(parent, 'cell', textOf(el), false, dom); children(el, me); return; }
+      case 'th': {
+        if (inGrid) {
+          const role = el.parentElement.parentElement.localName === 'thead' ? 'columnheader' : 'rowheader';
+          const me = emit(parent, role, gridCellName(el), false, dom); children(el, me); return;
+        }
+        const me = emit(parent, 'columnheader', textOf(el), false, dom); children(el, me); return;
+      }
+      case 'td': {
+        if (inGrid) { const me = emit(parent, 'gridcell', gridCellName(el), false, dom); children(el, me); return; }
+        const me = emit(parent, 'cell', textOf(el), false, dom); children(el, me); return;
+      }
       default:
         no('element ' + tag);
     }
   };
+  // A table with role=grid named by a plain aria-label: a header row of column headers (scope
+  // col) in thead, rows in tbody whose th are row headers (scope row), each cell text or one
+  // link, button or checkbox/radio named by a plain aria-label.
+  let inGrid = false;
+  const grid = (el, parent, dom) => {
+    if (el.getAttribute('role') !== 'grid' || !plain(el.getAttribute('aria-label'))) no('table role');
+    const head = el.querySelector(':scope > thead');
+    if (!head) no('grid without a header');
+    for (const c of el.children) if (!{thead: 1, tbody: 1}[c.localName]) no('grid child ' + c.localName);
+    for (const cell of el.querySelectorAll('td, th')) {
+      if (cell.getAttribute('colspan') || cell.getAttribute('rowspan')) no('span');
+      const scope = cell.getAttribute('scope');
+      const inHead = cell.parentElement.parentElement === head;
+      if (cell.localName === 'th' ? scope !== (inHead ? 'col' : 'row') : (scope !== null || inHead)) no('grid header scope');
+    }
+    inTable = el;
+    inGrid = true;
+    const me = emit(parent, 'grid', el.getAttribute('aria-label'), false, dom);
+    children(el, me);
+    inTable = null;
+    inGrid = false;
+  };
+  // The name of a grid cell: its text, or the name of its one control.
+  const gridCellName = (cell) => {
+    const controls = cell.querySelectorAll('a, button, input, select, label');
+    if (!controls.length) {
+      const name = textOf(cell);
+      if (!name) no('empty grid cell');
+      return name;
+    }
+    const control = controls[0];
+    if (controls.length > 1 || control.parentElement !== cell || cell.textContent.trim() !== control.textContent.trim()) no('mixed grid cell');
+    let name;
+    if (control.localName === 'a' || control.localName === 'button') name = textOf(control);
+    else if (control.localName === 'input' && (control.type === 'checkbox' || control.type === 'radio') && plain(control.getAttribute('aria-label'))) name = control.getAttribute('aria-label');
+    else no('grid cell ' + control.localName);
+    if (!name) no('empty grid cell');
+    return name;
+  };
   const visitItem = (li, parent, listTag, n) => {
     check(li);
     const style = listStyles ? styleOf(li) : {listStyleType: listTag === 'ol' ? 'decimal' : listDepth === 1 ? 'disc' : listDepth === 2 ? 'circle' : 'square'};
-    const me = emit(parent, 'listitem', '', false, domOf(li), listDepth);
+    const me = emit(parent, 'listitem', '', false, li, listDepth);
     let marker;
     if (listStyles && style.listStyleImage !== 'none') no('list-style-image');
     if (style.listStyleType === 'none') marker = null;
@@ -355,8 +502,8 @@
     else no('list style');
     if (li.getAttribute('value') !== null || (listTag === 'ol' && li.parentElement.getAttribute('start') !== null)) no('list numbering');
     if (marker !== null) {
-      const m = emit(me, 'ListMarker', marker, false, -1);
-      emit(m, '', '', true, -1);
+      const m = emit(me, 'ListMarker', marker, false, null);
+      emit(m, '', '', true, null);
     }
     children(li, me);
   };
@@ -368,14 +515,19 @@
     if (doc.documentElement.attributes.length > 1 || (doc.documentElement.attributes.length === 1 && !doc.documentElement.hasAttribute('lang'))) no('html attributes');
     if (doc.adoptedStyleSheets && doc.adoptedStyleSheets.length) no('adopted stylesheets');
     attributes();
-    number(doc);
+    screen(doc.documentElement);
     sheets();
     findLabels();
-    const root = emit(-1, 'RootWebArea', doc.title, false, 0);
-    const html = emit(root, '', '', true, domOf(doc.documentElement));
+    const root = emit(-1, 'RootWebArea', doc.title, false, doc);
+    const html = emit(root, '', '', true, doc.documentElement);
     layoutBlock(doc.body);
     visit(doc.body, html);
-    return JSON.stringify(['ok', count, nodes]);
+    const tagged = [];
+    for (const el of doc.querySelectorAll('[data-__ab-ci]')) {
+      const index = Number(el.getAttribute('data-__ab-ci'));
+      if (Number.isInteger(index)) tagged.push([index, keyOf(el)]);
+    }
+    return JSON.stringify(['ok', nodes, tagged]);
   } catch (e) {
     if (e instanceof Unsupported) return JSON.stringify(['unsupported', e.reason]);
     return JSON.stringify(['unsupported', 'error: ' + (e && e.message)]);

@@ -1,35 +1,60 @@
-//! The in-page walker: the accessibility tree of a frame document built by page JavaScript
+//! The in-page walker: the accessibility tree of the main document built by page JavaScript
 //! (`walker.js`) instead of read from Chrome with `Accessibility.getFullAXTree`, whose reply
 //! costs seconds on large pages (ADR 0018).
 //!
 //! The walker knows a small set of page features exactly (plain block and inline elements,
-//! headings, lists, links, buttons, checkbox/radio/text inputs with `label for`, images, simple
-//! data tables) and answers "unsupported" on anything else (ARIA, other elements or attributes,
-//! non-default `display`, stylesheets with generated content, shadow roots, frames…); the
-//! snapshot then reads Chrome's tree for that frame, which stays the reference.
+//! headings, lists, links, buttons, checkbox/radio/text inputs with `label for` or inside their
+//! label, fieldsets, single-choice `select`s, images, simple data tables, `role=grid` tables,
+//! named `aside`s, flex rows of blocks) and answers "unsupported" on anything else (other ARIA,
+//! other elements or attributes, other `display`s, stylesheets with generated content, shadow
+//! roots, frames…); the snapshot then reads Chrome's tree for that document, which stays the
+//! reference. Frames and a tab scoped to a frame always read Chrome's tree.
 //!
-//! Its nodes carry their position in the DOM agent's preorder; one `DOM.describeNode` of the
-//! whole document (depth -1) turns those positions into backendNodeIds, so refs key on the same
-//! nodes as on the accessibility path. The node array is put in `getFullAXTree`'s order
-//! (breadth first over unignored nodes, ignored nodes' children in place), which is what ref
-//! numbering follows.
+//! It runs in the snapshot's isolated world of the document (the watcher's, [`super::watch`]),
+//! where it keeps the DOM nodes it numbered: a node's *key* stands for it in the tree where
+//! Chrome's tree has a backendNodeId, and a key is resolved to a backendNodeId only when
+//! something needs one ([`backend_of`]: an action on a ref, an annotated screenshot). Keys are
+//! negative (`-(context << 32 | number) - 1`), so they can never be taken for a backendNodeId,
+//! and carry the world they are resolved in. A node keeps its number for the life of the world
+//! (one per document), so ref stability follows the same rule on both paths; when one document's
+//! snapshots switch between the walker and Chrome's tree (a page change the walker refuses, or
+//! one it accepts again), the previous refs are translated ([`translate`]) before refs are
+//! assigned. The node array is put in `getFullAXTree`'s order (breadth first over unignored
+//! nodes, ignored nodes' children in place), which is what ref numbering follows.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Duration;
 
 use abx_cdp::Session as CdpSession;
 use abx_cdp::protocol::browser_protocol::dom;
 use abx_cdp::protocol::js_protocol::runtime;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::tree::{RawNode, Tree};
+use crate::error::{EngineError, Result};
 use crate::js::PageFn;
 
-/// The walker, as a function whose `this` is the document to walk. Returns JSON text:
-/// `["ok", domCount, [[parent, role, name, ignored, domIndex, prop], …]]` or
+/// The walker, evaluated in the document's isolated world. Returns JSON text:
+/// `["ok", [[parent, role, name, ignored, number, prop], …], [[scan index, number], …]]` or
 /// `["unsupported", reason]`.
 pub(crate) const WALKER_FN: PageFn = PageFn::new(include_str!("walker.js"));
+
+/// The node the walker numbered `number` (`undefined` once the page let it go).
+const NODE_FN: PageFn = PageFn::new(
+    "(function(number) { const s = globalThis.__abxWalk; const r = s && s.nodes[number]; return r ? r.deref() : undefined; })",
+);
+
+/// The walker's number of `this` (-1 when it has none).
+const NUMBER_FN: PageFn = PageFn::new(
+    "(function() { const s = globalThis.__abxWalk; const n = s && s.keys.get(this); return n === undefined ? -1 : n; })",
+);
+
+/// The numbers of the walked nodes in the subtree of the first match of a selector (`-s`);
+/// `null` when nothing matches; throws as `querySelector` does on a bad selector.
+const SUBTREE_FN: PageFn = PageFn::new(
+    "(function(selector) { const root = document.querySelector(selector); if (!root) return null; const s = globalThis.__abxWalk; const out = []; const walker = document.createTreeWalker(root, NodeFilter.SHOW_ALL); for (let n = root; n; n = walker.nextNode()) { const k = s && s.keys.get(n); if (k !== undefined) out.push(k); } return out; })",
+);
 
 /// One node as the walker returns it.
 #[derive(Deserialize)]
@@ -37,10 +62,10 @@ pub(crate) struct WalkNode(i64, String, String, u8, i64, Value);
 
 /// The walker's answer.
 pub(crate) enum Walked {
-    /// The tree, and how many DOM nodes the walker numbered.
+    /// The tree, and the (scan index, number) of each element the cursor scan tagged.
     Tree {
-        dom_count: usize,
         nodes: Vec<WalkNode>,
+        tagged: Vec<(usize, i64)>,
     },
     /// A page feature the walker cannot map exactly.
     Unsupported(String),
@@ -49,58 +74,40 @@ pub(crate) enum Walked {
 /// Decodes the walker's JSON text.
 pub(crate) fn decode(text: &str) -> Option<Walked> {
     if text.starts_with("[\"ok\"") {
-        let (_, dom_count, nodes): (String, usize, Vec<WalkNode>) =
+        let (_, nodes, tagged): (String, Vec<WalkNode>, Vec<(usize, i64)>) =
             serde_json::from_str(text).ok()?;
-        return Some(Walked::Tree { dom_count, nodes });
+        return Some(Walked::Tree { nodes, tagged });
     }
     let (_, reason): (String, String) = serde_json::from_str(text).ok()?;
     Some(Walked::Unsupported(reason))
 }
 
-/// A DOM node as `DOM.describeNode` reports it, the fields the mapping reads.
-#[derive(Deserialize)]
-struct DomNode {
-    #[serde(rename = "backendNodeId")]
-    backend: i64,
-    #[serde(default)]
-    children: Vec<DomNode>,
-    #[serde(default, rename = "shadowRoots")]
-    shadow_roots: Vec<ShadowRoot>,
+/// The key of the node the walker numbered `number` in the world `context`; `None` when either
+/// does not fit.
+pub(crate) fn key(context: i64, number: i64) -> Option<i64> {
+    // A context id below 2^31 keeps `context << 32 | number` within i64.
+    let context = i32::try_from(context).ok().filter(|&c| c >= 0)?;
+    let number = u32::try_from(number).ok()?;
+    Some(-(i64::from(context) << 32 | i64::from(number)) - 1)
 }
 
-#[derive(Deserialize)]
-struct ShadowRoot {
-    #[serde(default, rename = "shadowRootType")]
-    kind: Option<String>,
+/// The (world, number) a key stands for; `None` for a backendNodeId.
+pub(crate) fn unkey(key: i64) -> Option<(i64, i64)> {
+    let n = key.checked_add(1)?.checked_neg()?;
+    (n >= 0 && key < 0).then_some((n >> 32, n & 0xffff_ffff))
 }
 
-#[derive(Deserialize)]
-struct DescribedDocument {
-    node: DomNode,
+/// A walked document: its tree (keys in place of backendNodeIds) and the keys of the elements
+/// the cursor scan tagged, by scan index.
+pub(crate) struct Walk {
+    pub(crate) tree: Tree,
+    pub(crate) tagged: Vec<(usize, i64)>,
 }
 
-/// The document's backendNodeIds in the DOM agent's preorder (children only: pseudo-elements,
-/// template contents, frame documents and user-agent shadow roots are not walked). `None` when
-/// the document has an author shadow root (the walker cannot see a closed one).
-fn preorder(node: &DomNode, out: &mut Vec<i64>) -> Option<()> {
-    out.push(node.backend);
-    if node
-        .shadow_roots
-        .iter()
-        .any(|root| root.kind.as_deref() != Some("user-agent"))
-    {
-        return None;
-    }
-    for child in &node.children {
-        preorder(child, out)?;
-    }
-    Some(())
-}
-
-/// Builds the tree from the walker's nodes and the document's backendNodeIds; `None` when the
-/// two numberings disagree.
-pub(crate) fn build(dom_count: usize, nodes: Vec<WalkNode>, backends: &[i64]) -> Option<Tree> {
-    if backends.len() != dom_count || nodes.is_empty() {
+/// Builds the tree from the walker's nodes, keyed in the world `context`; `None` when the
+/// answer is malformed.
+pub(crate) fn build(context: i64, nodes: Vec<WalkNode>) -> Option<Tree> {
+    if nodes.is_empty() {
         return None;
     }
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
@@ -138,20 +145,18 @@ pub(crate) fn build(dom_count: usize, nodes: Vec<WalkNode>, backends: &[i64]) ->
     let mut raw = Vec::with_capacity(nodes.len());
     let mut nodes: Vec<Option<WalkNode>> = nodes.into_iter().map(Some).collect();
     for i in order {
-        let WalkNode(_, role, name, ignored, dom, prop) = nodes[i].take()?;
-        let backend = usize::try_from(dom)
-            .ok()
-            .map(|d| backends.get(d).copied())
-            .map(|b| b.ok_or(()));
-        let backend = match backend {
-            None => None,
-            Some(Ok(b)) => Some(b),
-            Some(Err(())) => return None,
+        let WalkNode(_, role, name, ignored, number, prop) = nodes[i].take()?;
+        let backend = match number {
+            -1 => None,
+            n => Some(key(context, n)?),
         };
         let properties = match role.as_str() {
             "heading" | "listitem" => vec![("level", prop)],
             "checkbox" | "radio" => vec![("checked", prop)],
             "link" => vec![("url", prop)],
+            "option" => vec![("selected", prop)],
+            // A closed drop-down; its value is the selected option's text.
+            "combobox" => vec![("expanded", Value::Bool(false)), ("value", prop)],
             _ => Vec::new(),
         };
         raw.push(RawNode::from_walker(
@@ -167,76 +172,155 @@ pub(crate) fn build(dom_count: usize, nodes: Vec<WalkNode>, backends: &[i64]) ->
     Some(Tree::build(raw))
 }
 
-/// Walks one frame document (`document`: its object id, or `None` for the session's top
-/// document). `None` when the walker cannot answer exactly; the caller reads Chrome's tree.
-pub(crate) async fn capture(
-    session: &CdpSession,
-    document: Option<&str>,
-    timeout: Duration,
-) -> Option<Tree> {
-    let walked = async {
-        let reply = match document {
-            None => {
-                let walk = crate::js::evaluate(WALKER_FN.call_on("document", &[]));
-                session.call_within(walk, timeout).await.ok()?.result
-            }
-            Some(object) => {
-                let walk = crate::js::call_on(object, WALKER_FN, &[]);
-                session.call_within(walk, timeout).await.ok()?.result
-            }
-        };
-        decode(reply.value.as_ref()?.as_str()?)
-    };
-    let object = async {
-        match document {
-            Some(object) => Some((object.to_string(), false)),
-            None => {
-                let find = runtime::EvaluateParams::new("document");
-                let reply = session.call_within(find, timeout).await.ok()?;
-                reply.result.object_id.map(|id| (String::from(id), true))
-            }
+/// `Runtime.evaluate` of `expression` in the world `context`.
+fn in_world(context: i64, expression: String, by_value: bool) -> runtime::EvaluateParams {
+    runtime::EvaluateParams {
+        context_id: Some(runtime::ExecutionContextId::new(context)),
+        return_by_value: Some(by_value),
+        ..runtime::EvaluateParams::new(expression)
+    }
+}
+
+/// Walks the session's top document in the isolated world `context`. `None` when the walker
+/// cannot answer exactly; the caller reads Chrome's tree.
+pub(crate) async fn capture(session: &CdpSession, context: i64, timeout: Duration) -> Option<Walk> {
+    let walk = in_world(context, WALKER_FN.call_on("document", &[]), true);
+    let reply = session.call_within(walk, timeout).await.ok()?;
+    match decode(reply.result.value.as_ref()?.as_str()?)? {
+        Walked::Tree { nodes, tagged } => {
+            let tree = build(context, nodes)?;
+            let tagged = tagged
+                .into_iter()
+                .filter_map(|(index, number)| Some((index, key(context, number)?)))
+                .collect();
+            Some(Walk { tree, tagged })
         }
-    };
-    let (walked, object) = futures_util::join!(walked, object);
-    let release = |object: &Option<(String, bool)>| {
-        object
-            .as_ref()
-            .filter(|(_, ours)| *ours)
-            .map(|(id, _)| runtime::ReleaseObjectParams::new(id.clone()))
-    };
-    let (dom_count, nodes) = match walked {
-        Some(Walked::Tree { dom_count, nodes }) => (dom_count, nodes),
-        other => {
-            if let Some(Walked::Unsupported(reason)) = other {
-                tracing::debug!(%reason, "snapshot walker: unsupported page, reading the AX tree");
-            }
-            if let Some(release) = release(&object) {
-                let _ = session.send(&release).await;
-            }
-            return None;
+        Walked::Unsupported(reason) => {
+            tracing::debug!(%reason, "snapshot walker: unsupported page, reading the AX tree");
+            None
         }
-    };
-    let (object_id, _) = object.as_ref()?;
+    }
+}
+
+/// The backendNodeId of the node behind a walker key, `None` when the page let the node go or
+/// its world is gone (its document was replaced).
+pub(crate) async fn backend_of(session: &CdpSession, key: i64, timeout: Duration) -> Option<i64> {
+    let (context, number) = unkey(key)?;
+    let find = in_world(context, NODE_FN.call(&[json!(number)]), false);
+    let reply = session.call_within(find, timeout).await.ok()?;
+    let object = crate::locate::element_object(&reply.result)?;
     let describe = dom::DescribeNodeParams {
-        object_id: Some(object_id.clone().into()),
-        depth: Some(-1),
-        pierce: Some(true),
+        object_id: Some(object.clone().into()),
         ..Default::default()
     };
     let described = session
-        .call_as::<_, DescribedDocument>(&describe, Some(timeout))
+        .call_as::<_, super::scan::Described>(&describe, Some(timeout))
         .await;
-    if let Some(release) = release(&object) {
-        let _ = session.send(&release).await;
+    let _ = session
+        .send(&runtime::ReleaseObjectParams::new(object))
+        .await;
+    described.ok()?.node.get("backendNodeId")?.as_i64()
+}
+
+/// The walker key of a backendNodeId in the world `context` (`None` when the walker did not
+/// number that node).
+async fn key_of(
+    session: &CdpSession,
+    context: i64,
+    backend: i64,
+    timeout: Duration,
+) -> Option<i64> {
+    let resolve = dom::ResolveNodeParams {
+        backend_node_id: Some(dom::BackendNodeId::new(backend)),
+        execution_context_id: Some(runtime::ExecutionContextId::new(context)),
+        ..Default::default()
+    };
+    let object = session
+        .call_within(resolve, timeout)
+        .await
+        .ok()?
+        .object
+        .object_id?;
+    let object = String::from(object);
+    let number = session
+        .call_within(crate::js::call_on(&object, NUMBER_FN, &[]), timeout)
+        .await;
+    let _ = session
+        .send(&runtime::ReleaseObjectParams::new(object))
+        .await;
+    key(context, number.ok()?.result.value?.as_i64()?)
+}
+
+/// Translates the node keys of a document's previous refs to the key space of the snapshot
+/// being taken — walker keys of the world `walked` when it is the walker's, backendNodeIds when
+/// it is Chrome's tree (`None`) — so a node keeps its ref when the source changes. Keys already
+/// in the right space are left out; a node that cannot be translated (gone, not numbered) is
+/// too, and gets a fresh ref as a vanished node would.
+pub(crate) async fn translate(
+    session: &CdpSession,
+    previous: Vec<i64>,
+    walked: Option<i64>,
+    timeout: Duration,
+) -> HashMap<i64, i64> {
+    let foreign: Vec<i64> = previous
+        .into_iter()
+        .filter(|&k| match (walked, unkey(k)) {
+            (Some(world), Some((context, _))) => context != world,
+            (Some(_), None) => true,
+            (None, Some(_)) => true,
+            (None, None) => false,
+        })
+        .collect();
+    let translated = futures_util::future::join_all(foreign.iter().map(|&k| async move {
+        // From a walker key of another world: through its backendNodeId.
+        let backend = match unkey(k) {
+            Some(_) => backend_of(session, k, timeout).await?,
+            None => k,
+        };
+        match walked {
+            Some(world) => key_of(session, world, backend, timeout).await,
+            None => Some(backend),
+        }
+    }))
+    .await;
+    foreign
+        .into_iter()
+        .zip(translated)
+        .filter_map(|(from, to)| Some((from, to?)))
+        .collect()
+}
+
+/// The walker keys of the walked nodes under the first match of `selector` (`-s`), with the
+/// errors of the Chrome-tree path for a bad or unmatched selector.
+pub(crate) async fn subtree(
+    session: &CdpSession,
+    context: i64,
+    selector: &str,
+    timeout: Duration,
+) -> Result<HashSet<i64>> {
+    let find = in_world(context, SUBTREE_FN.call(&[json!(selector)]), true);
+    let reply = session.call_within(find, timeout).await?;
+    if let Some(details) = &reply.exception_details {
+        return Err(EngineError::Invalid(format!(
+            "Invalid selector '{selector}': {}",
+            crate::js::exception_text(details)
+        )));
     }
-    let described = described.ok()?;
-    let mut backends = Vec::with_capacity(dom_count);
-    preorder(&described.node, &mut backends)?;
-    let tree = build(dom_count, nodes, &backends);
-    if tree.is_none() {
-        tracing::debug!("snapshot walker: DOM numbering differs, reading the AX tree");
+    let numbers: Vec<i64> = reply
+        .result
+        .value
+        .and_then(|v| serde_json::from_value(v).ok())
+        .unwrap_or_default();
+    let keys: HashSet<i64> = numbers
+        .into_iter()
+        .filter_map(|n| key(context, n))
+        .collect();
+    if keys.is_empty() {
+        return Err(EngineError::Invalid(format!(
+            "Selector '{selector}' did not match any element"
+        )));
     }
-    tree
+    Ok(keys)
 }
 
 impl crate::session::Page<'_> {
@@ -245,7 +329,12 @@ impl crate::session::Page<'_> {
     #[doc(hidden)]
     pub async fn snapshot_walker_verdict(&self) -> crate::error::Result<Option<String>> {
         let (tab, _, timeout) = self.parts();
-        let walk = crate::js::evaluate(WALKER_FN.call_on("document", &[]));
+        let world = self
+            .session
+            .watch_world(&tab, timeout)
+            .await
+            .ok_or_else(|| EngineError::Invalid("no isolated world for the walker".into()))?;
+        let walk = in_world(world, WALKER_FN.call_on("document", &[]), true);
         let reply = tab.cdp().call_within(walk, timeout).await?;
         let text = reply
             .result
@@ -290,20 +379,24 @@ mod tests {
             node(1, "button", "B", false, 6),
             node(6, "StaticText", "B text", false, 7),
         ];
-        let backends: Vec<i64> = (100..108).collect();
-        let tree = build(8, nodes, &backends).expect("tree");
-        let order: Vec<Option<i64>> = tree.nodes.iter().map(|n| n.backend).collect();
+        let tree = build(7, nodes).expect("tree");
+        let order: Vec<Option<i64>> = tree
+            .nodes
+            .iter()
+            .map(|n| n.backend.map(|k| unkey(k).expect("a walker key")))
+            .map(|k| k.map(|(context, number)| context * 1000 + number))
+            .collect();
         // Breadth first over unignored nodes, an ignored node's children right after it:
         // 0, 1, 2, 4, 5, 6, then 3 and 7 (ignored nodes keep no backend once built).
         let expected = [
-            Some(100),
+            Some(7000),
             None,
-            Some(102),
+            Some(7002),
             None,
             None,
-            Some(106),
-            Some(103),
-            Some(107),
+            Some(7006),
+            Some(7003),
+            Some(7007),
         ];
         assert_eq!(order, expected);
         let candidates = tree.ref_candidates(&Default::default());
@@ -315,9 +408,26 @@ mod tests {
     }
 
     #[test]
-    fn a_dom_count_that_differs_from_the_document_refuses() {
-        let nodes = vec![node(-1, "RootWebArea", "", false, 0)];
-        assert!(build(2, nodes, &[1]).is_none());
+    fn walker_keys_never_collide_with_backend_node_ids_and_name_their_world() {
+        for (context, number) in [(1, 0), (3, 17), (i64::from(i32::MAX), i64::from(u32::MAX))] {
+            let k = key(context, number).expect("fits");
+            assert!(k < 0, "a key is negative: {k}");
+            assert_eq!(unkey(k), Some((context, number)));
+        }
+        assert_eq!(unkey(42), None, "a backendNodeId is not a key");
+        assert_eq!(unkey(0), None, "0 is no key");
+        assert_eq!(key(-1, 0), None);
+        assert_eq!(key(1 << 31, 0), None, "a context that would overflow");
+        assert_eq!(key(1, -1), None);
+    }
+
+    #[test]
+    fn a_malformed_answer_refuses() {
+        let nodes = vec![
+            node(-1, "RootWebArea", "", false, 0),
+            node(5, "generic", "", false, 1),
+        ];
+        assert!(build(1, nodes).is_none(), "a parent after its child");
     }
 
     #[test]
@@ -327,8 +437,8 @@ mod tests {
             _ => panic!("not decoded as a refusal"),
         }
         assert!(matches!(
-            decode(r#"["ok",1,[[-1,"RootWebArea","",0,0,null]]]"#),
-            Some(Walked::Tree { dom_count: 1, .. })
+            decode(r#"["ok",[[-1,"RootWebArea","",0,0,null]],[[0,3]]]"#),
+            Some(Walked::Tree { tagged, .. }) if tagged == [(0, 3)]
         ));
     }
 }
