@@ -456,12 +456,11 @@ async fn handle(
     error(StatusCode::NOT_FOUND, "Not found")
 }
 
+/// A path segment with its `%XX` escapes decoded (`+` is a plus in a path, not a space).
 fn percent_decode(text: &str) -> String {
-    query_pairs(&format!("x={text}"))
-        .into_iter()
-        .next()
-        .map(|(_, v)| v)
-        .unwrap_or_default()
+    percent_encoding::percent_decode_str(text)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 /// Holds a session's control slot while a controlling viewer is connected.

@@ -300,38 +300,9 @@ fn query_string(url: &str) -> Vec<Value> {
         return Vec::new();
     };
     let query = query.split('#').next().unwrap_or("");
-    query
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .map(|pair| {
-            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            json!({"name": percent_decode(name), "value": percent_decode(value)})
-        })
+    form_urlencoded::parse(query.as_bytes())
+        .map(|(name, value)| json!({"name": name, "value": value}))
         .collect()
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("");
-                match u8::from_str_radix(hex, 16) {
-                    Ok(b) => {
-                        out.push(b);
-                        i += 2;
-                    }
-                    Err(_) => out.push(b'%'),
-                }
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Epoch seconds as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
@@ -379,8 +350,15 @@ mod tests {
                 json!({"name": "flag", "value": ""}),
             ]
         );
-        assert_eq!(percent_decode("100%"), "100%");
-        assert_eq!(percent_decode("%zz"), "%zz");
+        // Malformed escapes stay as written.
+        assert_eq!(
+            query_string("http://x/?p=100%&q=%zz&r=%4"),
+            vec![
+                json!({"name": "p", "value": "100%"}),
+                json!({"name": "q", "value": "%zz"}),
+                json!({"name": "r", "value": "%4"}),
+            ]
+        );
     }
 
     #[test]
