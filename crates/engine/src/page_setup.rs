@@ -15,9 +15,9 @@ use std::time::Duration;
 
 use abx_cdp::protocol::browser_protocol::{emulation, fetch, page};
 use abx_cdp::{Event, EventFilter, Session as CdpSession};
-use serde::Deserialize;
 
 use crate::error::{EngineError, Result};
+use crate::policy::{AuthRequired, Paused};
 use crate::session::Session;
 use crate::tab::Tab;
 
@@ -140,35 +140,6 @@ impl FetchHooks {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Paused {
-    request_id: String,
-    request: PausedRequest,
-    #[serde(default)]
-    resource_type: String,
-}
-
-#[derive(Deserialize)]
-struct PausedRequest {
-    url: String,
-    #[serde(default)]
-    headers: serde_json::Map<String, serde_json::Value>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct AuthRequired {
-    request_id: String,
-    auth_challenge: AuthChallenge,
-}
-
-#[derive(Deserialize)]
-struct AuthChallenge {
-    #[serde(default)]
-    source: Option<String>,
-}
-
 /// Continues a paused request, with the origin's extra headers when it has some.
 pub(crate) async fn continue_request(
     session: &CdpSession,
@@ -264,11 +235,7 @@ async fn answer(
     match event.method() {
         fetch::EventRequestPaused::IDENTIFIER => {
             if let Ok(paused) = event.parse::<Paused>() {
-                let routed = crate::network::PausedRequest::new(
-                    &paused.request_id,
-                    &paused.request.url,
-                    &paused.resource_type,
-                );
+                let routed = paused.routed();
                 if crate::network::answer_paused(cdp, routes, &routed).await {
                     return;
                 }

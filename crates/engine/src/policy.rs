@@ -666,26 +666,27 @@ async fn install(
     Ok(())
 }
 
-/// `Fetch.requestPaused`, read leniently: every request of the browser passes through here, and
+/// `Fetch.requestPaused`, read leniently (by the policy and by the page setup's own
+/// interception, `page_setup.rs`): every request of the browser passes through here, and
 /// only three fields are read (the generated event decodes the whole `Network.Request`, whose
 /// enums grow with Chrome; a request whose event failed to decode would stay paused).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Paused {
-    request_id: String,
-    request: PausedRequest,
+pub(crate) struct Paused {
+    pub(crate) request_id: String,
+    pub(crate) request: PausedRequest,
     #[serde(default)]
-    frame_id: Option<String>,
+    pub(crate) frame_id: Option<String>,
     #[serde(default)]
-    resource_type: String,
+    pub(crate) resource_type: String,
 }
 
 #[derive(Deserialize)]
-struct PausedRequest {
-    url: String,
+pub(crate) struct PausedRequest {
+    pub(crate) url: String,
     /// Kept to add origin headers (`page_setup.rs`).
     #[serde(default)]
-    headers: serde_json::Map<String, serde_json::Value>,
+    pub(crate) headers: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Paused {
@@ -697,7 +698,7 @@ impl Paused {
     }
 
     /// What the routes read of it.
-    fn routed(&self) -> crate::network::PausedRequest {
+    pub(crate) fn routed(&self) -> crate::network::PausedRequest {
         crate::network::PausedRequest::new(&self.request_id, &self.request.url, &self.resource_type)
     }
 }
@@ -705,15 +706,15 @@ impl Paused {
 /// `Fetch.authRequired`, read leniently like [`Paused`].
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct AuthRequired {
-    request_id: String,
-    auth_challenge: AuthChallenge,
+pub(crate) struct AuthRequired {
+    pub(crate) request_id: String,
+    pub(crate) auth_challenge: AuthChallenge,
 }
 
 #[derive(Deserialize)]
-struct AuthChallenge {
+pub(crate) struct AuthChallenge {
     #[serde(default)]
-    source: Option<String>,
+    pub(crate) source: Option<String>,
 }
 
 #[derive(Deserialize)]
