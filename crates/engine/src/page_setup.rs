@@ -83,21 +83,19 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The `scheme://host[:port]` of a URL, lower-cased (`None` for URLs without an authority).
+/// The `scheme://host[:port]` of a URL, lower-cased, without the scheme's default port (`None`
+/// for URLs without a host).
 pub(crate) fn origin_of(url: &str) -> Option<String> {
-    let (scheme, rest) = url.split_once("://")?;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host_port = authority.rsplit('@').next()?;
-    if host_port.is_empty() {
-        return None;
-    }
-    let scheme = scheme.to_ascii_lowercase();
-    let host_port = host_port.to_ascii_lowercase();
-    let host_port = match (scheme.as_str(), host_port.rsplit_once(':')) {
-        ("http", Some((host, "80"))) | ("https", Some((host, "443"))) => host.to_string(),
-        _ => host_port,
-    };
-    Some(format!("{scheme}://{host_port}"))
+    let parsed = url::Url::parse(url).ok()?;
+    let host = parsed
+        .host_str()
+        .filter(|h| !h.is_empty())?
+        .to_ascii_lowercase();
+    let scheme = parsed.scheme();
+    Some(match parsed.port() {
+        Some(port) => format!("{scheme}://{host}:{port}"),
+        None => format!("{scheme}://{host}"),
+    })
 }
 
 impl FetchHooks {
@@ -444,6 +442,16 @@ mod tests {
             Some("https://example.com")
         );
         assert_eq!(origin_of("about:blank"), None);
+        assert_eq!(origin_of("file:///tmp/x.html"), None);
+        assert_eq!(
+            origin_of("http://[::1]:80/x").as_deref(),
+            Some("http://[::1]"),
+            "IPv6 keeps its brackets, the default port goes"
+        );
+        assert_eq!(
+            origin_of("http://Example.com:8443").as_deref(),
+            Some("http://example.com:8443")
+        );
     }
 
     #[test]

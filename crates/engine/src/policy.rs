@@ -224,18 +224,17 @@ impl std::fmt::Debug for BlockedSink {
     }
 }
 
-/// The lower-cased host of a `scheme://[user@]host[:port]/…` URL (IPv6 keeps its brackets).
+/// The lower-cased host of a URL, read the way Chrome and upstream (`new URL(u).hostname`) read
+/// it: credentials and port dropped, IPv6 in brackets, IPv4 and IDN hosts normalized (`127.1` is
+/// `127.0.0.1`, `bücher.de` is `xn--bcher-kva.de`), a trailing dot dropped. A `blob:`,
+/// `filesystem:` or `view-source:` URL has the host of the URL inside it. `None` without a host.
 pub fn host_of(url: &str) -> Option<String> {
-    let (_, rest) = url.trim().split_once("://")?;
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = if authority.starts_with('[') {
-        authority.split_once(']').map(|(h, _)| format!("{h}]"))?
-    } else {
-        authority
-            .rsplit_once(':')
-            .map_or(authority, |(h, _)| h)
-            .to_string()
+    let parsed = url::Url::parse(url.trim()).ok()?;
+    let Some(host) = parsed.host_str() else {
+        return match parsed.scheme() {
+            "blob" | "filesystem" | "view-source" => host_of(parsed.path()),
+            _ => None,
+        };
     };
     let host = host.trim_end_matches('.').to_ascii_lowercase();
     (!host.is_empty()).then_some(host)
@@ -1296,6 +1295,45 @@ mod tests {
         assert_eq!(host_of("http://[::1]:80/"), Some("[::1]".into()));
         assert_eq!(host_of("https://x.y"), Some("x.y".into()));
         assert_eq!(host_of("mailto:a@b"), None);
+    }
+
+    #[test]
+    fn host_of_reads_hosts_as_chrome_does() {
+        let host = |u: &str| host_of(u);
+        assert_eq!(
+            host("HTTPS://User:Pw@Example.COM.:8443/a?b#c").as_deref(),
+            Some("example.com")
+        );
+        assert_eq!(
+            host("http://[0:0::1]:8080/").as_deref(),
+            Some("[::1]"),
+            "IPv6 normalized"
+        );
+        assert_eq!(
+            host("http://127.1/").as_deref(),
+            Some("127.0.0.1"),
+            "IPv4 normalized"
+        );
+        assert_eq!(
+            host("http://a@b@c.test/").as_deref(),
+            Some("c.test"),
+            "last @ ends userinfo"
+        );
+        assert_eq!(
+            host("https://bücher.de/").as_deref(),
+            Some("xn--bcher-kva.de")
+        );
+        assert_eq!(host("blob:https://a.test/uuid").as_deref(), Some("a.test"));
+        assert_eq!(host("file://server/share").as_deref(), Some("server"));
+        assert_eq!(
+            host("wss://b.localhost:9/s").as_deref(),
+            Some("b.localhost")
+        );
+        assert_eq!(host("chrome://settings").as_deref(), Some("settings"));
+        assert_eq!(host("file:///etc/hosts"), None);
+        assert_eq!(host("data:text/html,x"), None);
+        assert_eq!(host("about:blank"), None);
+        assert_eq!(host("example.com"), None, "no scheme, no URL");
     }
 }
 

@@ -280,52 +280,26 @@ pub struct InvalidOrigin;
 /// assert!(normalize_origin("https://localhost:3000", false).is_err());
 /// ```
 pub fn normalize_origin(text: &str, lenient_path: bool) -> Result<String, InvalidOrigin> {
-    let text = text.trim();
-    let (scheme, rest) = text.split_once("://").ok_or(InvalidOrigin)?;
-    if !scheme.eq_ignore_ascii_case("https") {
-        return Err(InvalidOrigin);
-    }
-    let (authority, path) = match rest.find('/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, ""),
-    };
-    if (!lenient_path && !path.is_empty() && path != "/")
-        || authority.is_empty()
-        || authority.contains(['@', '?', '#', ' '])
-        || (!lenient_path && path.contains(['?', '#']))
+    let url = url::Url::parse(text.trim()).map_err(|_| InvalidOrigin)?;
+    let exact = url.path() == "/" && url.query().is_none() && url.fragment().is_none();
+    if url.scheme() != "https"
+        || !url.username().is_empty()
+        || url.password().is_some()
+        || (!lenient_path && !exact)
     {
         return Err(InvalidOrigin);
     }
-    let authority = authority.to_ascii_lowercase();
-    let (host, port) = if authority.starts_with('[') {
-        let close = authority.find(']').ok_or(InvalidOrigin)?;
-        (&authority[..=close], &authority[close + 1..])
-    } else {
-        match authority.rfind(':') {
-            Some(i) => (&authority[..i], &authority[i..]),
-            None => (authority.as_str(), ""),
-        }
+    let loopback = match url.host().ok_or(InvalidOrigin)? {
+        url::Host::Domain(name) => name == "localhost" || name.ends_with(".localhost"),
+        url::Host::Ipv4(ip) => ip.is_loopback(),
+        url::Host::Ipv6(ip) => ip.is_loopback(),
     };
-    let port = match port.strip_prefix(':') {
-        None if port.is_empty() => None,
-        Some(digits) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
-            Some(digits.parse::<u16>().map_err(|_| InvalidOrigin)?).filter(|p| *p != 443)
-        }
-        _ => return Err(InvalidOrigin),
-    };
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    if bare.is_empty()
-        || bare == "localhost"
-        || bare.ends_with(".localhost")
-        || bare == "::1"
-        || bare.starts_with("127.")
-    {
+    if loopback {
         return Err(InvalidOrigin);
     }
-    Ok(match port {
-        Some(port) => format!("https://{host}:{port}"),
-        None => format!("https://{host}"),
-    })
+    // `https://host[:port]`, lower-cased, the default port dropped, IDN hosts in punycode (as
+    // browsers send them in `Origin`).
+    Ok(url.origin().ascii_serialization())
 }
 
 fn text_response(status: StatusCode, content_type: &'static str, body: &'static str) -> Response {
@@ -638,6 +612,45 @@ mod tests {
             map.insert(*name, HeaderValue::from_str(value).expect("header"));
         }
         map
+    }
+
+    #[test]
+    fn allowed_origins_are_exact_non_loopback_https_origins() {
+        let strict = |t: &str| normalize_origin(t, false).ok();
+        assert_eq!(
+            strict(" HTTPS://Dash.Example.com:443/ ").as_deref(),
+            Some("https://dash.example.com")
+        );
+        assert_eq!(
+            strict("https://[2001:DB8::1]:8443").as_deref(),
+            Some("https://[2001:db8::1]:8443")
+        );
+        assert_eq!(
+            strict("https://bücher.example").as_deref(),
+            Some("https://xn--bcher-kva.example")
+        );
+        for bad in [
+            "https://u@dash.example",
+            "https://dash.example/app",
+            "https://dash.example/?x",
+            "https://dash.example#f",
+            "https://dash.example:99999",
+            "https://127.0.0.2",
+            "https://[::1]",
+            "https://app.localhost",
+            "http://dash.example",
+            "dash.example",
+            "https://",
+        ] {
+            assert_eq!(strict(bad), None, "{bad}");
+        }
+        assert_eq!(
+            normalize_origin("https://dash.example/app/x", true)
+                .ok()
+                .as_deref(),
+            Some("https://dash.example"),
+            "a referer's path is dropped"
+        );
     }
 
     #[test]

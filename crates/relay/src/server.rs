@@ -414,26 +414,20 @@ pub fn origin_allowed(origin: Option<&str>) -> bool {
     if origin.is_empty() {
         return true;
     }
-    if origin.starts_with("file://") {
-        return true;
+    match url::Url::parse(origin) {
+        Ok(url) if url.scheme() == "file" => true,
+        Ok(url) => url.host().is_some_and(|host| is_loopback(&host)),
+        Err(_) => false,
     }
-    let Some((_, rest)) = origin.split_once("://") else {
-        return false;
-    };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host = host_of(authority);
-    matches!(
-        host.to_ascii_lowercase().as_str(),
-        "localhost" | "127.0.0.1" | "::1"
-    )
 }
 
-/// The host of `host[:port]` or `[v6][:port]`, without brackets.
-fn host_of(authority: &str) -> &str {
-    if let Some(rest) = authority.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or("");
+/// `localhost`, `127.0.0.1` or `::1` (the hosts a local page's origin has).
+fn is_loopback(host: &url::Host<&str>) -> bool {
+    match host {
+        url::Host::Domain(name) => name.eq_ignore_ascii_case("localhost"),
+        url::Host::Ipv4(ip) => *ip == std::net::Ipv4Addr::LOCALHOST,
+        url::Host::Ipv6(ip) => *ip == std::net::Ipv6Addr::LOCALHOST,
     }
-    authority.split(':').next().unwrap_or("")
 }
 
 /// Upstream's rule for state-changing API calls: the page's `Origin` (or `Referer`) names the
@@ -450,7 +444,7 @@ pub fn same_origin(headers: &HeaderMap) -> bool {
     let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
         return false;
     };
-    let host = normalize_authority(host, None);
+    let host = normalize_authority(host);
     [header::ORIGIN, header::REFERER].iter().any(|name| {
         headers
             .get(name)
@@ -460,31 +454,28 @@ pub fn same_origin(headers: &HeaderMap) -> bool {
     })
 }
 
-/// `(normalized host:port, https or local)` of an origin or referer URL.
-fn origin_authority(url: &str) -> Option<(String, bool)> {
-    let (scheme, rest) = url.split_once("://")?;
-    let scheme = scheme.to_ascii_lowercase();
+/// `(normalized host:port, https or local)` of an origin or referer URL (credentials in a
+/// referer are not part of the authority we compare).
+fn origin_authority(text: &str) -> Option<(String, bool)> {
+    let url = url::Url::parse(text).ok()?;
+    let scheme = url.scheme();
     if scheme != "http" && scheme != "https" {
         return None;
     }
-    let authority = rest.split(['/', '?', '#']).next()?;
-    // Credentials in a referer are not part of the authority we compare.
-    let authority = authority.rsplit('@').next()?;
-    if authority.is_empty() {
-        return None;
-    }
-    let host = host_of(authority).to_ascii_lowercase();
-    let local =
-        host == "localhost" || host == "127.0.0.1" || host == "::1" || host.ends_with(".localhost");
-    Some((
-        normalize_authority(authority, Some(&scheme)),
-        scheme == "https" || local,
-    ))
+    let host = url.host()?;
+    let local = is_loopback(&host)
+        || matches!(&host, url::Host::Domain(name) if name.ends_with(".localhost"));
+    // `port()` is `None` for the scheme's default port, as the Host header usually omits it.
+    let authority = match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_string(),
+    };
+    Some((authority, scheme == "https" || local))
 }
 
-/// Lower-cased `host[:port]` with the scheme's default port dropped (`:80`/`:443` for a Host
-/// header, whose scheme is unknown).
-fn normalize_authority(authority: &str, scheme: Option<&str>) -> String {
+/// A `Host` header as a lower-cased `host[:port]` without `:80` or `:443` (its scheme is
+/// unknown). Not parsed as a URL on purpose: `user@host` must stay unequal to `host`.
+fn normalize_authority(authority: &str) -> String {
     let authority = authority.trim().to_ascii_lowercase();
     let (host, port) = match authority.rfind(':') {
         Some(i)
@@ -496,10 +487,7 @@ fn normalize_authority(authority: &str, scheme: Option<&str>) -> String {
         }
         _ => (authority.as_str(), None),
     };
-    let default = matches!(
-        (scheme, port),
-        (Some("http") | None, Some("80")) | (Some("https") | None, Some("443"))
-    );
+    let default = matches!(port, Some("80" | "443"));
     match port {
         Some(port) if !default => format!("{host}:{port}"),
         _ => host.to_string(),
@@ -583,6 +571,8 @@ mod tests {
             Some("https://127.0.0.1"),
             Some("http://[::1]:8080"),
             Some("HTTP://LOCALHOST"),
+            Some("http://[0:0::1]:1"),
+            Some("http://u:p@localhost:1"),
         ] {
             assert!(origin_allowed(ok), "{ok:?}");
         }
@@ -593,6 +583,8 @@ mod tests {
             Some("http://127.0.0.1.evil.example:80"),
             Some("garbage"),
             Some("http://evil.example/localhost"),
+            Some("http://localhost@evil.example"),
+            Some("http://[::2]"),
         ] {
             assert!(!origin_allowed(bad), "{bad:?}");
         }
@@ -622,6 +614,18 @@ mod tests {
             ("origin", "http://dash.example")
         ])));
         assert!(!same_origin(&headers(&[("host", "127.0.0.1:4848")])));
+        assert!(same_origin(&headers(&[
+            ("host", "[::1]:4848"),
+            ("referer", "http://u:p@[::1]:4848/x")
+        ])));
+        assert!(same_origin(&headers(&[
+            ("host", "app.localhost:80"),
+            ("origin", "http://App.Localhost")
+        ])));
+        assert!(!same_origin(&headers(&[
+            ("host", "evil@127.0.0.1:4848"),
+            ("origin", "http://127.0.0.1:4848")
+        ])));
         assert!(!same_origin(&headers(&[
             ("host", "127.0.0.1:4848"),
             ("origin", "http://127.0.0.1:9999")
