@@ -373,8 +373,8 @@ impl Session {
         url: &str,
         headers: Vec<(String, String)>,
     ) -> Result<()> {
-        let origin = origin_of(url).ok_or_else(|| {
-            EngineError::Invalid(format!("--headers needs a URL with an origin, got {url}"))
+        let origin = origin_of(url).ok_or_else(|| EngineError::HeadersNeedOrigin {
+            url: url.to_string(),
         })?;
         {
             let mut all = lock(&self.enforcement.hooks.headers);
