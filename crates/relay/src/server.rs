@@ -16,7 +16,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
@@ -29,6 +29,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::RelayError;
+use crate::http::{Served, error_response, json_response};
 use crate::protocol::{ViewerConfig, query_pairs};
 use crate::relay::Relay;
 
@@ -130,15 +131,13 @@ pub(crate) struct App {
 /// # Ok(()) }
 /// ```
 pub struct StreamServer {
-    port: u16,
-    stop: CancellationToken,
-    task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    served: Served,
 }
 
 impl std::fmt::Debug for StreamServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StreamServer")
-            .field("port", &self.port)
+            .field("port", &self.served.port())
             .finish_non_exhaustive()
     }
 }
@@ -182,26 +181,8 @@ impl StreamServer {
             stop: stop.clone(),
         });
         let router = Router::new().fallback(handle).with_state(app);
-        let shutdown = stop.clone();
-        // Frames are large writes followed by small ones; with Nagle's algorithm the tail of a
-        // message can wait for the viewer's delayed ACK (measured: ~25 ms p99 spikes at 4–8
-        // viewers without this).
-        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-            if let Err(err) = tcp.set_nodelay(true) {
-                tracing::debug!(%err, "cannot set TCP_NODELAY on a viewer socket");
-            }
-        });
-        let task = tokio::spawn(async move {
-            let serve = axum::serve(listener, router)
-                .with_graceful_shutdown(async move { shutdown.cancelled().await });
-            if let Err(err) = serve.await {
-                tracing::debug!(%err, "stream server ended");
-            }
-        });
         Ok(StreamServer {
-            port,
-            stop,
-            task: Mutex::new(Some(task)),
+            served: Served::start(vec![listener], port, router, stop, "stream server"),
         })
     }
 
@@ -213,7 +194,7 @@ impl StreamServer {
     /// # }
     /// ```
     pub fn port(&self) -> u16 {
-        self.port
+        self.served.port()
     }
 
     /// Stops accepting and tells every viewer to go (without waiting).
@@ -224,7 +205,7 @@ impl StreamServer {
     /// # }
     /// ```
     pub fn stop(&self) {
-        self.stop.cancel();
+        self.served.stop();
     }
 
     /// Stops and waits (bounded) for the server and its viewers to end.
@@ -235,21 +216,7 @@ impl StreamServer {
     /// # }
     /// ```
     pub async fn shutdown(self) {
-        self.stop.cancel();
-        let task = self.task.lock().ok().and_then(|mut t| t.take());
-        if let Some(mut task) = task
-            && tokio::time::timeout(Duration::from_secs(2), &mut task)
-                .await
-                .is_err()
-        {
-            task.abort();
-        }
-    }
-}
-
-impl Drop for StreamServer {
-    fn drop(&mut self) {
-        self.stop.cancel();
+        self.served.shutdown().await;
     }
 }
 
@@ -286,22 +253,6 @@ fn with_cors(mut response: Response) -> Response {
             .insert(name, HeaderValue::from_static(value));
     }
     response
-}
-
-fn json_response(status: StatusCode, body: String) -> Response {
-    let mut response = (status, body).into_response();
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json; charset=utf-8"),
-    );
-    response
-}
-
-fn error_response(status: StatusCode, message: &str) -> Response {
-    json_response(
-        status,
-        json!({"success": false, "error": message}).to_string(),
-    )
 }
 
 async fn handle(
