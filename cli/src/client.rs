@@ -49,6 +49,8 @@ impl std::fmt::Display for SendError {
     }
 }
 
+impl std::error::Error for SendError {}
+
 impl<'a> Client<'a> {
     /// The endpoint for `inv`; fails with upstream's message when the socket path is too long.
     pub fn new(inv: &'a Invocation) -> Result<Client<'a>, String> {

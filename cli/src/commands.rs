@@ -236,6 +236,18 @@ pub enum CliError {
     BatchInput(String),
 }
 
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CliError::Config(message) | CliError::BatchInput(message) => f.write_str(message),
+            CliError::Parse(err) => err.fmt(f),
+            CliError::Rejected { message, .. } => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for CliError {}
+
 impl CliError {
     fn rejected(message: impl Into<String>) -> Self {
         CliError::Rejected {

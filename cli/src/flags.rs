@@ -365,6 +365,14 @@ pub struct ConfigError {
     pub warnings: Vec<String>,
 }
 
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
 /// Loaded configuration and the warnings produced while loading it.
 #[derive(Debug, Default, Clone)]
 pub struct LoadedConfig {

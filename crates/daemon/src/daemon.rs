@@ -949,18 +949,16 @@ pub fn dialog_warning(session: &Session) -> Option<String> {
 
 /// Drops query, fragment and credentials from a URL for the `.target` sidecar.
 pub fn sanitize_url(url: &str) -> String {
-    let cut = url.find(['?', '#']).map_or(url, |i| &url[..i]);
-    match cut.split_once("://") {
-        Some((scheme, rest)) => {
-            let (authority, path) = rest.split_once('/').map_or((rest, ""), |(a, p)| (a, p));
-            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-            if path.is_empty() && !rest.contains('/') {
-                format!("{scheme}://{host}")
-            } else {
-                format!("{scheme}://{host}/{path}")
-            }
+    match url::Url::parse(url) {
+        Ok(mut parsed) if parsed.has_host() => {
+            // Neither can fail on a URL with a host.
+            let _ = parsed.set_username("");
+            let _ = parsed.set_password(None);
+            parsed.set_query(None);
+            parsed.set_fragment(None);
+            parsed.into()
         }
-        None => cut.to_string(),
+        _ => url.find(['?', '#']).map_or(url, |i| &url[..i]).to_string(),
     }
 }
 
@@ -997,5 +995,8 @@ mod tests {
         );
         assert_eq!(sanitize_url("about:blank"), "about:blank");
         assert_eq!(sanitize_url("http://127.0.0.1:8/"), "http://127.0.0.1:8/");
+        assert_eq!(sanitize_url("http://u@[::1]:8/a#b"), "http://[::1]:8/a");
+        assert_eq!(sanitize_url("data:text/html,x?y#z"), "data:text/html,x");
+        assert_eq!(sanitize_url("file:///tmp/a.html?q"), "file:///tmp/a.html");
     }
 }

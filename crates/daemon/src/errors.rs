@@ -130,9 +130,13 @@ impl From<EngineError> for Failure {
                 format!("Wait timed out after {}ms", after.as_millis())
             }
             EngineError::Timeout { what, after } => format!(
-                "Operation timed out after {}ms ({what}). The page may still be loading or the element may not exist.",
-                after.as_millis()
+                "Operation timed out after {}ms ({}). The page may still be loading or the element may not exist.",
+                after.as_millis(),
+                cli_words(what)
             ),
+            EngineError::HeadersNeedOrigin { url } => {
+                format!("--headers needs a URL with an origin, got {url}")
+            }
             EngineError::Cdp(inner) => inner.to_string(),
             // Upstream's opening words, so scripts that look for them keep working.
             EngineError::EndpointUnreachable { address, reason } => {
@@ -142,6 +146,11 @@ impl From<EngineError> for Failure {
         };
         failure
     }
+}
+
+/// The engine names its operations by their API (`wait_download`); the CLI by its words.
+fn cli_words(what: &str) -> String {
+    what.replace("wait_download", "wait --download")
 }
 
 impl From<String> for Failure {
@@ -255,5 +264,26 @@ mod tests {
                 "engine message with CLI advice: {text}"
             );
         }
+    }
+
+    #[test]
+    fn the_cli_words_for_headers_and_download_waits_are_added_here() {
+        let headers = EngineError::HeadersNeedOrigin {
+            url: "about:blank".into(),
+        };
+        assert!(!headers.to_string().contains("--"), "{headers}");
+        assert_eq!(
+            Failure::from(headers).message,
+            "--headers needs a URL with an origin, got about:blank"
+        );
+        let waited = EngineError::Timeout {
+            what: "wait_download (no download finished)".into(),
+            after: std::time::Duration::from_millis(500),
+        };
+        assert!(!waited.to_string().contains("--"), "{waited}");
+        assert_eq!(
+            Failure::from(waited).message,
+            "Operation timed out after 500ms (wait --download (no download finished)). The page may still be loading or the element may not exist."
+        );
     }
 }

@@ -12,13 +12,16 @@ use serde_json::Value;
 pub use abx_wire::Request;
 
 /// Why a line is not a request.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, PartialEq, thiserror::Error)]
 pub enum LineError {
     /// A blank line: ignore.
+    #[error("blank line")]
     Blank,
     /// The peer speaks HTTP on the socket: close the connection.
+    #[error("the peer speaks HTTP, not the daemon's line protocol")]
     Http,
     /// Not JSON, or not an object with an `action` string; reply with this message.
+    #[error("{0}")]
     Invalid(String),
 }
 

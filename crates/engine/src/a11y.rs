@@ -249,7 +249,7 @@ impl Audit<'_, '_> {
         depth: usize,
     ) -> Result<(CdpSession, i64, FramePartial)> {
         if depth > MAX_FRAME_DEPTH {
-            return Err(EngineError::Invalid("frames nested too deep".into()));
+            return Err(EngineError::Page("frames nested too deep".into()));
         }
         let frame_id = self
             .frame_id_of(parent_session, parent_context, &frame["frameSelector"])
@@ -269,7 +269,7 @@ impl Audit<'_, '_> {
                 let session = engine
                     .frame_session(tab, &frame_id, FRAME_SESSION_WAIT)
                     .await
-                    .ok_or_else(|| EngineError::Invalid("frame not reachable".into()))?;
+                    .ok_or_else(|| EngineError::Page("frame not reachable".into()))?;
                 let context = self.install(&session, &frame_id).await?;
                 (session, context)
             }
@@ -300,7 +300,7 @@ impl Audit<'_, '_> {
             .await?;
         let object_id = element["result"]["objectId"]
             .as_str()
-            .ok_or_else(|| EngineError::Invalid("frame element gone".into()))?;
+            .ok_or_else(|| EngineError::Page("frame element gone".into()))?;
         let node = self
             .call(
                 session,
@@ -311,7 +311,7 @@ impl Audit<'_, '_> {
         node["node"]["frameId"]
             .as_str()
             .map(str::to_string)
-            .ok_or_else(|| EngineError::Invalid("frame has no document yet".into()))
+            .ok_or_else(|| EngineError::Page("frame has no document yet".into()))
     }
 
     /// Frees the frame element handles the audit took in `session`.

@@ -26,7 +26,7 @@ pub async fn web_vitals(page: &Page<'_>) -> Result<Value> {
     let value = page.evaluate(VITALS_JS).await?;
     match value.value {
         Value::Object(report) => Ok(Value::Object(report)),
-        other => Err(EngineError::Invalid(format!(
+        other => Err(EngineError::Chrome(format!(
             "vitals: the page returned no report ({other})"
         ))),
     }

@@ -121,7 +121,7 @@ impl Session {
                 return Ok(b);
             }
             let value = tab.guarded("screenshot", handle.call(CLIP_FN, &[], timeout)).await?;
-            serde_json::from_value::<BoundingBox>(value).map_err(|e| EngineError::Invalid(format!("unexpected box reply: {e}")))
+            serde_json::from_value::<BoundingBox>(value).map_err(|e| EngineError::Chrome(format!("unexpected box reply: {e}")))
         }
         .await;
         handle.release().await;
@@ -234,7 +234,7 @@ impl Page<'_> {
         };
         base64::engine::general_purpose::STANDARD
             .decode(shot.data.as_bytes())
-            .map_err(|e| EngineError::Invalid(format!("screenshot data is not base64: {e}")))
+            .map_err(|e| EngineError::Chrome(format!("screenshot data is not base64: {e}")))
     }
 
     /// `screenshot --annotate`: takes an interactive snapshot (so the refs are fresh and
@@ -388,6 +388,6 @@ impl Page<'_> {
             .await?;
         base64::engine::general_purpose::STANDARD
             .decode(printed.data.as_bytes())
-            .map_err(|e| EngineError::Invalid(format!("PDF data is not base64: {e}")))
+            .map_err(|e| EngineError::Chrome(format!("PDF data is not base64: {e}")))
     }
 }

@@ -48,12 +48,14 @@ impl std::fmt::Display for ClaimHolder {
 }
 
 /// Why a claim could not be taken.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ClaimError {
     /// Another live process holds it.
+    #[error("the tab is claimed by {0}")]
     Held(ClaimHolder),
     /// The claim directory or file could not be used.
-    Io(std::io::Error),
+    #[error("the claim directory or file could not be used: {0}")]
+    Io(#[source] std::io::Error),
 }
 
 impl ClaimDir {
@@ -394,6 +396,23 @@ mod tests {
         assert_eq!(
             claims.file("../..", "a/b"),
             PathBuf::from("/x/_____/a_b.lock")
+        );
+    }
+
+    #[test]
+    fn claim_errors_are_std_errors_that_name_the_holder() {
+        let held: Box<dyn std::error::Error> = Box::new(ClaimError::Held(ClaimHolder {
+            session: "work".into(),
+            pid: 7,
+        }));
+        assert_eq!(
+            held.to_string(),
+            "the tab is claimed by session \"work\", pid 7"
+        );
+        let io = ClaimError::Io(std::io::Error::from(std::io::ErrorKind::PermissionDenied));
+        assert!(
+            std::error::Error::source(&io).is_some(),
+            "the io error is its source"
         );
     }
 }

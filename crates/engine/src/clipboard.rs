@@ -62,7 +62,7 @@ impl Page<'_> {
     /// `clipboard write <text>`: puts `text` on the clipboard from the page.
     pub async fn clipboard_write(&self, text: &str) -> Result<ClipboardWritten> {
         let literal = serde_json::to_string(text)
-            .map_err(|e| EngineError::Invalid(format!("cannot encode the text: {e}")))?;
+            .map_err(|e| EngineError::Internal(format!("cannot encode the text: {e}")))?;
         self.with_clipboard(&format!(
             "navigator.clipboard.writeText({literal}).then(() => true)"
         ))
@@ -95,7 +95,7 @@ impl Page<'_> {
             .unwrap_or_default()
             .to_string();
         if origin.is_empty() || origin == "null" {
-            return Err(EngineError::Invalid(
+            return Err(EngineError::Page(
                 "the clipboard needs a page with an origin (http, https or file): this page has none"
                     .to_string(),
             ));

@@ -113,7 +113,7 @@ fn writable_dir(dir: &Path) -> Result<PathBuf> {
 }
 
 fn unwritable(dir: &Path, err: &std::io::Error) -> EngineError {
-    EngineError::Invalid(format!("Cannot save downloads in {}: {err}", dir.display()))
+    EngineError::Io(format!("Cannot save downloads in {}: {err}", dir.display()))
 }
 
 /// The destination file of a `path` argument, its directory created and checked writable.
@@ -146,7 +146,7 @@ fn move_file(from: &Path, to: &Path) -> Result<()> {
         return Ok(());
     }
     std::fs::copy(from, to).map_err(|e| {
-        EngineError::Invalid(format!("Cannot save the download to {}: {e}", to.display()))
+        EngineError::Io(format!("Cannot save the download to {}: {e}", to.display()))
     })?;
     let _ = std::fs::remove_file(from);
     Ok(())
@@ -277,7 +277,7 @@ impl Session {
         let dest = path.map(destination).transpose()?;
         self.downloads_started().await?;
         let frames = self.tab_frames(timeout).await?;
-        self.claim_download(&frames, 0, dest, timeout, "wait --download")
+        self.claim_download(&frames, 0, dest, timeout, "wait_download")
             .await
     }
 
@@ -302,7 +302,7 @@ impl Session {
                 match pick {
                     Some(r) if r.progress == Progress::Canceled => {
                         r.claimed = true;
-                        return Err(EngineError::Invalid(format!(
+                        return Err(EngineError::Page(format!(
                             "The download of {} was canceled",
                             r.url
                         )));

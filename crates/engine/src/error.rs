@@ -186,9 +186,32 @@ pub enum EngineError {
     /// A JavaScript exception.
     #[error("Evaluation error: {0}")]
     Evaluation(String),
-    /// The caller gave an invalid argument.
+    /// Extra HTTP headers were given for a URL without an origin (`about:blank`, `data:`, ...):
+    /// they are scoped to an origin.
+    #[error("extra HTTP headers need a URL with an origin, got {url}")]
+    HeadersNeedOrigin {
+        /// The URL as given.
+        url: String,
+    },
+    /// The caller gave an invalid argument (an unknown name, a value out of range, a selector
+    /// that does not parse, an element of the wrong kind for the operation).
     #[error("{0}")]
     Invalid(String),
+    /// Chrome, or a script the engine ran in the page, answered in a form the engine cannot use
+    /// (a missing field, data that does not decode). Not the caller's mistake.
+    #[error("{0}")]
+    Chrome(String),
+    /// The page is not in a state the operation needs, or changed under it: the element is
+    /// disabled or has no box, the frame was removed or has no document, the tab closed or has
+    /// no URL, a download was canceled.
+    #[error("{0}")]
+    Page(String),
+    /// A local file or directory could not be written (downloads).
+    #[error("{0}")]
+    Io(String),
+    /// Data the engine built itself could not be encoded (a bug, not the caller's mistake).
+    #[error("{0}")]
+    Internal(String),
     /// The operation was cancelled (e.g. by `close`).
     #[error("cancelled: {0}")]
     Cancelled(String),

@@ -455,7 +455,7 @@ impl Session {
         }
         let value = handle.call(BOX_FN, &[], timeout).await?;
         serde_json::from_value(value)
-            .map_err(|e| EngineError::Invalid(format!("unexpected box reply: {e}")))
+            .map_err(|e| EngineError::Chrome(format!("unexpected box reply: {e}")))
     }
 }
 

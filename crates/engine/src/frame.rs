@@ -13,7 +13,7 @@
 //!   [`crate::snapshot::frames`]); scripts and input go there, in that frame's coordinates.
 //!
 //! The frame is remembered by its frame id, which survives the frame's own navigations; when
-//! the frame is removed, every scoped command fails with [`EngineError::Invalid`] saying so,
+//! the frame is removed, every scoped command fails with [`EngineError::Page`] saying so,
 //! rather than quietly acting on the main page.
 
 use std::time::{Duration, Instant};
@@ -94,7 +94,7 @@ impl Realm {
 }
 
 fn gone() -> EngineError {
-    EngineError::Invalid(
+    EngineError::Page(
         "The selected frame is no longer in the page (it was removed); select another frame \
          or go back to the main frame"
             .into(),
@@ -137,7 +137,7 @@ impl Session {
                 .and_then(Value::as_str)
                 .map(str::to_string)
                 .ok_or_else(|| {
-                    EngineError::Invalid(format!("'{selector}' has no frame document loaded"))
+                    EngineError::Page(format!("'{selector}' has no frame document loaded"))
                 })?;
             let text = |key: &str| {
                 info.get(key)

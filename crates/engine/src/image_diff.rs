@@ -55,10 +55,19 @@ pub(crate) struct History {
     scopes: Mutex<HashMap<String, (u64, Vec<u8>)>>,
 }
 
-fn decode(bytes: &[u8], what: &str) -> Result<RgbaImage> {
+/// Decodes `bytes`; a failure is the caller's ([`EngineError::Invalid`]: a baseline it gave)
+/// or Chrome's ([`EngineError::Chrome`]: a screenshot it took), as `from_caller` says.
+fn decode(bytes: &[u8], what: &str, from_caller: bool) -> Result<RgbaImage> {
     image::load_from_memory(bytes)
         .map(|i| i.to_rgba8())
-        .map_err(|e| EngineError::Invalid(format!("{what} is not an image this can read: {e}")))
+        .map_err(|e| {
+            let message = format!("{what} is not an image this can read: {e}");
+            if from_caller {
+                EngineError::Invalid(message)
+            } else {
+                EngineError::Chrome(message)
+            }
+        })
 }
 
 fn channel_distance(a: &Rgba<u8>, b: &Rgba<u8>) -> f64 {
@@ -72,8 +81,8 @@ fn channel_distance(a: &Rgba<u8>, b: &Rgba<u8>) -> f64 {
 /// Compares `current` with `baseline`: a pixel differs when one of its channels differs by
 /// more than `threshold` (0 to 1) of the full range.
 pub fn diff_images(baseline: &[u8], current: &[u8], threshold: f64) -> Result<ImageDiff> {
-    let base = decode(baseline, "The baseline")?;
-    let now = decode(current, "The screenshot")?;
+    let base = decode(baseline, "The baseline", true)?;
+    let now = decode(current, "The screenshot", false)?;
     let (w, h) = now.dimensions();
     let total = u64::from(w) * u64::from(h);
     let mut out = RgbaImage::new(w, h);
@@ -92,7 +101,7 @@ pub fn diff_images(baseline: &[u8], current: &[u8], threshold: f64) -> Result<Im
     }
     let mut diff_png = Vec::new();
     out.write_to(&mut std::io::Cursor::new(&mut diff_png), ImageFormat::Png)
-        .map_err(|e| EngineError::Invalid(format!("cannot encode the diff image: {e}")))?;
+        .map_err(|e| EngineError::Internal(format!("cannot encode the diff image: {e}")))?;
     let mismatch_percentage = if total == 0 {
         0.0
     } else {
@@ -110,8 +119,8 @@ pub fn diff_images(baseline: &[u8], current: &[u8], threshold: f64) -> Result<Im
 
 /// The share of pixels that differ at all (sizes differing: all of them).
 fn change_ratio(before: &[u8], after: &[u8]) -> Result<f64> {
-    let a = decode(before, "The previous screenshot")?;
-    let b = decode(after, "The screenshot")?;
+    let a = decode(before, "The previous screenshot", false)?;
+    let b = decode(after, "The screenshot", false)?;
     if a.dimensions() != b.dimensions() {
         return Ok(1.0);
     }

@@ -46,6 +46,7 @@ mod browser;
 mod capture;
 pub mod claim;
 mod clipboard;
+pub mod dates;
 mod dialog;
 pub mod discover;
 mod download;

@@ -449,7 +449,7 @@ impl Session {
         };
         self.prepare(tab, handle, checks, action, deadline)
             .await?
-            .ok_or_else(|| EngineError::Invalid(format!("cannot {action} '{}'", handle.selector)))
+            .ok_or_else(|| EngineError::Page(format!("cannot {action} '{}'", handle.selector)))
     }
 
     /// [`Session::actionable`], except that with `checks.option` an `<option>` is selected in
@@ -493,9 +493,8 @@ impl Session {
                 }
                 Err(err) => return Err(err),
             };
-            let readiness: Readiness = serde_json::from_value(value).map_err(|e| {
-                EngineError::Invalid(format!("unexpected actionability reply: {e}"))
-            })?;
+            let readiness: Readiness = serde_json::from_value(value)
+                .map_err(|e| EngineError::Chrome(format!("unexpected actionability reply: {e}")))?;
             match readiness {
                 Readiness::Ready { x, y } => {
                     if handle.subframe {
@@ -526,6 +525,8 @@ impl Session {
                 }
                 Readiness::Waiting { reason } => {
                     if reason.starts_with("not an ") {
+                        // The reasons mix page state (disabled) with the caller's choice of
+                        // element (not fillable): the caller's, as upstream treats them.
                         return Err(EngineError::Invalid(format!(
                             "Element '{}' is {reason}",
                             handle.selector

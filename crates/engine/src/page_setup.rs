@@ -15,9 +15,9 @@ use std::time::Duration;
 
 use abx_cdp::protocol::browser_protocol::{emulation, fetch, page};
 use abx_cdp::{Event, EventFilter, Session as CdpSession};
-use serde::Deserialize;
 
 use crate::error::{EngineError, Result};
+use crate::policy::{AuthRequired, Paused};
 use crate::session::Session;
 use crate::tab::Tab;
 
@@ -83,21 +83,19 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The `scheme://host[:port]` of a URL, lower-cased (`None` for URLs without an authority).
+/// The `scheme://host[:port]` of a URL, lower-cased, without the scheme's default port (`None`
+/// for URLs without a host).
 pub(crate) fn origin_of(url: &str) -> Option<String> {
-    let (scheme, rest) = url.split_once("://")?;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host_port = authority.rsplit('@').next()?;
-    if host_port.is_empty() {
-        return None;
-    }
-    let scheme = scheme.to_ascii_lowercase();
-    let host_port = host_port.to_ascii_lowercase();
-    let host_port = match (scheme.as_str(), host_port.rsplit_once(':')) {
-        ("http", Some((host, "80"))) | ("https", Some((host, "443"))) => host.to_string(),
-        _ => host_port,
-    };
-    Some(format!("{scheme}://{host_port}"))
+    let parsed = url::Url::parse(url).ok()?;
+    let host = parsed
+        .host_str()
+        .filter(|h| !h.is_empty())?
+        .to_ascii_lowercase();
+    let scheme = parsed.scheme();
+    Some(match parsed.port() {
+        Some(port) => format!("{scheme}://{host}:{port}"),
+        None => format!("{scheme}://{host}"),
+    })
 }
 
 impl FetchHooks {
@@ -138,35 +136,6 @@ impl FetchHooks {
         );
         Some(out)
     }
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Paused {
-    request_id: String,
-    request: PausedRequest,
-    #[serde(default)]
-    resource_type: String,
-}
-
-#[derive(Deserialize)]
-struct PausedRequest {
-    url: String,
-    #[serde(default)]
-    headers: serde_json::Map<String, serde_json::Value>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct AuthRequired {
-    request_id: String,
-    auth_challenge: AuthChallenge,
-}
-
-#[derive(Deserialize)]
-struct AuthChallenge {
-    #[serde(default)]
-    source: Option<String>,
 }
 
 /// Continues a paused request, with the origin's extra headers when it has some.
@@ -264,11 +233,7 @@ async fn answer(
     match event.method() {
         fetch::EventRequestPaused::IDENTIFIER => {
             if let Ok(paused) = event.parse::<Paused>() {
-                let routed = crate::network::PausedRequest::new(
-                    &paused.request_id,
-                    &paused.request.url,
-                    &paused.resource_type,
-                );
+                let routed = paused.routed();
                 if crate::network::answer_paused(cdp, routes, &routed).await {
                     return;
                 }
@@ -408,8 +373,8 @@ impl Session {
         url: &str,
         headers: Vec<(String, String)>,
     ) -> Result<()> {
-        let origin = origin_of(url).ok_or_else(|| {
-            EngineError::Invalid(format!("--headers needs a URL with an origin, got {url}"))
+        let origin = origin_of(url).ok_or_else(|| EngineError::HeadersNeedOrigin {
+            url: url.to_string(),
         })?;
         {
             let mut all = lock(&self.enforcement.hooks.headers);
@@ -477,6 +442,16 @@ mod tests {
             Some("https://example.com")
         );
         assert_eq!(origin_of("about:blank"), None);
+        assert_eq!(origin_of("file:///tmp/x.html"), None);
+        assert_eq!(
+            origin_of("http://[::1]:80/x").as_deref(),
+            Some("http://[::1]"),
+            "IPv6 keeps its brackets, the default port goes"
+        );
+        assert_eq!(
+            origin_of("http://Example.com:8443").as_deref(),
+            Some("http://example.com:8443")
+        );
     }
 
     #[test]

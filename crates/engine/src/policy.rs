@@ -224,18 +224,17 @@ impl std::fmt::Debug for BlockedSink {
     }
 }
 
-/// The lower-cased host of a `scheme://[user@]host[:port]/…` URL (IPv6 keeps its brackets).
+/// The lower-cased host of a URL, read the way Chrome and upstream (`new URL(u).hostname`) read
+/// it: credentials and port dropped, IPv6 in brackets, IPv4 and IDN hosts normalized (`127.1` is
+/// `127.0.0.1`, `bücher.de` is `xn--bcher-kva.de`), a trailing dot dropped. A `blob:`,
+/// `filesystem:` or `view-source:` URL has the host of the URL inside it. `None` without a host.
 pub fn host_of(url: &str) -> Option<String> {
-    let (_, rest) = url.trim().split_once("://")?;
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = if authority.starts_with('[') {
-        authority.split_once(']').map(|(h, _)| format!("{h}]"))?
-    } else {
-        authority
-            .rsplit_once(':')
-            .map_or(authority, |(h, _)| h)
-            .to_string()
+    let parsed = url::Url::parse(url.trim()).ok()?;
+    let Some(host) = parsed.host_str() else {
+        return match parsed.scheme() {
+            "blob" | "filesystem" | "view-source" => host_of(parsed.path()),
+            _ => None,
+        };
     };
     let host = host.trim_end_matches('.').to_ascii_lowercase();
     (!host.is_empty()).then_some(host)
@@ -666,26 +665,27 @@ async fn install(
     Ok(())
 }
 
-/// `Fetch.requestPaused`, read leniently: every request of the browser passes through here, and
+/// `Fetch.requestPaused`, read leniently (by the policy and by the page setup's own
+/// interception, `page_setup.rs`): every request of the browser passes through here, and
 /// only three fields are read (the generated event decodes the whole `Network.Request`, whose
 /// enums grow with Chrome; a request whose event failed to decode would stay paused).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Paused {
-    request_id: String,
-    request: PausedRequest,
+pub(crate) struct Paused {
+    pub(crate) request_id: String,
+    pub(crate) request: PausedRequest,
     #[serde(default)]
-    frame_id: Option<String>,
+    pub(crate) frame_id: Option<String>,
     #[serde(default)]
-    resource_type: String,
+    pub(crate) resource_type: String,
 }
 
 #[derive(Deserialize)]
-struct PausedRequest {
-    url: String,
+pub(crate) struct PausedRequest {
+    pub(crate) url: String,
     /// Kept to add origin headers (`page_setup.rs`).
     #[serde(default)]
-    headers: serde_json::Map<String, serde_json::Value>,
+    pub(crate) headers: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Paused {
@@ -697,7 +697,7 @@ impl Paused {
     }
 
     /// What the routes read of it.
-    fn routed(&self) -> crate::network::PausedRequest {
+    pub(crate) fn routed(&self) -> crate::network::PausedRequest {
         crate::network::PausedRequest::new(&self.request_id, &self.request.url, &self.resource_type)
     }
 }
@@ -705,15 +705,15 @@ impl Paused {
 /// `Fetch.authRequired`, read leniently like [`Paused`].
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct AuthRequired {
-    request_id: String,
-    auth_challenge: AuthChallenge,
+pub(crate) struct AuthRequired {
+    pub(crate) request_id: String,
+    pub(crate) auth_challenge: AuthChallenge,
 }
 
 #[derive(Deserialize)]
-struct AuthChallenge {
+pub(crate) struct AuthChallenge {
     #[serde(default)]
-    source: Option<String>,
+    pub(crate) source: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -1295,6 +1295,45 @@ mod tests {
         assert_eq!(host_of("http://[::1]:80/"), Some("[::1]".into()));
         assert_eq!(host_of("https://x.y"), Some("x.y".into()));
         assert_eq!(host_of("mailto:a@b"), None);
+    }
+
+    #[test]
+    fn host_of_reads_hosts_as_chrome_does() {
+        let host = |u: &str| host_of(u);
+        assert_eq!(
+            host("HTTPS://User:Pw@Example.COM.:8443/a?b#c").as_deref(),
+            Some("example.com")
+        );
+        assert_eq!(
+            host("http://[0:0::1]:8080/").as_deref(),
+            Some("[::1]"),
+            "IPv6 normalized"
+        );
+        assert_eq!(
+            host("http://127.1/").as_deref(),
+            Some("127.0.0.1"),
+            "IPv4 normalized"
+        );
+        assert_eq!(
+            host("http://a@b@c.test/").as_deref(),
+            Some("c.test"),
+            "last @ ends userinfo"
+        );
+        assert_eq!(
+            host("https://bücher.de/").as_deref(),
+            Some("xn--bcher-kva.de")
+        );
+        assert_eq!(host("blob:https://a.test/uuid").as_deref(), Some("a.test"));
+        assert_eq!(host("file://server/share").as_deref(), Some("server"));
+        assert_eq!(
+            host("wss://b.localhost:9/s").as_deref(),
+            Some("b.localhost")
+        );
+        assert_eq!(host("chrome://settings").as_deref(), Some("settings"));
+        assert_eq!(host("file:///etc/hosts"), None);
+        assert_eq!(host("data:text/html,x"), None);
+        assert_eq!(host("about:blank"), None);
+        assert_eq!(host("example.com"), None, "no scheme, no URL");
     }
 }
 

@@ -107,7 +107,7 @@ pub async fn react_query(page: &Page<'_>, query: ReactQuery) -> Result<Value, Re
     let value = page.evaluate(&query_script(query)).await?.value;
     match value.get("error").and_then(Value::as_str) {
         None if value.is_object() => Ok(value),
-        None => Err(EngineError::Invalid(format!("react: the page returned {value}")).into()),
+        None => Err(EngineError::Chrome(format!("react: the page returned {value}")).into()),
         Some("no_hook") => Err(ReactError::NoHook),
         Some("no_renderer") => Err(ReactError::NoRenderer),
         Some("not_found") => Err(ReactError::NotFound(match query {
@@ -115,6 +115,6 @@ pub async fn react_query(page: &Page<'_>, query: ReactQuery) -> Result<Value, Re
             _ => 0,
         })),
         Some("not_recording") => Err(ReactError::NotRecording),
-        Some(other) => Err(EngineError::Invalid(format!("react: {other}")).into()),
+        Some(other) => Err(EngineError::Chrome(format!("react: {other}")).into()),
     }
 }

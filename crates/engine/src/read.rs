@@ -140,7 +140,7 @@ impl Session {
         };
         match (field("url"), field("html")) {
             (Some(url), _) if url.is_empty() => {
-                Err(EngineError::Invalid("Active tab has no URL".into()))
+                Err(EngineError::Page("Active tab has no URL".into()))
             }
             (Some(url), Some(html)) => Ok((url, html)),
             _ => Err(EngineError::Evaluation(
@@ -157,9 +157,9 @@ fn check_active_url(url: &str, allowed: Option<&DomainFilter>) -> Result<()> {
         return Ok(());
     };
     let parsed = reqwest::Url::parse(url)
-        .map_err(|e| EngineError::Invalid(format!("Invalid active tab URL: {e}")))?;
+        .map_err(|e| EngineError::Page(format!("Invalid active tab URL: {e}")))?;
     if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(EngineError::Invalid(format!(
+        return Err(EngineError::Page(format!(
             "Active tab URL scheme '{}' is not allowed by domain filter",
             parsed.scheme()
         )));

@@ -37,7 +37,7 @@ impl Session {
     pub async fn reopen_tab(&self) -> Result<TabListing> {
         let old = self
             .active_target()
-            .ok_or_else(|| EngineError::Invalid("No active tab to reopen".into()))?;
+            .ok_or_else(|| EngineError::Page("No active tab to reopen".into()))?;
         let url = self
             .attached_tab(&old)
             .map(|tab| tab.read(|st| st.url.clone()))

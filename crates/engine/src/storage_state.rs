@@ -191,9 +191,9 @@ impl Session {
                 continue;
             }
             let local = serde_json::to_value(&origin.local_storage)
-                .map_err(|e| EngineError::Invalid(e.to_string()))?;
+                .map_err(|e| EngineError::Internal(e.to_string()))?;
             let session = serde_json::to_value(&origin.session_storage)
-                .map_err(|e| EngineError::Invalid(e.to_string()))?;
+                .map_err(|e| EngineError::Internal(e.to_string()))?;
             self.page(Some(SHORT))
                 .await?
                 .evaluate(&APPLY_FN.call(&[local, session]))

@@ -90,9 +90,7 @@ impl Page<'_> {
                     Err(err) => Err(err),
                 }
             }
-            Ok(None) => Err(EngineError::Invalid(format!(
-                "{selector} has no box to tap"
-            ))),
+            Ok(None) => Err(EngineError::Page(format!("{selector} has no box to tap"))),
             Err(err) => Err(err),
         };
         handle.release().await;

@@ -157,11 +157,11 @@ impl Trace {
                 what: "trace_stop (waiting for Chrome's trace data)".into(),
                 after: timeout,
             })?
-            .ok_or_else(|| EngineError::Invalid("the tab closed before the trace ended".into()))?;
+            .ok_or_else(|| EngineError::Page("the tab closed before the trace ended".into()))?;
         let done: cdp::EventTracingComplete = event.parse()?;
         let handle = done
             .stream
-            .ok_or_else(|| EngineError::Invalid("Chrome returned no trace stream".into()))?;
+            .ok_or_else(|| EngineError::Chrome("Chrome returned no trace stream".into()))?;
         let mut text = String::new();
         loop {
             let chunk = self
@@ -180,7 +180,7 @@ impl Trace {
                 use base64::Engine as _;
                 let bytes = base64::engine::general_purpose::STANDARD
                     .decode(chunk.data.as_bytes())
-                    .map_err(|e| EngineError::Invalid(format!("trace data: {e}")))?;
+                    .map_err(|e| EngineError::Chrome(format!("trace data: {e}")))?;
                 text.push_str(&String::from_utf8_lossy(&bytes));
             } else {
                 text.push_str(&chunk.data);
@@ -194,7 +194,7 @@ impl Trace {
             .request("trace_stop", io::CloseParams { handle }, timeout)
             .await;
         let mut parsed: Value = serde_json::from_str(&text)
-            .map_err(|e| EngineError::Invalid(format!("Chrome's trace is not JSON: {e}")))?;
+            .map_err(|e| EngineError::Chrome(format!("Chrome's trace is not JSON: {e}")))?;
         let events = parsed
             .get("traceEvents")
             .and_then(Value::as_array)
@@ -224,7 +224,7 @@ impl Trace {
             );
         }
         let json = serde_json::to_string(&profile)
-            .map_err(|e| EngineError::Invalid(format!("profile: {e}")))?;
+            .map_err(|e| EngineError::Internal(format!("profile: {e}")))?;
         Ok(Finished { json, events })
     }
 }
@@ -258,7 +258,7 @@ impl CpuProfile {
             .await;
         let events = stopped.profile.samples.as_ref().map_or(0, Vec::len);
         let json = serde_json::to_string(&stopped.profile)
-            .map_err(|e| EngineError::Invalid(format!("profile: {e}")))?;
+            .map_err(|e| EngineError::Internal(format!("profile: {e}")))?;
         Ok(Finished { json, events })
     }
 }

@@ -13,7 +13,8 @@ pub const PROTOCOL: u32 = 1;
 pub const MAX_LINE: usize = 1 << 20;
 
 /// Why a request failed: `{"error": {"code", "message"}}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{code}: {message}")]
 pub struct FrontError {
     /// A stable snake-case code (the list is in `docs/host.md`).
     pub code: &'static str,

@@ -444,22 +444,22 @@ async fn exits_within(pid: i32, wait: Duration) -> bool {
     true
 }
 
+/// `host:port` to connect to for a service URL: its port, else the scheme's (443 for `wss`
+/// and `https`, 80 otherwise); IPv6 in brackets. `None` without a host.
+fn socket_address(url: &str) -> Option<String> {
+    let parsed = url::Url::parse(url).ok()?;
+    let host = parsed.host()?;
+    let port = parsed.port().unwrap_or(match parsed.scheme() {
+        "wss" | "https" => 443,
+        _ => 80,
+    });
+    Some(format!("{host}:{port}"))
+}
+
 /// Whether something accepts TCP connections at `url`'s host and port (within 1 s).
 async fn service_answers(url: &str) -> bool {
-    let Some((scheme, rest)) = url.split_once("://") else {
+    let Some(address) = socket_address(url) else {
         return false;
-    };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let authority = authority.rsplit('@').next().unwrap_or(authority);
-    let has_port = authority
-        .rsplit_once(':')
-        .is_some_and(|(_, port)| !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()));
-    let address = if has_port {
-        authority.to_string()
-    } else if matches!(scheme, "wss" | "https") {
-        format!("{authority}:443")
-    } else {
-        format!("{authority}:80")
     };
     matches!(
         tokio::time::timeout(
@@ -550,5 +550,34 @@ async fn run_watch(
         }
         report(&home, &events, &audit, record, cause);
         return;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn service_addresses_take_the_scheme_port_when_none_is_written() {
+        let address = |u: &str| socket_address(u);
+        assert_eq!(
+            address("ws://127.0.0.1:9222/devtools/browser/x").as_deref(),
+            Some("127.0.0.1:9222")
+        );
+        assert_eq!(
+            address("wss://u:p@cloud.test/session?token=a").as_deref(),
+            Some("cloud.test:443")
+        );
+        assert_eq!(
+            address("http://Cloud.Test").as_deref(),
+            Some("cloud.test:80")
+        );
+        assert_eq!(address("ws://[::1]:9/").as_deref(), Some("[::1]:9"));
+        assert_eq!(
+            address("wss://h:443/").as_deref(),
+            Some("h:443"),
+            "an explicit default port"
+        );
+        assert_eq!(address("not a url"), None);
     }
 }

@@ -38,6 +38,7 @@ use tokio_tungstenite::tungstenite;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::RelayError;
+use crate::http::{Served, error_response, json_response};
 use crate::protocol::query_pairs;
 use crate::server::{same_origin, token_ok};
 
@@ -127,15 +128,13 @@ struct App {
 /// # Ok(()) }
 /// ```
 pub struct DashboardServer {
-    port: u16,
-    stop: CancellationToken,
-    task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    served: Served,
 }
 
 impl std::fmt::Debug for DashboardServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DashboardServer")
-            .field("port", &self.port)
+            .field("port", &self.served.port())
             .finish_non_exhaustive()
     }
 }
@@ -168,58 +167,24 @@ impl DashboardServer {
             controllers: Mutex::new(HashMap::new()),
         });
         let router = Router::new().fallback(handle).with_state(app);
-        let mut serves = Vec::new();
-        for listener in listeners {
-            let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-                let _ = tcp.set_nodelay(true);
-            });
-            let shutdown = stop.clone();
-            let router = router.clone();
-            serves.push(async move {
-                let serve = axum::serve(listener, router)
-                    .with_graceful_shutdown(async move { shutdown.cancelled().await });
-                if let Err(err) = serve.await {
-                    tracing::debug!(%err, "dashboard server ended");
-                }
-            });
-        }
-        let task = tokio::spawn(async move {
-            futures_util::future::join_all(serves).await;
-        });
         Ok(DashboardServer {
-            port,
-            stop,
-            task: Mutex::new(Some(task)),
+            served: Served::start(listeners, port, router, stop, "dashboard server"),
         })
     }
 
     /// The port it listens on.
     pub fn port(&self) -> u16 {
-        self.port
+        self.served.port()
     }
 
     /// Resolves when the server stopped (after [`DashboardServer::shutdown`] or a fatal error).
     pub async fn stopped(&self) {
-        self.stop.cancelled().await;
+        self.served.stopped().await;
     }
 
     /// Stops and waits (bounded) for the server and its viewers to end.
     pub async fn shutdown(self) {
-        self.stop.cancel();
-        let task = self.task.lock().ok().and_then(|mut t| t.take());
-        if let Some(mut task) = task
-            && tokio::time::timeout(Duration::from_secs(2), &mut task)
-                .await
-                .is_err()
-        {
-            task.abort();
-        }
-    }
-}
-
-impl Drop for DashboardServer {
-    fn drop(&mut self) {
-        self.stop.cancel();
+        self.served.shutdown().await;
     }
 }
 
@@ -280,52 +245,26 @@ pub struct InvalidOrigin;
 /// assert!(normalize_origin("https://localhost:3000", false).is_err());
 /// ```
 pub fn normalize_origin(text: &str, lenient_path: bool) -> Result<String, InvalidOrigin> {
-    let text = text.trim();
-    let (scheme, rest) = text.split_once("://").ok_or(InvalidOrigin)?;
-    if !scheme.eq_ignore_ascii_case("https") {
-        return Err(InvalidOrigin);
-    }
-    let (authority, path) = match rest.find('/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, ""),
-    };
-    if (!lenient_path && !path.is_empty() && path != "/")
-        || authority.is_empty()
-        || authority.contains(['@', '?', '#', ' '])
-        || (!lenient_path && path.contains(['?', '#']))
+    let url = url::Url::parse(text.trim()).map_err(|_| InvalidOrigin)?;
+    let exact = url.path() == "/" && url.query().is_none() && url.fragment().is_none();
+    if url.scheme() != "https"
+        || !url.username().is_empty()
+        || url.password().is_some()
+        || (!lenient_path && !exact)
     {
         return Err(InvalidOrigin);
     }
-    let authority = authority.to_ascii_lowercase();
-    let (host, port) = if authority.starts_with('[') {
-        let close = authority.find(']').ok_or(InvalidOrigin)?;
-        (&authority[..=close], &authority[close + 1..])
-    } else {
-        match authority.rfind(':') {
-            Some(i) => (&authority[..i], &authority[i..]),
-            None => (authority.as_str(), ""),
-        }
+    let loopback = match url.host().ok_or(InvalidOrigin)? {
+        url::Host::Domain(name) => name == "localhost" || name.ends_with(".localhost"),
+        url::Host::Ipv4(ip) => ip.is_loopback(),
+        url::Host::Ipv6(ip) => ip.is_loopback(),
     };
-    let port = match port.strip_prefix(':') {
-        None if port.is_empty() => None,
-        Some(digits) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
-            Some(digits.parse::<u16>().map_err(|_| InvalidOrigin)?).filter(|p| *p != 443)
-        }
-        _ => return Err(InvalidOrigin),
-    };
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    if bare.is_empty()
-        || bare == "localhost"
-        || bare.ends_with(".localhost")
-        || bare == "::1"
-        || bare.starts_with("127.")
-    {
+    if loopback {
         return Err(InvalidOrigin);
     }
-    Ok(match port {
-        Some(port) => format!("https://{host}:{port}"),
-        None => format!("https://{host}"),
-    })
+    // `https://host[:port]`, lower-cased, the default port dropped, IDN hosts in punycode (as
+    // browsers send them in `Origin`).
+    Ok(url.origin().ascii_serialization())
 }
 
 fn text_response(status: StatusCode, content_type: &'static str, body: &'static str) -> Response {
@@ -341,19 +280,6 @@ fn text_response(status: StatusCode, content_type: &'static str, body: &'static 
     response
 }
 
-fn error(status: StatusCode, message: &str) -> Response {
-    let mut response = (
-        status,
-        json!({"success": false, "error": message}).to_string(),
-    )
-        .into_response();
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json; charset=utf-8"),
-    );
-    response
-}
-
 async fn handle(
     State(app): State<Arc<App>>,
     method: Method,
@@ -363,7 +289,7 @@ async fn handle(
 ) -> Response {
     let proxied = !loopback_host(&headers);
     if proxied && !proxied_host(&headers, &app.options.allowed_origins) {
-        return error(
+        return error_response(
             StatusCode::FORBIDDEN,
             "The dashboard answers only to localhost, 127.0.0.1, [::1] or its allowed origins",
         );
@@ -390,7 +316,7 @@ async fn handle(
         }
     }
     if !path.starts_with("/api/") {
-        return error(StatusCode::NOT_FOUND, "Not found");
+        return error_response(StatusCode::NOT_FOUND, "Not found");
     }
     // A page of an allowed (reverse-proxy) origin, or any request through the proxy, must
     // carry the access token its private URL gave it.
@@ -399,18 +325,18 @@ async fn handle(
         let carries = app.options.access_token.is_some()
             && token_ok(app.options.access_token.as_deref(), &headers, query);
         if !from_allowed || !carries {
-            return error(
+            return error_response(
                 StatusCode::FORBIDDEN,
                 "The request's Origin or dashboard access token is not accepted",
             );
         }
     } else if !own_origin(&headers) {
-        return error(
+        return error_response(
             StatusCode::FORBIDDEN,
             "Origin does not match the dashboard's own origin",
         );
     } else if !token_ok(app.options.token.as_deref(), &headers, query) {
-        return error(
+        return error_response(
             StatusCode::UNAUTHORIZED,
             "Unauthorized: this dashboard needs its token (open it with ?token=…)",
         );
@@ -422,23 +348,18 @@ async fn handle(
             .into_iter()
             .map(|s| json!({"session": s.name, "port": s.port}))
             .collect();
-        let mut response = Value::Array(sessions).to_string().into_response();
-        response.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json; charset=utf-8"),
-        );
-        return response;
+        return json_response(StatusCode::OK, Value::Array(sessions).to_string());
     }
     if let Some(name) = path
         .strip_prefix("/api/sessions/")
         .and_then(|rest| rest.strip_suffix("/stream"))
     {
         let Ok(upgrade) = upgrade else {
-            return error(StatusCode::BAD_REQUEST, "Expected a WebSocket upgrade");
+            return error_response(StatusCode::BAD_REQUEST, "Expected a WebSocket upgrade");
         };
         let name = percent_decode(name);
         let Some(session) = app.hooks.sessions().into_iter().find(|s| s.name == name) else {
-            return error(
+            return error_response(
                 StatusCode::NOT_FOUND,
                 &format!("No live session named {name}"),
             );
@@ -453,15 +374,14 @@ async fn handle(
             .max_message_size(1 << 20)
             .on_upgrade(move |socket| viewer(app, socket, session, want_watch, max_fps));
     }
-    error(StatusCode::NOT_FOUND, "Not found")
+    error_response(StatusCode::NOT_FOUND, "Not found")
 }
 
+/// A path segment with its `%XX` escapes decoded (`+` is a plus in a path, not a space).
 fn percent_decode(text: &str) -> String {
-    query_pairs(&format!("x={text}"))
-        .into_iter()
-        .next()
-        .map(|(_, v)| v)
-        .unwrap_or_default()
+    percent_encoding::percent_decode_str(text)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 /// Holds a session's control slot while a controlling viewer is connected.
@@ -639,6 +559,45 @@ mod tests {
             map.insert(*name, HeaderValue::from_str(value).expect("header"));
         }
         map
+    }
+
+    #[test]
+    fn allowed_origins_are_exact_non_loopback_https_origins() {
+        let strict = |t: &str| normalize_origin(t, false).ok();
+        assert_eq!(
+            strict(" HTTPS://Dash.Example.com:443/ ").as_deref(),
+            Some("https://dash.example.com")
+        );
+        assert_eq!(
+            strict("https://[2001:DB8::1]:8443").as_deref(),
+            Some("https://[2001:db8::1]:8443")
+        );
+        assert_eq!(
+            strict("https://bücher.example").as_deref(),
+            Some("https://xn--bcher-kva.example")
+        );
+        for bad in [
+            "https://u@dash.example",
+            "https://dash.example/app",
+            "https://dash.example/?x",
+            "https://dash.example#f",
+            "https://dash.example:99999",
+            "https://127.0.0.2",
+            "https://[::1]",
+            "https://app.localhost",
+            "http://dash.example",
+            "dash.example",
+            "https://",
+        ] {
+            assert_eq!(strict(bad), None, "{bad}");
+        }
+        assert_eq!(
+            normalize_origin("https://dash.example/app/x", true)
+                .ok()
+                .as_deref(),
+            Some("https://dash.example"),
+            "a referer's path is dropped"
+        );
     }
 
     #[test]

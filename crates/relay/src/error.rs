@@ -13,9 +13,7 @@ use abx_engine::EngineError;
 #[non_exhaustive]
 pub enum RelayError {
     /// No browser is attached (the daemon has not launched or attached one yet, or it closed).
-    #[error(
-        "no browser is attached to this session yet; run a command such as `agent-browser open <url>` first"
-    )]
+    #[error("no browser is attached to this session yet; launch or attach one (open a page) first")]
     NoBrowser,
     /// The session has no live tab to stream or send input to.
     #[error("the session has no live tab; open a tab or reopen the closed one")]

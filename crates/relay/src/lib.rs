@@ -47,6 +47,7 @@
 mod dashboard;
 mod error;
 mod frame;
+mod http;
 mod input;
 mod live;
 pub mod protocol;

@@ -16,7 +16,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
@@ -29,6 +29,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::RelayError;
+use crate::http::{Served, error_response, json_response};
 use crate::protocol::{ViewerConfig, query_pairs};
 use crate::relay::Relay;
 
@@ -130,15 +131,13 @@ pub(crate) struct App {
 /// # Ok(()) }
 /// ```
 pub struct StreamServer {
-    port: u16,
-    stop: CancellationToken,
-    task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    served: Served,
 }
 
 impl std::fmt::Debug for StreamServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StreamServer")
-            .field("port", &self.port)
+            .field("port", &self.served.port())
             .finish_non_exhaustive()
     }
 }
@@ -182,26 +181,8 @@ impl StreamServer {
             stop: stop.clone(),
         });
         let router = Router::new().fallback(handle).with_state(app);
-        let shutdown = stop.clone();
-        // Frames are large writes followed by small ones; with Nagle's algorithm the tail of a
-        // message can wait for the viewer's delayed ACK (measured: ~25 ms p99 spikes at 4–8
-        // viewers without this).
-        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-            if let Err(err) = tcp.set_nodelay(true) {
-                tracing::debug!(%err, "cannot set TCP_NODELAY on a viewer socket");
-            }
-        });
-        let task = tokio::spawn(async move {
-            let serve = axum::serve(listener, router)
-                .with_graceful_shutdown(async move { shutdown.cancelled().await });
-            if let Err(err) = serve.await {
-                tracing::debug!(%err, "stream server ended");
-            }
-        });
         Ok(StreamServer {
-            port,
-            stop,
-            task: Mutex::new(Some(task)),
+            served: Served::start(vec![listener], port, router, stop, "stream server"),
         })
     }
 
@@ -213,7 +194,7 @@ impl StreamServer {
     /// # }
     /// ```
     pub fn port(&self) -> u16 {
-        self.port
+        self.served.port()
     }
 
     /// Stops accepting and tells every viewer to go (without waiting).
@@ -224,7 +205,7 @@ impl StreamServer {
     /// # }
     /// ```
     pub fn stop(&self) {
-        self.stop.cancel();
+        self.served.stop();
     }
 
     /// Stops and waits (bounded) for the server and its viewers to end.
@@ -235,21 +216,7 @@ impl StreamServer {
     /// # }
     /// ```
     pub async fn shutdown(self) {
-        self.stop.cancel();
-        let task = self.task.lock().ok().and_then(|mut t| t.take());
-        if let Some(mut task) = task
-            && tokio::time::timeout(Duration::from_secs(2), &mut task)
-                .await
-                .is_err()
-        {
-            task.abort();
-        }
-    }
-}
-
-impl Drop for StreamServer {
-    fn drop(&mut self) {
-        self.stop.cancel();
+        self.served.shutdown().await;
     }
 }
 
@@ -286,22 +253,6 @@ fn with_cors(mut response: Response) -> Response {
             .insert(name, HeaderValue::from_static(value));
     }
     response
-}
-
-fn json_response(status: StatusCode, body: String) -> Response {
-    let mut response = (status, body).into_response();
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json; charset=utf-8"),
-    );
-    response
-}
-
-fn error_response(status: StatusCode, message: &str) -> Response {
-    json_response(
-        status,
-        json!({"success": false, "error": message}).to_string(),
-    )
 }
 
 async fn handle(
@@ -414,26 +365,20 @@ pub fn origin_allowed(origin: Option<&str>) -> bool {
     if origin.is_empty() {
         return true;
     }
-    if origin.starts_with("file://") {
-        return true;
+    match url::Url::parse(origin) {
+        Ok(url) if url.scheme() == "file" => true,
+        Ok(url) => url.host().is_some_and(|host| is_loopback(&host)),
+        Err(_) => false,
     }
-    let Some((_, rest)) = origin.split_once("://") else {
-        return false;
-    };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host = host_of(authority);
-    matches!(
-        host.to_ascii_lowercase().as_str(),
-        "localhost" | "127.0.0.1" | "::1"
-    )
 }
 
-/// The host of `host[:port]` or `[v6][:port]`, without brackets.
-fn host_of(authority: &str) -> &str {
-    if let Some(rest) = authority.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or("");
+/// `localhost`, `127.0.0.1` or `::1` (the hosts a local page's origin has).
+fn is_loopback(host: &url::Host<&str>) -> bool {
+    match host {
+        url::Host::Domain(name) => name.eq_ignore_ascii_case("localhost"),
+        url::Host::Ipv4(ip) => *ip == std::net::Ipv4Addr::LOCALHOST,
+        url::Host::Ipv6(ip) => *ip == std::net::Ipv6Addr::LOCALHOST,
     }
-    authority.split(':').next().unwrap_or("")
 }
 
 /// Upstream's rule for state-changing API calls: the page's `Origin` (or `Referer`) names the
@@ -450,7 +395,7 @@ pub fn same_origin(headers: &HeaderMap) -> bool {
     let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
         return false;
     };
-    let host = normalize_authority(host, None);
+    let host = normalize_authority(host);
     [header::ORIGIN, header::REFERER].iter().any(|name| {
         headers
             .get(name)
@@ -460,31 +405,28 @@ pub fn same_origin(headers: &HeaderMap) -> bool {
     })
 }
 
-/// `(normalized host:port, https or local)` of an origin or referer URL.
-fn origin_authority(url: &str) -> Option<(String, bool)> {
-    let (scheme, rest) = url.split_once("://")?;
-    let scheme = scheme.to_ascii_lowercase();
+/// `(normalized host:port, https or local)` of an origin or referer URL (credentials in a
+/// referer are not part of the authority we compare).
+fn origin_authority(text: &str) -> Option<(String, bool)> {
+    let url = url::Url::parse(text).ok()?;
+    let scheme = url.scheme();
     if scheme != "http" && scheme != "https" {
         return None;
     }
-    let authority = rest.split(['/', '?', '#']).next()?;
-    // Credentials in a referer are not part of the authority we compare.
-    let authority = authority.rsplit('@').next()?;
-    if authority.is_empty() {
-        return None;
-    }
-    let host = host_of(authority).to_ascii_lowercase();
-    let local =
-        host == "localhost" || host == "127.0.0.1" || host == "::1" || host.ends_with(".localhost");
-    Some((
-        normalize_authority(authority, Some(&scheme)),
-        scheme == "https" || local,
-    ))
+    let host = url.host()?;
+    let local = is_loopback(&host)
+        || matches!(&host, url::Host::Domain(name) if name.ends_with(".localhost"));
+    // `port()` is `None` for the scheme's default port, as the Host header usually omits it.
+    let authority = match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_string(),
+    };
+    Some((authority, scheme == "https" || local))
 }
 
-/// Lower-cased `host[:port]` with the scheme's default port dropped (`:80`/`:443` for a Host
-/// header, whose scheme is unknown).
-fn normalize_authority(authority: &str, scheme: Option<&str>) -> String {
+/// A `Host` header as a lower-cased `host[:port]` without `:80` or `:443` (its scheme is
+/// unknown). Not parsed as a URL on purpose: `user@host` must stay unequal to `host`.
+fn normalize_authority(authority: &str) -> String {
     let authority = authority.trim().to_ascii_lowercase();
     let (host, port) = match authority.rfind(':') {
         Some(i)
@@ -496,10 +438,7 @@ fn normalize_authority(authority: &str, scheme: Option<&str>) -> String {
         }
         _ => (authority.as_str(), None),
     };
-    let default = matches!(
-        (scheme, port),
-        (Some("http") | None, Some("80")) | (Some("https") | None, Some("443"))
-    );
+    let default = matches!(port, Some("80" | "443"));
     match port {
         Some(port) if !default => format!("{host}:{port}"),
         _ => host.to_string(),
@@ -583,6 +522,8 @@ mod tests {
             Some("https://127.0.0.1"),
             Some("http://[::1]:8080"),
             Some("HTTP://LOCALHOST"),
+            Some("http://[0:0::1]:1"),
+            Some("http://u:p@localhost:1"),
         ] {
             assert!(origin_allowed(ok), "{ok:?}");
         }
@@ -593,6 +534,8 @@ mod tests {
             Some("http://127.0.0.1.evil.example:80"),
             Some("garbage"),
             Some("http://evil.example/localhost"),
+            Some("http://localhost@evil.example"),
+            Some("http://[::2]"),
         ] {
             assert!(!origin_allowed(bad), "{bad:?}");
         }
@@ -622,6 +565,18 @@ mod tests {
             ("origin", "http://dash.example")
         ])));
         assert!(!same_origin(&headers(&[("host", "127.0.0.1:4848")])));
+        assert!(same_origin(&headers(&[
+            ("host", "[::1]:4848"),
+            ("referer", "http://u:p@[::1]:4848/x")
+        ])));
+        assert!(same_origin(&headers(&[
+            ("host", "app.localhost:80"),
+            ("origin", "http://App.Localhost")
+        ])));
+        assert!(!same_origin(&headers(&[
+            ("host", "evil@127.0.0.1:4848"),
+            ("origin", "http://127.0.0.1:4848")
+        ])));
         assert!(!same_origin(&headers(&[
             ("host", "127.0.0.1:4848"),
             ("origin", "http://127.0.0.1:9999")

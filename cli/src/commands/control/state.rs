@@ -308,7 +308,7 @@ fn listed(t: &mut Text<'_>, data: &Value) -> bool {
         } else {
             format!("{size}B")
         };
-        let date = abx_daemon::vault::rfc3339(u(file, "modified").unwrap_or(0) as i64);
+        let date = abx_engine::dates::rfc3339_seconds(u(file, "modified").unwrap_or(0) as i64);
         let date = date.split('T').next().unwrap_or_default().to_string();
         let encrypted = if b(file, "encrypted") == Some(true) {
             " [encrypted]"

@@ -113,7 +113,7 @@ impl Session {
                 .await?;
         }
         if state(handle).await?.as_bool() != Some(want) {
-            return Err(EngineError::Invalid(format!(
+            return Err(EngineError::Page(format!(
                 "Clicking '{}' did not {command} it (the page may prevent the change)",
                 handle.selector
             )));

@@ -300,61 +300,14 @@ fn query_string(url: &str) -> Vec<Value> {
         return Vec::new();
     };
     let query = query.split('#').next().unwrap_or("");
-    query
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .map(|pair| {
-            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            json!({"name": percent_decode(name), "value": percent_decode(value)})
-        })
+    form_urlencoded::parse(query.as_bytes())
+        .map(|(name, value)| json!({"name": name, "value": value}))
         .collect()
 }
 
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("");
-                match u8::from_str_radix(hex, 16) {
-                    Ok(b) => {
-                        out.push(b);
-                        i += 2;
-                    }
-                    Err(_) => out.push(b'%'),
-                }
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Epoch seconds as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+/// Epoch seconds as `YYYY-MM-DDTHH:MM:SS.mmmZ` (before 1970 is 1970).
 fn iso8601(epoch_seconds: f64) -> String {
-    let millis = (epoch_seconds * 1000.0).max(0.0) as i64;
-    let (days, ms_of_day) = (millis.div_euclid(86_400_000), millis.rem_euclid(86_400_000));
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let (h, m, s, ms) = (
-        ms_of_day / 3_600_000,
-        ms_of_day / 60_000 % 60,
-        ms_of_day / 1000 % 60,
-        ms_of_day % 1000,
-    );
-    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{ms:03}Z")
+    crate::dates::rfc3339_millis((epoch_seconds * 1000.0).max(0.0) as i64)
 }
 
 #[cfg(test)]
@@ -379,8 +332,15 @@ mod tests {
                 json!({"name": "flag", "value": ""}),
             ]
         );
-        assert_eq!(percent_decode("100%"), "100%");
-        assert_eq!(percent_decode("%zz"), "%zz");
+        // Malformed escapes stay as written.
+        assert_eq!(
+            query_string("http://x/?p=100%&q=%zz&r=%4"),
+            vec![
+                json!({"name": "p", "value": "100%"}),
+                json!({"name": "q", "value": "%zz"}),
+                json!({"name": "r", "value": "%4"}),
+            ]
+        );
     }
 
     #[test]

@@ -90,36 +90,8 @@ impl Route {
                 .resource_types
                 .iter()
                 .any(|t| t.eq_ignore_ascii_case(resource_type));
-        typed && url_matches(&self.pattern, url)
+        typed && crate::glob::route_matches(&self.pattern, url)
     }
-}
-
-/// A glob over the whole URL: `*` (and `**`, the same) stands for any run of characters, every
-/// other character for itself; a pattern without `*` is the exact URL. This is what upstream's
-/// routes match in effect (its `Fetch.enable` patterns are the route patterns, and Chrome's
-/// `urlPattern` spans the whole URL).
-pub(crate) fn url_matches(pattern: &str, url: &str) -> bool {
-    if !pattern.contains('*') {
-        return url == pattern;
-    }
-    let parts: Vec<&str> = pattern.split('*').collect();
-    let (first, rest) = match parts.split_first() {
-        Some(split) => split,
-        None => return true,
-    };
-    let Some(mut remaining) = url.strip_prefix(first) else {
-        return false;
-    };
-    let Some((last, middle)) = rest.split_last() else {
-        return remaining.is_empty();
-    };
-    for part in middle {
-        match remaining.find(part) {
-            Some(at) => remaining = &remaining[at + part.len()..],
-            None => return false,
-        }
-    }
-    remaining.len() >= last.len() && remaining.ends_with(last)
 }
 
 /// The routes of one session, shared by its policy and its network state.
@@ -256,24 +228,6 @@ fn fulfill(request_id: fetch::RequestId, mock: &MockResponse) -> fetch::FulfillR
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn patterns_match_like_upstreams_routes() {
-        let u = "http://127.0.0.1:8080/api/items?x=1";
-        assert!(url_matches(u, u), "no wildcard: the exact URL");
-        assert!(!url_matches("/api/items", u), "not a substring");
-        assert!(url_matches("*", u));
-        assert!(url_matches("**/api/*", u));
-        assert!(url_matches("**/api/items*", u));
-        assert!(
-            !url_matches("**/api/items", u),
-            "a glob spans the whole URL"
-        );
-        assert!(url_matches("http://127.0.0.1:8080/**", u));
-        assert!(!url_matches("https://**", u));
-        assert!(url_matches("*items*", u));
-        assert!(!url_matches("*a*a*a*a*", "http://a/"));
-    }
 
     #[test]
     fn a_route_for_the_same_pattern_replaces_the_old_one() {

@@ -713,7 +713,7 @@ impl Session {
             Some(r) => self.resolve_tab_ref(r)?,
             None => self
                 .active_target()
-                .ok_or_else(|| EngineError::Invalid("No active tab to close".into()))?,
+                .ok_or_else(|| EngineError::Page("No active tab to close".into()))?,
         };
         // A stage never closes another stage's tab; an unpinned session (a Host's anchor, which
         // owns the browser) may, as upstream: the stage then answers `tab_gone`.
