@@ -610,7 +610,7 @@ mod tests {
         let full = decode_reply(line, false).expect("full");
         let lean = decode_reply(line, true).expect("lean");
         assert!(full["data"]["refs"].is_object());
-        let mut expected = full.clone();
+        let mut expected = full;
         expected["data"]
             .as_object_mut()
             .expect("object")
