@@ -705,9 +705,14 @@ async fn eight_viewers_share_frames_and_a_stalled_one_slows_nobody() {
         "a reading viewer lost frames while a peer stalled: {:?}",
         show(std::slice::from_ref(last_stalled))
     );
+    // Whether the stalled peer held Chrome's screencast back is read off what Chrome painted
+    // in that window (a relay pacing acks to its slowest viewer would stop the cast); the
+    // readers' own rates are judged against that same window above, since the paint rate of
+    // another window moves with the machine's load.
+    let painted = source(last_stalled);
     assert!(
-        slowest >= 0.7 * reference && slowest >= MIN_LIVE_FPS,
-        "a stalled peer slowed the others: slowest reader {slowest:.1} fps against {reference:.1} fps once it went"
+        painted >= 0.6 * reference && slowest >= MIN_LIVE_FPS,
+        "a stalled peer slowed the others: Chrome painted {painted:.1} fps and the slowest reader got {slowest:.1} fps, against {reference:.1} fps once it went"
     );
     for viewer in &mut viewers {
         viewer.next_of("frame", SHORT).await;
