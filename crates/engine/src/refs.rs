@@ -135,6 +135,9 @@ pub(crate) struct TabRefs {
     pub(crate) assigns: u64,
     /// The unchanged-page fast path of `snapshot`.
     pub(crate) watch: crate::snapshot::watch::WatchState,
+    /// How many nodes the main document's tree had at the tab's last full snapshot: what
+    /// [`crate::SnapshotSource::Auto`] judges the next page's size by.
+    pub(crate) last_tree_nodes: Option<usize>,
 }
 
 #[derive(Default)]

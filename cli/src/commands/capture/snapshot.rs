@@ -54,13 +54,16 @@ impl SnapshotRequest {
 }
 
 /// Where snapshots read the tree from: the in-page walker where it answers, Chrome's tree
-/// elsewhere (ADR 0018); `ABX_SNAPSHOT_AX=1` forces Chrome's accessibility tree everywhere.
-/// (`ABX_SNAPSHOT_WALKER=1`, the opt-in of before, is still accepted and changes nothing.)
+/// elsewhere and on small pages (ADR 0018); `ABX_SNAPSHOT_AX=1` forces Chrome's accessibility
+/// tree everywhere, `ABX_SNAPSHOT_WALKER=1` the walker on small pages too.
 fn snapshot_source() -> SnapshotSource {
-    if std::env::var_os("ABX_SNAPSHOT_AX").is_some_and(|v| v == "1") {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| v == "1");
+    if set("ABX_SNAPSHOT_AX") {
         SnapshotSource::Accessibility
-    } else {
+    } else if set("ABX_SNAPSHOT_WALKER") {
         SnapshotSource::Walker
+    } else {
+        SnapshotSource::Auto
     }
 }
 

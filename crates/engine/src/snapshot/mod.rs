@@ -69,8 +69,27 @@ pub enum SnapshotSource {
     /// Chrome's own tree (`Accessibility.getFullAXTree`), the reference.
     Accessibility,
     /// The in-page walker where it can answer exactly, Chrome's tree elsewhere (ADR 0018).
-    #[default]
     Walker,
+    /// The walker, except on a tab whose last snapshot read a small tree (under
+    /// [`SMALL_TREE_NODES`] nodes): there Chrome's tree answers a few ms sooner than the walker
+    /// (ADR 0018, "Small pages").
+    #[default]
+    Auto,
+}
+
+/// Below this many nodes in the tab's last tree, [`SnapshotSource::Auto`] reads Chrome's tree.
+pub const SMALL_TREE_NODES: usize = 500;
+
+impl SnapshotSource {
+    /// Whether a snapshot tries the walker first, given the size of the tab's last tree
+    /// (`None`: no snapshot of the tab yet, so its size is unknown and the walker goes first).
+    fn walks(self, last_tree_nodes: Option<usize>) -> bool {
+        match self {
+            SnapshotSource::Accessibility => false,
+            SnapshotSource::Walker => true,
+            SnapshotSource::Auto => last_tree_nodes.is_none_or(|nodes| nodes >= SMALL_TREE_NODES),
+        }
+    }
 }
 
 /// What a ref names, as reported in the snapshot's `refs` map.
@@ -478,7 +497,9 @@ impl Session {
             });
         }
         let session = tab.cdp();
-        let walker = options.source == SnapshotSource::Walker;
+        let walker = options
+            .source
+            .walks(self.refs.with_tab(tab.target_id(), |t| t.last_tree_nodes));
         // The walker's `-s` subtree is read in its world once it has walked.
         let mut subtree = match &options.selector {
             Some(selector) if !walker => {
@@ -527,6 +548,9 @@ impl Session {
                 .rekey(tab.target_id(), &main_document, &translated);
         }
 
+        let tree_nodes = main.tree.nodes.len();
+        self.refs
+            .with_tab(tab.target_id(), |t| t.last_tree_nodes = Some(tree_nodes));
         main.tree.promote_hidden_inputs(&main.cursor);
         let main_candidates = main.tree.ref_candidates(&main.cursor);
         let roots = match &subtree {
@@ -776,6 +800,20 @@ pub fn diff_text(before: &str, after: &str) -> SnapshotDiff {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn auto_source_reads_chromes_tree_only_after_a_small_tree_on_the_tab() {
+        let auto = SnapshotSource::Auto;
+        assert!(auto.walks(None), "unknown size: the walker first");
+        assert!(auto.walks(Some(SMALL_TREE_NODES)));
+        assert!(auto.walks(Some(30_000)));
+        assert!(!auto.walks(Some(SMALL_TREE_NODES - 1)));
+        assert!(!auto.walks(Some(40)));
+        assert!(SnapshotSource::Walker.walks(Some(40)), "forced walker");
+        assert!(!SnapshotSource::Accessibility.walks(None));
+        assert!(!SnapshotSource::Accessibility.walks(Some(30_000)));
+        assert_eq!(SnapshotSource::default(), SnapshotSource::Auto);
+    }
 
     #[test]
     fn diff_counts_lines_like_upstream() {
