@@ -159,3 +159,89 @@ async fn emulation_forgets_stored_snapshots() {
     assert_eq!(h.eval("1").await, json!(1));
     h.close().await;
 }
+
+mod common;
+
+/// The reply's `data` without what differs between two answers of the same page.
+fn answer(out: &abx_tests::cli::Output) -> serde_json::Value {
+    let mut data = out.json()["data"].clone();
+    if let Some(map) = data.as_object_mut() {
+        map.remove("lifecycle");
+        map.remove("removedRefs");
+    }
+    data
+}
+
+/// The daemon writes an unchanged page's answer from the first answer's encoding: over the wire
+/// it must be the same answer, and a page that changed, another option set or a navigation must
+/// never get a stale one.
+#[test]
+fn the_wire_answer_of_an_unchanged_page_is_the_first_answer_and_never_a_stale_one() {
+    let site = common::site();
+    let ab = abx_tests::cli::Cli::new();
+    ab.run(&["open", &site.url("/large/list?n=300")]).success();
+    let first = ab.run(&["--json", "snapshot"]).success();
+    let second = ab.run(&["--json", "snapshot"]).success();
+    assert_eq!(answer(&second), answer(&first));
+    assert_eq!(second.json()["data"]["removedRefs"], json!([]));
+    assert_eq!(
+        second.json()["data"]["lifecycle"]["reused"],
+        json!(true),
+        "the daemon's lifecycle is merged into the encoded answer"
+    );
+    let refs = first.json()["data"]["refs"]
+        .as_object()
+        .map_or(0, |m| m.len());
+    assert!(refs > 900, "300 rows give 900 refs and more, got {refs}");
+    let text = ab.run(&["snapshot"]).success();
+    assert_eq!(
+        text.out(),
+        first.json()["data"]["snapshot"]
+            .as_str()
+            .unwrap_or_default()
+    );
+
+    // The page changes: the next answer shows it.
+    ab.run(&[
+        "eval",
+        "document.querySelector('h1').textContent = 'Renamed list'",
+    ])
+    .success();
+    let changed = ab.run(&["--json", "snapshot"]).success();
+    let changed_text = changed.json()["data"]["snapshot"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(changed_text.contains("Renamed list"), "{changed_text:.400}");
+    assert_eq!(
+        answer(&ab.run(&["--json", "snapshot"]).success()),
+        answer(&changed)
+    );
+
+    // Another option set reassigns refs; the full snapshot after it is its own answer again.
+    let interactive = ab.run(&["--json", "snapshot", "-i"]).success();
+    assert_ne!(
+        interactive.json()["data"]["snapshot"].as_str(),
+        Some(changed_text.as_str())
+    );
+    let again = ab.run(&["--json", "snapshot"]).success();
+    assert_eq!(
+        again.json()["data"]["snapshot"].as_str(),
+        Some(changed_text.as_str())
+    );
+
+    // Another page is another answer.
+    ab.run(&["open", &site.url("/page1.html")]).success();
+    let other = ab.run(&["--json", "snapshot"]).success();
+    assert_eq!(
+        other.json()["data"]["origin"],
+        json!(site.url("/page1.html"))
+    );
+    assert!(
+        !answer(&other)["snapshot"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Renamed list")
+    );
+    ab.run(&["close"]).success();
+}

@@ -2,6 +2,7 @@
 
 pub(crate) use abx_daemon::dispatch::Ctx;
 pub(crate) use abx_daemon::errors::Failure;
+pub(crate) use abx_daemon::protocol::EncodedData;
 pub(crate) use abx_wire::{NoParams, encode};
 pub(crate) use serde::{Deserialize, Serialize};
 pub(crate) use serde_json::{Value, json};

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{BrowserSource, DaemonConfig, LaunchSpec};
 use crate::dispatch::{Ctx, Route, Routes};
 use crate::errors::Failure;
-use crate::protocol::{EffectiveLaunch, Lifecycle, Request, Timings};
+use crate::protocol::{EffectiveLaunch, EncodedData, Lifecycle, ReplyLine, Request, Timings};
 use crate::sidecar::Sidecars;
 
 /// The live browser of the session.
@@ -31,6 +31,8 @@ pub use crate::dispatch::Lane;
 pub struct Outcome {
     /// `data` or the failure.
     pub result: Result<Value, Failure>,
+    /// `data` as the command encoded it itself (then `result`'s is empty).
+    pub encoded: Option<EncodedData>,
     /// Lifecycle flags set by a launch during this command.
     pub launch: LaunchNote,
     /// Time spent launching.
@@ -41,6 +43,7 @@ impl Outcome {
     fn failed(failure: Failure) -> Outcome {
         Outcome {
             result: Err(failure),
+            encoded: None,
             launch: LaunchNote::default(),
             launch_ms: 0,
         }
@@ -94,8 +97,9 @@ pub struct Daemon {
 pub trait StreamHooks: Send + Sync {
     /// A command starts.
     fn command(&self, request: &Request);
-    /// A command ended.
-    fn result(&self, request: &Request, success: bool, data: &Value, duration_ms: u64);
+    /// A command ended; `data` makes its reply's `data` (only called when wanted: it copies
+    /// or decodes the whole answer).
+    fn result(&self, request: &Request, success: bool, data: &dyn Fn() -> Value, duration_ms: u64);
     /// The session's browser or active tab changed.
     fn session_changed(&self, session: Option<Arc<Session>>);
     /// `stream status`: `{"enabled","port","connected","screencasting"}`.
@@ -196,14 +200,23 @@ impl Daemon {
         self.handle_for(request, &CancellationToken::new()).await
     }
 
-    /// [`Daemon::handle`] for a client that may go away: cancelling `caller` cancels the
-    /// command (waiting for its turn or running) unless its route runs to completion
-    /// ([`Route::cancelled_with_its_client`]). The reply then says so; nobody reads it.
+    /// [`Daemon::reply_for`], as one [`Value`].
     pub async fn handle_for(
         self: &Arc<Self>,
         request: Request,
         caller: &CancellationToken,
     ) -> Value {
+        self.reply_for(request, caller).await.into_value()
+    }
+
+    /// [`Daemon::handle`] for a client that may go away: cancelling `caller` cancels the
+    /// command (waiting for its turn or running) unless its route runs to completion
+    /// ([`Route::cancelled_with_its_client`]). The reply then says so; nobody reads it.
+    pub async fn reply_for(
+        self: &Arc<Self>,
+        request: Request,
+        caller: &CancellationToken,
+    ) -> ReplyLine {
         self.touch();
         let _running = InFlight::enter(&self.in_flight);
         let started = Instant::now();
@@ -211,10 +224,13 @@ impl Daemon {
             hooks.command(&request);
         }
         if let Some(stopped) = self.gate.admit(&request) {
-            return stopped;
+            return stopped.into();
         }
         match self.restore.apply_request(&request) {
-            Err(f) => return crate::protocol::failure(&request.id, &f.message, f.code, None, None),
+            Err(f) => {
+                return crate::protocol::failure(&request.id, &f.message, f.code, None, None)
+                    .into();
+            }
             Ok(true) if request.action != "close" => {
                 if let Some(live) = self.live() {
                     self.restore.load_restore(&live.session).await;
@@ -249,10 +265,10 @@ impl Daemon {
                 let _turn = tokio::select! {
                     turn = self.queue.lock() => turn,
                     _ = self.shutdown.cancelled() => {
-                        return crate::protocol::failure(&request.id, "cancelled: the session is closing", Some("cancelled"), None, None);
+                        return crate::protocol::failure(&request.id, "cancelled: the session is closing", Some("cancelled"), None, None).into();
                     }
                     _ = caller.cancelled() => {
-                        return crate::protocol::failure(&request.id, &caller_gone(&request.action), Some("cancelled"), None, None);
+                        return crate::protocol::failure(&request.id, &caller_gone(&request.action), Some("cancelled"), None, None).into();
                     }
                 };
                 let queue_ms = waited.elapsed().as_millis() as u64;
@@ -273,24 +289,20 @@ impl Daemon {
             execute_ms,
         };
         let reports_dialog = route.is_some_and(|r| r.reports_dialog);
-        let mut response = self.respond(&request, outcome, timings, reports_dialog);
+        let mut reply = self.respond(&request, outcome, timings, reports_dialog);
         let live_session = self.live().map(|l| l.session);
         self.restore
-            .finish_reply(live_session, &request.action, &mut response)
+            .finish_reply(live_session, &request.action, reply.response_mut())
             .await;
         if let Some(hooks) = self.stream_hooks() {
-            let success = response
-                .get("success")
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
             hooks.result(
                 &request,
-                success,
-                response.get("data").unwrap_or(&Value::Null),
+                reply.succeeded(),
+                &|| reply.data(),
                 started.elapsed().as_millis() as u64,
             );
         }
-        response
+        reply
     }
 
     fn respond(
@@ -299,7 +311,7 @@ impl Daemon {
         outcome: Outcome,
         timings: Timings,
         reports_dialog: bool,
-    ) -> Value {
+    ) -> ReplyLine {
         let live = self.live();
         // Replies that describe the dialog themselves get no warning about it (upstream).
         let warning = live
@@ -315,6 +327,11 @@ impl Daemon {
             });
         match outcome.result {
             Ok(data) => {
+                // Encoded data is the command's whole answer, without the keys read here.
+                let data = match outcome.encoded {
+                    Some(_) => Value::Object(serde_json::Map::new()),
+                    None => data,
+                };
                 let cleanup = data.get("__cleanup").cloned();
                 let mut data = data;
                 // A handler's own warning (`__warning`) goes with the reply's, after it.
@@ -350,7 +367,12 @@ impl Daemon {
                     timings,
                     cleanup,
                 };
-                crate::protocol::success(&request.id, data, &lifecycle, warning.as_deref())
+                let line =
+                    crate::protocol::success(&request.id, data, &lifecycle, warning.as_deref());
+                match outcome.encoded {
+                    Some(encoded) => ReplyLine::with_encoded(line, encoded),
+                    None => line.into(),
+                }
             }
             Err(failure) => crate::protocol::failure(
                 &request.id,
@@ -358,7 +380,8 @@ impl Daemon {
                 failure.code,
                 failure.data,
                 warning.as_deref(),
-            ),
+            )
+            .into(),
         }
     }
 
@@ -367,6 +390,7 @@ impl Daemon {
         let Some(route) = route else {
             return Outcome {
                 result: Err(crate::dispatch::not_implemented(&request.action)),
+                encoded: None,
                 launch: LaunchNote::default(),
                 launch_ms: 0,
             };
@@ -376,6 +400,7 @@ impl Daemon {
             .await
             .map_err(|failure| failure.for_action(&request.action));
         let (launch, launch_ms, used_session) = ctx.finish();
+        let encoded = ctx.take_encoded().filter(|_| result.is_ok());
         if route.moves_tab && used_session {
             self.write_target_binding();
             if let Some(live) = self.live() {
@@ -390,6 +415,7 @@ impl Daemon {
         }
         Outcome {
             result,
+            encoded,
             launch,
             launch_ms,
         }

@@ -29,7 +29,7 @@ use serde_json::Value;
 use crate::config::{DaemonConfig, LaunchSpec};
 use crate::daemon::{Daemon, LaunchNote, Live};
 use crate::errors::Failure;
-use crate::protocol::Request;
+use crate::protocol::{EncodedData, Request};
 
 /// How a command is scheduled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -270,6 +270,7 @@ pub struct Ctx<'r> {
     request: &'r Request,
     launch: Mutex<(LaunchNote, u64)>,
     used_session: std::sync::atomic::AtomicBool,
+    encoded: Mutex<Option<EncodedData>>,
 }
 
 impl<'r> Ctx<'r> {
@@ -279,6 +280,7 @@ impl<'r> Ctx<'r> {
             request,
             launch: Mutex::new((LaunchNote::default(), 0)),
             used_session: std::sync::atomic::AtomicBool::new(false),
+            encoded: Mutex::new(None),
         }
     }
 
@@ -388,6 +390,20 @@ impl<'r> Ctx<'r> {
         slot.0.launched_now |= note.launched_now;
         slot.0.relaunched |= note.relaunched;
         slot.1 += launch_ms;
+    }
+
+    /// Answers with `data` the handler encoded itself (see [`EncodedData`]); the handler returns
+    /// what this returns.
+    pub fn answer_encoded(&self, data: EncodedData) -> Result<Value, Failure> {
+        *self.encoded.lock().unwrap_or_else(|p| p.into_inner()) = Some(data);
+        Ok(Value::Null)
+    }
+
+    pub(crate) fn take_encoded(&self) -> Option<EncodedData> {
+        self.encoded
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
     }
 
     pub(crate) fn finish(&self) -> (LaunchNote, u64, bool) {

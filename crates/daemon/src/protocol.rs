@@ -169,7 +169,7 @@ pub fn success(id: &Value, mut data: Value, lifecycle: &Lifecycle, warning: Opti
         warning: warning.map(str::to_string),
         ..Response::default()
     }
-    .line(Some(id))
+    .into_line(Some(id))
 }
 
 /// Writes whole floats as integers (`21`, not `21.0`), as JavaScript and upstream do: values the
@@ -207,7 +207,155 @@ pub fn failure(
         data,
         warning: warning.map(str::to_string),
     }
-    .line(Some(id))
+    .into_line(Some(id))
+}
+
+/// A command's `data`, already encoded as one JSON object: a large answer that is the same as
+/// the last one (an unchanged page's snapshot) is written as it is instead of being rebuilt as
+/// a [`Value`] and encoded again.
+#[derive(Clone, Debug)]
+pub struct EncodedData(String);
+
+impl EncodedData {
+    /// `json`, when it reads as a JSON object (only its brackets are checked: the caller
+    /// encoded it with serde_json).
+    pub fn object(json: String) -> Option<EncodedData> {
+        let trimmed = json.trim();
+        (trimmed.starts_with('{') && trimmed.ends_with('}')).then_some(EncodedData(json))
+    }
+
+    fn decode(&self) -> Value {
+        serde_json::from_str(&self.0).unwrap_or(Value::Null)
+    }
+}
+
+/// A reply line: the response, and the `data` its command answered already encoded, merged
+/// into the response's own `data` (the lifecycle the daemon adds) when the line is written.
+#[derive(Debug)]
+pub struct ReplyLine {
+    response: Value,
+    encoded: Option<EncodedData>,
+}
+
+impl From<Value> for ReplyLine {
+    fn from(response: Value) -> ReplyLine {
+        ReplyLine {
+            response,
+            encoded: None,
+        }
+    }
+}
+
+impl ReplyLine {
+    /// `response` (a success whose `data` is an object) with `encoded` merged into its `data`.
+    pub fn with_encoded(response: Value, encoded: EncodedData) -> ReplyLine {
+        ReplyLine {
+            response,
+            encoded: Some(encoded),
+        }
+    }
+
+    /// The response, without the encoded part of its `data`.
+    pub fn response(&self) -> &Value {
+        &self.response
+    }
+
+    /// [`ReplyLine::response`], to change.
+    pub fn response_mut(&mut self) -> &mut Value {
+        &mut self.response
+    }
+
+    /// Whether the reply says `"success": true`.
+    pub fn succeeded(&self) -> bool {
+        self.response.get("success").and_then(Value::as_bool) == Some(true)
+    }
+
+    /// The reply's whole `data` (decoding the encoded part, if any).
+    pub fn data(&self) -> Value {
+        let own = self.response.get("data").cloned().unwrap_or(Value::Null);
+        match &self.encoded {
+            None => own,
+            Some(encoded) => merge(encoded.decode(), own),
+        }
+    }
+
+    /// The whole response as a [`Value`].
+    pub fn into_value(self) -> Value {
+        let Some(encoded) = self.encoded else {
+            return self.response;
+        };
+        let mut response = self.response;
+        if let Value::Object(map) = &mut response {
+            let own = map.remove("data").unwrap_or(Value::Null);
+            map.insert("data".into(), merge(encoded.decode(), own));
+        }
+        response
+    }
+
+    /// Appends the line and its newline to `out`, keys in alphabetical order.
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        // Writing JSON into a Vec cannot fail.
+        match (&self.encoded, &self.response) {
+            (Some(encoded), Value::Object(map)) => {
+                out.push(b'{');
+                let data = Value::Object(serde_json::Map::new());
+                let mut keys: Vec<&str> = map.keys().map(String::as_str).collect();
+                if !map.contains_key("data") {
+                    keys.push("data");
+                    keys.sort_unstable();
+                }
+                for (i, key) in keys.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    let _ = serde_json::to_writer(&mut *out, key);
+                    out.push(b':');
+                    if key == "data" {
+                        write_merged(out, map.get("data").unwrap_or(&data), &encoded.0);
+                    } else if let Some(value) = map.get(key) {
+                        let _ = serde_json::to_writer(&mut *out, value);
+                    }
+                }
+                out.push(b'}');
+            }
+            _ => {
+                let _ = serde_json::to_writer(&mut *out, &self.response);
+            }
+        }
+        out.push(b'\n');
+    }
+}
+
+/// `encoded` with `own`'s keys added (the daemon's `lifecycle`); `own`'s win.
+fn merge(encoded: Value, own: Value) -> Value {
+    match (encoded, own) {
+        (Value::Object(mut data), Value::Object(own)) => {
+            data.extend(own);
+            Value::Object(data)
+        }
+        (encoded, Value::Null) => encoded,
+        (_, own) => own,
+    }
+}
+
+/// Writes the object `own` with the members of the encoded object `encoded` after its own.
+fn write_merged(out: &mut Vec<u8>, own: &Value, encoded: &str) {
+    let encoded = encoded.trim();
+    let inner = encoded[1..encoded.len() - 1].trim();
+    let own_text = serde_json::to_string(own).unwrap_or_else(|_| "{}".into());
+    match own_text.strip_suffix('}') {
+        Some(open) if own.is_object() => {
+            out.extend_from_slice(open.as_bytes());
+            if !inner.is_empty() {
+                if open.len() > 1 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(inner.as_bytes());
+            }
+            out.push(b'}');
+        }
+        _ => out.extend_from_slice(encoded.as_bytes()),
+    }
 }
 
 /// The reply to a line that is not valid JSON (no `id`, like upstream).
@@ -250,6 +398,51 @@ mod tests {
         assert!(
             matches!(parse_line(deep.as_bytes()), Err(LineError::Invalid(m)) if m.contains("nesting"))
         );
+    }
+
+    #[test]
+    fn encoded_data_is_written_inside_the_replys_data_in_key_order() {
+        let line = success(
+            &json!("r1"),
+            json!({}),
+            &Lifecycle::default(),
+            Some("careful"),
+        );
+        let encoded = EncodedData::object(r#"{"origin":"u","snapshot":"- a \"b\""}"#.into())
+            .expect("an object");
+        let reply = ReplyLine::with_encoded(line.clone(), encoded);
+        let mut written = Vec::new();
+        reply.write_to(&mut written);
+        assert_eq!(written.last(), Some(&b'\n'));
+        let text = std::str::from_utf8(&written).expect("utf-8");
+        // Byte for byte what the same reply built as one `Value` writes.
+        let mut whole = line;
+        whole["data"]["origin"] = json!("u");
+        whole["data"]["snapshot"] = json!("- a \"b\"");
+        assert_eq!(text.trim_end(), whole.to_string());
+        assert!(reply.succeeded());
+        assert_eq!(reply.data(), whole["data"]);
+        assert_eq!(reply.into_value(), whole);
+    }
+
+    #[test]
+    fn encoded_data_must_be_an_object_and_may_be_empty() {
+        assert!(EncodedData::object("[1]".into()).is_none());
+        assert!(EncodedData::object("\"x\"".into()).is_none());
+        let line = success(&json!(2), json!({}), &Lifecycle::default(), None);
+        let reply =
+            ReplyLine::with_encoded(line.clone(), EncodedData::object("{}".into()).expect("{}"));
+        let mut written = Vec::new();
+        reply.write_to(&mut written);
+        assert_eq!(
+            std::str::from_utf8(&written).expect("utf-8").trim_end(),
+            line.to_string()
+        );
+        let plain = ReplyLine::from(json!({"success": false, "error": "no"}));
+        assert!(!plain.succeeded());
+        let mut written = Vec::new();
+        plain.write_to(&mut written);
+        assert_eq!(written, b"{\"error\":\"no\",\"success\":false}\n");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use tokio::net::{UnixListener, UnixStream};
 use crate::config::DaemonConfig;
 use crate::daemon::Daemon;
 use crate::dispatch::{Lane, Routes};
-use crate::protocol::{LineError, invalid, parse_line};
+use crate::protocol::{LineError, ReplyLine, invalid, parse_line};
 use crate::sidecar::Sidecars;
 
 /// The version string daemons write to `<session>.version` (upstream's, for drop-in checks).
@@ -179,7 +179,7 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
             Ok(0) => return release(&mut write, held).await,
             Ok(_) => {}
             Err(err) => {
-                let reply = invalid(&format!("Invalid request: {err}"));
+                let reply = ReplyLine::from(invalid(&format!("Invalid request: {err}")));
                 let _ = write_line(&mut write, &mut held, &reply).await;
                 return;
             }
@@ -189,7 +189,7 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
             Err(LineError::Blank) => continue,
             Err(LineError::Http) => return release(&mut write, held).await,
             Err(LineError::Invalid(message)) => {
-                if write_line(&mut write, &mut held, &invalid(&message))
+                if write_line(&mut write, &mut held, &invalid(&message).into())
                     .await
                     .is_err()
                 {
@@ -209,7 +209,8 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
                 Some("fenced"),
                 None,
                 None,
-            );
+            )
+            .into();
             if write_line(&mut write, &mut held, &reply).await.is_err() {
                 return;
             }
@@ -227,7 +228,7 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
         let mut worker = tokio::spawn({
             let daemon = daemon.clone();
             let caller = caller.clone();
-            async move { daemon.handle_for(request, &caller).await }
+            async move { daemon.reply_for(request, &caller).await }
         });
         let finished = tokio::select! {
             finished = &mut worker => Some(finished),
@@ -235,7 +236,7 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
         };
         let reply = match finished {
             Some(Ok(reply)) => reply,
-            Some(Err(err)) => invalid(&format!("internal error: {err}")),
+            Some(Err(err)) => invalid(&format!("internal error: {err}")).into(),
             None => {
                 tracing::debug!("the client went away: cancelling its command");
                 caller.cancel();
@@ -243,7 +244,7 @@ async fn serve(daemon: Arc<Daemon>, stream: UnixStream) {
                 return;
             }
         };
-        let succeeded = reply.get("success").and_then(|v| v.as_bool()) == Some(true);
+        let succeeded = reply.succeeded();
         let launched = fences.is_some() && succeeded;
         if fences.is_some() && !succeeded {
             fence = fences;
@@ -323,10 +324,8 @@ fn line_buffered<R: tokio::io::AsyncRead>(reader: &BufReader<R>) -> bool {
     reader.buffer().contains(&b'\n')
 }
 
-fn append_line(text: &mut Vec<u8>, value: &serde_json::Value) {
-    // Writing a `Value` into a Vec cannot fail.
-    let _ = serde_json::to_writer(&mut *text, value);
-    text.push(b'\n');
+fn append_line(text: &mut Vec<u8>, reply: &ReplyLine) {
+    reply.write_to(text);
 }
 
 async fn write_all(
@@ -367,10 +366,10 @@ async fn read_line_bounded<R: tokio::io::AsyncBufRead + Unpin>(
 async fn write_line(
     write: &mut tokio::net::unix::OwnedWriteHalf,
     held: &mut Option<Vec<u8>>,
-    value: &serde_json::Value,
+    reply: &ReplyLine,
 ) -> std::io::Result<()> {
     let mut text = held.take().unwrap_or_default();
-    append_line(&mut text, value);
+    append_line(&mut text, reply);
     write_all(write, &text).await
 }
 

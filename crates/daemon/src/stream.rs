@@ -140,7 +140,7 @@ impl StreamHooks for Hooks {
         });
     }
 
-    fn result(&self, request: &Request, success: bool, data: &Value, duration_ms: u64) {
+    fn result(&self, request: &Request, success: bool, data: &dyn Fn() -> Value, duration_ms: u64) {
         // A result is copied into the event: a large snapshot's is 1 MB and 9,000 refs, for
         // nobody when no viewer is attached.
         if self.relay.has_listeners() {
@@ -148,7 +148,7 @@ impl StreamHooks for Hooks {
                 id: request.id.clone(),
                 action: request.action.clone(),
                 success,
-                data: data.clone(),
+                data: data(),
                 duration_ms,
                 timestamp: abx_relay::protocol::now_ms(),
             });

@@ -212,6 +212,17 @@ impl Response {
         }
         Value::Object(map)
     }
+
+    /// [`Response::line`], moving `data` into the line instead of copying it (a snapshot's
+    /// `data` can be a megabyte).
+    pub fn into_line(mut self, id: Option<&Value>) -> Value {
+        let data = self.data.take();
+        let mut line = self.line(id);
+        if let (Some(data), Value::Object(map)) = (data, &mut line) {
+            map.insert("data".to_string(), data);
+        }
+        line
+    }
 }
 
 #[cfg(test)]

@@ -172,11 +172,63 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
                 .await?,
         );
     }
-    data(
-        session
-            .page(None)
-            .await?
-            .snapshot(&request.options())
-            .await?,
-    )
+    let snapshot = session
+        .page(None)
+        .await?
+        .snapshot(&request.options())
+        .await?;
+    match encoded_answer(&snapshot) {
+        Some(encoded) => ctx.answer_encoded(encoded),
+        None => data(snapshot),
+    }
+}
+
+/// The last snapshot's text and refs map, encoded. A page that did not change answers with the
+/// same refs map (shared) and the same text, whose encoding (a megabyte on a large page) is then
+/// reused: only the URL and the removed refs are encoded again.
+static LAST_ENCODED: std::sync::Mutex<Option<EncodedParts>> = std::sync::Mutex::new(None);
+
+struct EncodedParts {
+    /// Held, so that no other map can take its address while this is kept.
+    refs: std::sync::Arc<std::collections::BTreeMap<String, abx_engine::RefInfo>>,
+    text: String,
+    refs_json: String,
+    text_json: String,
+}
+
+/// `snapshot`'s `data` as upstream's object (`origin`, `refs`, `removedRefs`, `snapshot`).
+fn encoded_answer(snapshot: &abx_engine::Snapshot) -> Option<EncodedData> {
+    let mut last = LAST_ENCODED.lock().unwrap_or_else(|p| p.into_inner());
+    let reusable = last.as_ref().is_some_and(|parts| {
+        std::sync::Arc::ptr_eq(&parts.refs, &snapshot.refs) && parts.text == snapshot.snapshot
+    });
+    if !reusable {
+        *last = Some(EncodedParts {
+            refs: snapshot.refs.clone(),
+            text: snapshot.snapshot.clone(),
+            refs_json: serde_json::to_string(&*snapshot.refs).ok()?,
+            text_json: serde_json::to_string(&snapshot.snapshot).ok()?,
+        });
+    }
+    let parts = last.as_ref()?;
+    let origin = serde_json::to_string(&snapshot.origin).ok()?;
+    let removed = serde_json::to_string(&snapshot.removed_refs).ok()?;
+    let mut json = String::with_capacity(parts.refs_json.len() + parts.text_json.len() + 128);
+    // Keys in alphabetical order, as every other reply.
+    for (i, (key, value)) in [
+        ("origin", origin.as_str()),
+        ("refs", parts.refs_json.as_str()),
+        ("removedRefs", removed.as_str()),
+        ("snapshot", parts.text_json.as_str()),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        json.push_str(if i == 0 { "{\"" } else { ",\"" });
+        json.push_str(key);
+        json.push_str("\":");
+        json.push_str(value);
+    }
+    json.push('}');
+    EncodedData::object(json)
 }

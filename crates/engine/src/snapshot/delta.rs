@@ -244,7 +244,7 @@ impl Page<'_> {
                 key,
                 &snapshot.origin,
                 snapshot.snapshot.clone(),
-                snapshot.refs.clone(),
+                snapshot.refs.as_ref().clone(),
                 full,
             )
         });

@@ -30,6 +30,7 @@ pub(crate) mod walker;
 pub(crate) mod watch;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use abx_cdp::Session as CdpSession;
@@ -109,8 +110,10 @@ pub struct Snapshot {
     pub snapshot: String,
     /// The page URL.
     pub origin: String,
-    /// Every live ref of the tab (keys without `@`).
-    pub refs: BTreeMap<String, RefInfo>,
+    /// Every live ref of the tab (keys without `@`). Shared: an unchanged page's next snapshot
+    /// answers with the same map, so a caller can tell it is the same (`Arc::ptr_eq`) and
+    /// reuse whatever it made of it (the daemon reuses its encoding).
+    pub refs: Arc<BTreeMap<String, RefInfo>>,
     /// Refs of the previous snapshot of the tab that are gone (`@`-prefixed).
     #[serde(rename = "removedRefs")]
     pub removed_refs: Vec<String>,
@@ -641,7 +644,7 @@ impl Session {
         let snapshot = Snapshot {
             snapshot: finish(&output, options),
             origin: self.origin_of(tab),
-            refs,
+            refs: Arc::new(refs),
             removed_refs: assigned.removed,
         };
         tracing::debug!(armed = main.armed, keep, "snapshot read in full");

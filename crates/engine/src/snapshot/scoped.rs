@@ -93,7 +93,7 @@ impl Session {
         Ok(Snapshot {
             snapshot: finish(&output, options),
             origin: tab.read(|st| st.url.clone()),
-            refs,
+            refs: std::sync::Arc::new(refs),
             removed_refs: assigned.removed,
         })
     }
