@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Import circles between the source files of each crate.
+
+A file imports another when it names an item of that file's module: a `use` of, or a path
+through, `crate::…`, `super::…` or `self::…` (a `mod x;` declaration is not an import). Prints
+each strongly connected group of files, largest first; exits 1 when a group has more than
+`--max` files (default 2).
+"""
+import argparse
+import os
+import re
+import sys
+
+PATH = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+|::\{)")
+
+
+def module_files(src):
+    """Module path (tuple) -> file, for every .rs file under src."""
+    files = {}
+    for root, _, names in os.walk(src):
+        for name in names:
+            if not name.endswith(".rs"):
+                continue
+            full = os.path.join(root, name)
+            rel = os.path.relpath(full, src)[:-3].split(os.sep)
+            if rel in (["lib"], ["main"]):
+                mod = ()
+            elif rel[-1] == "mod":
+                mod = tuple(rel[:-1])
+            else:
+                mod = tuple(rel)
+            files[mod] = full
+    return files
+
+
+def strip(text):
+    text = re.sub(r"//[^\n]*", "", text)
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    # String literals (paths in strings are not imports).
+    return re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+
+
+def use_trees(text):
+    """Expands `use a::{b, c::{d}}` into paths a::b, a::c::d."""
+    out = []
+    for m in re.finditer(r"\buse\s+([^;]+);", text):
+        out.extend(expand(m.group(1).replace(" ", "").replace("\n", "")))
+    return out
+
+
+def expand(tree):
+    depth, brace = 0, -1
+    for i, ch in enumerate(tree):
+        if ch == "{":
+            brace = i
+            break
+    if brace < 0:
+        return [re.sub(r"as\w+$", "", tree.split(" as ")[0])]
+    prefix, inner = tree[:brace], tree[brace + 1 : tree.rfind("}")]
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(inner):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(inner[start:i])
+            start = i + 1
+    parts.append(inner[start:])
+    out = []
+    for p in parts:
+        if p:
+            out.extend(expand(prefix + p))
+    return out
+
+
+def target(files, here, path):
+    """The module file a path names, or None (outside the crate)."""
+    segs = path.split("::")
+    if segs[0] == "crate":
+        mod, rest = (), segs[1:]
+    elif segs[0] in ("super", "self"):
+        mod = list(here)
+        rest = segs
+        while rest and rest[0] in ("super", "self"):
+            if rest[0] == "super":
+                mod = mod[:-1]
+            rest = rest[1:]
+        mod = tuple(mod)
+    else:
+        return None
+    best = mod
+    cur = list(mod)
+    for s in rest:
+        cur.append(s)
+        if tuple(cur) in files:
+            best = tuple(cur)
+        else:
+            break
+    return best if best in files else None
+
+
+def graph(src):
+    files = module_files(src)
+    edges = {m: set() for m in files}
+    for mod, path in files.items():
+        with open(path, encoding="utf-8") as f:
+            text = strip(f.read())
+        # Inline `mod tests { … }` blocks are part of the file, their `super::` is the file.
+        here = mod
+        paths = [p for p in use_trees(text)]
+        paths += [m.group(1) + m.group(2) for m in PATH.finditer(text)]
+        for p in paths:
+            p = p.rstrip(":").replace("::{", "")
+            if not re.match(r"(crate|super|self)\b", p):
+                continue
+            # `super::` inside an inline `mod tests` names the file itself.
+            t = target(files, here, p)
+            if t is not None and t != mod:
+                edges[mod].add(t)
+    return files, edges
+
+
+def sccs(edges):
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+    sys.setrecursionlimit(10000)
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            out.append(group)
+
+    for v in edges:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--max", type=int, default=2)
+    ap.add_argument("crates", nargs="*")
+    args = ap.parse_args()
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    crates = args.crates or sorted(
+        os.path.join(d, "src")
+        for d in [os.path.join(root, "crates", c) for c in os.listdir(os.path.join(root, "crates"))]
+        + [os.path.join(root, "cli"), os.path.join(root, "fixtures")]
+        if os.path.isdir(os.path.join(d, "src"))
+    )
+    worst = 0
+    for src in crates:
+        files, edges = graph(src)
+        for group in sorted(sccs(edges), key=len, reverse=True):
+            if len(group) < 2:
+                continue
+            worst = max(worst, len(group))
+            names = sorted(os.path.relpath(files[m], src) for m in group)
+            print(f"{os.path.relpath(src, root)}: {len(group)} files: {' '.join(names)}")
+    if worst > args.max:
+        print(f"an import circle has {worst} files (at most {args.max})", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
