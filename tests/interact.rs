@@ -522,3 +522,50 @@ fn settings_cookies_and_storage() {
     ab.run(&["open", &site.url("/page1.html")]).success();
     ab.run(&["close"]).success();
 }
+
+/// `find role` on a large page reads the in-page walker instead of Chrome's whole tree; the node
+/// it found must still be the page's own element (acted on in the page's world), and a miss
+/// must name what has the role, as with Chrome's tree.
+#[test]
+fn find_role_on_a_large_page_acts_on_the_element_the_walker_named() {
+    let site = common::site();
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/large/list?n=600")]).success();
+    ab.run(&[
+        "find",
+        "role",
+        "checkbox",
+        "--name",
+        "Select item 417",
+        "check",
+    ])
+    .success();
+    assert_eq!(
+        ab.run(&["eval", "document.querySelector('#check-417').checked"])
+            .success()
+            .out(),
+        "true"
+    );
+    assert_eq!(
+        ab.run(&["eval", "document.querySelectorAll('input:checked').length"])
+            .success()
+            .out(),
+        "1"
+    );
+    ab.run(&[
+        "find", "role", "link", "--name", "Item 599", "--exact", "click",
+    ])
+    .success();
+    ab.run(&["wait", "--url", "**/page1.html?item=599"])
+        .success();
+    ab.run(&["back"]).success();
+    let miss = ab
+        .run(&["find", "role", "toolbar", "--name", "Nope"])
+        .failure();
+    assert!(
+        miss.stderr
+            .contains(r#"1 element has role "toolbar", but none match name "Nope". Names seen: "Bulk actions""#),
+        "{miss:?}"
+    );
+    ab.run(&["close"]).success();
+}

@@ -18,7 +18,9 @@
 // 2. The scaling curve: `snapshot` of /large/list from about 1,000 to 50,000 DOM nodes (elements
 //    and text nodes, counted in the page), all three runners.
 // 3. abx's daemon RSS (VmRSS and VmHWM from /proc/<pid>/status) across --rss-count snapshots of
-//    the largest list page, sampled every --rss-every snapshots.
+//    the largest list page, sampled every --rss-every snapshots; every --rss-change-every-th
+//    snapshot follows a change to the page (an untimed `eval`), so both the full read and the
+//    unchanged page's answer are in the run.
 //
 // Every process a runner starts carries ABX_COMPAT_RUN=<marker>; whatever is still alive after the
 // graceful closes is reported and ended by pid (benches/compat/lib/proc.mjs).
@@ -48,6 +50,7 @@ const USAGE = `usage: node benches/side_by_side/large.mjs --abx B --upstream B -
   --rss-count <n>       abx snapshots of the largest list page for the RSS part (default 1000; 0 skips)
   --rss-rows <n>        rows of that list page (default 5550, about 50,000 DOM nodes)
   --rss-every <n>       sample RSS every n snapshots (default 50)
+  --rss-change-every <n> change the page before every n-th snapshot (default 10; 0: never)
   --only <parts>        pages,curve,rss (default all three)
   --command <text>      the command line to print
   --out <file>          also write the Markdown to <file>`;
@@ -77,6 +80,7 @@ function parseArgs(argv) {
     rssCount: 1000,
     rssRows: 5550,
     rssEvery: 50,
+    rssChangeEvery: 10,
     only: new Set(['pages', 'curve', 'rss']),
   };
   const value = (i) => {
@@ -98,6 +102,7 @@ function parseArgs(argv) {
       case '--rss-count': o.rssCount = Number(value(i++)); break;
       case '--rss-rows': o.rssRows = Number(value(i++)); break;
       case '--rss-every': o.rssEvery = Number(value(i++)); break;
+      case '--rss-change-every': o.rssChangeEvery = Number(value(i++)); break;
       case '--only': o.only = new Set(list(value(i++))); break;
       case '--command': o.command = value(i++); break;
       case '--out': o.out = resolve(value(i++)); break;
@@ -319,6 +324,9 @@ async function rssPhase(abx, url, o) {
   const started = performance.now();
   partial.rss = { pid, samples, started, nodes: NaN };
   for (let n = 1; n <= o.rssCount; n++) {
+    if (o.rssChangeEvery > 0 && n % o.rssChangeEvery === 0) {
+      await abx.run(['eval', `document.querySelector('h1').textContent = 'List, change ${n}'`]);
+    }
     times.push((await abx.run(['snapshot'])).ms);
     if (n % o.rssEvery === 0 || n === o.rssCount) {
       samples.push({ at: n, ms: p50(times), ...status() });
@@ -545,7 +553,8 @@ function report({ o, started, loads, versions, pwVersion, pages, curve, rss, fai
     const growth = last.rss - first.rss;
     line(`### abx daemon memory across ${o.rssCount.toLocaleString('en')} snapshots of \`/large/list?n=${o.rssRows}\` (${nodes})`);
     line();
-    line(`Daemon pid ${rss.pid}, \`/proc/<pid>/status\` every ${o.rssEvery} snapshots; ${rss.minutes.toFixed(1)} min in all. VmRSS after the first ${o.rssEvery}: ${first.rss.toLocaleString('en')} kB;` +
+    const changes = o.rssChangeEvery > 0 ? `every ${o.rssChangeEvery}th snapshot after a change to the page (a full read), the others of the unchanged page` : 'the page never changed';
+    line(`Daemon pid ${rss.pid}, \`/proc/<pid>/status\` every ${o.rssEvery} snapshots; ${changes}; ${rss.minutes.toFixed(1)} min in all. VmRSS after the first ${o.rssEvery}: ${first.rss.toLocaleString('en')} kB;` +
       ` after the last: ${last.rss.toLocaleString('en')} kB (${growth >= 0 ? '+' : ''}${growth.toLocaleString('en')} kB); highest sample ${peak.toLocaleString('en')} kB; VmHWM ${last.hwm.toLocaleString('en')} kB.`);
     line();
     line('| snapshots | VmRSS kB | VmHWM kB | snapshot p50 ms over the interval |');

@@ -294,7 +294,9 @@ impl<'a> Client<'a> {
         stream
             .write_all(lines.as_bytes())
             .map_err(|e| SendError::NoDaemon(format!("Failed to send to daemon: {e}")))?;
-        Ok(BufReader::new(stream))
+        // A snapshot of a large page is a reply line of a megabyte: read it in large pieces,
+        // not in the default 8 KB ones (130 reads and as many wake-ups of the daemon).
+        Ok(BufReader::with_capacity(REPLY_BUFFER, stream))
     }
 
     /// Sends `launch` and then `command` in one write on one connection and reads both
@@ -456,6 +458,9 @@ mod lean {
         }
     }
 }
+
+/// The buffer a reply is read through.
+const REPLY_BUFFER: usize = 256 * 1024;
 
 /// Reads one reply line.
 fn read_reply(

@@ -84,7 +84,7 @@ pub const SMALL_TREE_NODES: usize = 500;
 impl SnapshotSource {
     /// Whether a snapshot tries the walker first, given the size of the tab's last tree
     /// (`None`: no snapshot of the tab yet, so its size is unknown and the walker goes first).
-    fn walks(self, last_tree_nodes: Option<usize>) -> bool {
+    pub(crate) fn walks(self, last_tree_nodes: Option<usize>) -> bool {
         match self {
             SnapshotSource::Accessibility => false,
             SnapshotSource::Walker => true,

@@ -485,23 +485,29 @@ pub(crate) fn normalize_name(name: &str) -> String {
 /// `-c` as 0.41.2 does it: keeps lines with a ref, a value (`: `) or visible text (a quoted
 /// name), and their ancestors; drops structure that carries none of these (e.g. an empty
 /// paragraph).
+///
+/// Upstream walks back from every such line and keeps each earlier line that is less indented,
+/// up to the nearest line at the top level: not only the line's ancestors but their earlier
+/// siblings' less indented lines too. One pass from the end gives the same lines in linear time
+/// (upstream's walk is quadratic on a long list: 0.5 s on 3,000 rows): a line is kept when a
+/// later line that carries something, before the next top-level line, is more indented.
 pub(crate) fn compact(tree: &str, interactive: bool) -> String {
     let lines: Vec<&str> = tree.lines().collect();
     let mut keep = vec![false; lines.len()];
-    for (i, line) in lines.iter().enumerate() {
-        if !(line.contains("ref=") || line.contains(": ") || line.contains('"')) {
-            continue;
+    // The deepest indent among the lines after this one that carry something, back to the
+    // nearest top-level line.
+    let mut deepest: Option<usize> = None;
+    for (i, line) in lines.iter().enumerate().rev() {
+        let indent = indent_of(line);
+        if deepest.is_some_and(|d| indent < d) {
+            keep[i] = true;
         }
-        keep[i] = true;
-        let mine = indent_of(line);
-        for j in (0..i).rev() {
-            let theirs = indent_of(lines[j]);
-            if theirs < mine {
-                keep[j] = true;
-                if theirs == 0 {
-                    break;
-                }
-            }
+        if carries_something(line) {
+            keep[i] = true;
+            deepest = Some(deepest.map_or(indent, |d| d.max(indent)));
+        }
+        if indent == 0 {
+            deepest = None;
         }
     }
     let kept: Vec<&str> = lines
@@ -515,6 +521,11 @@ pub(crate) fn compact(tree: &str, interactive: bool) -> String {
         return "(no interactive elements)".to_string();
     }
     out
+}
+
+/// A ref, a value (`: `) or visible text (a quoted name).
+fn carries_something(line: &str) -> bool {
+    line.contains("ref=") || line.contains(": ") || line.contains('"')
 }
 
 fn indent_of(line: &str) -> usize {
@@ -627,6 +638,65 @@ mod tests {
             },
         );
         assert_eq!(d1, "- list\n  - listitem\n");
+    }
+
+    #[test]
+    fn compact_keeps_the_lines_upstreams_quadratic_walk_keeps() {
+        // Upstream's walk, as 0.41.2 writes it.
+        fn walk(tree: &str) -> Vec<bool> {
+            let lines: Vec<&str> = tree.lines().collect();
+            let mut keep = vec![false; lines.len()];
+            for (i, line) in lines.iter().enumerate() {
+                if !carries_something(line) {
+                    continue;
+                }
+                keep[i] = true;
+                let mine = indent_of(line);
+                for j in (0..i).rev() {
+                    let theirs = indent_of(lines[j]);
+                    if theirs < mine {
+                        keep[j] = true;
+                        if theirs == 0 {
+                            break;
+                        }
+                    }
+                }
+            }
+            keep
+        }
+        let mut seed = 0x2545_f491_u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) % n
+        };
+        for _ in 0..500 {
+            let mut tree = String::new();
+            let mut depth = 0u64;
+            for _ in 0..(1 + next(40)) {
+                depth = match next(3) {
+                    0 => depth + 1,
+                    1 => depth.saturating_sub(1 + next(3)),
+                    _ => depth,
+                };
+                let body = [
+                    "- generic",
+                    "- link \"a\" [ref=e1]",
+                    "- paragraph",
+                    "- textbox: x",
+                    "- list",
+                ];
+                tree.push_str(&"  ".repeat(depth as usize));
+                tree.push_str(body[next(5) as usize]);
+                tree.push('\n');
+            }
+            let expected: Vec<&str> = tree
+                .lines()
+                .zip(walk(&tree))
+                .filter(|(_, k)| *k)
+                .map(|(l, _)| l)
+                .collect();
+            assert_eq!(compact(&tree, false), expected.join("\n"), "{tree}");
+        }
     }
 
     #[test]

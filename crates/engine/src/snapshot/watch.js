@@ -31,15 +31,28 @@
     g.__abxSnapshotWatch = w;
   }
   const options = { subtree: true, childList: true, attributes: true, characterData: true };
-  // Property state that changes without a mutation or an event when a script sets it.
+  // Property state that changes without a mutation or an event when a script sets it: four
+  // entries per control, compared one by one (no string built on a check).
+  const stateOf = (el, out) => {
+    if (!el.isConnected) { out.push(null, null, null, null); return; }
+    out.push(el.value, (el.checked ? 1 : 0) + (el.indeterminate ? 2 : 0),
+      el.selectedIndex === undefined ? -2 : el.selectedIndex,
+      el.selectedOptions === undefined ? -1 : el.selectedOptions.length);
+  };
   const valuesOf = () => {
-    let s = '';
-    for (const el of w.controls) {
-      s += el.isConnected ? (el.value + '\u0001' + (el.checked ? 1 : 0) + (el.indeterminate ? 1 : 0)
-        + '\u0001' + (el.selectedIndex === undefined ? '' : el.selectedIndex + '.' + el.selectedOptions.length)
-        + '\u0002') : '\u0003';
+    const out = [];
+    for (const el of w.controls) stateOf(el, out);
+    return out;
+  };
+  const sameValues = () => {
+    const before = w.values;
+    const now = [];
+    for (let i = 0; i < w.controls.length; i++) {
+      now.length = 0;
+      stateOf(w.controls[i], now);
+      for (let k = 0; k < 4; k++) if (now[k] !== before[i * 4 + k]) return false;
     }
-    return s;
+    return true;
   };
   const sheetsOf = () => {
     const d = document;
@@ -54,7 +67,7 @@
   if (mode === 'check') {
     if (w.observer.takeRecords().some((r) => r.type !== 'attributes' || r.attributeName !== 'data-__ab-ci')) w.dirty = true;
     if (w.dirty || !w.supported) return 0;
-    if (valuesOf() !== w.values || sheetsOf() !== w.sheets) { w.dirty = true; return 0; }
+    if (!sameValues() || sheetsOf() !== w.sheets) { w.dirty = true; return 0; }
     return 1;
   }
   // arm: watch the document and every open shadow root; collect form controls.
