@@ -95,6 +95,28 @@ async fn changes_the_watcher_guards_give_a_fresh_snapshot() {
         "{selected}"
     );
 
+    h.eval("document.getElementById('partial').indeterminate = true")
+        .await;
+    let mixed = snapshot(&h).await;
+    assert!(
+        mixed.contains("checkbox \"Partial\" [checked=mixed"),
+        "{mixed}"
+    );
+
+    h.eval("document.getElementById('bio').value = 'Wrote compilers'")
+        .await;
+    let bio = snapshot(&h).await;
+    assert!(bio.contains("Wrote compilers"), "{bio}");
+
+    // Another option of a multiple select, selectedIndex unchanged.
+    h.eval("document.getElementById('sizes').options[0].selected = true")
+        .await;
+    let first_size = snapshot(&h).await;
+    h.eval("document.getElementById('sizes').options[2].selected = true")
+        .await;
+    let two_sizes = snapshot(&h).await;
+    assert_ne!(two_sizes, first_size, "{two_sizes}");
+
     // A DOM mutation.
     h.eval("document.getElementById('note').textContent = 'Changed note'")
         .await;

@@ -6,7 +6,7 @@
   const g = globalThis;
   let w = g.__abxSnapshotWatch;
   if (!w) {
-    w = { dirty: true, supported: false, controls: [], values: '', sheets: '' };
+    w = { dirty: true, supported: false, controls: [], kinds: [], values: [], sheets: '' };
     const mark = () => { w.dirty = true; };
     // Our own cursor-scan tags come and go during every snapshot: they are not page changes.
     w.observer = new MutationObserver((records) => {
@@ -31,28 +31,41 @@
     g.__abxSnapshotWatch = w;
   }
   const options = { subtree: true, childList: true, attributes: true, characterData: true };
-  // Property state that changes without a mutation or an event when a script sets it: four
-  // entries per control, compared one by one (no string built on a check).
-  const stateOf = (el, out) => {
-    if (!el.isConnected) { out.push(null, null, null, null); return; }
-    out.push(el.value, (el.checked ? 1 : 0) + (el.indeterminate ? 2 : 0),
-      el.selectedIndex === undefined ? -2 : el.selectedIndex,
-      el.selectedOptions === undefined ? -1 : el.selectedOptions.length);
+  // Property state that changes without a mutation or an event when a script sets it, read per
+  // kind of control so a check reads only what can change that way: a checkbox's or radio's
+  // `checked`/`indeterminate` (its `value` is an attribute, a mutation), a text-like control's
+  // `value`, a select's selection. Compared entry by entry: no string is built on a check.
+  // (A control that leaves the document is a mutation: no `isConnected` read.)
+  const stateOf = (el, kind) => {
+    if (kind === 1) return (el.checked ? 1 : 0) + (el.indeterminate ? 2 : 0);
+    if (kind === 2) return el.value;
+    let picked = el.selectedIndex + ':';
+    if (el.multiple) for (const option of el.selectedOptions) picked += option.index + ',';
+    return picked;
   };
   const valuesOf = () => {
-    const out = [];
-    for (const el of w.controls) stateOf(el, out);
+    const out = new Array(w.controls.length);
+    for (let i = 0; i < w.controls.length; i++) out[i] = stateOf(w.controls[i], w.kinds[i]);
     return out;
   };
   const sameValues = () => {
     const before = w.values;
-    const now = [];
     for (let i = 0; i < w.controls.length; i++) {
-      now.length = 0;
-      stateOf(w.controls[i], now);
-      for (let k = 0; k < 4; k++) if (now[k] !== before[i * 4 + k]) return false;
+      if (stateOf(w.controls[i], w.kinds[i]) !== before[i]) return false;
     }
     return true;
+  };
+  // 1: checkable, 2: a value the user types or picks, 3: a select; 0: nothing to read (its state
+  // lives in attributes, or changes only with an event).
+  const kindOf = (el) => {
+    const name = el.localName;
+    if (name === 'textarea') return 2;
+    if (name === 'select') return 3;
+    const type = el.type;
+    if (type === 'checkbox' || type === 'radio') return 1;
+    if (type === 'hidden' || type === 'submit' || type === 'reset' || type === 'button'
+      || type === 'image' || type === 'file') return 0;
+    return 2;
   };
   const sheetsOf = () => {
     const d = document;
@@ -74,13 +87,17 @@
   w.observer.disconnect();
   w.observer.observe(document, options);
   const controls = [];
+  const kinds = [];
   let supported = true;
   const visit = (root) => {
     const all = root.querySelectorAll('*');
     for (let i = 0; i < all.length; i++) {
       const el = all[i];
       const name = el.localName;
-      if (name === 'input' || name === 'textarea' || name === 'select') controls.push(el);
+      if (name === 'input' || name === 'textarea' || name === 'select') {
+        const kind = kindOf(el);
+        if (kind) { controls.push(el); kinds.push(kind); }
+      }
       if (el.shadowRoot) {
         w.observer.observe(el.shadowRoot, options);
         visit(el.shadowRoot);
@@ -93,6 +110,7 @@
   };
   visit(document);
   w.controls = controls;
+  w.kinds = kinds;
   w.supported = supported;
   w.values = valuesOf();
   w.sheets = sheetsOf();
