@@ -24,14 +24,16 @@ use abx_engine::{AttachOptions, Browser};
 use nix::fcntl::{Flock, FlockArg};
 use serde::{Deserialize, Serialize};
 
+use crate::clock::now_ms;
 use crate::display::{DisplayChoice, DisplayProbe, Screen};
 use crate::env::{self, BrowserEnv, LaunchSettings, SessionPlace, var};
 use crate::error::{HostError, Result};
-use crate::fsutil::{now_ms, private_dir, read_json, remove_file, write_json};
-use crate::host::HostEvent;
+use crate::event::HostEvent;
+use crate::fsutil::{private_dir, read_json, remove_file, write_json};
 use crate::names::{ProfileKey, RunId, Scope, random_token};
 use crate::owner::{OwnerKind, OwnerRecord};
 use crate::profile::{ProfileHandle, ProfileStore};
+use crate::redact::{redact, redact_text};
 use crate::runner::{BrowserRunner, run_ok};
 use crate::saved_state::{self, SavedCookie, StateKey};
 use crate::spare::SpareTabs;
@@ -350,32 +352,6 @@ pub(crate) fn anchor_dir(home: &Path, run: &RunId, key: &ProfileKey) -> PathBuf 
 
 fn identity(run: &RunId, key: &ProfileKey) -> String {
     format!("{run}/{key}")
-}
-
-/// Strips the query (tokens) from an address for messages.
-pub(crate) fn redact(url: &str) -> String {
-    url.split('?').next().unwrap_or(url).to_string()
-}
-
-/// `text` with the query of every URL in it removed (error texts may quote a URL with a token).
-pub(crate) fn redact_text(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut in_query = false;
-    for c in text.chars() {
-        if in_query {
-            if c.is_whitespace() || matches!(c, '"' | '\'' | ')' | ',' | ';') {
-                in_query = false;
-                out.push(c);
-            }
-            continue;
-        }
-        if c == '?' {
-            in_query = true;
-            continue;
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Whether a CDP address answers `Browser.getVersion`.

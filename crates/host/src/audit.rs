@@ -12,7 +12,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
-use crate::fsutil::{append_private, now_ms};
+use crate::clock::now_ms;
+use crate::fsutil::append_private;
 use crate::names::{ProfileKey, RunId, StageId};
 
 /// What happened, for the audit trail.
@@ -197,14 +198,14 @@ pub(crate) struct Audit {
     /// too.
     sink: Arc<std::sync::RwLock<Arc<dyn AuditSink>>>,
     host: String,
-    events: broadcast::Sender<crate::host::HostEvent>,
+    events: broadcast::Sender<crate::event::HostEvent>,
 }
 
 impl Audit {
     pub(crate) fn new(
         sink: Arc<dyn AuditSink>,
         host: String,
-        events: broadcast::Sender<crate::host::HostEvent>,
+        events: broadcast::Sender<crate::event::HostEvent>,
     ) -> Self {
         Self {
             sink: Arc::new(std::sync::RwLock::new(sink)),
@@ -228,7 +229,7 @@ impl Audit {
         let sink = self.sink.read().unwrap_or_else(|p| p.into_inner()).clone();
         if let Err(err) = sink.write(&entry) {
             tracing::warn!(%err, "audit record not written");
-            let _ = self.events.send(crate::host::HostEvent::AuditFailed {
+            let _ = self.events.send(crate::event::HostEvent::AuditFailed {
                 reason: err.to_string(),
             });
         }

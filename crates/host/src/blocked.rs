@@ -15,7 +15,7 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use crate::audit::{Audit, AuditRecord};
-use crate::host::HostEvent;
+use crate::event::HostEvent;
 use crate::names::{RunId, StageId};
 
 /// How often a prepared stage's file is looked at.

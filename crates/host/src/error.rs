@@ -3,8 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::lease::LeaseHolder;
-use crate::names::ProfileKey;
+use crate::names::{LeaseHolder, ProfileKey};
 
 /// Why a Host kit operation failed.
 #[derive(Debug, thiserror::Error)]

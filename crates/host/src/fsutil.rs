@@ -95,14 +95,6 @@ pub(crate) fn is_real_dir(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
 }
 
-/// Milliseconds since the Unix epoch.
-pub(crate) fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
-
 /// Appends `value` as one JSON line to `path` (created 0600, its folder 0700), in one write so
 /// lines of concurrent writers never interleave.
 pub(crate) fn append_private<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {

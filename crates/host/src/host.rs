@@ -16,16 +16,15 @@ use crate::blocked::BlockedWatch;
 use crate::display::{DisplayChoice, DisplayProbe, choose_display};
 use crate::env::{self, BrowserEnv, LaunchSettings, SessionPlace, var};
 use crate::error::{HostError, Result};
+use crate::event::HostEvent;
 use crate::fsutil::{private_dir, read_json, remove_file, write_json, write_private};
-use crate::lease::{
-    AcquireOptions, Acquired, FileLease, LeaseHolder, ProfileLease, RunState, acquire,
-};
+use crate::lease::{AcquireOptions, Acquired, FileLease, ProfileLease, acquire};
 use crate::live::{
     Credential, Grant, LiveViewError, LiveViewSettings, LiveViews, StreamAddress, ViewMode, Viewer,
 };
-use crate::liveness::{AsyncRunLiveness, LivenessSnapshot};
+use crate::liveness::{AsyncRunLiveness, LivenessSnapshot, RunState};
 use crate::login::{LoginCheck, LoginResult, run_check};
-use crate::names::{ProfileKey, RunId, Scope, StageId, random_token, short_hash};
+use crate::names::{LeaseHolder, ProfileKey, RunId, Scope, StageId, random_token, short_hash};
 use crate::owner::{HostIdentity, OWNER_FILE, OwnerKind, OwnerRecord};
 use crate::profile::{FileProfileStore, ProfileStore};
 use crate::runner::{BrowserRunner, CliRunner, RECEIPTS_FILE, Recorder, run_ok};
@@ -34,7 +33,7 @@ use crate::stage::{
     CLOSED_FILE, ENV_FILE, LOGIN_CHECK_FILE, StageBrowser, StageRecord, StageSpec, StageTeardown,
     close_session, remove_session_dir,
 };
-use crate::watch::{AnchorLossCause, AnchorStatus};
+use crate::watch::AnchorStatus;
 
 /// How the Host kit is set up.
 #[derive(Clone, Debug)]
@@ -128,75 +127,6 @@ impl RunRef {
             id: RunId::new(id)?,
         })
     }
-}
-
-/// Things a Host shows its users. Serialized as JSON objects tagged by `"event"`
-/// (`waiting_for_profile`, `anchor_started`, `anchor_lost`); the `abx-host` JSON front streams
-/// them as they are.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum HostEvent {
-    /// A stage waits for a profile another run holds.
-    WaitingForProfile {
-        /// The waiting run.
-        run: RunId,
-        /// The waiting stage.
-        stage: StageId,
-        /// The profile.
-        profile: ProfileKey,
-        /// Who holds it.
-        holder: LeaseHolder,
-    },
-    /// An anchor started (`restarted`: it replaced a dead one).
-    AnchorStarted {
-        /// The run.
-        run: RunId,
-        /// The profile.
-        profile: ProfileKey,
-        /// Headed or headless, and why.
-        display: DisplayChoice,
-        /// A dead anchor was replaced.
-        restarted: bool,
-    },
-    /// An anchor's browser is gone (it exited, its session ended, or a remote service ended
-    /// it), noticed by the Host's watch as it happened. Its stages' pages are lost; the next
-    /// `prepare_stage` (or `resume_stage`) on the profile starts a new anchor and re-points
-    /// every stage env of the run at it.
-    AnchorLost {
-        /// The run.
-        run: RunId,
-        /// The run's owner scope.
-        scope: Scope,
-        /// The profile.
-        profile: ProfileKey,
-        /// Why.
-        cause: AnchorLossCause,
-        /// The stages that were attached to it and not ended.
-        stages: Vec<StageId>,
-    },
-    /// A stage's site policy refused a navigation (`blocked_sites`, or a host outside its
-    /// `allowed_domains`); the agent got an error (a command) or an error page (the page's own
-    /// navigation).
-    BlockedNavigation {
-        /// The run.
-        run: RunId,
-        /// The stage.
-        stage: StageId,
-        /// The refused URL (it may carry tokens: show it to the run's owner only).
-        url: String,
-        /// Its host.
-        host: String,
-        /// Which list refused it.
-        rule: abx_engine::BlockRule,
-        /// A command asked for it, or the page went there itself.
-        by: abx_engine::BlockedBy,
-    },
-    /// The audit sink failed to store a record (the run goes on).
-    AuditFailed {
-        /// The sink's error.
-        reason: String,
-    },
 }
 
 /// How a run teardown went.

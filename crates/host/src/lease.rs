@@ -11,35 +11,12 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use nix::fcntl::{Flock, FlockArg};
-use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{HostError, Result};
-use crate::fsutil::{now_ms, private_dir, read_json, remove_file, write_json};
-use crate::liveness::AsyncRunLiveness;
-use crate::names::{ProfileKey, ProfileName, RunId, Scope, StageId};
-
-/// Who holds a lease. Identity is the run; the stage is informational.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LeaseHolder {
-    /// The holding run.
-    pub run: RunId,
-    /// The stage that took it first.
-    pub stage: Option<StageId>,
-    /// When it was taken (ms since the epoch).
-    pub since_ms: u64,
-}
-
-impl LeaseHolder {
-    /// A holder for `run` (and `stage`) from now.
-    pub fn new(run: &RunId, stage: Option<&StageId>) -> Self {
-        Self {
-            run: run.clone(),
-            stage: stage.cloned(),
-            since_ms: now_ms(),
-        }
-    }
-}
+use crate::fsutil::{private_dir, read_json, remove_file, write_json};
+use crate::liveness::{AsyncRunLiveness, RunLiveness, RunState};
+use crate::names::{LeaseHolder, ProfileKey, ProfileName, RunId, Scope};
 
 /// What an acquire got.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,41 +34,6 @@ pub enum TryAcquire {
     Acquired(Acquired),
     /// Another run holds it.
     Held(LeaseHolder),
-}
-
-/// What the Host knows of a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RunState {
-    /// Stages are running or scheduled.
-    Running,
-    /// The run waits at a gate (for a person); its browsers stay up.
-    Waiting,
-    /// The run has ended (succeeded, failed, cancelled, abandoned): the Host knows it. Only
-    /// this state lets a sweep close a run's sessions or reclaim its leases.
-    Ended,
-    /// The Host has no such run in its table, or cannot tell (another Host's run, a read
-    /// error). Counts as live: nothing of an unknown run is ever closed or reclaimed. A Host's
-    /// liveness must answer this, never `Ended`, for a run it does not know.
-    Unknown,
-}
-
-impl RunState {
-    /// Whether the run may still use its browser (everything but [`RunState::Ended`]).
-    pub fn is_live(self) -> bool {
-        !matches!(self, RunState::Ended)
-    }
-}
-
-/// "Is this run still able to use its browser?", answered from the Host's run table.
-pub trait RunLiveness: Send + Sync {
-    /// The run's state.
-    fn state(&self, run: &RunId) -> RunState;
-}
-
-impl<F: Fn(&RunId) -> RunState + Send + Sync> RunLiveness for F {
-    fn state(&self, run: &RunId) -> RunState {
-        self(run)
-    }
 }
 
 /// A profile lease store. Every operation is atomic with respect to the others, also across

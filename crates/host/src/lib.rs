@@ -66,9 +66,11 @@
 mod anchor;
 mod audit;
 mod blocked;
+mod clock;
 mod display;
 mod env;
 mod error;
+mod event;
 mod fsutil;
 mod host;
 mod lease;
@@ -79,6 +81,7 @@ mod names;
 mod owner;
 mod process;
 mod profile;
+mod redact;
 mod runner;
 mod saved_state;
 mod spare;
@@ -99,18 +102,18 @@ pub use audit::{AUDIT_FILE, AuditEntry, AuditRecord, AuditSink, JsonlAudit, Memo
 pub use display::{DisplayChoice, DisplayProbe, DisplayReason, Headed, Screen, choose_display};
 pub use env::{BrowserEnv, LaunchSettings, SESSION_NAME_LIMIT, SOCKET_PATH_LIMIT, var};
 pub use error::{HostError, Result};
-pub use host::{Host, HostConfig, HostEvent, OWNER_RECORD, RunRef, RunTeardown, SweepReport};
+pub use event::{AnchorLossCause, HostEvent};
+pub use host::{Host, HostConfig, OWNER_RECORD, RunRef, RunTeardown, SweepReport};
 pub use lease::{
-    AcquireOptions, Acquired, FileLease, LeaseHolder, MemoryLease, ProfileLease, RunLiveness,
-    RunState, TryAcquire, acquire,
+    AcquireOptions, Acquired, FileLease, MemoryLease, ProfileLease, TryAcquire, acquire,
 };
 pub use live::{
     Credential, Grant, LiveViewError, LiveViewSettings, LiveViewTickets, LiveViews, ViewMode,
     Viewer, ViewerMessage,
 };
-pub use liveness::{AnswerWithin, AsyncRunLiveness};
+pub use liveness::{AnswerWithin, AsyncRunLiveness, RunLiveness, RunState};
 pub use login::{LoginCheck, LoginResult, LoginState};
-pub use names::{ProfileKey, ProfileName, RunId, Scope, StageId, capped, short_hash};
+pub use names::{LeaseHolder, ProfileKey, ProfileName, RunId, Scope, StageId, capped, short_hash};
 pub use owner::{HostIdentity, OwnerKind, OwnerRecord, Ownership};
 pub use profile::{
     FileProfileStore, MemoryProfileStore, ProfileHandle, ProfileLocation, ProfileStore,
@@ -121,4 +124,4 @@ pub use stage::{
     CLOSED_FILE, ENV_FILE, LOGIN_CHECK_FILE, StageBrowser, StageRecord, StageSpec, StageTeardown,
 };
 pub use status::{RunAnchor, RunStatus, StageStatus};
-pub use watch::{AnchorHealth, AnchorLossCause, AnchorStatus};
+pub use watch::{AnchorHealth, AnchorStatus};

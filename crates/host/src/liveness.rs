@@ -1,14 +1,49 @@
-//! Run liveness asked asynchronously: for a Host whose run table is in another process, a
-//! database or at the other end of a channel (the `abx-host` JSON front asks its Host over
-//! stdio). The kit always asks through [`AsyncRunLiveness`]; every synchronous
+//! Run liveness: what the Host knows of a run ([`RunState`]), answered synchronously from the
+//! Host's run table ([`RunLiveness`]) or asynchronously, for a Host whose run table is in
+//! another process, a database or at the other end of a channel (the `abx-host` JSON front asks
+//! its Host over stdio). The kit always asks through [`AsyncRunLiveness`]; every synchronous
 //! [`RunLiveness`] (a closure over the run table) is one.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::lease::{RunLiveness, RunState};
 use crate::names::RunId;
 use crate::runner::BoxFuture;
+
+/// What the Host knows of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunState {
+    /// Stages are running or scheduled.
+    Running,
+    /// The run waits at a gate (for a person); its browsers stay up.
+    Waiting,
+    /// The run has ended (succeeded, failed, cancelled, abandoned): the Host knows it. Only
+    /// this state lets a sweep close a run's sessions or reclaim its leases.
+    Ended,
+    /// The Host has no such run in its table, or cannot tell (another Host's run, a read
+    /// error). Counts as live: nothing of an unknown run is ever closed or reclaimed. A Host's
+    /// liveness must answer this, never `Ended`, for a run it does not know.
+    Unknown,
+}
+
+impl RunState {
+    /// Whether the run may still use its browser (everything but [`RunState::Ended`]).
+    pub fn is_live(self) -> bool {
+        !matches!(self, RunState::Ended)
+    }
+}
+
+/// "Is this run still able to use its browser?", answered from the Host's run table.
+pub trait RunLiveness: Send + Sync {
+    /// The run's state.
+    fn state(&self, run: &RunId) -> RunState;
+}
+
+impl<F: Fn(&RunId) -> RunState + Send + Sync> RunLiveness for F {
+    fn state(&self, run: &RunId) -> RunState {
+        self(run)
+    }
+}
 
 /// "Is this run still able to use its browser?", answered asynchronously.
 ///

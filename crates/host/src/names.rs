@@ -1,11 +1,13 @@
 //! Validated names: owner scope, profile, run and stage ids. Each becomes a folder name, so each
-//! is checked once here and never again (seed invariant 27, 10).
+//! is checked once here and never again (seed invariant 27, 10). Also the lease holder, a run
+//! (and stage) by id: the errors name it, so it lives below them with the ids it is made of.
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::clock::now_ms;
 use crate::error::{HostError, Result};
 
 fn validate(kind: &'static str, value: &str, max: usize) -> Result<()> {
@@ -121,6 +123,28 @@ impl ProfileKey {
 impl fmt::Display for ProfileKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}", self.scope, self.name)
+    }
+}
+
+/// Who holds a lease. Identity is the run; the stage is informational.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaseHolder {
+    /// The holding run.
+    pub run: RunId,
+    /// The stage that took it first.
+    pub stage: Option<StageId>,
+    /// When it was taken (ms since the epoch).
+    pub since_ms: u64,
+}
+
+impl LeaseHolder {
+    /// A holder for `run` (and `stage`) from now.
+    pub fn new(run: &RunId, stage: Option<&StageId>) -> Self {
+        Self {
+            run: run.clone(),
+            stage: stage.cloned(),
+            since_ms: now_ms(),
+        }
     }
 }
 

@@ -201,9 +201,9 @@ impl<'r> Recorder<'r> {
     }
 
     fn append(&self, args: &[&str], output: &RunOutput) {
-        let command: Vec<String> = args.iter().map(|a| crate::anchor::redact(a)).collect();
+        let command: Vec<String> = args.iter().map(|a| crate::redact::redact(a)).collect();
         let line = serde_json::json!({
-            "ts_ms": crate::fsutil::now_ms(),
+            "ts_ms": crate::clock::now_ms(),
             "command": command.join(" "),
             "code": output.code,
             "receipt": output.receipt(),

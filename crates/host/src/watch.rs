@@ -24,8 +24,9 @@ use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
 use crate::anchor::{AnchorRecord, probe, run_dir};
-use crate::fsutil::{now_ms, read_json};
-use crate::host::HostEvent;
+use crate::clock::now_ms;
+use crate::event::{AnchorLossCause, HostEvent};
+use crate::fsutil::read_json;
 use crate::names::{ProfileKey, RunId, Scope, StageId};
 use crate::process::{pid_alive, read_pid};
 use crate::spare::SpareTabs;
@@ -39,57 +40,6 @@ const EXIT_WAIT: Duration = Duration::from_secs(1);
 
 /// How long the health check waits for an anchor's answer.
 const HEALTH_DEADLINE: Duration = Duration::from_secs(2);
-
-/// Why an anchor was lost.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum AnchorLossCause {
-    /// The anchor's Chrome exited (killed, crashed) while its `agent-browser` session lived on.
-    BrowserExited {
-        /// Chrome's browser process, when the Host had learned it.
-        pid: Option<i32>,
-    },
-    /// The anchor's `agent-browser` session ended (its daemon exited), and its Chrome with it.
-    SessionEnded {
-        /// The session's daemon, when the Host had learned it.
-        daemon_pid: Option<i32>,
-    },
-    /// A remote service ended the browser: the connection was closed while the service still
-    /// answers.
-    ServiceEnded {
-        /// How the connection ended.
-        reason: String,
-    },
-    /// The connection closed and the browser does not answer, for a reason the Host cannot
-    /// tell (a remote service or network that does not answer, or a local Chrome that is still
-    /// running but unreachable).
-    ConnectionClosed {
-        /// How the connection ended.
-        reason: String,
-    },
-}
-
-impl std::fmt::Display for AnchorLossCause {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            AnchorLossCause::BrowserExited { pid: Some(pid) } => {
-                write!(f, "its browser (pid {pid}) exited")
-            }
-            AnchorLossCause::BrowserExited { pid: None } => write!(f, "its browser exited"),
-            AnchorLossCause::SessionEnded {
-                daemon_pid: Some(pid),
-            } => write!(f, "its session (daemon pid {pid}) ended"),
-            AnchorLossCause::SessionEnded { daemon_pid: None } => write!(f, "its session ended"),
-            AnchorLossCause::ServiceEnded { reason } => {
-                write!(f, "the browser service ended it ({reason})")
-            }
-            AnchorLossCause::ConnectionClosed { reason } => {
-                write!(f, "the connection closed and it does not answer ({reason})")
-            }
-        }
-    }
-}
 
 /// An anchor's health, as [`Host::anchor_health`](crate::Host::anchor_health) finds it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
