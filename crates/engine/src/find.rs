@@ -284,7 +284,7 @@ impl Session {
             return Err(EngineError::Evaluation(crate::js::exception_text(details)));
         }
         let object_id =
-            crate::locate::element_object(&reply.result).ok_or_else(|| EngineError::NotFound {
+            crate::js::element_object(&reply.result).ok_or_else(|| EngineError::NotFound {
                 selector: selector.clone(),
             })?;
         Ok(Handle {

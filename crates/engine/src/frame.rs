@@ -16,6 +16,8 @@
 //! the frame is removed, every scoped command fails with [`EngineError::Page`] saying so,
 //! rather than quietly acting on the main page.
 
+pub(crate) mod scope;
+
 use std::time::{Duration, Instant};
 
 use abx_cdp::Session as CdpSession;
@@ -28,6 +30,7 @@ use crate::error::{EngineError, Result};
 use crate::js::PageFn;
 use crate::session::Session;
 use crate::tab::Tab;
+use scope::FrameScope;
 
 /// How long a scoped command waits for the frame's context or session to (re)appear, e.g.
 /// while the frame itself is navigating.
@@ -35,16 +38,6 @@ const REALM_WAIT: Duration = Duration::from_millis(1500);
 
 /// The tag and the label attributes of a would-be frame element (`this`).
 const FRAME_ELEMENT_FN: PageFn = PageFn::new(include_str!("frame/frame_element.js"));
-
-/// The frame a tab's commands are scoped to.
-#[derive(Clone, Debug)]
-pub(crate) struct FrameScope {
-    /// The frame id (also the target id of an out-of-process frame).
-    frame_id: String,
-    /// The main-frame document count when the frame was chosen: a new main document resets the
-    /// scope (the frame went with the old document).
-    epoch: u64,
-}
 
 /// The frame now selected; serializes to upstream's `{"frame": "<label>"}`.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]

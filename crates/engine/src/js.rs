@@ -132,6 +132,16 @@ impl PageFn {
     }
 }
 
+/// The object id of an evaluation result that is a DOM node (`None` for `null` and non-nodes).
+pub(crate) fn element_object(result: &runtime::RemoteObject) -> Option<String> {
+    let node = result.subtype == Some(runtime::RemoteObjectSubtype::Node);
+    result
+        .object_id
+        .as_ref()
+        .filter(|_| node)
+        .map(|id| id.as_ref().to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

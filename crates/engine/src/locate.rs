@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 
 use crate::element::{finder_js, ref_name};
 use crate::error::{EngineError, Result};
-use crate::js::PageFn;
+use crate::js::{PageFn, element_object};
 use crate::refs::{FrameKey, Lookup};
 use crate::session::Session;
 use crate::tab::Tab;
@@ -138,16 +138,6 @@ impl Handle {
             other => other.into(),
         }
     }
-}
-
-/// The object id of an evaluation result that is a DOM node (`None` for `null` and non-nodes).
-pub(crate) fn element_object(result: &runtime::RemoteObject) -> Option<String> {
-    let node = result.subtype == Some(runtime::RemoteObjectSubtype::Node);
-    result
-        .object_id
-        .as_ref()
-        .filter(|_| node)
-        .map(|id| id.as_ref().to_string())
 }
 
 /// The unique id of the tab's main document's default context, as the tab's events last

@@ -37,6 +37,8 @@
 //! tabs also get a script that answers `getCurrentPosition`/`watchPosition` with
 //! `PERMISSION_DENIED` at once.
 
+mod containment;
+
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -438,15 +440,6 @@ impl Enforcement {
     }
 }
 
-impl crate::session::Session {
-    /// Targets of this session (frames, workers) the allowlist could not guard, oldest first.
-    /// Each was kept paused instead of being let run unguarded; a page with one may miss that
-    /// frame's content or that worker's work.
-    pub fn guard_failures(&self) -> Vec<GuardFailure> {
-        self.enforcement.failures()
-    }
-}
-
 /// Session start: deny permissions, and for an allowlist the browser-level popup watch.
 pub(crate) async fn start(
     connection: &Connection,
@@ -457,37 +450,6 @@ pub(crate) async fn start(
     deny_permissions(connection, policy).await;
     if policy.fenced() || policy.proxy_auth.is_some() {
         watch_browser(connection, owned, policy, enforcement).await?;
-    }
-    Ok(())
-}
-
-/// After the session bound its tab: pages already open outside the allowlist (a profile's
-/// restored tabs) are contained, as upstream does for launches: the session's own tab goes to
-/// `about:blank`; other tabs of a browser the session launched (and so owns) are closed. Tabs of
-/// a browser we only attached to are never touched.
-pub(crate) async fn contain_open_pages(session: &crate::session::Session) -> Result<()> {
-    let policy = &session.options().policy;
-    if !policy.fenced() {
-        return Ok(());
-    }
-    let outside = |url: &str| {
-        let network = url.starts_with("http://") || url.starts_with("https://");
-        network && !policy.allows_request(url)
-    };
-    let active = session.active_target();
-    for target in session.browser().targets() {
-        if !target.is_tab() || !outside(&target.url) {
-            continue;
-        }
-        if active.as_deref() == Some(target.target_id.as_str()) {
-            tracing::debug!("blanking the session's tab: it was open outside the allowlist");
-            session
-                .navigate("about:blank", crate::WaitUntil::Load, None)
-                .await?;
-        } else if session.browser().is_owned() {
-            tracing::debug!("closing a restored tab outside the allowlist");
-            session.browser().close_target(&target.target_id).await?;
-        }
     }
     Ok(())
 }

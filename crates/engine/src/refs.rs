@@ -127,7 +127,7 @@ pub(crate) struct TabRefs {
     /// Modifier keys held down by `keydown` (CDP bits), applied to later input.
     pub(crate) modifiers: i64,
     /// The iframe the tab's page commands are scoped to (`None`: the main frame).
-    pub(crate) frame: Option<crate::frame::FrameScope>,
+    pub(crate) frame: Option<crate::frame::scope::FrameScope>,
     /// The bases of `snapshot --delta`.
     pub(crate) deltas: crate::snapshot::delta::DeltaHistory,
     /// How many times refs were assigned for this tab (a stored snapshot is only good while

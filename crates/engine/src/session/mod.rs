@@ -305,8 +305,8 @@ impl Session {
         }
         session.bind(&target).await?;
         session.show_active_tab(&target).await;
-        crate::policy::contain_open_pages(&session).await?;
-        crate::page_setup::session_started(&session).await?;
+        session.contain_open_pages().await?;
+        session.start_page_setup().await?;
         Ok(session)
     }
 
@@ -422,7 +422,7 @@ impl Session {
         if !self.options.page.no_webmcp {
             self.webmcp.watch(&tab).await;
         }
-        crate::page_setup::prepare_tab(self, &tab).await?;
+        self.prepare_tab(&tab).await?;
         self.table()
             .attached
             .insert(target_id.to_string(), tab.clone());

@@ -12,9 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use super::{RefInfo, SnapshotOptions};
-use crate::error::Result;
-use crate::session::Page;
+use super::RefInfo;
 
 /// One `snapshot --delta` answer; serializes to upstream's `data`: `{"origin", "snapshot"}`.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -181,7 +179,7 @@ fn ref_changes(old: &BTreeMap<String, RefInfo>, new: &BTreeMap<String, RefInfo>)
 
 impl DeltaHistory {
     /// Records `tree` as the new base of `key` and says how it differs from the old one.
-    fn record(
+    pub(super) fn record(
         &mut self,
         key: String,
         url: &str,
@@ -223,35 +221,6 @@ impl DeltaHistory {
             changes: ref_changes(&previous.refs, &base.refs),
             tree_change: change,
         }
-    }
-}
-
-impl Page<'_> {
-    /// `snapshot --delta [--full]`: takes a snapshot (refs update as for
-    /// [`Page::snapshot`]) and reports it against the tab's previous delta snapshot with the
-    /// same options and frame.
-    pub async fn snapshot_delta(
-        &self,
-        options: &SnapshotOptions,
-        full: bool,
-    ) -> Result<DeltaSnapshot> {
-        let snapshot = self.snapshot(options).await?;
-        let tab = &self.tab;
-        let frame = self.session.selected_frame_of(tab);
-        let key = format!("{options:?}|{frame:?}");
-        let delta = self.session.refs.with_tab(tab.target_id(), |t| {
-            t.deltas.record(
-                key,
-                &snapshot.origin,
-                snapshot.snapshot.clone(),
-                snapshot.refs.as_ref().clone(),
-                full,
-            )
-        });
-        Ok(DeltaSnapshot {
-            origin: snapshot.origin,
-            snapshot: delta,
-        })
     }
 }
 

@@ -25,13 +25,14 @@ pub(crate) mod delta;
 pub(crate) mod frames;
 pub(crate) mod scan;
 mod scoped;
+mod take;
 pub(crate) mod tree;
 pub(crate) mod walker;
 pub(crate) mod watch;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use abx_cdp::Session as CdpSession;
 use abx_cdp::protocol::browser_protocol::{accessibility, dom, page};
@@ -40,9 +41,6 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{EngineError, Result};
-use crate::refs::{DocumentId, FrameKey, RefRequest};
-use crate::session::{Page, Session};
-use crate::tab::Tab;
 use scan::Cleanup;
 use tree::{CursorInfo, RawTree, Render, Tree};
 
@@ -168,15 +166,6 @@ enum Scope {
         frame_id: String,
         document_backend: i64,
     },
-}
-
-/// A child frame of the main document, once read.
-struct ChildFrame {
-    /// Its `Iframe` node in the main tree (whose ref marks where its text goes).
-    iframe_node: usize,
-    capture: Capture,
-    document: DocumentId,
-    candidates: Vec<usize>,
 }
 
 fn loaders(tree: &page::FrameTree, out: &mut HashMap<String, String>) {
@@ -376,7 +365,7 @@ async fn selector_subtree(
     }
     let no_match =
         || EngineError::Invalid(format!("Selector '{selector}' did not match any element"));
-    let object = crate::locate::element_object(&reply.result).ok_or_else(no_match)?;
+    let object = crate::js::element_object(&reply.result).ok_or_else(no_match)?;
     let describe = dom::DescribeNodeParams {
         object_id: Some(object.clone().into()),
         depth: Some(-1),
@@ -433,345 +422,6 @@ fn apply_refs(
         {
             node.cursor = Some(info.clone());
         }
-    }
-}
-
-impl Page<'_> {
-    /// Takes a snapshot of the view's tab (upstream's algorithm, contract §4) and updates the
-    /// tab's refs.
-    pub async fn snapshot(&self, options: &SnapshotOptions) -> Result<Snapshot> {
-        let (tab, _, timeout) = self.parts();
-        let snapshot = tab
-            .guarded(
-                "snapshot",
-                // Boxed: the whole read (AX tree or walker, frames, watcher) is a large future.
-                Box::pin(self.session.snapshot_on(&tab, options, timeout)),
-            )
-            .await?;
-        let text = snapshot.snapshot.clone();
-        self.session
-            .refs
-            .with_tab(tab.target_id(), |t| t.last_snapshot = Some(text));
-        Ok(snapshot)
-    }
-
-    /// `diff snapshot`: takes a snapshot and diffs it against `baseline` — a file path when such
-    /// a file exists, else the text itself — or, without one, against the previous snapshot of
-    /// the tab (empty when there was none).
-    pub async fn diff_snapshot(
-        &self,
-        options: &SnapshotOptions,
-        baseline: Option<&str>,
-    ) -> Result<SnapshotDiff> {
-        let before = match baseline {
-            Some(b) => match std::fs::read_to_string(b) {
-                Ok(text) => text,
-                Err(_) => b.to_string(),
-            },
-            None => {
-                let tab = &self.tab;
-                self.session
-                    .refs
-                    .with_tab(tab.target_id(), |t| t.last_snapshot.clone())
-                    .unwrap_or_default()
-            }
-        };
-        let after = self.snapshot(options).await?.snapshot;
-        Ok(diff_text(&before, &after))
-    }
-}
-
-impl Session {
-    async fn snapshot_on(
-        &self,
-        tab: &Tab,
-        options: &SnapshotOptions,
-        timeout: Duration,
-    ) -> Result<Snapshot> {
-        let realm = self.realm(tab, timeout).await?;
-        if realm.frame_id.is_some() {
-            return self.snapshot_frame(tab, &realm, options, timeout).await;
-        }
-        let fast_path = watch::enabled();
-        if fast_path && let Some(unchanged) = self.unchanged_snapshot(tab, options, timeout).await {
-            return Ok(Snapshot {
-                origin: self.origin_of(tab),
-                ..unchanged
-            });
-        }
-        let session = tab.cdp();
-        let walker = options
-            .source
-            .walks(self.refs.with_tab(tab.target_id(), |t| t.last_tree_nodes));
-        // The walker's `-s` subtree is read in its world once it has walked.
-        let mut subtree = match &options.selector {
-            Some(selector) if !walker => {
-                Some(selector_subtree(session, None, selector, timeout).await?)
-            }
-            _ => None,
-        };
-        let world = match fast_path || walker {
-            true => self.watch_world(tab, timeout).await,
-            false => None,
-        };
-        let watch_world = world.filter(|_| fast_path);
-        let walker_world = world.filter(|_| walker);
-        let mut main = capture(session, &Scope::Top, walker_world, watch_world, timeout).await?;
-        if walker && let Some(selector) = &options.selector {
-            subtree = Some(match main.walked {
-                Some(world) => walker::subtree(session, world, selector, timeout).await?,
-                None => selector_subtree(session, None, selector, timeout).await?,
-            });
-        }
-
-        // Tie the refs to the document the pump reports; give it a moment to catch up with a
-        // navigation that committed just before the snapshot.
-        if tab.read(|st| st.loader_id != main.loader) && !main.loader.is_empty() {
-            let loader = main.loader.clone();
-            let _ = tab
-                .wait_state("snapshot", Instant::now() + DOCUMENT_SETTLE, true, |st| {
-                    st.loader_id == loader
-                })
-                .await;
-        }
-        let epoch = tab.read(|st| st.documents);
-        let main_document = DocumentId {
-            frame: FrameKey::MAIN,
-            loader: main.loader.clone(),
-            epoch,
-            session: None,
-        };
-        // The previous refs of this document keyed in the other source's space (the walker
-        // answered then and not now, or the other way round) are translated, so their nodes
-        // keep their refs.
-        let previous = self.refs.document_keys(tab.target_id(), &main_document);
-        let translated = walker::translate(session, previous, main.walked, timeout).await;
-        if !translated.is_empty() {
-            self.refs
-                .rekey(tab.target_id(), &main_document, &translated);
-        }
-
-        let tree_nodes = main.tree.nodes.len();
-        self.refs
-            .with_tab(tab.target_id(), |t| t.last_tree_nodes = Some(tree_nodes));
-        main.tree.promote_hidden_inputs(&main.cursor);
-        let main_candidates = main.tree.ref_candidates(&main.cursor);
-        let roots = match &subtree {
-            Some(ids) => {
-                let roots = main.tree.subtree_roots(ids);
-                if roots.is_empty() {
-                    return Err(EngineError::Invalid(format!(
-                        "No accessibility node found for selector '{}'",
-                        options.selector.as_deref().unwrap_or_default()
-                    )));
-                }
-                roots
-            }
-            None => main.tree.roots.clone(),
-        };
-
-        let children = self
-            .capture_children(tab, &main, &main_candidates, timeout)
-            .await;
-        // Frames' documents are not watched: a page with any keeps taking the full path.
-        let keep = main.armed
-            && !main_candidates
-                .iter()
-                .any(|&i| main.tree.nodes[i].role == "Iframe");
-
-        // Refs: main frame first, then each child frame, each in array order.
-        let mut documents = vec![main_document];
-        let mut requests = Vec::new();
-        let request = |tree: &Tree, idx: usize, document: usize| RefRequest {
-            document,
-            backend_node_id: tree.nodes[idx].backend.unwrap_or_default(),
-            role: tree.nodes[idx].role.clone(),
-            label: tree.nodes[idx].name.clone(),
-        };
-        requests.extend(main_candidates.iter().map(|&i| request(&main.tree, i, 0)));
-        for child in &children {
-            documents.push(child.document.clone());
-            let n = documents.len() - 1;
-            requests.extend(
-                child
-                    .candidates
-                    .iter()
-                    .map(|&i| request(&child.capture.tree, i, n)),
-            );
-        }
-        let assigned = self.refs.assign(tab.target_id(), &documents, &requests);
-        let mut refs = BTreeMap::new();
-        for (request, name) in requests.iter().zip(&assigned.names) {
-            refs.insert(
-                name.clone(),
-                RefInfo {
-                    role: request.role.clone(),
-                    name: request.label.clone(),
-                },
-            );
-        }
-        let (main_names, mut rest) = assigned
-            .names
-            .split_at(main_candidates.len().min(assigned.names.len()));
-        apply_refs(&mut main.tree, &main.cursor, &main_candidates, main_names);
-
-        let render = render_options(options);
-        let mut output = main.tree.render(&roots, render);
-        for mut child in children {
-            let (names, tail) = rest.split_at(child.candidates.len().min(rest.len()));
-            rest = tail;
-            apply_refs(
-                &mut child.capture.tree,
-                &child.capture.cursor,
-                &child.candidates,
-                names,
-            );
-            let mut text = child.capture.tree.render(&child.capture.tree.roots, render);
-            if options.compact {
-                text = tree::compact(&text, options.interactive);
-            }
-            let text = text.trim();
-            if text.is_empty() || text == "(no interactive elements)" {
-                continue;
-            }
-            if let Some(iframe_ref) = &main.tree.nodes[child.iframe_node].reference {
-                tree::insert_frame(&mut output, iframe_ref, text);
-            }
-        }
-        if options.compact {
-            output = tree::compact(&output, options.interactive);
-        }
-        let snapshot = Snapshot {
-            snapshot: finish(&output, options),
-            origin: self.origin_of(tab),
-            refs: Arc::new(refs),
-            removed_refs: assigned.removed,
-        };
-        tracing::debug!(armed = main.armed, keep, "snapshot read in full");
-        if keep {
-            self.keep_snapshot(tab, options, &main.loader, &snapshot);
-        }
-        Ok(snapshot)
-    }
-
-    /// Reads the child frames behind the main document's `Iframe` nodes (one level deep, like
-    /// upstream), from Chrome's tree. A frame that cannot be read is left out, as upstream does.
-    async fn capture_children(
-        &self,
-        tab: &Tab,
-        main: &Capture,
-        candidates: &[usize],
-        timeout: Duration,
-    ) -> Vec<ChildFrame> {
-        let iframes: Vec<(usize, i64)> = candidates
-            .iter()
-            .filter(|&&i| main.tree.nodes[i].role == "Iframe")
-            .filter_map(|&i| main.tree.nodes[i].backend.map(|b| (i, b)))
-            .collect();
-        if iframes.is_empty() {
-            return Vec::new();
-        }
-        let session = tab.cdp();
-        let described = futures_util::future::join_all(iframes.iter().map(|(_, backend)| {
-            let describe = dom::DescribeNodeParams {
-                backend_node_id: Some(dom::BackendNodeId::new(*backend)),
-                depth: Some(1),
-                ..Default::default()
-            };
-            async move {
-                session
-                    .call_as::<_, scan::Described>(&describe, Some(timeout))
-                    .await
-            }
-        }))
-        .await;
-        let mut out = Vec::new();
-        for ((idx, _), reply) in iframes.iter().zip(described) {
-            let Ok(reply) = reply else { continue };
-            let node = reply.node;
-            let frame_id = node
-                .pointer("/contentDocument/frameId")
-                .or_else(|| node.get("frameId"))
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            let Some(frame_id) = frame_id else { continue };
-            let captured = match node
-                .pointer("/contentDocument/backendNodeId")
-                .and_then(Value::as_i64)
-            {
-                Some(document_backend) => {
-                    let scope = Scope::Child {
-                        frame_id: frame_id.clone(),
-                        document_backend,
-                    };
-                    capture(session, &scope, None, None, timeout)
-                        .await
-                        .map(|c| {
-                            let loader = main
-                                .child_loaders
-                                .get(&frame_id)
-                                .cloned()
-                                .unwrap_or_else(|| c.loader.clone());
-                            (
-                                c,
-                                DocumentId {
-                                    frame: FrameKey(Some(frame_id.clone())),
-                                    loader,
-                                    epoch: 0,
-                                    session: None,
-                                },
-                            )
-                        })
-                }
-                None => {
-                    if self.ensure_frame_sessions(tab, timeout).await.is_err() {
-                        continue;
-                    }
-                    let Some(frame_session) =
-                        self.frame_session(tab, &frame_id, FRAME_ATTACH_WAIT).await
-                    else {
-                        continue;
-                    };
-                    let budget = timeout.min(FRAME_BUDGET);
-                    tokio::time::timeout(
-                        budget,
-                        capture(&frame_session, &Scope::Top, None, None, budget),
-                    )
-                    .await
-                    .unwrap_or_else(|_| {
-                        Err(EngineError::Timeout {
-                            what: "cross-site frame snapshot".into(),
-                            after: budget,
-                        })
-                    })
-                    .map(|c| {
-                        let document = DocumentId {
-                            frame: FrameKey(Some(frame_id.clone())),
-                            loader: c.loader.clone(),
-                            epoch: 0,
-                            session: frame_session.id().map(str::to_string),
-                        };
-                        (c, document)
-                    })
-                }
-            };
-            match captured {
-                Ok((mut capture, document)) => {
-                    capture.tree.promote_hidden_inputs(&capture.cursor);
-                    let candidates = capture.tree.ref_candidates(&capture.cursor);
-                    out.push(ChildFrame {
-                        iframe_node: *idx,
-                        capture,
-                        document,
-                        candidates,
-                    });
-                }
-                Err(err) => {
-                    tracing::debug!(%err, frame = %frame_id, "child frame left out of the snapshot")
-                }
-            }
-        }
-        out
     }
 }
 

@@ -173,7 +173,11 @@ pub(crate) fn build(context: i64, nodes: Vec<WalkNode>) -> Option<Tree> {
 }
 
 /// `Runtime.evaluate` of `expression` in the world `context`.
-fn in_world(context: i64, expression: String, by_value: bool) -> runtime::EvaluateParams {
+pub(crate) fn in_world(
+    context: i64,
+    expression: String,
+    by_value: bool,
+) -> runtime::EvaluateParams {
     runtime::EvaluateParams {
         context_id: Some(runtime::ExecutionContextId::new(context)),
         return_by_value: Some(by_value),
@@ -208,7 +212,7 @@ pub(crate) async fn backend_of(session: &CdpSession, key: i64, timeout: Duration
     let (context, number) = unkey(key)?;
     let find = in_world(context, NODE_FN.call(&[json!(number)]), false);
     let reply = session.call_within(find, timeout).await.ok()?;
-    let object = crate::locate::element_object(&reply.result)?;
+    let object = crate::js::element_object(&reply.result)?;
     let describe = dom::DescribeNodeParams {
         object_id: Some(object.clone().into()),
         ..Default::default()
@@ -321,34 +325,6 @@ pub(crate) async fn subtree(
         )));
     }
     Ok(keys)
-}
-
-impl crate::session::Page<'_> {
-    /// Whether the walker can answer for the view's top document: `None` when it can, else the
-    /// page feature it cannot map (for the equality harness and the ADR's figures).
-    #[doc(hidden)]
-    pub async fn snapshot_walker_verdict(&self) -> crate::error::Result<Option<String>> {
-        let (tab, _, timeout) = self.parts();
-        let world = self
-            .session
-            .watch_world(&tab, timeout)
-            .await
-            .ok_or_else(|| EngineError::Invalid("no isolated world for the walker".into()))?;
-        let walk = in_world(world, WALKER_FN.call_on("document", &[]), true);
-        let reply = tab.cdp().call_within(walk, timeout).await?;
-        let text = reply
-            .result
-            .value
-            .as_ref()
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        Ok(match decode(&text) {
-            Some(Walked::Tree { .. }) => None,
-            Some(Walked::Unsupported(reason)) => Some(reason),
-            None => Some(format!("undecodable answer: {text:.80}")),
-        })
-    }
 }
 
 #[cfg(test)]
