@@ -37,6 +37,7 @@ pub mod client;
 pub mod commands;
 pub mod fingerprint;
 pub mod flags;
+mod globals;
 mod help;
 pub mod host;
 pub mod mcp;

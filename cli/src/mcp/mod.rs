@@ -12,6 +12,7 @@
 //! 2025-11-25) gets its version back when supported, and a stateless client (2026-07-28) may
 //! call `server/discover` and the tool methods without a handshake.
 
+pub(crate) mod tool;
 pub mod tools;
 
 use std::io::{BufRead, Write};

@@ -15,10 +15,11 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
 
+use crate::commands::invocation::{Invocation, LocalCommand, LocalRun};
 use crate::commands::prelude::{Command, Grammar, Help, McpTool};
-use crate::commands::{Invocation, LocalCommand, LocalRun};
 use crate::host::Host;
-use crate::output::{Palette, Rendered};
+use crate::output::rendered::Rendered;
+use crate::output::text::Palette;
 use crate::session::SOCKET_PATH_MAX;
 
 /// The command.
@@ -144,7 +145,7 @@ fn run(args: &[String], inv: &Invocation, host: &dyn Host) -> Rendered {
                 let message = format!(
                     "Unknown doctor option: {other}. Usage: agent-browser doctor [--fix] [--quick] [--offline] [--json]"
                 );
-                return crate::output::render_error(&message, &inv.output);
+                return crate::output::errors::render_error(&message, &inv.output);
             }
         }
     }

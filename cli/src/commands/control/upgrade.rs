@@ -4,10 +4,10 @@
 
 use serde_json::json;
 
+use crate::commands::invocation::{Invocation, LocalCommand, LocalRun};
 use crate::commands::prelude::{Command, Grammar, Help, McpTool};
-use crate::commands::{Invocation, LocalCommand, LocalRun};
 use crate::host::Host;
-use crate::output::Rendered;
+use crate::output::rendered::Rendered;
 
 /// The command.
 pub const COMMAND: Command = Command {
@@ -37,7 +37,7 @@ fn parse(clean: &[String]) -> LocalCommand {
 
 fn run(args: &[String], inv: &Invocation, _host: &dyn Host) -> Rendered {
     if let Some(extra) = args.first() {
-        return crate::output::render_error(
+        return crate::output::errors::render_error(
             &format!("Unknown upgrade option: {extra}. Usage: agent-browser upgrade"),
             &inv.output,
         );
