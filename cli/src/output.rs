@@ -429,7 +429,7 @@ pub fn render_close_all(
 /// `agent-browser 0.41.2`.
 pub fn render_version() -> Rendered {
     Rendered {
-        stdout: format!("agent-browser {}\n", crate::UPSTREAM_VERSION),
+        stdout: format!("agent-browser {}\n", crate::upstream::UPSTREAM_VERSION),
         ..Rendered::default()
     }
 }

@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use super::error::ParseError;
 pub use super::spec::{Action, Command, Grammar, Help, HelpSection, Input};
-// One `use` per group: the groups are their own files (commands.rs only declares them).
+// One `use` per group: each group is a file of its own, not an item of commands.rs.
 use super::browser;
 use super::capture;
 use super::control;
@@ -191,6 +191,7 @@ pub(crate) fn parse_request(
 
 #[cfg(test)]
 mod tests {
+    // By full path: scripts/import-cycles.py reads a test module's `super::` as commands.rs.
     use crate::commands::registry::{Grammar, TABLE};
 
     #[test]

@@ -246,7 +246,7 @@ fn environment(inv: &Invocation, host: &dyn Host, checks: &mut Vec<Check>) {
         Status::Pass,
         format!(
             "CLI version {} (abx {}, {} {})",
-            crate::UPSTREAM_VERSION,
+            crate::upstream::UPSTREAM_VERSION,
             env!("CARGO_PKG_VERSION"),
             std::env::consts::OS,
             std::env::consts::ARCH
@@ -1018,13 +1018,13 @@ fn daemons(dir: &Path, fix: bool, checks: &mut Vec<Check>) {
                     .ok()
                     .map(|v| v.trim().to_string());
                 let line = match version {
-                    Some(v) if v != crate::UPSTREAM_VERSION => check(
+                    Some(v) if v != crate::upstream::UPSTREAM_VERSION => check(
                         CAT,
                         format!("daemon.session.{name}"),
                         Status::Warn,
                         format!(
                             "Session {name}{pid_text} runs version {v}, not this CLI's {}",
-                            crate::UPSTREAM_VERSION
+                            crate::upstream::UPSTREAM_VERSION
                         ),
                     )
                     .fix(format!("agent-browser --session {name} close")),

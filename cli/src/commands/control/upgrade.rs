@@ -52,7 +52,7 @@ fn run(args: &[String], inv: &Invocation, _host: &dyn Host) -> Rendered {
             "success": true,
             "data": {
                 "upgraded": false,
-                "version": crate::UPSTREAM_VERSION,
+                "version": crate::upstream::UPSTREAM_VERSION,
                 "abxVersion": version,
                 "executable": exe,
                 "how": "build a newer abx (cargo build --release -p agent-browser) and replace this file with target/release/agent-browser",
@@ -68,7 +68,7 @@ fn run(args: &[String], inv: &Invocation, _host: &dyn Host) -> Rendered {
          \x20 cargo build --release -p agent-browser\n\
          \x20 install -m 755 target/release/agent-browser {exe}\n\
          Chrome comes from the system's packages (apt-get install --only-upgrade chromium chromium-headless-shell).\n",
-        crate::UPSTREAM_VERSION
+        crate::upstream::UPSTREAM_VERSION
     );
     rendered
 }
