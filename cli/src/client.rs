@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::Invocation;
+use crate::commands::invocation::Invocation;
 
 /// How long a freshly spawned daemon has to open its socket.
 const START_TIMEOUT: Duration = Duration::from_secs(10);
@@ -125,7 +125,7 @@ impl<'a> Client<'a> {
         // only on the way to starting one.
         if self.is_alive() {
             let version = std::fs::read_to_string(self.file("version")).unwrap_or_default();
-            if version.trim() == crate::UPSTREAM_VERSION {
+            if version.trim() == crate::upstream::UPSTREAM_VERSION {
                 // The running daemon's settings against ours, read and parsed once; the same
                 // text (every command of an unchanged session) needs no parsing at all.
                 let settings = std::fs::read_to_string(self.file("config"))
@@ -345,7 +345,7 @@ impl<'a> Client<'a> {
 fn with_id(request: &Value) -> (Value, Duration) {
     let mut request = request.clone();
     if let Value::Object(map) = &mut request {
-        map.insert("id".into(), Value::String(crate::request_id()));
+        map.insert("id".into(), Value::String(request_id()));
     }
     let timeout_ms = request.get("timeout").and_then(Value::as_u64).unwrap_or(0);
     let read_timeout =
@@ -602,6 +602,15 @@ pub fn live_sessions(dir: &Path) -> Vec<String> {
         alive
     });
     names
+}
+
+/// A request id like upstream's: `r` + (microseconds since the epoch mod 1 000 000).
+pub fn request_id() -> String {
+    let micros = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros())
+        .unwrap_or(0);
+    format!("r{}", micros % 1_000_000)
 }
 
 #[cfg(test)]

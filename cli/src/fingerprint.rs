@@ -5,7 +5,7 @@ use abx_wire::env;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::flags::{Flags, parse_proxy};
+use crate::globals::{Flags, parse_proxy};
 
 /// The options a running daemon cannot change, serialized as 0.41.2 writes `<session>.config`:
 /// `{"action_policy":null,"confirm_actions":null,"debug":false,"default_timeout":null,"idle_timeout":null,"no_auto_dialog":false}`

@@ -37,27 +37,18 @@ pub mod client;
 pub mod commands;
 pub mod fingerprint;
 pub mod flags;
+mod globals;
 mod help;
 pub mod host;
 pub mod mcp;
 pub mod output;
 pub mod session;
+mod upstream;
 
+pub use client::request_id;
 pub use commands::{Command, Failure, Invocation, parse};
 pub use output::{Rendered, Response};
-
-/// The upstream version this CLI is a drop-in for; `--version` prints `agent-browser <this>` and
-/// daemons write it to `<session>.version`.
-pub const UPSTREAM_VERSION: &str = "0.41.2";
-
-/// A request id like upstream's: `r` + (microseconds since the epoch mod 1 000 000).
-pub fn request_id() -> String {
-    let micros = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_micros())
-        .unwrap_or(0);
-    format!("r{}", micros % 1_000_000)
-}
+pub use upstream::UPSTREAM_VERSION;
 
 impl Invocation {
     /// The `<session>.config` fingerprint JSON for this invocation's daemon-owned options.

@@ -12,105 +12,20 @@
 
 use serde_json::Value;
 
-use crate::commands::{CliError, Failure, ParseError};
-
-pub mod text;
-
-use crate::flags::Flags;
-pub use text::{Palette, Render, Text};
-use text::{b, json_string, s};
-
-/// What to write and how to exit.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Rendered {
-    /// Text for stdout (complete lines, each ending in `\n`).
-    pub stdout: String,
-    /// Text for stderr (complete lines).
-    pub stderr: String,
-    /// Process exit code (0 success, 1 failure).
-    pub exit_code: i32,
-}
-
-impl Rendered {
-    /// Append another rendering (stdout after stdout, stderr after stderr); the exit code becomes 1
-    /// if either failed.
-    pub fn append(&mut self, other: Rendered) {
-        self.stdout.push_str(&other.stdout);
-        self.stderr.push_str(&other.stderr);
-        self.exit_code = self.exit_code.max(other.exit_code);
-    }
-
-    fn out(&mut self, line: &str) {
-        self.stdout.push_str(line);
-        self.stdout.push('\n');
-    }
-
-    fn err(&mut self, line: &str) {
-        self.stderr.push_str(line);
-        self.stderr.push('\n');
-    }
-}
-
 /// A daemon response (`id` ignored); the wire type both sides share.
 pub use abx_wire::Response;
 
-/// How to print.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct OutputOptions {
-    /// `--json`: one JSON line on stdout.
-    pub json: bool,
-    /// `--content-boundaries`: wrap page-derived text in nonce markers.
-    pub content_boundaries: bool,
-    /// `--max-output N`: truncate page-derived text to N characters.
-    pub max_output: Option<usize>,
-    /// ANSI colours (`AGENT_BROWSER_COLOR` truthy and `NO_COLOR` unset).
-    pub color: bool,
-    /// Nonce for boundary markers (32 hex chars, random per process; empty without
-    /// `--content-boundaries`, which is the only output that prints it).
-    pub boundary_nonce: String,
-}
+use crate::commands::error::ParseError;
+use crate::commands::invocation::{CliError, Failure};
 
-impl OutputOptions {
-    /// Options from resolved flags, with a fresh random boundary nonce when boundaries are on.
-    pub fn from_flags(flags: &Flags) -> Self {
-        Self {
-            json: flags.json,
-            content_boundaries: flags.content_boundaries,
-            max_output: flags.max_output,
-            color: flags.color,
-            boundary_nonce: if flags.content_boundaries {
-                random_nonce()
-            } else {
-                String::new()
-            },
-        }
-    }
+pub(crate) mod errors;
+pub(crate) mod rendered;
+pub mod text;
 
-    /// Plain text output (used before flags are known: no boundaries, so no nonce).
-    pub fn plain(color: bool) -> Self {
-        Self {
-            color,
-            ..Self::default()
-        }
-    }
-}
-
-/// 16 random bytes as 32 lowercase hex digits (from `/dev/urandom`; falls back to a hash of the
-/// clock and PID where that is unavailable).
-pub fn random_nonce() -> String {
-    use std::io::Read;
-    let mut buf = [0u8; 16];
-    let filled = std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut buf))
-        .is_ok();
-    if !filled {
-        use sha2::{Digest, Sha256};
-        let seed = format!("{:?}{}", std::time::SystemTime::now(), std::process::id());
-        let digest = Sha256::digest(seed.as_bytes());
-        buf.copy_from_slice(&digest[..16]);
-    }
-    buf.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use errors::{error_json, render_error, render_warning, typed_error_json};
+pub use rendered::{OutputOptions, Rendered, random_nonce};
+pub use text::{Palette, Render, Text};
+use text::{b, json_string, s};
 
 /// `{"success":…,"data":…,"error":…[,"code"][,"warning"]}` with `data`/`error` explicitly null.
 /// With a boundary the keys are alphabetical and `_boundary` comes first, like upstream (which
@@ -155,40 +70,6 @@ fn response_json(resp: &Response, boundary: Option<(&str, &str)>) -> String {
             s
         }
     }
-}
-
-/// `{"error":…,"success":false}` (upstream's CLI-side JSON error).
-pub fn error_json(message: &str) -> String {
-    format!("{{\"error\":{},\"success\":false}}", json_string(message))
-}
-
-/// `{"error":…,"success":false,"type":…}` (upstream's JSON parse error).
-pub fn typed_error_json(message: &str, kind: &str) -> String {
-    format!(
-        "{{\"error\":{},\"success\":false,\"type\":{}}}",
-        json_string(message),
-        json_string(kind)
-    )
-}
-
-/// A warning line for stderr: `⚠ <text>\n`.
-pub fn render_warning(text: &str, opts: &OutputOptions) -> String {
-    format!("{} {text}\n", Palette(opts.color).warn())
-}
-
-/// A CLI-side error (daemon unreachable, launch failed, …): `✗ <message>` on stderr, or the JSON
-/// error line on stdout; exit 1.
-pub fn render_error(message: &str, opts: &OutputOptions) -> Rendered {
-    let mut r = Rendered {
-        exit_code: 1,
-        ..Rendered::default()
-    };
-    if opts.json {
-        r.out(&error_json(message));
-    } else {
-        r.err(&format!("{} {message}", Palette(opts.color).fail()));
-    }
-    r
 }
 
 /// A grammar error: the bare message on stderr (red when colours are on), or the typed JSON error
@@ -548,7 +429,7 @@ pub fn render_close_all(
 /// `agent-browser 0.41.2`.
 pub fn render_version() -> Rendered {
     Rendered {
-        stdout: format!("agent-browser {}\n", crate::UPSTREAM_VERSION),
+        stdout: format!("agent-browser {}\n", crate::upstream::UPSTREAM_VERSION),
         ..Rendered::default()
     }
 }

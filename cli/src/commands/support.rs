@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::error::ParseError;
-use super::registry::Input;
+use super::spec::Input;
 
 /// System CA bundles probed (in order) for `read`'s implicit `tls.caCert`.
 pub const SYSTEM_CA_BUNDLES: &[&str] = &[

@@ -12,6 +12,7 @@
 //! 2025-11-25) gets its version back when supported, and a stateless client (2026-07-28) may
 //! call `server/discover` and the tool methods without a handshake.
 
+pub(crate) mod tool;
 pub mod tools;
 
 use std::io::{BufRead, Write};
@@ -586,7 +587,7 @@ fn call(
 }
 
 fn call_once(runner: &Runner, tool: &str, input: Option<&str>, args: &McpArgs) -> Rendered {
-    let meta = json!({"agentBrowserVersion": crate::UPSTREAM_VERSION});
+    let meta = json!({"agentBrowserVersion": crate::upstream::UPSTREAM_VERSION});
     let fail = |code: i64, message: String| Rendered {
         stdout: format!(
             "{}\n",
@@ -644,7 +645,7 @@ fn call_once(runner: &Runner, tool: &str, input: Option<&str>, args: &McpArgs) -
 
 /// What the server answers with, for `initialize` and `server/discover`.
 fn server_info() -> Value {
-    json!({"name": "agent-browser", "title": "agent-browser (abx)", "version": crate::UPSTREAM_VERSION})
+    json!({"name": "agent-browser", "title": "agent-browser (abx)", "version": crate::upstream::UPSTREAM_VERSION})
 }
 
 const INSTRUCTIONS: &str = "Drive one browser session with the agent_browser_* tools. Call agent_browser_snapshot after each navigation and use its @refs as selectors. agent_browser_tools_profiles lists the extra tool groups.";

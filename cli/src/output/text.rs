@@ -10,7 +10,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{OutputOptions, Rendered};
+use super::rendered::{OutputOptions, Rendered};
 
 /// ANSI styling that collapses to plain text when colours are off.
 #[derive(Debug, Clone, Copy)]

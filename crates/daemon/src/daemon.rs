@@ -26,6 +26,7 @@ pub struct Live {
 }
 
 pub use crate::dispatch::Lane;
+pub use crate::sidecar::sanitize_url;
 
 /// What a command's execution produced, before it is put on the wire.
 pub struct Outcome {
@@ -973,21 +974,6 @@ pub fn dialog_warning(session: &Session) -> Option<String> {
     ))
 }
 
-/// Drops query, fragment and credentials from a URL for the `.target` sidecar.
-pub fn sanitize_url(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut parsed) if parsed.has_host() => {
-            // Neither can fail on a URL with a host.
-            let _ = parsed.set_username("");
-            let _ = parsed.set_password(None);
-            parsed.set_query(None);
-            parsed.set_fragment(None);
-            parsed.into()
-        }
-        _ => url.find(['?', '#']).map_or(url, |i| &url[..i]).to_string(),
-    }
-}
-
 /// `--auto-connect`: the first running Chrome found through a `DevToolsActivePort` file in the
 /// user-data directories under `HOME`, else on port 9222 or 9229.
 async fn auto_connect() -> Result<Browser, Failure> {
@@ -1007,22 +993,4 @@ async fn auto_connect() -> Result<Browser, Failure> {
     Err(Failure::message(
         "No running Chrome instance found. Launch Chrome with --remote-debugging-port or use --cdp.",
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn target_urls_lose_secrets() {
-        assert_eq!(
-            sanitize_url("https://u:p@x.test/a/b?token=1#frag"),
-            "https://x.test/a/b"
-        );
-        assert_eq!(sanitize_url("about:blank"), "about:blank");
-        assert_eq!(sanitize_url("http://127.0.0.1:8/"), "http://127.0.0.1:8/");
-        assert_eq!(sanitize_url("http://u@[::1]:8/a#b"), "http://[::1]:8/a");
-        assert_eq!(sanitize_url("data:text/html,x?y#z"), "data:text/html,x");
-        assert_eq!(sanitize_url("file:///tmp/a.html?q"), "file:///tmp/a.html");
-    }
 }

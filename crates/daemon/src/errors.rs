@@ -82,7 +82,7 @@ impl From<EngineError> for Failure {
             } => {
                 let mut data = json!({"targetId": target_id});
                 // Like `.target`: no query, fragment or credentials (tokens stay out of logs).
-                let last_url = last_url.as_deref().map(crate::daemon::sanitize_url);
+                let last_url = last_url.as_deref().map(crate::sidecar::sanitize_url);
                 let mut what = format!("target {target_id}");
                 if let Some(url) = last_url {
                     what.push_str(&format!(", last url {url}"));

@@ -254,6 +254,21 @@ pub fn scan_sessions(dir: &Path) -> Vec<(String, Option<i32>, bool)> {
     out
 }
 
+/// Drops query, fragment and credentials from a URL for the `.target` sidecar.
+pub fn sanitize_url(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) if parsed.has_host() => {
+            // Neither can fail on a URL with a host.
+            let _ = parsed.set_username("");
+            let _ = parsed.set_password(None);
+            parsed.set_query(None);
+            parsed.set_fragment(None);
+            parsed.into()
+        }
+        _ => url.find(['?', '#']).map_or(url, |i| &url[..i]).to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,5 +352,18 @@ mod tests {
         assert!(scan_sessions(dir.path()).is_empty());
         assert!(!files.path("pid").exists() && !files.path("sock").exists());
         assert!(files.path("target").exists(), ".target survives");
+    }
+
+    #[test]
+    fn target_urls_lose_secrets() {
+        assert_eq!(
+            sanitize_url("https://u:p@x.test/a/b?token=1#frag"),
+            "https://x.test/a/b"
+        );
+        assert_eq!(sanitize_url("about:blank"), "about:blank");
+        assert_eq!(sanitize_url("http://127.0.0.1:8/"), "http://127.0.0.1:8/");
+        assert_eq!(sanitize_url("http://u@[::1]:8/a#b"), "http://[::1]:8/a");
+        assert_eq!(sanitize_url("data:text/html,x?y#z"), "data:text/html,x");
+        assert_eq!(sanitize_url("file:///tmp/a.html?q"), "file:///tmp/a.html");
     }
 }

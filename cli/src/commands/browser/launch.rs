@@ -9,8 +9,9 @@ use serde_json::{Value, json};
 
 use abx_daemon::config::LaunchSpec;
 
+pub use crate::commands::invocation::{Launch, LaunchKind};
 use crate::commands::prelude::{Action, Command, Ctx, Failure, Grammar};
-use crate::flags::{Flags, parse_proxy, split_launch_args};
+use crate::globals::{Flags, parse_proxy, split_launch_args};
 use abx_daemon::dispatch::Lane;
 
 /// The wire action.
@@ -110,50 +111,6 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     let note = ctx.launch_note();
     let reused = had_browser && !note.relaunched && !note.launched_now;
     Ok(json!({"launched": true, "reused": reused, "relaunchedBrowser": note.relaunched}))
-}
-
-/// Which kind of `launch` precedes the command; decides the fallback error text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LaunchKind {
-    /// `--auto-connect`: discover a running Chrome.
-    AutoConnect,
-    /// `--cdp <port|url>`: attach to a browser.
-    Cdp,
-    /// `-p <provider>`: a cloud/iOS provider.
-    Provider,
-    /// Local launch settings (headed, args, profile, …).
-    Local,
-}
-
-impl LaunchKind {
-    /// Message used when the daemon answers `success:false` without an `error`.
-    pub fn fallback_error(self) -> &'static str {
-        match self {
-            LaunchKind::AutoConnect => "Auto-connect failed",
-            LaunchKind::Cdp => "CDP connection failed",
-            LaunchKind::Provider => "Provider connection failed",
-            LaunchKind::Local => "Browser launch failed",
-        }
-    }
-
-    /// Text-mode message for a transport failure (daemon unreachable) while sending this launch.
-    /// Upstream prefixes `Could not configure browser: ` for local launches only (text mode; the
-    /// JSON error is the bare message).
-    pub fn transport_error_text(self, error: &str) -> String {
-        match self {
-            LaunchKind::Local => format!("Could not configure browser: {error}"),
-            _ => error.to_string(),
-        }
-    }
-}
-
-/// A `launch` request and its kind.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Launch {
-    /// Which rule produced it.
-    pub kind: LaunchKind,
-    /// The request (without `id`).
-    pub request: Value,
 }
 
 /// Client-side rejection of launch modes that cannot be combined (upstream's wording).

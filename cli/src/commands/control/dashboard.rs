@@ -16,9 +16,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
+pub use crate::commands::invocation::DashboardCommand;
+use crate::commands::invocation::{Invocation, LocalCommand};
 use crate::commands::prelude::*;
-use crate::commands::{Invocation, LocalCommand};
-use crate::output::{OutputOptions, Rendered, render_error};
+use crate::output::errors::render_error;
+use crate::output::rendered::{OutputOptions, Rendered};
 
 /// The command.
 pub const COMMAND: Command = Command {
@@ -96,22 +98,6 @@ const CONFIG_FILE: &str = "dashboard.config";
 
 const INVALID_ORIGIN: &str =
     "Expected an exact non-loopback HTTPS origin without a path, query, fragment, or credentials.";
-
-/// What `dashboard …` asks for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DashboardCommand {
-    /// `dashboard [start] [--port N] [--allowed-origins …]` (`None`: the default).
-    Start {
-        /// `--port`.
-        port: Option<u16>,
-        /// `--allowed-origins`, normalized, sorted (`None`: from the environment).
-        allowed_origins: Option<Vec<String>>,
-    },
-    /// `dashboard stop`.
-    Stop,
-    /// Words that do not parse, with upstream's message.
-    Invalid(String),
-}
 
 fn parse(clean: &[String]) -> LocalCommand {
     LocalCommand::Dashboard(parse_words(clean.get(1..).unwrap_or(&[])))

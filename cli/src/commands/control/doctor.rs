@@ -15,10 +15,11 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
 
+use crate::commands::invocation::{Invocation, LocalCommand, LocalRun};
 use crate::commands::prelude::{Command, Grammar, Help, McpTool};
-use crate::commands::{Invocation, LocalCommand, LocalRun};
 use crate::host::Host;
-use crate::output::{Palette, Rendered};
+use crate::output::rendered::Rendered;
+use crate::output::text::Palette;
 use crate::session::SOCKET_PATH_MAX;
 
 /// The command.
@@ -144,7 +145,7 @@ fn run(args: &[String], inv: &Invocation, host: &dyn Host) -> Rendered {
                 let message = format!(
                     "Unknown doctor option: {other}. Usage: agent-browser doctor [--fix] [--quick] [--offline] [--json]"
                 );
-                return crate::output::render_error(&message, &inv.output);
+                return crate::output::errors::render_error(&message, &inv.output);
             }
         }
     }
@@ -245,7 +246,7 @@ fn environment(inv: &Invocation, host: &dyn Host, checks: &mut Vec<Check>) {
         Status::Pass,
         format!(
             "CLI version {} (abx {}, {} {})",
-            crate::UPSTREAM_VERSION,
+            crate::upstream::UPSTREAM_VERSION,
             env!("CARGO_PKG_VERSION"),
             std::env::consts::OS,
             std::env::consts::ARCH
@@ -1017,13 +1018,13 @@ fn daemons(dir: &Path, fix: bool, checks: &mut Vec<Check>) {
                     .ok()
                     .map(|v| v.trim().to_string());
                 let line = match version {
-                    Some(v) if v != crate::UPSTREAM_VERSION => check(
+                    Some(v) if v != crate::upstream::UPSTREAM_VERSION => check(
                         CAT,
                         format!("daemon.session.{name}"),
                         Status::Warn,
                         format!(
                             "Session {name}{pid_text} runs version {v}, not this CLI's {}",
-                            crate::UPSTREAM_VERSION
+                            crate::upstream::UPSTREAM_VERSION
                         ),
                     )
                     .fix(format!("agent-browser --session {name} close")),

@@ -10,10 +10,11 @@ use std::process::Stdio;
 
 use serde_json::{Value, json};
 
+use crate::commands::invocation::{Invocation, LocalCommand, LocalRun};
 use crate::commands::prelude::{Command, Grammar, Help, McpTool};
-use crate::commands::{Invocation, LocalCommand, LocalRun};
 use crate::host::Host;
-use crate::output::{Palette, Rendered};
+use crate::output::rendered::Rendered;
+use crate::output::text::Palette;
 
 /// The command.
 pub const COMMAND: Command = Command {
@@ -228,7 +229,7 @@ fn run(args: &[String], inv: &Invocation, host: &dyn Host) -> Rendered {
         match arg.as_str() {
             "--with-deps" | "-d" => with_deps = true,
             other => {
-                return crate::output::render_error(
+                return crate::output::errors::render_error(
                     &format!(
                         "Unknown install option: {other}. Usage: agent-browser install [--with-deps]"
                     ),
@@ -250,7 +251,7 @@ fn run(args: &[String], inv: &Invocation, host: &dyn Host) -> Rendered {
             ..Rendered::default()
         };
         if inv.output.json {
-            rendered.stdout = format!("{}\n", crate::output::error_json(&message));
+            rendered.stdout = format!("{}\n", crate::output::errors::error_json(&message));
         }
         return rendered;
     }

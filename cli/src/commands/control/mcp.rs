@@ -1,7 +1,7 @@
 //! `mcp [--tools <profiles>]` / `mcp call <tool> [<json>|-]`: the MCP stdio server
 //! ([`crate::mcp`]), whose tools are this registry's commands.
 
-use crate::commands::LocalCommand;
+use crate::commands::invocation::LocalCommand;
 use crate::commands::prelude::*;
 
 /// The command.

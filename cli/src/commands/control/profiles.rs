@@ -6,9 +6,9 @@ use std::path::Path;
 
 use abx_engine::discover;
 
-use crate::commands::LocalCommand;
+use crate::commands::invocation::LocalCommand;
 use crate::commands::prelude::*;
-use crate::output::{OutputOptions, Rendered};
+use crate::output::rendered::{OutputOptions, Rendered};
 
 /// The command.
 pub const COMMAND: Command = Command {

@@ -1,8 +1,8 @@
 //! `session [list|info]`, `session id [--scope worktree|cwd|git-root] [--prefix <p>]`: answered
 //! by the CLI (`session info` adds the daemon's `session_info`).
 
+use crate::commands::invocation::{LocalCommand, SessionCommand};
 use crate::commands::prelude::*;
-use crate::commands::{LocalCommand, SessionCommand};
 
 /// `session info`'s request to the daemon.
 pub const INFO: &str = "session_info";
@@ -166,8 +166,8 @@ pub fn render_info(
     session: &str,
     socket_dir: &std::path::Path,
     send: impl FnOnce(&Value) -> Result<Value, String>,
-    opts: &crate::output::OutputOptions,
-) -> crate::output::Rendered {
+    opts: &crate::output::rendered::OutputOptions,
+) -> crate::output::rendered::Rendered {
     let file = |suffix: &str| socket_dir.join(format!("{session}.{suffix}"));
     let pid = std::fs::read_to_string(file("pid"))
         .ok()
@@ -219,7 +219,7 @@ pub fn render_info(
             "runtimeError": runtime_error,
         });
         out(&json!({"success": true, "data": data}).to_string());
-        return crate::output::Rendered {
+        return crate::output::rendered::Rendered {
             stdout,
             ..Default::default()
         };
@@ -254,7 +254,7 @@ pub fn render_info(
     } else if let Some(err) = &runtime_error {
         out(&format!("Runtime info unavailable: {err}"));
     }
-    crate::output::Rendered {
+    crate::output::rendered::Rendered {
         stdout,
         ..Default::default()
     }

@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use crate::commands::invocation::{Invocation, LocalCommand, LocalRun};
 use crate::commands::prelude::{Command, Grammar, Help, McpTool};
-use crate::commands::{Invocation, LocalCommand, LocalRun};
 use crate::host::Host;
-use crate::output::{Palette, Rendered};
+use crate::output::rendered::Rendered;
+use crate::output::text::Palette;
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/skills.rs"));

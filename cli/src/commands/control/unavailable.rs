@@ -9,7 +9,7 @@
 //! engine cannot take, then its binary, and only then refused — so an agent fixing its command
 //! line meets the same errors one after another as with upstream.
 
-use crate::flags::Flags;
+use crate::globals::Flags;
 use crate::host::Host;
 
 /// The API key variable upstream's providers read.

@@ -4,10 +4,10 @@
 
 use serde_json::json;
 
+use crate::commands::invocation::{Invocation, LocalCommand, LocalRun};
 use crate::commands::prelude::{Command, Grammar, Help, McpTool};
-use crate::commands::{Invocation, LocalCommand, LocalRun};
 use crate::host::Host;
-use crate::output::Rendered;
+use crate::output::rendered::Rendered;
 
 /// The command.
 pub const COMMAND: Command = Command {
@@ -37,7 +37,7 @@ fn parse(clean: &[String]) -> LocalCommand {
 
 fn run(args: &[String], inv: &Invocation, _host: &dyn Host) -> Rendered {
     if let Some(extra) = args.first() {
-        return crate::output::render_error(
+        return crate::output::errors::render_error(
             &format!("Unknown upgrade option: {extra}. Usage: agent-browser upgrade"),
             &inv.output,
         );
@@ -52,7 +52,7 @@ fn run(args: &[String], inv: &Invocation, _host: &dyn Host) -> Rendered {
             "success": true,
             "data": {
                 "upgraded": false,
-                "version": crate::UPSTREAM_VERSION,
+                "version": crate::upstream::UPSTREAM_VERSION,
                 "abxVersion": version,
                 "executable": exe,
                 "how": "build a newer abx (cargo build --release -p agent-browser) and replace this file with target/release/agent-browser",
@@ -68,7 +68,7 @@ fn run(args: &[String], inv: &Invocation, _host: &dyn Host) -> Rendered {
          \x20 cargo build --release -p agent-browser\n\
          \x20 install -m 755 target/release/agent-browser {exe}\n\
          Chrome comes from the system's packages (apt-get install --only-upgrade chromium chromium-headless-shell).\n",
-        crate::UPSTREAM_VERSION
+        crate::upstream::UPSTREAM_VERSION
     );
     rendered
 }

@@ -304,7 +304,7 @@ async fn read_over_http(
         // The session's allowlist and the Host's blocklist fence reads too.
         allowed: session_allowlist(ctx),
         blocked: abx_engine::SiteBlocklist::new(&ctx.config().blocked_sites),
-        user_agent: format!("agent-browser/{} read", crate::UPSTREAM_VERSION),
+        user_agent: format!("agent-browser/{} read", crate::upstream::UPSTREAM_VERSION),
     };
     let read = abx_engine::read_url(url, &options, tls)
         .await

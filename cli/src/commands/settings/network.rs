@@ -594,7 +594,7 @@ async fn har_stop(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     };
     // Upstream names itself as the HAR's creator; tools that read HARs see the same.
     let saved = session
-        .har_stop_as(&path, "agent-browser", crate::UPSTREAM_VERSION)
+        .har_stop_as(&path, "agent-browser", crate::upstream::UPSTREAM_VERSION)
         .await
         .map_err(failure)?;
     let mut reply = json!({
