@@ -23,6 +23,8 @@ def module_files(src):
                 continue
             full = os.path.join(root, name)
             rel = os.path.relpath(full, src)[:-3].split(os.sep)
+            if rel == ["main"] and os.path.exists(os.path.join(src, "lib.rs")):
+                continue  # a binary's own crate root, beside the library's
             if rel in (["lib"], ["main"]):
                 mod = ()
             elif rel[-1] == "mod":
@@ -75,7 +77,8 @@ def use_trees(text):
     """Expands `use a::{b, c::{d}}` into paths a::b, a::c::d."""
     out = []
     for m in re.finditer(r"\buse\s+([^;]+);", text):
-        out.extend(expand(m.group(1).replace(" ", "").replace("\n", "")))
+        tree = re.sub(r"\s*(::|[{},])\s*", r"\1", re.sub(r"\s+", " ", m.group(1)).strip())
+        out.extend((p, m.start()) for p in expand(tree))
     return out
 
 
@@ -86,7 +89,7 @@ def expand(tree):
             brace = i
             break
     if brace < 0:
-        return [re.sub(r"as\w+$", "", tree.split(" as ")[0])]
+        return [tree.split(" as ")[0].strip()]
     prefix, inner = tree[:brace], tree[brace + 1 : tree.rfind("}")]
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(inner):
@@ -105,8 +108,26 @@ def expand(tree):
     return out
 
 
-def target(files, here, path):
-    """The module file a path names, or None (outside the crate)."""
+def inline_modules(text):
+    """(start, end) of every inline `mod name { … }` block."""
+    spans = []
+    for m in re.finditer(r"\bmod\s+\w+\s*\{", text):
+        depth, i = 0, m.end() - 1
+        while i < len(text):
+            if text[i] == "{":
+                depth += 1
+            elif text[i] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        spans.append((m.start(), i))
+    return spans
+
+
+def target(files, here, path, inline=0):
+    """The module file a path names, or None (outside the crate). `inline`: how many inline
+    `mod { }` blocks of the file the path sits in (their `super::`s stay in the file)."""
     segs = path.split("::")
     if segs[0] == "crate":
         mod, rest = (), segs[1:]
@@ -115,7 +136,10 @@ def target(files, here, path):
         rest = segs
         while rest and rest[0] in ("super", "self"):
             if rest[0] == "super":
-                mod = mod[:-1]
+                if inline:
+                    inline -= 1
+                else:
+                    mod = mod[:-1]
             rest = rest[1:]
         mod = tuple(mod)
     else:
@@ -137,16 +161,17 @@ def graph(src):
     for mod, path in files.items():
         with open(path, encoding="utf-8") as f:
             text = strip(f.read())
-        # Inline `mod tests { … }` blocks are part of the file, their `super::` is the file.
-        here = mod
-        paths = [p for p in use_trees(text)]
-        paths += [m.group(1) + m.group(2) for m in PATH.finditer(text)]
-        for p in paths:
-            p = p.rstrip(":").replace("::{", "")
+        # Inline `mod tests { … }` blocks are part of the file: their `super::` is the file.
+        spans = inline_modules(text)
+        depth = lambda at: sum(1 for a, b in spans if a < at < b)
+        paths = [(p, depth(at)) for p, at in use_trees(text)]
+        # Braced paths (`super::{a, b}`) are read from their `use` above.
+        paths += [(m.group(1) + m.group(2), depth(m.start())) for m in PATH.finditer(text) if m.group(2) != "::{"]
+        for p, inline in paths:
+            p = p.rstrip(":")
             if not re.match(r"(crate|super|self)\b", p):
                 continue
-            # `super::` inside an inline `mod tests` names the file itself.
-            t = target(files, here, p)
+            t = target(files, mod, p, inline)
             if t is not None and t != mod:
                 edges[mod].add(t)
     return files, edges
