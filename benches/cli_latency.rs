@@ -295,7 +295,7 @@ fn main() {
     match upstream() {
         Some(up) => binaries.push(up),
         None => {
-            eprintln!("upstream agent-browser 0.41.2 not available (npm unreachable?): abx only")
+            eprintln!("upstream agent-browser 0.41.2 not available (npm unreachable?): abx only");
         }
     }
     if let Some(path) = std::env::var_os("ABX_BENCH_BASELINE_BIN") {

@@ -56,7 +56,7 @@ struct Samples {
 fn options(executable: &Path) -> LaunchOptions {
     LaunchOptions {
         executable: Some(executable.to_path_buf()),
-        args: CHROME_ARGS.iter().map(|s| s.to_string()).collect(),
+        args: CHROME_ARGS.iter().map(ToString::to_string).collect(),
         ..LaunchOptions::default()
     }
 }
@@ -117,12 +117,10 @@ fn memory_mb(pid: i32) -> Option<(f64, f64)> {
 /// Chrome rewrites its helpers' command lines (one space-separated title, `--type` dropped by
 /// full Chrome), but a renderer's keeps `--renderer-client-id`.
 fn is_renderer(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
-        .map(|c| {
-            c.split(['\0', ' '])
-                .any(|a| a == "--type=renderer" || a.starts_with("--renderer-client-id="))
-        })
-        .unwrap_or(false)
+    std::fs::read_to_string(format!("/proc/{pid}/cmdline")).is_ok_and(|c| {
+        c.split(['\0', ' '])
+            .any(|a| a == "--type=renderer" || a.starts_with("--renderer-client-id="))
+    })
 }
 
 /// PSS of the whole group and of its renderers, in MB.
@@ -292,14 +290,12 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(5);
-    let shell = std::env::var("ABX_BENCH_SHELL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| {
-            abx_chrome::skip_passthrough_wrapper(Path::new("/usr/bin/chromium-headless-shell"))
-        });
+    let shell = std::env::var("ABX_BENCH_SHELL").map_or_else(
+        |_| abx_chrome::skip_passthrough_wrapper(Path::new("/usr/bin/chromium-headless-shell")),
+        PathBuf::from,
+    );
     let full = std::env::var("ABX_BENCH_FULL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from("/usr/bin/chromium"));
+        .map_or_else(|_| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
     let cli = cli_binary();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -336,7 +332,7 @@ fn main() {
         shell.display(),
         full.display(),
         loadavg(),
-        std::thread::available_parallelism().map_or(0, |n| n.get())
+        std::thread::available_parallelism().map_or(0, std::num::NonZero::get)
     );
     println!("| measure | chromium-headless-shell | chromium --headless=new | shell / full |");
     println!("|---|---|---|---|");

@@ -181,8 +181,7 @@ fn machine_busy_ns() -> u64 {
 fn epoch_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -753,8 +752,7 @@ async fn measure(ctx: &Ctx, fps: u32, n: usize, window: Duration, with_stalled: 
         .fake
         .dropped
         .lock()
-        .map(|d| d.iter().filter(|at| in_window(at)).count())
-        .unwrap_or(0);
+        .map_or(0, |d| d.iter().filter(|at| in_window(at)).count());
 
     let mut hop = histogram();
     for (ts, read) in &relayed {
@@ -932,7 +930,7 @@ fn slow_table(baseline: &Row, slow: &Row) {
         "RSS and relay viewer count over the slow-viewer window (the count includes the bench's own `LiveView`): {}",
         over_time.join(" · ")
     );
-    let baseline_viewers = slow.samples.first().map(|s| s.2).unwrap_or(0);
+    let baseline_viewers = slow.samples.first().map_or(0, |s| s.2);
     let dropped_at = slow
         .samples
         .iter()
@@ -1192,7 +1190,7 @@ fn main() {
             let others_fps = slow.delivered.iter().min().copied().unwrap_or(0) as f64
                 / slow.window.as_secs_f64();
             let source_fps = slow.source_sent as f64 / slow.window.as_secs_f64();
-            let rss_first = slow.samples.first().map(|s| s.1).unwrap_or(0);
+            let rss_first = slow.samples.first().map_or(0, |s| s.1);
             let rss_growth_kb = slow.rss_max_kb.saturating_sub(rss_first);
             let held = s99 <= (b99 + b99 / 4).max(1_000_000)
                 && others_fps >= 0.9 * source_fps

@@ -52,8 +52,7 @@ impl Clock {
             instant: Instant::now(),
             epoch_ms: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
-                .map(|d| d.as_secs_f64() * 1000.0)
-                .unwrap_or(0.0),
+                .map_or(0.0, |d| d.as_secs_f64() * 1000.0),
         }
     }
 
@@ -361,7 +360,7 @@ async fn run(viewers: tokio::runtime::Handle, run_for: Duration) {
     // Connect → first frame, cold: no screencast runs until this viewer arrives.
     let mut cold = Vec::new();
     for _ in 0..5 {
-        let cached = relay.latest_frame().map(|f| f.seq()).unwrap_or(0);
+        let cached = relay.latest_frame().map_or(0, |f| f.seq());
         cold.push(
             viewers
                 .spawn(first_frame(port, cached))
@@ -384,7 +383,7 @@ async fn run(viewers: tokio::runtime::Handle, run_for: Duration) {
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut warm = Vec::new();
     for _ in 0..5 {
-        let cached = relay.latest_frame().map(|f| f.seq()).unwrap_or(0);
+        let cached = relay.latest_frame().map_or(0, |f| f.seq());
         warm.push(
             viewers
                 .spawn(first_frame(port, cached))

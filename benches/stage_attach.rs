@@ -121,7 +121,7 @@ fn host(name: &'static str, spare_tabs: usize, bin: &Path) -> Bench {
     config.socket_root = sockets.path().join("s");
     config.display = DisplayProbe::fixed(Screen::None);
     config.launch = LaunchSettings {
-        args: CHROME_ARGS.iter().map(|s| s.to_string()).collect(),
+        args: CHROME_ARGS.iter().map(ToString::to_string).collect(),
         executable_path: std::env::var_os("ABX_BENCH_CHROME").map(Into::into),
     };
     config.spare_tabs = spare_tabs;

@@ -66,11 +66,10 @@ fn ours() -> Binary {
 }
 
 fn upstream() -> Option<Binary> {
-    let path = std::env::var("ABX_UPSTREAM_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| {
-            PathBuf::from("/work/upstream/node_modules/agent-browser/bin/agent-browser-linux-x64")
-        });
+    let path = std::env::var("ABX_UPSTREAM_BIN").map_or_else(
+        |_| PathBuf::from("/work/upstream/node_modules/agent-browser/bin/agent-browser-linux-x64"),
+        PathBuf::from,
+    );
     path.is_file().then_some(Binary {
         name: "upstream 0.41.2",
         path,
@@ -196,12 +195,10 @@ fn open_fds(pid: i32) -> Option<usize> {
 
 /// Chrome rewrites its helpers' command lines, but a renderer's keeps `--renderer-client-id`.
 fn is_renderer(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
-        .map(|c| {
-            c.split(['\0', ' '])
-                .any(|a| a == "--type=renderer" || a.starts_with("--renderer-client-id="))
-        })
-        .unwrap_or(false)
+    std::fs::read_to_string(format!("/proc/{pid}/cmdline")).is_ok_and(|c| {
+        c.split(['\0', ' '])
+            .any(|a| a == "--type=renderer" || a.starts_with("--renderer-client-id="))
+    })
 }
 
 /// The anchor's renderers: (PSS MB, RSS MB, count).
@@ -230,7 +227,7 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
 
 async fn launch_anchor() -> Chrome {
     Chrome::launch(LaunchOptions {
-        args: CHROME_ARGS.iter().map(|s| s.to_string()).collect(),
+        args: CHROME_ARGS.iter().map(ToString::to_string).collect(),
         ..LaunchOptions::default()
     })
     .await

@@ -27,7 +27,7 @@ fn main() {
     collect(&root, &root, &mut files);
     files.sort();
     let mut out = String::from("/// Every file under `skills/`: its path there and its text.\n");
-    out.push_str("pub static FILES: &[(&str, &str)] = &[\n");
+    out.push_str("pub(crate) static FILES: &[(&str, &str)] = &[\n");
     for (rel, abs) in &files {
         let _ = writeln!(out, "    ({rel:?}, include_str!({abs:?})),");
     }

@@ -27,11 +27,10 @@ fn found(report: &Value) -> Vec<(String, Vec<String>)> {
 }
 
 fn targets_of<'a>(found: &'a [(String, Vec<String>)], rule: &str) -> &'a [String] {
-    found
-        .iter()
-        .find(|(id, _)| id == rule)
-        .map(|(_, t)| t.as_slice())
-        .unwrap_or_else(|| panic!("rule {rule} not reported: {found:?}"))
+    found.iter().find(|(id, _)| id == rule).map_or_else(
+        || panic!("rule {rule} not reported: {found:?}"),
+        |(_, t)| t.as_slice(),
+    )
 }
 
 #[test]

@@ -709,7 +709,7 @@ async fn find_by_role_label_text_and_position() {
             assert_eq!(
                 msg,
                 r#"4 elements have role "button", but none match name "Nope". Names seen: "Alert", "Confirm", "Submit""#
-            )
+            );
         }
         other => panic!("expected the upstream miss message, got {other:?}"),
     }

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 async fn drain(sub: &mut abx_cdp::Subscription, within: Duration, label: &str, t0: Instant) {
     let deadline = tokio::time::Instant::now() + within;
     while let Ok(Some(ev)) = tokio::time::timeout_at(deadline, sub.recv()).await {
-        let p: serde_json::Value = ev.parse().unwrap_or_default();
+        let p: Value = ev.parse().unwrap_or_default();
         let info = p.get("targetInfo").cloned().unwrap_or_default();
         println!(
             "[{label} +{:>4}ms] {} sess={:?} type={} url={} opener={} waiting={}",

@@ -623,7 +623,10 @@ fn connect_to_a_closed_port_is_a_discovery_failure_not_a_lost_browser() {
         .run(&["--json", "--cdp", &port.to_string(), "get", "url"])
         .json();
     assert_eq!(json["success"], false, "{json}");
-    assert!(json.get("code").is_none_or(|c| c.is_null()), "{json}");
+    assert!(
+        json.get("code").is_none_or(serde_json::Value::is_null),
+        "{json}"
+    );
     ab.run(&["close"]).success();
 }
 

@@ -12,7 +12,7 @@ use abx_engine::{Browser, Page, Session, SessionOptions, WaitUntil};
 use abx_fixtures::FixtureServer;
 use serde_json::Value;
 
-pub struct Harness {
+pub(crate) struct Harness {
     pub site: FixtureServer,
     pub session: Session,
 }
@@ -20,12 +20,12 @@ pub struct Harness {
 impl Harness {
     /// Chrome, a session, and the fixture site; the session's default deadline is short so a
     /// hang fails the test quickly.
-    pub async fn start() -> Harness {
+    pub(crate) async fn start() -> Harness {
         Harness::start_with(SessionOptions::default()).await
     }
 
     /// Like [`Harness::start`] with these session options (the deadline stays short).
-    pub async fn start_with(options: SessionOptions) -> Harness {
+    pub(crate) async fn start_with(options: SessionOptions) -> Harness {
         let site = FixtureServer::start().await.expect("fixture server");
         let browser = Arc::new(
             Browser::launch(abx_tests::launch_options(None))
@@ -41,13 +41,13 @@ impl Harness {
     }
 
     /// Starts and opens `path` on the fixture site.
-    pub async fn at(path: &str) -> Harness {
+    pub(crate) async fn at(path: &str) -> Harness {
         let h = Harness::start().await;
         h.open(path).await;
         h
     }
 
-    pub async fn open(&self, path: &str) {
+    pub(crate) async fn open(&self, path: &str) {
         let url = if path.contains(':') {
             path.to_string()
         } else {
@@ -60,12 +60,12 @@ impl Harness {
     }
 
     /// A view of the active tab with the session's default deadline.
-    pub async fn page(&self) -> Page<'_> {
+    pub(crate) async fn page(&self) -> Page<'_> {
         self.session.page(None).await.expect("page")
     }
 
     /// Evaluates `script` in the page and returns its value.
-    pub async fn eval(&self, script: &str) -> Value {
+    pub(crate) async fn eval(&self, script: &str) -> Value {
         self.page()
             .await
             .evaluate(script)
@@ -75,7 +75,7 @@ impl Harness {
     }
 
     /// Polls `script` until it returns `expected`.
-    pub async fn eventually(&self, script: &str, expected: Value) {
+    pub(crate) async fn eventually(&self, script: &str, expected: Value) {
         let deadline = Instant::now() + Duration::from_secs(5);
         loop {
             let value = self.eval(script).await;
@@ -91,14 +91,14 @@ impl Harness {
     }
 
     /// Closes the browser gracefully and checks nothing of it survived.
-    pub async fn close(self) {
+    pub(crate) async fn close(self) {
         let receipt = self.session.close().await;
         assert!(receipt.verified, "Chrome not verified gone: {receipt:?}");
     }
 }
 
 /// `tests/golden/<name>`; `ABX_BLESS=1` rewrites it with `actual`.
-pub fn golden(name: &str, actual: &str) {
+pub(crate) fn golden(name: &str, actual: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("golden")
         .join(name);

@@ -412,16 +412,14 @@ fn two_clis_starting_the_same_session_end_with_one_daemon() {
                 .is_ok_and(|exe| exe == abx_tests::cli::binary())
         })
         .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/environ"))
-                .map(|env| {
-                    let env = String::from_utf8_lossy(&env);
-                    env.contains("AGENT_BROWSER_DAEMON=1")
-                        && env.contains(&format!(
-                            "ABX_DAEMON_SOCKET_DIR={}",
-                            ab.socket_dir().display()
-                        ))
-                })
-                .unwrap_or(false)
+            std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
+                let env = String::from_utf8_lossy(&env);
+                env.contains("AGENT_BROWSER_DAEMON=1")
+                    && env.contains(&format!(
+                        "ABX_DAEMON_SOCKET_DIR={}",
+                        ab.socket_dir().display()
+                    ))
+            })
         })
         .filter(|pid| !pids_alive(&[*pid]).is_empty())
         .collect();
@@ -499,9 +497,7 @@ fn sixteen_stage_sessions_run_in_parallel_on_one_anchor() {
 }
 
 fn fd_count(pid: i32) -> usize {
-    std::fs::read_dir(format!("/proc/{pid}/fd"))
-        .map(|d| d.count())
-        .unwrap_or(0)
+    std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, Iterator::count)
 }
 
 fn soak(cycles: usize) {

@@ -108,7 +108,7 @@ fn pin_tab_config(home: &std::path::Path) {
 fn old_state(home: &std::path::Path) {
     let file = home.join("old.json");
     std::fs::write(&file, r#"{"cookies":[],"origins":[]}"#).expect("state");
-    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(10 * 86_400);
+    let old = std::time::SystemTime::now() - Duration::from_secs(10 * 86_400);
     std::fs::File::options()
         .write(true)
         .open(&file)
@@ -1317,7 +1317,7 @@ fn screenshot_quality_env(origin: &str) -> Result<(), String> {
             ])
             .env("AGENT_BROWSER_SCREENSHOT_QUALITY", quality)
             .output();
-        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let size = std::fs::metadata(&path).map_or(0, |m| m.len());
         (out, size)
     };
     let (bad, _) = shot("101", "bad.jpg");

@@ -19,7 +19,7 @@ fn ref_on_line(snapshot: &str, needle: &str) -> String {
     let start = line.find("ref=").expect("a ref on the line") + 4;
     let name: String = line[start..]
         .chars()
-        .take_while(|c| c.is_ascii_alphanumeric())
+        .take_while(char::is_ascii_alphanumeric)
         .collect();
     format!("@{name}")
 }

@@ -347,7 +347,7 @@ async fn the_library_reports_the_binary_and_refuses_a_shell_for_headed() {
 fn options(executable: &str, profile: Option<PathBuf>, extra: &[&str]) -> LaunchOptions {
     let mut options = launch_options(profile);
     options.executable = Some(PathBuf::from(executable));
-    options.args.extend(extra.iter().map(|s| s.to_string()));
+    options.args.extend(extra.iter().map(ToString::to_string));
     options
 }
 

@@ -111,7 +111,7 @@ fn chrome_pid_of(ws_url: &str) -> Option<i32> {
         let local = fields.get(1)?;
         let state = fields.get(3)?;
         let local_port = u16::from_str_radix(local.rsplit(':').next()?, 16).ok()?;
-        (local_port == port && *state == "0A").then(|| fields.get(9).map(|s| s.to_string()))?
+        (local_port == port && *state == "0A").then(|| fields.get(9).map(ToString::to_string))?
     })?;
     let needle = format!("socket:[{inode}]");
     for entry in std::fs::read_dir("/proc").ok()?.flatten() {

@@ -74,7 +74,7 @@ async fn count_frames(ws: &mut Ws, window: Duration) -> (usize, Duration) {
         }
         match tokio::time::timeout(left, ws.next()).await {
             Ok(Some(Ok(Message::Text(text)))) if text.starts_with(r#"{"type":"frame""#) => {
-                frames += 1
+                frames += 1;
             }
             Ok(Some(Ok(Message::Close(frame)))) => panic!("stream closed: {frame:?}"),
             Ok(Some(Ok(_))) => {}

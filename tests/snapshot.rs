@@ -92,7 +92,7 @@ async fn fixture_page_matches_upstream_text_and_ref_numbers() {
     );
     assert_eq!(data["refs"]["e9"], json!({"role": "combobox", "name": ""}));
     assert_eq!(data["refs"]["e2"], json!({"role": "generic", "name": ""}));
-    assert_eq!(data["refs"].as_object().map(|o| o.len()), Some(13));
+    assert_eq!(data["refs"].as_object().map(serde_json::Map::len), Some(13));
     assert_eq!(data["removedRefs"], json!([]));
     assert_eq!(data["origin"], h.site.url("/fixture.html"));
     // The scan's temporary tags are gone.
@@ -415,7 +415,7 @@ async fn selector_errors_use_upstream_wording() {
         .await;
     match missing {
         Err(EngineError::Invalid(msg)) => {
-            assert_eq!(msg, "Selector '#nope' did not match any element")
+            assert_eq!(msg, "Selector '#nope' did not match any element");
         }
         other => panic!("expected a no-match error, got {other:?}"),
     }

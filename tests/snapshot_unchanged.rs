@@ -213,7 +213,7 @@ fn the_wire_answer_of_an_unchanged_page_is_the_first_answer_and_never_a_stale_on
     );
     let refs = first.json()["data"]["refs"]
         .as_object()
-        .map_or(0, |m| m.len());
+        .map_or(0, serde_json::Map::len);
     assert!(refs > 900, "300 rows give 900 refs and more, got {refs}");
     let text = ab.run(&["snapshot"]).success();
     assert_eq!(

@@ -440,8 +440,8 @@ fn compare_on(site: &abx_fixtures::FixtureServer, bin: &Path, chrome: &'static s
         .filter(|p| !SKIP.iter().any(|(skip, _)| skip == p))
         .map(str::to_string)
         .collect();
-    pages.extend(NAV_PAGES.iter().map(|p| p.to_string()));
-    pages.extend(LARGE_PAGES.iter().map(|p| p.to_string()));
+    pages.extend(NAV_PAGES.iter().map(ToString::to_string));
+    pages.extend(LARGE_PAGES.iter().map(ToString::to_string));
 
     let mut differ: Vec<String> = Vec::new();
     let mut exempt_differ: Vec<String> = Vec::new();

@@ -24,7 +24,7 @@ use common::site;
 /// Runs the CLI off the async runtime.
 async fn run(ab: &Arc<Cli>, args: &[&str]) -> Output {
     let ab = ab.clone();
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let args: Vec<String> = args.iter().map(ToString::to_string).collect();
     tokio::task::spawn_blocking(move || {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         ab.run(&args)
@@ -361,8 +361,7 @@ async fn a_viewer_gets_status_tabs_then_every_frame_chrome_paints() {
 fn abx_relay_now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// The messages before a viewer's first frame, by type, and that frame.
@@ -578,7 +577,7 @@ async fn foreign_origins_are_refused_and_a_token_is_enforced() {
     ] {
         match Viewer::try_connect(port, query, &headers).await {
             Err(WsError::Http(response)) => {
-                assert_eq!(response.status(), 401, "{query} {headers:?}")
+                assert_eq!(response.status(), 401, "{query} {headers:?}");
             }
             Err(other) => panic!("expected 401, got {other}"),
             Ok(_) => panic!("a wrong token was let in ({query} {headers:?})"),

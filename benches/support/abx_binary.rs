@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 /// `ABX_BENCH_OURS_BIN` (or its older name `ABX_BENCH_BINARY`) when set; else the release binary
 /// beside the bench (benches build in release), else this checkout's debug build.
-pub fn abx_binary() -> PathBuf {
+pub(crate) fn abx_binary() -> PathBuf {
     for var in ["ABX_BENCH_OURS_BIN", "ABX_BENCH_BINARY"] {
         if let Some(path) = std::env::var_os(var).filter(|p| !p.is_empty()) {
             return PathBuf::from(path);

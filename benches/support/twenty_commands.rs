@@ -2,9 +2,9 @@
 //! reads, input, snapshot, eval, screenshot. One list, so the two benches measure the same loop.
 
 /// The commands, as argv words, against the fixture origin `base`; `shot` is the screenshot path.
-pub fn twenty_commands(base: &str, shot: &str) -> Vec<Vec<String>> {
+pub(crate) fn twenty_commands(base: &str, shot: &str) -> Vec<Vec<String>> {
     let url = |p: &str| format!("{base}{p}");
-    let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let words = |w: &[&str]| w.iter().map(ToString::to_string).collect::<Vec<_>>();
     vec![
         words(&["open", &url("/page1.html")]),
         words(&["get", "title"]),

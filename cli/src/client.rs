@@ -20,6 +20,14 @@ use crate::commands::invocation::Invocation;
 /// How long a freshly spawned daemon has to open its socket.
 const START_TIMEOUT: Duration = Duration::from_secs(10);
 
+impl std::fmt::Debug for Client<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("socket", &self.socket)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A daemon endpoint for one invocation.
 pub struct Client<'a> {
     /// The invocation (socket dir, session, settings): its daemon environment is worked out
@@ -376,7 +384,7 @@ mod lean {
     use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
     use serde_json::{Map, Value};
 
-    pub struct Reply;
+    pub(super) struct Reply;
     struct Data;
 
     impl<'de> DeserializeSeed<'de> for Reply {

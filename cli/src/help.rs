@@ -161,7 +161,7 @@ Install:
 ";
 
 /// The general help text.
-pub fn general_help() -> String {
+pub(crate) fn general_help() -> String {
     let mut out = String::from(
         "agent-browser - browser automation for agents (abx)\n\nUsage: agent-browser [options] <command> [args] [options]\n\n",
     );
@@ -188,7 +188,7 @@ fn listed() -> impl Iterator<Item = (&'static [&'static str], Help)> {
 /// Help for one command, or `None` when the word is not a command. Its sections come in
 /// upstream's order: title, usage, description, lists (options, subcommands), notes, exit codes,
 /// global options, examples.
-pub fn command_help(command: &str) -> Option<String> {
+pub(crate) fn command_help(command: &str) -> Option<String> {
     let (names, help) = listed().find(|(names, _)| names.contains(&command))?;
     let mut out = format!("\nagent-browser {} - {}\n\n", names[0], help.about);
     for (n, usage) in help.usage.iter().enumerate() {

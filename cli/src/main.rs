@@ -101,8 +101,8 @@ fn run_process() -> u8 {
     if std::env::var_os(env::DAEMON).is_some() {
         return run_daemon();
     }
-    if std::env::var_os(agent_browser::commands::control::dashboard::SERVE_ENV).is_some() {
-        return agent_browser::commands::control::dashboard::serve();
+    if std::env::var_os(control::dashboard::SERVE_ENV).is_some() {
+        return control::dashboard::serve();
     }
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let rendered = match parse(&argv, &SystemHost) {
@@ -186,8 +186,7 @@ fn run(inv: &Invocation) -> Rendered {
         matches!(&inv.command, Command::Daemon(plan) if plan.action() == Some(close::ACTION));
     if !matches!(inv.command, Command::Local(_))
         && !closing
-        && let Some(message) =
-            agent_browser::commands::control::unavailable::refusal(&inv.flags, None, &SystemHost)
+        && let Some(message) = control::unavailable::refusal(&inv.flags, None, &SystemHost)
     {
         rendered.append(output::render_error(&message, &inv.output));
         return rendered;
@@ -483,9 +482,7 @@ fn run_local(inv: &Invocation, local: &LocalCommand) -> Rendered {
             &inv.output,
         ),
         LocalCommand::CloseAll => close_all(inv),
-        LocalCommand::Dashboard(command) => {
-            agent_browser::commands::control::dashboard::run(inv, command)
-        }
+        LocalCommand::Dashboard(command) => control::dashboard::run(inv, command),
         LocalCommand::Run(local) => (local.run)(&local.args, inv, &SystemHost),
         LocalCommand::StateFile { request } => {
             use agent_browser::commands::control::{auth, state};

@@ -10,7 +10,7 @@ use agent_browser::output::OutputOptions;
 use serde_json::{Value, json};
 
 fn argv(words: &[&str]) -> Vec<String> {
-    words.iter().map(|w| w.to_string()).collect()
+    words.iter().map(ToString::to_string).collect()
 }
 
 fn host() -> MemoryHost {
@@ -434,15 +434,12 @@ fn auth_save_reads_the_password_from_stdin() {
         "--password-stdin",
     ]
     .iter()
-    .map(|a| a.to_string())
+    .map(ToString::to_string)
     .collect();
     let inv = agent_browser::parse(&argv, &h).expect("parses");
     // Answered by the CLI itself: the password never goes to the daemon.
     assert!(inv.requests().is_empty());
-    let agent_browser::commands::Command::Local(agent_browser::commands::LocalCommand::StateFile {
-        request,
-    }) = inv.command
-    else {
+    let Command::Local(LocalCommand::StateFile { request }) = inv.command else {
         panic!("auth save is a local command: {:?}", inv.command);
     };
     assert_eq!(

@@ -8,7 +8,7 @@ use agent_browser::host::MemoryHost;
 use serde_json::{Value, json};
 
 fn argv(words: &[&str]) -> Vec<String> {
-    words.iter().map(|w| w.to_string()).collect()
+    words.iter().map(ToString::to_string).collect()
 }
 
 fn host() -> MemoryHost {

@@ -466,7 +466,7 @@ fn colours_only_when_enabled() {
 
 #[test]
 fn batch_reports_each_step() {
-    let argv = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let argv = |w: &[&str]| w.iter().map(ToString::to_string).collect::<Vec<_>>();
     let mut report = BatchReport::new(&text());
     report.push_response(
         0,

@@ -10,7 +10,7 @@ use agent_browser::session::{
 };
 
 fn argv(words: &[&str]) -> Vec<String> {
-    words.iter().map(|w| w.to_string()).collect()
+    words.iter().map(ToString::to_string).collect()
 }
 
 #[test]

@@ -513,7 +513,7 @@ const TOP_LEVEL_WORDS: &[&str] = &[
 
 #[test]
 fn every_upstream_word_is_a_registry_word() {
-    let known: Vec<&str> = agent_browser::commands::registry::words().collect();
+    let known: Vec<&str> = registry::words().collect();
     for word in TOP_LEVEL_WORDS {
         assert!(known.contains(word), "{word} is not in the registry");
     }
@@ -585,8 +585,7 @@ fn mcp_tools_list_and_call_the_same_bytes() {
             params
                 .iter()
                 .find(|p| p.name == name)
-                .map(|p| sample_argument(&p.kind))
-                .unwrap_or_else(|| json!(["x", "y"]))
+                .map_or_else(|| json!(["x", "y"]), |p| sample_argument(&p.kind))
         };
         let mut every = serde_json::Map::new();
         let mut needed = serde_json::Map::new();

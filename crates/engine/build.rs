@@ -58,8 +58,7 @@ fn fetch(out: &Path, script: &Path) -> Result<(), String> {
         let mut entry = entry.map_err(|e| format!("bad tarball: {e}"))?;
         let is_script = entry
             .path()
-            .map(|p| p == Path::new("package/axe.min.js"))
-            .unwrap_or(false);
+            .is_ok_and(|p| p == Path::new("package/axe.min.js"));
         if is_script {
             let mut source = String::new();
             entry

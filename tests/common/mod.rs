@@ -3,7 +3,7 @@
 use abx_fixtures::FixtureServer;
 
 /// A fixture server on its own runtime thread, alive for the test's life.
-pub fn site() -> FixtureServer {
+pub(crate) fn site() -> FixtureServer {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let Ok(rt) = tokio::runtime::Builder::new_current_thread()

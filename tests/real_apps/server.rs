@@ -13,13 +13,13 @@ use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 
 /// What a developer without the applications runs (CI runs it from `.ci/run`).
-pub const INSTALL: &str = "scripts/ensure-real-apps.sh";
+pub(crate) const INSTALL: &str = "scripts/ensure-real-apps.sh";
 
 /// The Python venv with Django, JupyterLab and ipykernel that `scripts/ensure-real-apps.sh`
 /// builds: `$ABX_REAL_APPS_VENV`, else `~/.cache/abx-real-apps/venv`. Panics with the install
 /// command when it is missing or lacks one of `modules`: a missing application is a failure,
 /// never a skip.
-pub fn venv(modules: &[&str]) -> PathBuf {
+pub(crate) fn venv(modules: &[&str]) -> PathBuf {
     let venv = match std::env::var_os("ABX_REAL_APPS_VENV") {
         Some(path) => PathBuf::from(path),
         None => {
@@ -48,7 +48,7 @@ pub fn venv(modules: &[&str]) -> PathBuf {
 
 /// The root of Debian's Python documentation (package `python3-doc`); panics with the install
 /// command when it is missing.
-pub fn python_docs() -> PathBuf {
+pub(crate) fn python_docs() -> PathBuf {
     let root = PathBuf::from("/usr/share/doc/python3/html");
     assert!(
         root.join("search.html").is_file(),
@@ -61,7 +61,7 @@ pub fn python_docs() -> PathBuf {
 
 /// A port nobody listens on at the moment (the server that takes it reports a clash by exiting,
 /// which [`AppServer::wait_ready`] turns into a failure with its log).
-pub fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
         .expect("bind 127.0.0.1:0")
@@ -70,7 +70,7 @@ pub fn free_port() -> u16 {
 
 /// Runs a set-up command to completion; panics with its output when it fails.
 #[track_caller]
-pub fn run_setup(command: &mut Command) -> String {
+pub(crate) fn run_setup(command: &mut Command) -> String {
     let output = command
         .stdin(Stdio::null())
         .output()
@@ -88,7 +88,7 @@ pub fn run_setup(command: &mut Command) -> String {
 /// An application server the test started: in its own process group, its output in a log file.
 /// Dropping it kills the group and every process the server started in a group of its own (a
 /// Jupyter kernel runs in a new session), then waits for all of them to be gone.
-pub struct AppServer {
+pub(crate) struct AppServer {
     name: &'static str,
     child: Child,
     port: u16,
@@ -99,7 +99,7 @@ pub struct AppServer {
 impl AppServer {
     /// Starts `command` (which must listen on `port`) in a new process group, its stdout and
     /// stderr in a temp file.
-    pub fn start(name: &'static str, mut command: Command, port: u16) -> AppServer {
+    pub(crate) fn start(name: &'static str, mut command: Command, port: u16) -> AppServer {
         let log = tempfile::NamedTempFile::new().expect("server log");
         let out = log.reopen().expect("server log");
         let err = log.reopen().expect("server log");
@@ -119,18 +119,18 @@ impl AppServer {
     }
 
     /// `http://127.0.0.1:<port><path>`.
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://127.0.0.1:{}{path}", self.port)
     }
 
     /// The server's pid (also its process group).
-    pub fn pid(&self) -> i32 {
+    pub(crate) fn pid(&self) -> i32 {
         self.child.id() as i32
     }
 
     /// Polls `GET path` until it answers `200`, within `within`; panics with the server's log when
     /// the server exits or the deadline passes.
-    pub fn wait_ready(&mut self, path: &str, within: Duration) {
+    pub(crate) fn wait_ready(&mut self, path: &str, within: Duration) {
         let deadline = Instant::now() + within;
         loop {
             if let Some((200, _)) = http_get(self.port, path) {
@@ -154,13 +154,13 @@ impl AppServer {
     }
 
     /// What the server printed so far.
-    pub fn log_text(&self) -> String {
+    pub(crate) fn log_text(&self) -> String {
         std::fs::read_to_string(self.log.path()).unwrap_or_default()
     }
 
     /// `GET path` on the server: status and body.
     #[track_caller]
-    pub fn get(&self, path: &str) -> (u16, String) {
+    pub(crate) fn get(&self, path: &str) -> (u16, String) {
         http_get(self.port, path).unwrap_or_else(|| {
             panic!(
                 "{} did not answer GET {path}:\n{}",
@@ -171,7 +171,7 @@ impl AppServer {
     }
 
     /// Every live process the server started, at any depth (from /proc).
-    pub fn descendants(&self) -> Vec<i32> {
+    pub(crate) fn descendants(&self) -> Vec<i32> {
         let mut found = Vec::new();
         let mut next = vec![self.pid()];
         while let Some(pid) = next.pop() {
@@ -187,7 +187,7 @@ impl AppServer {
 
     /// Stops the server and everything it started; asserts that every process is gone and the
     /// port is closed. (Drop does the same without asserting, for a test that failed.)
-    pub fn stop(mut self) {
+    pub(crate) fn stop(mut self) {
         let pids = self.kill_all();
         assert!(
             abx_tests::wait_gone_blocking(&pids, Duration::from_secs(10)).is_some(),
@@ -242,7 +242,7 @@ impl Drop for AppServer {
 }
 
 /// One `GET` over HTTP/1.0 on loopback: the status and the body, or `None` when nothing answers.
-pub fn http_get(port: u16, path: &str) -> Option<(u16, String)> {
+pub(crate) fn http_get(port: u16, path: &str) -> Option<(u16, String)> {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
     stream
@@ -268,7 +268,7 @@ pub fn http_get(port: u16, path: &str) -> Option<(u16, String)> {
 /// (case-insensitive: an admin theme may upper-case its labels through CSS), searching only after
 /// the first line that contains `after` when given. Panics with the snapshot when there is none.
 #[track_caller]
-pub fn find_ref(snapshot: &str, after: Option<&str>, line: &str) -> String {
+pub(crate) fn find_ref(snapshot: &str, after: Option<&str>, line: &str) -> String {
     let wanted = line.to_lowercase();
     let mut lines = snapshot.lines();
     if let Some(anchor) = after {

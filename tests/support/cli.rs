@@ -75,6 +75,14 @@ impl Output {
     }
 }
 
+impl std::fmt::Debug for Cli {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cli")
+            .field("session", &self.session)
+            .finish_non_exhaustive()
+    }
+}
+
 /// An isolated CLI environment: a temp HOME with its own socket dir, a session name, extra env.
 pub struct Cli {
     home: tempfile::TempDir,

@@ -18,7 +18,7 @@ use std::process::{Command, Stdio};
 
 /// Path of the `agent-browser` binary, built first when it is missing or older than its sources;
 /// panics with cargo's output when it cannot be built.
-pub fn agent_browser() -> PathBuf {
+pub(super) fn agent_browser() -> PathBuf {
     static BUILT: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
     match BUILT.get_or_init(build_if_stale) {
         Ok(path) => path.clone(),
@@ -88,7 +88,7 @@ fn build_if_stale() -> Result<PathBuf, String> {
 
 /// Whether `binary` exists and is at least as new as every source file its `.d` file (written
 /// by cargo next to it) lists.
-pub fn is_fresh(binary: &Path) -> bool {
+pub(super) fn is_fresh(binary: &Path) -> bool {
     let Ok(built) = std::fs::metadata(binary).and_then(|m| m.modified()) else {
         return false;
     };
@@ -106,7 +106,7 @@ pub fn is_fresh(binary: &Path) -> bool {
 }
 
 /// The prerequisites of a make-style dep-info file (`target: a.rs b\ c.rs …`).
-pub fn dep_info_sources(dep_info: &str) -> Vec<PathBuf> {
+pub(super) fn dep_info_sources(dep_info: &str) -> Vec<PathBuf> {
     let Some((_, deps)) = dep_info.split_once(": ") else {
         return Vec::new();
     };

@@ -34,8 +34,14 @@ pub const TEST_CHROME_ARGS: &[&str] = &["--disable-quic", "--disable-gpu"];
 pub fn launch_options(profile: Option<PathBuf>) -> abx_chrome::LaunchOptions {
     abx_chrome::LaunchOptions {
         profile,
-        args: TEST_CHROME_ARGS.iter().map(|s| s.to_string()).collect(),
+        args: TEST_CHROME_ARGS.iter().map(ToString::to_string).collect(),
         ..Default::default()
+    }
+}
+
+impl std::fmt::Debug for Page {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Page").finish_non_exhaustive()
     }
 }
 

@@ -12,6 +12,12 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+impl std::fmt::Debug for RawCdp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RawCdp").finish_non_exhaustive()
+    }
+}
+
 /// A raw CDP client on its own runtime.
 pub struct RawCdp {
     rt: tokio::runtime::Runtime,
@@ -29,7 +35,7 @@ impl RawCdp {
     }
 
     /// Runs a future on this client's runtime.
-    pub fn block_on<F: std::future::Future>(&self, future: F) -> F::Output {
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         self.rt.block_on(future)
     }
 
@@ -327,5 +333,17 @@ async fn proxy_connection(
         // Pass the reply through, closing the client connection afterwards (simplest framing).
         client.write_all(&reply).await?;
         return Ok(());
+    }
+}
+
+impl std::fmt::Debug for DevToolsForwarder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DevToolsForwarder").finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for TestProxy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestProxy").finish_non_exhaustive()
     }
 }

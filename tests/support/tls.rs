@@ -14,6 +14,12 @@ fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
+impl std::fmt::Debug for Ca {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ca").finish_non_exhaustive()
+    }
+}
+
 /// A CA that signs server certificates.
 pub struct Ca {
     /// The CA certificate as PEM (what `--ca-cert` takes).
@@ -133,5 +139,11 @@ impl HttpsServer {
     /// How many requests got past the handshake.
     pub fn requests(&self) -> usize {
         self.requests.load(Ordering::SeqCst)
+    }
+}
+
+impl std::fmt::Debug for HttpsServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpsServer").finish_non_exhaustive()
     }
 }

@@ -5,6 +5,9 @@
 //! load; one that waits for the thing itself is as fast as the code and fails with a message
 //! when it never happens. Callers assert on the returned `bool` with their own message.
 
+// Included by path into other crates' tests too, where the module is private.
+#![allow(unreachable_pub)]
+
 use std::future::Future;
 use std::time::{Duration, Instant};
 

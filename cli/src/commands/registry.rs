@@ -221,7 +221,7 @@ mod tests {
                         help.is_none(),
                         "{:?} should not be in the help",
                         command.names
-                    )
+                    );
                 }
                 (_, Some(help)) => {
                     assert!(!help.usage.is_empty(), "{:?}: no usage", command.names);

@@ -87,6 +87,12 @@ impl Help {
     };
 }
 
+impl std::fmt::Debug for Input<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Input").finish_non_exhaustive()
+    }
+}
+
 /// What a command's grammar may consult besides its words.
 pub struct Input<'a> {
     /// The command word as typed (an alias, say).

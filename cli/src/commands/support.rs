@@ -32,7 +32,7 @@ impl SelectorRequest {
 }
 
 /// A required field, or upstream's `Missing required parameter: <name>`.
-pub fn required<'a>(value: &'a Option<String>, name: &str) -> Result<&'a str, Failure> {
+pub(crate) fn required<'a>(value: &'a Option<String>, name: &str) -> Result<&'a str, Failure> {
     value
         .as_deref()
         .ok_or_else(|| Failure::message(abx_wire::Request::missing(name)))
@@ -57,13 +57,13 @@ pub(crate) fn selector_grammar(
 }
 
 /// An engine result as reply data.
-pub fn data<T: Serialize>(value: T) -> Result<Value, Failure> {
+pub(crate) fn data<T: Serialize>(value: T) -> Result<Value, Failure> {
     serde_json::to_value(value)
         .map_err(|e| Failure::message(format!("cannot encode the result: {e}")))
 }
 
 /// Writes an output file, creating its directory.
-pub fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), Failure> {
+pub(crate) fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), Failure> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .map_err(|e| Failure::message(format!("Cannot create {}: {e}", parent.display())))?;

@@ -860,7 +860,7 @@ fn serve(runner: &Runner, enabled: &[String], full: bool) {
                     inflight.close();
                     break;
                 }
-                std::thread::sleep(std::time::Duration::from_millis(50));
+                std::thread::sleep(Duration::from_millis(50));
             }
         });
         let _ = worker.join();

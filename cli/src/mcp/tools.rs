@@ -586,7 +586,7 @@ fn common(args: &Map<String, Value>) -> Result<Call, InvalidArguments> {
         Some(value) => {
             call.timeout_ms = Some(value.as_u64().filter(|n| *n >= 1).ok_or_else(|| {
                 InvalidArguments("timeoutMs must be a positive integer".to_string())
-            })?)
+            })?);
         }
     }
     if let Some(domains) = args.get("allowedDomains").filter(|v| !v.is_null()) {

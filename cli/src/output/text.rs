@@ -128,6 +128,12 @@ fn truncate(content: &str, max: Option<usize>) -> String {
     }
 }
 
+impl std::fmt::Debug for Text<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Text").finish_non_exhaustive()
+    }
+}
+
 /// Where a reply's text goes, with the output options and the palette.
 pub struct Text<'a> {
     rendered: &'a mut Rendered,
@@ -470,7 +476,7 @@ pub fn render_data(t: &mut Text<'_>, data: &Value, render: &Render) {
     if data.get("frames").is_some() {
         match (s(data, "path"), s(data, "error")) {
             (Some(path), Some(e)) => {
-                t.out(&format!("{} Recording saved to {path} - {e}", p.warn()))
+                t.out(&format!("{} Recording saved to {path} - {e}", p.warn()));
             }
             (Some(path), None) => t.out(&format!("{} Recording saved to {path}", p.ok())),
             (None, _) => t.out(&format!("{} Recording stopped", p.ok())),

@@ -193,7 +193,7 @@ impl Shared {
         // A panic while holding this lock would be a bug in this module; keep serving anyway.
         self.routes
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Routes one received message. Never blocks on a consumer.
@@ -673,7 +673,7 @@ impl Connection {
                 }),
             }
         };
-        let started = std::time::Instant::now();
+        let started = Instant::now();
         let outcome = match tokio::time::timeout(timeout, work).await {
             Ok(outcome) => outcome,
             Err(_) => Err(Error::Timeout {

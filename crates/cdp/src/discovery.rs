@@ -119,12 +119,10 @@ pub(crate) fn normalize_ws_url(url: &str) -> String {
 }
 
 fn url_has_path(url: &str) -> bool {
-    url.split_once("://")
-        .map(|(_, rest)| {
-            let end = rest.find(['?', '#']).unwrap_or(rest.len());
-            rest[..end].contains('/')
-        })
-        .unwrap_or(true)
+    url.split_once("://").is_none_or(|(_, rest)| {
+        let end = rest.find(['?', '#']).unwrap_or(rest.len());
+        rest[..end].contains('/')
+    })
 }
 
 /// Fetches `GET <path>` (path and query) from `host:port` over plain HTTP and returns the status

@@ -80,7 +80,9 @@ struct Shared {
 
 impl Shared {
     fn clients(&self) -> MutexGuard<'_, HashMap<String, Client>> {
-        self.clients.lock().unwrap_or_else(|p| p.into_inner())
+        self.clients
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn owns(&self, token: &str, target: &str) -> bool {

@@ -27,14 +27,14 @@ pub const DEFAULT_ARGS: &[&str] = &[
 /// into a surface of its own instead of waiting on the view's next frame, which takes a
 /// viewport screenshot from ~40 to ~30 ms (Playwright launches with it too). ADR 0013.
 /// `--disable-features=CDPScreenshotNewSurface` turns it off again (Chrome lets a disable win).
-pub const SCREENSHOT_FEATURE: &str = "CDPScreenshotNewSurface";
+pub(crate) const SCREENSHOT_FEATURE: &str = "CDPScreenshotNewSurface";
 
 /// A switch abx adds to every Chrome it launches (upstream does not; Playwright and Puppeteer
 /// do): a hidden tab's timers run at the rate the page asked for instead of at most once a
 /// second. A stage's pinned tab on a shared anchor is a hidden tab while no one watches, and
 /// without it a page's 10 ms `setTimeout` took 1000 ms there (debounced inputs, polling,
 /// script-driven waits). ADR 0015.
-pub const UNTHROTTLED_TIMERS: &str = "--disable-background-timer-throttling";
+pub(crate) const UNTHROTTLED_TIMERS: &str = "--disable-background-timer-throttling";
 
 /// Builds the full argument list for one launch of full Chrome.
 pub fn build_args(options: &LaunchOptions, user_data_dir: &Path, run_as_root: bool) -> Vec<String> {
@@ -50,7 +50,7 @@ pub fn build_args_for(
     run_as_root: bool,
 ) -> Vec<String> {
     let mut args: Vec<String> = vec!["--remote-debugging-port=0".to_string()];
-    args.extend(DEFAULT_ARGS.iter().map(|s| s.to_string()));
+    args.extend(DEFAULT_ARGS.iter().map(ToString::to_string));
     let user_sets = |prefix: &str| options.args.iter().any(|a| a.starts_with(prefix));
     if !user_sets(UNTHROTTLED_TIMERS) {
         args.push(UNTHROTTLED_TIMERS.into());

@@ -16,7 +16,7 @@ use crate::LaunchError;
 const HOME_DIR: &str = "abx-ca-home";
 
 /// Makes the private home with `certs` trusted and returns it (Chrome's `HOME`).
-pub fn private_home(profile: &Path, certs: &[PathBuf]) -> Result<PathBuf, LaunchError> {
+pub(crate) fn private_home(profile: &Path, certs: &[PathBuf]) -> Result<PathBuf, LaunchError> {
     let home = profile.join(HOME_DIR);
     let db = home.join(".pki/nssdb");
     let fail = |reason: String| LaunchError::CaCert { reason };

@@ -12,7 +12,7 @@ use crate::LaunchError;
 
 /// A running private X server and its authority file.
 #[derive(Debug)]
-pub struct Xvfb {
+pub(crate) struct Xvfb {
     child: Child,
     /// `:N`
     pub display: String,
@@ -22,7 +22,7 @@ pub struct Xvfb {
 
 impl Xvfb {
     /// Starts `Xvfb -displayfd 1` with a fresh cookie, no TCP, on a screen of `width`×`height`.
-    pub async fn start(width: u32, height: u32) -> Result<Xvfb, LaunchError> {
+    pub(crate) async fn start(width: u32, height: u32) -> Result<Xvfb, LaunchError> {
         let binary = which::which("Xvfb").map_err(|_| LaunchError::Xvfb {
             reason: "Xvfb is not installed (needed for headed Chrome without a display); install \
                      it or set AGENT_BROWSER_NO_XVFB and provide DISPLAY"
@@ -72,12 +72,12 @@ impl Xvfb {
     }
 
     /// The Xvfb pid.
-    pub fn pid(&self) -> Option<u32> {
+    pub(crate) fn pid(&self) -> Option<u32> {
         self.child.id()
     }
 
     /// Stops Xvfb and removes the authority file.
-    pub async fn stop(mut self) -> bool {
+    pub(crate) async fn stop(mut self) -> bool {
         let _ = self.child.start_kill();
         let stopped = tokio::time::timeout(Duration::from_secs(2), self.child.wait())
             .await

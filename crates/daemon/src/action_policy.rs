@@ -162,7 +162,10 @@ impl ActionGate {
         }
         let id = id_text(&request.id);
         {
-            let mut approved = self.approved.lock().unwrap_or_else(|p| p.into_inner());
+            let mut approved = self
+                .approved
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             if approved.as_deref() == Some(id.as_str()) && !id.is_empty() {
                 *approved = None;
                 return None;
@@ -200,7 +203,10 @@ impl ActionGate {
                 } else {
                     id
                 };
-                *self.pending.lock().unwrap_or_else(|p| p.into_inner()) = Some(Pending {
+                *self
+                    .pending
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Pending {
                     id: confirmation.clone(),
                     action: action.to_string(),
                     request: request.clone(),
@@ -223,7 +229,10 @@ impl ActionGate {
     /// Takes the parked command `id` (`confirm`/`deny`). With `approve`, the command is let
     /// through once when it is handled again.
     pub fn take(&self, id: &str, approve: bool) -> Result<(String, Request), Failure> {
-        let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+        let mut pending = self
+            .pending
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let Some(parked) = pending.take() else {
             return Err(Failure::message("No pending confirmation"));
         };
@@ -241,7 +250,10 @@ impl ActionGate {
             )));
         }
         if approve {
-            *self.approved.lock().unwrap_or_else(|p| p.into_inner()) =
+            *self
+                .approved
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) =
                 Some(id_text(&parked.request.id));
         }
         Ok((parked.action, parked.request))

@@ -11,13 +11,13 @@ use abx_wire::env;
 use crate::daemon::Daemon;
 
 /// Upstream's default interval.
-pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_INTERVAL: Duration = Duration::from_secs(30);
 
 /// Quiet time after a command before a periodic save.
 const QUIET: Duration = Duration::from_secs(2);
 
 /// The interval from the environment: `None` for `0` (only on close).
-pub fn interval_from_env(var: &dyn Fn(&str) -> Option<String>) -> Option<Duration> {
+pub(crate) fn interval_from_env(var: &dyn Fn(&str) -> Option<String>) -> Option<Duration> {
     match var(env::AUTOSAVE_INTERVAL_MS).map(|v| v.trim().parse::<u64>()) {
         Some(Ok(0)) => None,
         Some(Ok(ms)) => Some(Duration::from_millis(ms)),
@@ -26,7 +26,7 @@ pub fn interval_from_env(var: &dyn Fn(&str) -> Option<String>) -> Option<Duratio
 }
 
 /// Saves the restore state every interval until the daemon shuts down.
-pub async fn watch(daemon: Arc<Daemon>) {
+pub(crate) async fn watch(daemon: Arc<Daemon>) {
     let Some(interval) = interval_from_env(&|name| std::env::var(name).ok()) else {
         return;
     };

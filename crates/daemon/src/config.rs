@@ -180,14 +180,7 @@ fn parse_headers(raw: Option<String>) -> Vec<(String, String)> {
     match serde_json::from_str::<serde_json::Map<String, Value>>(&raw) {
         Ok(map) => map
             .into_iter()
-            .map(|(k, v)| {
-                (
-                    k,
-                    v.as_str()
-                        .map(str::to_string)
-                        .unwrap_or_else(|| v.to_string()),
-                )
-            })
+            .map(|(k, v)| (k, v.as_str().map_or_else(|| v.to_string(), str::to_string)))
             .collect(),
         Err(_) => Vec::new(),
     }
@@ -199,8 +192,7 @@ impl DaemonConfig {
         let session = non_empty(var(env::SESSION)).unwrap_or_else(|| "default".into());
         let socket_dir = non_empty(var(env::ABX_DAEMON_SOCKET_DIR))
             .or_else(|| non_empty(var(env::SOCKET_DIR)))
-            .map(PathBuf::from)
-            .unwrap_or_else(|| default_socket_dir(var));
+            .map_or_else(|| default_socket_dir(var), PathBuf::from);
         let idle_raw = non_empty(var(env::IDLE_TIMEOUT_MS));
         let (idle_timeout, idle_timeout_is_default) =
             match idle_raw.as_deref().map(str::parse::<u64>) {
@@ -211,8 +203,7 @@ impl DaemonConfig {
         let command_timeout = non_empty(var(env::DEFAULT_TIMEOUT))
             .and_then(|v| v.trim().parse::<u64>().ok())
             .filter(|ms| *ms > 0)
-            .map(Duration::from_millis)
-            .unwrap_or(DEFAULT_COMMAND_TIMEOUT);
+            .map_or(DEFAULT_COMMAND_TIMEOUT, Duration::from_millis);
         let source = if let Some(cdp) = non_empty(var(env::CDP)) {
             BrowserSource::Cdp(cdp)
         } else if var(env::AUTO_CONNECT).is_some() {
@@ -379,8 +370,7 @@ impl LaunchSpec {
         if let Some(headers) = &request.cdp_headers {
             let raw = headers
                 .as_str()
-                .map(str::to_string)
-                .unwrap_or_else(|| headers.to_string());
+                .map_or_else(|| headers.to_string(), str::to_string);
             spec.cdp_headers = parse_headers(Some(raw));
         }
         if let Some(engine) = non_empty_field(&request.engine) {
@@ -468,7 +458,7 @@ impl LaunchSpec {
             args: if self.webgpu {
                 WEBGPU_ARGS
                     .iter()
-                    .map(|a| a.to_string())
+                    .map(ToString::to_string)
                     .chain(self.pages.chrome_args(&self.args))
                     .collect()
             } else {

@@ -28,7 +28,16 @@ pub struct Live {
 pub use crate::dispatch::Lane;
 pub use crate::sidecar::sanitize_url;
 
+impl std::fmt::Debug for Live {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Live")
+            .field("hash", &self.hash)
+            .finish_non_exhaustive()
+    }
+}
+
 /// What a command's execution produced, before it is put on the wire.
+#[derive(Debug)]
 pub struct Outcome {
     /// `data` or the failure.
     pub result: Result<Value, Failure>,
@@ -58,6 +67,14 @@ pub struct LaunchNote {
     pub launched_now: bool,
     /// A running browser was replaced.
     pub relaunched: bool,
+}
+
+impl std::fmt::Debug for Daemon {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Daemon")
+            .field("session", &self.config.session)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The daemon.
@@ -166,7 +183,9 @@ impl Daemon {
     }
 
     fn live_slot(&self) -> MutexGuard<'_, Option<Live>> {
-        self.live.lock().unwrap_or_else(|p| p.into_inner())
+        self.live
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The live session, if a browser is up.
@@ -176,7 +195,10 @@ impl Daemon {
 
     /// Marks activity now (for the idle timeout).
     pub fn touch(&self) {
-        *self.last_activity.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+        *self
+            .last_activity
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Instant::now();
     }
 
     /// Commands being served now (running, or waiting for their turn in the queue).
@@ -188,7 +210,7 @@ impl Daemon {
     pub fn idle_for(&self) -> Duration {
         self.last_activity
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .elapsed()
     }
 
@@ -438,7 +460,7 @@ impl Daemon {
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.running
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push(Running {
                 id: command_id,
                 yields: route.is_some_and(|r| r.yields_to_navigation()),
@@ -450,8 +472,7 @@ impl Daemon {
         // engine's own deadline (with its precise message) fires first.
         let budget = request
             .u64(abx_wire::extras::TIMEOUT)
-            .map(Duration::from_millis)
-            .unwrap_or(self.config.command_timeout)
+            .map_or(self.config.command_timeout, Duration::from_millis)
             + Duration::from_secs(5);
         // The wait for the last action's navigation has its own bound; the command's deadline
         // starts after it.
@@ -491,7 +512,7 @@ impl Daemon {
         };
         self.running
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .retain(|r| r.id != command_id);
         outcome
     }
@@ -514,8 +535,7 @@ impl Daemon {
         }
         let timeout = request
             .u64(abx_wire::extras::TIMEOUT)
-            .map(Duration::from_millis)
-            .unwrap_or(self.config.command_timeout);
+            .map_or(self.config.command_timeout, Duration::from_millis);
         use abx_engine::DeferredWait;
         let (within, until) = match lane {
             // A navigation to a URL replaces it.
@@ -564,7 +584,7 @@ impl Daemon {
         for running in self
             .running
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .iter()
             .filter(|r| r.yields && (url.is_none() || r.url.as_deref() != url))
         {
@@ -847,7 +867,7 @@ impl Daemon {
         for running in self
             .running
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .drain(..)
         {
             let _ = running.interrupt.set(Interrupt::Closing);

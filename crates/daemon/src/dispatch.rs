@@ -265,6 +265,7 @@ pub fn not_implemented(action: &str) -> Failure {
 
 /// What a handler works with: the request, the session's browser (launched on demand), the
 /// daemon's settings and its launch, close and stream controls.
+#[derive(Debug)]
 pub struct Ctx<'r> {
     daemon: &'r Arc<Daemon>,
     request: &'r Request,
@@ -358,7 +359,10 @@ impl<'r> Ctx<'r> {
 
     /// What happened to the browser during this command so far.
     pub fn launch_note(&self) -> LaunchNote {
-        self.launch.lock().unwrap_or_else(|p| p.into_inner()).0
+        self.launch
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .0
     }
 
     /// Closes the session: cancels running commands, closes (owned) or detaches from
@@ -386,7 +390,10 @@ impl<'r> Ctx<'r> {
     }
 
     fn note(&self, note: LaunchNote, launch_ms: u64) {
-        let mut slot = self.launch.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slot = self
+            .launch
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         slot.0.launched_now |= note.launched_now;
         slot.0.relaunched |= note.relaunched;
         slot.1 += launch_ms;
@@ -395,19 +402,25 @@ impl<'r> Ctx<'r> {
     /// Answers with `data` the handler encoded itself (see [`EncodedData`]); the handler returns
     /// what this returns.
     pub fn answer_encoded(&self, data: EncodedData) -> Result<Value, Failure> {
-        *self.encoded.lock().unwrap_or_else(|p| p.into_inner()) = Some(data);
+        *self
+            .encoded
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(data);
         Ok(Value::Null)
     }
 
     pub(crate) fn take_encoded(&self) -> Option<EncodedData> {
         self.encoded
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take()
     }
 
     pub(crate) fn finish(&self) -> (LaunchNote, u64, bool) {
-        let slot = self.launch.lock().unwrap_or_else(|p| p.into_inner());
+        let slot = self
+            .launch
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         (
             slot.0,
             slot.1,

@@ -115,9 +115,7 @@ impl PageSpec {
                 .extensions
                 .iter()
                 .map(|d| {
-                    std::fs::canonicalize(d)
-                        .map(|p| p.display().to_string())
-                        .unwrap_or_else(|_| d.clone())
+                    std::fs::canonicalize(d).map_or_else(|_| d.clone(), |p| p.display().to_string())
                 })
                 .collect();
             let joined = dirs.join(",");

@@ -90,7 +90,9 @@ impl Restore {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Deletes saved states older than `AGENT_BROWSER_STATE_EXPIRE_DAYS` (daemon start).

@@ -99,8 +99,7 @@ impl BlockedLog {
     pub fn append(&self, blocked: &abx_engine::BlockedNavigation) {
         let ts_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0);
+            .map_or(0, |d| d.as_millis() as u64);
         let mut line = match serde_json::to_value(blocked) {
             Ok(serde_json::Value::Object(mut map)) => {
                 map.insert("ts_ms".into(), ts_ms.into());

@@ -208,10 +208,10 @@ pub struct StateDirs {
 impl StateDirs {
     /// The directories for this environment (`HOME`, `AGENT_BROWSER_NAMESPACE`).
     pub fn from_env(var: &dyn Fn(&str) -> Option<String>) -> StateDirs {
-        let base = var("HOME")
-            .filter(|h| !h.is_empty())
-            .map(|h| PathBuf::from(h).join(".agent-browser"))
-            .unwrap_or_else(|| std::env::temp_dir().join("agent-browser"));
+        let base = var("HOME").filter(|h| !h.is_empty()).map_or_else(
+            || std::env::temp_dir().join("agent-browser"),
+            |h| PathBuf::from(h).join(".agent-browser"),
+        );
         let root = match var(abx_wire::env::NAMESPACE).map(|n| sanitize_component(&n)) {
             Some(ns) if !ns.is_empty() => base.join("namespaces").join(ns).join("state"),
             _ => base.clone(),

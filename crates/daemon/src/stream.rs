@@ -27,7 +27,7 @@ use crate::errors::Failure;
 use crate::protocol::Request;
 
 /// Starts the stream server for `daemon` and registers the hooks.
-pub async fn install(daemon: &Arc<Daemon>) {
+pub(crate) async fn install(daemon: &Arc<Daemon>) {
     let var = |name: &str| std::env::var(name).ok();
     let relay = Relay::new(relay_options(&var));
     let hooks = Arc::new(Hooks {
@@ -57,11 +57,10 @@ pub async fn install(daemon: &Arc<Daemon>) {
 }
 
 /// Screencast settings from the environment.
-pub fn relay_options(var: &dyn Fn(&str) -> Option<String>) -> RelayOptions {
+pub(crate) fn relay_options(var: &dyn Fn(&str) -> Option<String>) -> RelayOptions {
     let quality = var(env::STREAM_QUALITY)
         .and_then(|q| q.trim().parse::<i64>().ok())
-        .map(|q| q.clamp(0, 100) as u8)
-        .unwrap_or(80);
+        .map_or(80, |q| q.clamp(0, 100) as u8);
     let size = |name: &str| {
         var(name)
             .and_then(|v| v.trim().parse::<u32>().ok())
@@ -84,7 +83,9 @@ struct Hooks {
 
 impl Hooks {
     fn server(&self) -> MutexGuard<'_, Option<StreamServer>> {
-        self.server.lock().unwrap_or_else(|p| p.into_inner())
+        self.server
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Starts the server and writes `<session>.stream`; returns the port.

@@ -95,7 +95,9 @@ impl Downloads {
     }
 
     fn ledger(&self) -> MutexGuard<'_, Ledger> {
-        self.ledger.lock().unwrap_or_else(|p| p.into_inner())
+        self.ledger
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -180,7 +182,9 @@ async fn pump(
     dir: Option<PathBuf>,
 ) {
     while let Some(event) = events.recv().await {
-        let mut ledger = ledger.lock().unwrap_or_else(|p| p.into_inner());
+        let mut ledger = ledger
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(Ok(begin)) = event.decode::<cdp_browser::EventDownloadWillBegin>() {
             ledger.records.push(Record {
                 guid: begin.guid,

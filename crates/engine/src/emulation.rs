@@ -290,9 +290,7 @@ impl Session {
             .map(|(k, v)| {
                 (
                     k.clone(),
-                    v.as_str()
-                        .map(str::to_string)
-                        .unwrap_or_else(|| v.to_string()),
+                    v.as_str().map_or_else(|| v.to_string(), str::to_string),
                 )
             })
             .collect();

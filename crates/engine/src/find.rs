@@ -469,12 +469,12 @@ impl Session {
             let xs = [q[0], q[2], q[4], q[6]];
             let ys = [q[1], q[3], q[5], q[7]];
             let (x0, x1) = (
-                xs.iter().cloned().fold(f64::MAX, f64::min),
-                xs.iter().cloned().fold(f64::MIN, f64::max),
+                xs.iter().copied().fold(f64::MAX, f64::min),
+                xs.iter().copied().fold(f64::MIN, f64::max),
             );
             let (y0, y1) = (
-                ys.iter().cloned().fold(f64::MAX, f64::min),
-                ys.iter().cloned().fold(f64::MIN, f64::max),
+                ys.iter().copied().fold(f64::MAX, f64::min),
+                ys.iter().copied().fold(f64::MIN, f64::max),
             );
             return Ok(BoundingBox {
                 x: x0,

@@ -753,12 +753,9 @@ impl Session {
 /// delivered (it led somewhere), and a document with a navigation pending may not answer until
 /// the new one commits (a slow first byte held `click` for as long). The navigation's events
 /// came in, which is what the round trip was for.
-async fn unless_navigating<T>(
-    tab: &Tab,
-    verdict: impl std::future::Future<Output = Option<T>>,
-) -> Option<T> {
+async fn unless_navigating<T>(tab: &Tab, verdict: impl Future<Output = Option<T>>) -> Option<T> {
     let navigating = async {
-        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        let deadline = Instant::now() + Duration::from_secs(5);
         if tab
             .wait_state("click", deadline, true, |st| st.pending.is_some())
             .await

@@ -78,7 +78,7 @@ struct InitScripts {
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The `scheme://host[:port]` of a URL, lower-cased, without the scheme's default port (`None`

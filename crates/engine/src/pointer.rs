@@ -33,7 +33,7 @@ pub struct Motion {
 }
 
 /// Most movement events one move may have.
-pub const MAX_STEPS: u32 = 240;
+pub(crate) const MAX_STEPS: u32 = 240;
 
 impl Motion {
     /// A human path with the default steps, timing and seed (`--human`).
@@ -69,13 +69,16 @@ impl Motion {
             10
         });
         let steps = steps.clamp(1, MAX_STEPS);
-        let total = self.duration_ms.map(Duration::from_millis).unwrap_or({
-            if self.human {
-                Duration::from_millis((250.0 + distance * 0.5).min(700.0) as u64)
-            } else {
-                Duration::from_millis(16 * u64::from(steps))
-            }
-        });
+        let total = self.duration_ms.map_or(
+            {
+                if self.human {
+                    Duration::from_millis((250.0 + distance * 0.5).min(700.0) as u64)
+                } else {
+                    Duration::from_millis(16 * u64::from(steps))
+                }
+            },
+            Duration::from_millis,
+        );
         let pause = total / steps;
         let (c1, c2) = if self.human {
             let seed = self.seed.unwrap_or_else(|| {

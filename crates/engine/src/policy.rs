@@ -368,7 +368,7 @@ const PAUSED_EVENTS: usize = 65_536;
 #[derive(Default)]
 pub(crate) struct Enforcement {
     /// The session's routes: an allowed request is answered from them (`network/`).
-    pub(crate) routes: crate::network::Routes,
+    pub(crate) routes: Routes,
     family: Mutex<Family>,
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     failures: Mutex<Vec<GuardFailure>>,
@@ -410,11 +410,16 @@ impl Drop for Enforcement {
 
 impl Enforcement {
     fn family(&self) -> MutexGuard<'_, Family> {
-        self.family.lock().unwrap_or_else(|p| p.into_inner())
+        self.family
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn keep(&self, task: tokio::task::JoinHandle<()>) {
-        let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
+        let mut tasks = self
+            .tasks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         tasks.retain(|t| !t.is_finished());
         tasks.push(task);
     }
@@ -425,7 +430,10 @@ impl Enforcement {
     }
 
     fn report(&self, failure: GuardFailure) {
-        let mut failures = self.failures.lock().unwrap_or_else(|p| p.into_inner());
+        let mut failures = self
+            .failures
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if failures.len() >= MAX_FAILURES {
             failures.remove(0);
         }
@@ -435,7 +443,7 @@ impl Enforcement {
     fn failures(&self) -> Vec<GuardFailure> {
         self.failures
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
     }
 }
@@ -706,10 +714,10 @@ async fn answer(
                     .upgrade()
                     .map(|e| e.routes.clone())
                     .unwrap_or_default();
-                decide(&session, &policy, hooks, &event, Some(&routes)).await
+                decide(&session, &policy, hooks, &event, Some(&routes)).await;
             }
             fetch::EventAuthRequired::IDENTIFIER => {
-                answer_auth(&session, &policy, hooks, &event, &mut auth_tries).await
+                answer_auth(&session, &policy, hooks, &event, &mut auth_tries).await;
             }
             target::EventAttachedToTarget::IDENTIFIER => {
                 let Ok(child) = event.parse::<Attached>() else {
@@ -750,7 +758,7 @@ fn adopt_child(
     child: Attached,
     policy: Arc<Policy>,
     enforcement: Arc<Enforcement>,
-) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send>> {
     Box::pin(async move {
         let session = connection.session(&child.session_id);
         let guarded = match TargetKind::of(&child.target_info.kind) {
@@ -814,7 +822,7 @@ async fn decide(
                 &paused.request.url,
                 &paused.request.headers,
             )
-            .await
+            .await;
         }
         _ => release(session, paused.request_id, allowed).await,
     }
@@ -975,7 +983,7 @@ async fn popup_pump(
         };
         match event.method() {
             fetch::EventAuthRequired::IDENTIFIER => {
-                answer_auth(&browser, &policy, None, &event, &mut auth_tries).await
+                answer_auth(&browser, &policy, None, &event, &mut auth_tries).await;
             }
             target::EventTargetInfoChanged::IDENTIFIER => {
                 if let Ok(changed) = event.parse::<Created>() {
@@ -1033,7 +1041,7 @@ async fn popup_pump(
                     None => decide(&browser, &policy, None, &event, None).await,
                     Some(true) => {}
                     Some(false) => {
-                        decide(&browser, &policy, None, &event, Some(&enforcement.routes)).await
+                        decide(&browser, &policy, None, &event, Some(&enforcement.routes)).await;
                     }
                 }
             }
@@ -1136,13 +1144,11 @@ fn policy_guard_script(policy: &Policy) -> String {
     let allowed = policy
         .allowed_domains
         .as_ref()
-        .map(|f| json!(f.patterns()))
-        .unwrap_or(serde_json::Value::Null);
+        .map_or(serde_json::Value::Null, |f| json!(f.patterns()));
     let blocked = policy
         .blocked_sites
         .as_ref()
-        .map(|b| json!(b.patterns()))
-        .unwrap_or_else(|| json!([]));
+        .map_or_else(|| json!([]), |b| json!(b.patterns()));
     GUARD_FN.call(&[allowed, blocked])
 }
 
@@ -1213,7 +1219,7 @@ mod tests {
             allowed_domains: DomainFilter::new(["*.example.com", "ok.test"]),
             blocked_sites: Some(blocked),
             on_blocked: Some(BlockedSink(Arc::new(move |b: &BlockedNavigation| {
-                sink.lock().expect("sink").push(b.clone())
+                sink.lock().expect("sink").push(b.clone());
             }))),
             ..Policy::default()
         };

@@ -171,7 +171,9 @@ fn number(name: &str) -> Option<u64> {
 impl RefStore {
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // A panic while holding this lock would be a bug here; keep serving the refs anyway.
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Runs `f` on the per-tab state of `target_id` (never across an await).

@@ -293,8 +293,7 @@ impl Drop for Tab {
 pub(crate) fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// How long the attach-time probe waits for the renderer (docs/adr/0003-dialog-at-attach.md).
@@ -410,7 +409,7 @@ impl Tab {
                 return;
             }
             Err(err) => {
-                tracing::debug!(%err, target = %self.target_id, "tab did not answer at attach")
+                tracing::debug!(%err, target = %self.target_id, "tab did not answer at attach");
             }
         }
         let tree = match tree {
@@ -477,7 +476,10 @@ impl Tab {
 
     /// Leaves the navigation followed since `mark` for the next command to wait for.
     pub(crate) fn defer_settle(&self, mark: settle::NavigationMark) {
-        *self.deferred.lock().unwrap_or_else(|p| p.into_inner()) = Some(mark);
+        *self
+            .deferred
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(mark);
     }
 
     /// Puts back a navigation taken with [`Tab::take_deferred`] that is still underway, unless
@@ -485,7 +487,7 @@ impl Tab {
     pub(crate) fn restore_deferred(&self, mark: settle::NavigationMark) {
         self.deferred
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get_or_insert(mark);
     }
 
@@ -493,7 +495,7 @@ impl Tab {
     pub(crate) fn take_deferred(&self) -> Option<settle::NavigationMark> {
         self.deferred
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take()
     }
 
@@ -790,7 +792,7 @@ impl Tab {
     /// before any event is sent.
     pub async fn dispatch_inputs(
         &self,
-        events: &[(&str, serde_json::Value)],
+        events: &[(&str, Value)],
         timeout: Duration,
     ) -> Result<bool> {
         let events = events

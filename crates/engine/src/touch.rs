@@ -116,7 +116,12 @@ impl Page<'_> {
         };
         let (tab, deadline, _) = self.parts();
         let size = self.evaluate("[innerWidth, innerHeight]").await?.value;
-        let half = |i: usize| size.get(i).and_then(|v| v.as_f64()).unwrap_or(400.0) / 2.0;
+        let half = |i: usize| {
+            size.get(i)
+                .and_then(serde_json::Value::as_f64)
+                .unwrap_or(400.0)
+                / 2.0
+        };
         let start = Point {
             x: half(0),
             y: half(1),

@@ -112,7 +112,7 @@ impl Trace {
     ) -> Result<Trace> {
         let categories: Vec<String> = match categories {
             Some(c) if !c.is_empty() => c.to_vec(),
-            _ => default.iter().map(|c| c.to_string()).collect(),
+            _ => default.iter().map(ToString::to_string).collect(),
         };
         let (included, excluded): (Vec<String>, Vec<String>) =
             categories.into_iter().partition(|c| !c.starts_with('-'));
@@ -214,8 +214,7 @@ impl Trace {
             "traceEvents".into(),
             parsed
                 .get_mut("traceEvents")
-                .map(Value::take)
-                .unwrap_or_else(|| Value::Array(Vec::new())),
+                .map_or_else(|| Value::Array(Vec::new()), Value::take),
         );
         if let Some(clock) = clock {
             profile.insert(

@@ -38,11 +38,13 @@ pub(crate) struct Clients {
 
 impl Clients {
     fn open(&self) -> std::sync::MutexGuard<'_, HashMap<ClientId, Client>> {
-        self.open.lock().unwrap_or_else(|p| p.into_inner())
+        self.open
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// A new connection.
-    pub fn add(&self) -> (ClientId, Outbound) {
+    pub(crate) fn add(&self) -> (ClientId, Outbound) {
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let (lines, lines_rx) = mpsc::unbounded_channel();
         let (frames, frames_rx) = mpsc::channel(FRAME_QUEUE);
@@ -64,19 +66,19 @@ impl Clients {
     }
 
     /// The connection ended (its writer drains what was queued).
-    pub fn remove(&self, id: ClientId) {
+    pub(crate) fn remove(&self, id: ClientId) {
         self.open().remove(&id);
     }
 
     /// The connection's input ended: it still gets its replies, no more questions.
-    pub fn mute(&self, id: ClientId) {
+    pub(crate) fn mute(&self, id: ClientId) {
         if let Some(client) = self.open().get_mut(&id) {
             client.listening = false;
         }
     }
 
     /// A question for every connection that can answer; `false` when none can.
-    pub fn ask(&self, line: &str) -> bool {
+    pub(crate) fn ask(&self, line: &str) -> bool {
         let mut asked = false;
         for client in self.open().values().filter(|c| c.listening) {
             asked |= client.lines.send(line.to_string()).is_ok();
@@ -85,14 +87,14 @@ impl Clients {
     }
 
     /// A line for one connection; `false` when it is gone.
-    pub fn send(&self, id: ClientId, line: String) -> bool {
+    pub(crate) fn send(&self, id: ClientId, line: String) -> bool {
         self.open()
             .get(&id)
             .is_some_and(|c| c.lines.send(line).is_ok())
     }
 
     /// A frame for one connection: `Ok(false)` when skipped (queue full), `Err` when it is gone.
-    pub fn send_frame(&self, id: ClientId, line: String) -> Result<bool, ()> {
+    pub(crate) fn send_frame(&self, id: ClientId, line: String) -> Result<bool, ()> {
         let open = self.open();
         let client = open.get(&id).ok_or(())?;
         match client.frames.try_send(line) {
@@ -103,7 +105,7 @@ impl Clients {
     }
 
     /// A line for every connection.
-    pub fn broadcast(&self, line: &str) {
+    pub(crate) fn broadcast(&self, line: &str) {
         for client in self.open().values() {
             let _ = client.lines.send(line.to_string());
         }

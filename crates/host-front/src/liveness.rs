@@ -26,7 +26,7 @@ pub(crate) struct ChannelLiveness {
 }
 
 impl ChannelLiveness {
-    pub fn new(clients: Arc<Clients>, limit: Duration) -> Self {
+    pub(crate) fn new(clients: Arc<Clients>, limit: Duration) -> Self {
         Self {
             clients,
             limit,
@@ -37,16 +37,20 @@ impl ChannelLiveness {
     }
 
     fn pending(&self) -> std::sync::MutexGuard<'_, HashMap<u64, oneshot::Sender<RunState>>> {
-        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+        self.pending
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn known(&self) -> std::sync::MutexGuard<'_, HashMap<RunId, (RunState, Instant)>> {
-        self.known.lock().unwrap_or_else(|p| p.into_inner())
+        self.known
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The Host's answer to question `ask_id`; `false` when no such question waits (answered
     /// already, or timed out).
-    pub fn answer(&self, ask_id: u64, state: RunState) -> bool {
+    pub(crate) fn answer(&self, ask_id: u64, state: RunState) -> bool {
         match self.pending().remove(&ask_id) {
             Some(waiter) => waiter.send(state).is_ok(),
             None => false,
@@ -54,12 +58,12 @@ impl ChannelLiveness {
     }
 
     /// A state the Host told without being asked.
-    pub fn note(&self, run: RunId, state: RunState) {
+    pub(crate) fn note(&self, run: RunId, state: RunState) {
         self.known().insert(run, (state, Instant::now()));
     }
 
     /// Runs whose last known state is `waiting` (kept when the Host goes away).
-    pub fn waiting_runs(&self) -> Vec<RunId> {
+    pub(crate) fn waiting_runs(&self) -> Vec<RunId> {
         self.known()
             .iter()
             .filter(|(_, (s, _))| *s == RunState::Waiting)

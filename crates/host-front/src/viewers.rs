@@ -66,7 +66,7 @@ pub(crate) struct Opened {
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn random_token() -> String {
@@ -77,7 +77,7 @@ fn random_token() -> String {
 }
 
 impl Viewers {
-    pub fn new(clients: Arc<Clients>) -> Self {
+    pub(crate) fn new(clients: Arc<Clients>) -> Self {
         Self {
             clients,
             next: AtomicU64::new(0),
@@ -108,7 +108,7 @@ impl Viewers {
     }
 
     /// Carries `viewer` for connection `client`.
-    pub async fn open(
+    pub(crate) async fn open(
         &self,
         viewer: Viewer,
         via: Via,
@@ -158,7 +158,7 @@ impl Viewers {
 
     /// Queues a viewer message from the Host (`viewer_send`) in the order the requests came;
     /// the receiver hears whether the kit took it.
-    pub fn enqueue(
+    pub(crate) fn enqueue(
         &self,
         id: u64,
         message: String,
@@ -176,12 +176,12 @@ impl Viewers {
     }
 
     /// Ends viewer `id`; `false` when it was not open.
-    pub fn close(&self, id: u64) -> bool {
+    pub(crate) fn close(&self, id: u64) -> bool {
         lock(&self.open).get(&id).map(|v| v.stop.cancel()).is_some()
     }
 
     /// Ends the channel viewers of a connection that ended (their lines have nowhere to go).
-    pub fn close_client(&self, client: ClientId) {
+    pub(crate) fn close_client(&self, client: ClientId) {
         for viewer in lock(&self.open).values() {
             if viewer.client == client && viewer.via == Via::Channel {
                 viewer.stop.cancel();
@@ -190,7 +190,7 @@ impl Viewers {
     }
 
     /// Ends every viewer and stops listening.
-    pub fn close_all(&self) {
+    pub(crate) fn close_all(&self) {
         for viewer in lock(&self.open).values() {
             viewer.stop.cancel();
         }

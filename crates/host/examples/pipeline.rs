@@ -270,7 +270,7 @@ pub async fn run(
 
     // 4. Run teardown.
     let teardown = host.end_run(&run.id).await?;
-    let leftovers = std::fs::read_dir(socket_root).map_or(0, |d| d.count());
+    let leftovers = std::fs::read_dir(socket_root).map_or(0, Iterator::count);
     Ok(Report {
         logged_in_at_start,
         login_display,

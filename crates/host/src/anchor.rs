@@ -203,7 +203,7 @@ impl AnchorRecord {
 
 /// The anchor a stage attaches to.
 #[derive(Clone, Debug)]
-pub struct AnchorState {
+pub(crate) struct AnchorState {
     /// Its record.
     pub record: AnchorRecord,
     /// It was started (or restarted) by this call.
@@ -424,7 +424,7 @@ impl Anchors {
     fn remote_link(&self, id: &str) -> Option<Arc<RemoteLink>> {
         self.remotes
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(id)
             .cloned()
     }
@@ -432,7 +432,7 @@ impl Anchors {
     fn remote_of_stage(&self, stage_cdp: &str) -> Option<Arc<RemoteLink>> {
         self.remotes
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .values()
             .find(|link| stage_cdp.starts_with(&format!("{}/", link.forwarder.base_url())))
             .cloned()
@@ -449,8 +449,7 @@ impl Anchors {
         let token = current
             .and_then(|cdp| cdp.strip_prefix(&base))
             .filter(|token| !token.is_empty() && !token.contains('/'))
-            .map(str::to_string)
-            .unwrap_or_else(random_token);
+            .map_or_else(random_token, str::to_string);
         let scope = if self.settings.scoped_stage_cdp {
             ClientScope::OwnTargets
         } else {
@@ -523,11 +522,11 @@ impl Anchors {
             .and_then(|sealed| self.profiles.save_state(key, saved_state::COOKIES, &sealed));
         match saved {
             Ok(true) => {
-                tracing::info!(profile = %key, cookies = cookies.len(), "remote profile state saved")
+                tracing::info!(profile = %key, cookies = cookies.len(), "remote profile state saved");
             }
             Ok(false) => tracing::debug!(profile = %key, "this profile store keeps no state"),
             Err(err) => {
-                tracing::warn!(profile = %key, %err, "could not save the remote profile's state")
+                tracing::warn!(profile = %key, %err, "could not save the remote profile's state");
             }
         }
     }
@@ -572,7 +571,7 @@ impl Anchors {
             .await;
         match set {
             Ok(_) => {
-                tracing::info!(profile = %key, cookies = cookies.len(), "remote profile state restored")
+                tracing::info!(profile = %key, cookies = cookies.len(), "remote profile state restored");
             }
             Err(err) => tracing::warn!(profile = %key, %err, "could not restore the saved cookies"),
         }
@@ -616,7 +615,10 @@ impl Anchors {
         let id = identity(run, &key);
         let mut restarts_before = 0;
         let gate = {
-            let mut inflight = self.inflight.lock().unwrap_or_else(|p| p.into_inner());
+            let mut inflight = self
+                .inflight
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             inflight.entry(id.clone()).or_default().clone()
         };
         // One caller per anchor in this process; the others wait and reuse its result.
@@ -904,7 +906,7 @@ impl Anchors {
         let cdp = forwarder.base_url();
         self.remotes
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(
                 identity(run, key),
                 Arc::new(RemoteLink {
@@ -953,7 +955,7 @@ impl Anchors {
         let link = self
             .remotes
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .remove(&id);
         // Seam for loss events: a remote anchor found dead here is where a Host would be told.
         match link {
@@ -1016,7 +1018,7 @@ impl Anchors {
         let link = self
             .remotes
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .remove(&id);
         if let Some(link) = &link {
             link.forwarder.stop();

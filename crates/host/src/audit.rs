@@ -176,7 +176,7 @@ impl MemoryAudit {
     pub fn entries(&self) -> Vec<AuditEntry> {
         self.entries
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
     }
 }
@@ -185,7 +185,7 @@ impl AuditSink for MemoryAudit {
     fn write(&self, entry: &AuditEntry) -> std::io::Result<()> {
         self.entries
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push(entry.clone());
         Ok(())
     }
@@ -216,7 +216,10 @@ impl Audit {
 
     /// Sends every later record (of every clone) to `sink`.
     pub(crate) fn set_sink(&self, sink: Arc<dyn AuditSink>) {
-        *self.sink.write().unwrap_or_else(|p| p.into_inner()) = sink;
+        *self
+            .sink
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = sink;
     }
 
     /// Records `record`; never fails.
@@ -226,7 +229,11 @@ impl Audit {
             host: self.host.clone(),
             record,
         };
-        let sink = self.sink.read().unwrap_or_else(|p| p.into_inner()).clone();
+        let sink = self
+            .sink
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
         if let Err(err) = sink.write(&entry) {
             tracing::warn!(%err, "audit record not written");
             let _ = self.events.send(crate::event::HostEvent::AuditFailed {

@@ -43,7 +43,10 @@ struct Tail {
 
 impl Tail {
     fn drain(&self) {
-        let mut offset = self.offset.lock().unwrap_or_else(|p| p.into_inner());
+        let mut offset = self
+            .offset
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let Ok(mut file) = std::fs::File::open(&self.path) else {
             return;
         };

@@ -332,7 +332,7 @@ impl Host {
     /// `tab close`, the login check's `open`/`get url`, ...), oldest first: each `{ts_ms,
     /// command, code, receipt}` as kept in `<stage_dir>/browser-receipts.jsonl`.
     pub fn stage_receipts(&self, run: &RunId, stage: &StageId) -> Vec<serde_json::Value> {
-        std::fs::read_to_string(self.stage_dir(run, stage).join(RECEIPTS_FILE))
+        fs::read_to_string(self.stage_dir(run, stage).join(RECEIPTS_FILE))
             .unwrap_or_default()
             .lines()
             .filter_map(|line| serde_json::from_str(line).ok())
@@ -351,7 +351,10 @@ impl Host {
         let Some(path) = env.session_file("blocked").filter(|_| logged) else {
             return;
         };
-        let mut watches = self.blocked.lock().unwrap_or_else(|p| p.into_inner());
+        let mut watches = self
+            .blocked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         watches
             .entry((run.clone(), stage.clone()))
             .or_insert_with(|| {
@@ -363,7 +366,7 @@ impl Host {
         let watch = self
             .blocked
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .remove(&(run.clone(), stage.clone()));
         if let Some(watch) = watch {
             watch.finish();
@@ -398,7 +401,7 @@ impl Host {
     fn open_runs(&self) -> Vec<RunId> {
         self.runs
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .keys()
             .cloned()
             .collect()
@@ -439,7 +442,7 @@ impl Host {
     fn remember_run(&self, run: &RunRef) -> Result<()> {
         self.runs
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(run.id.clone(), run.scope.clone());
         let path = run_dir(&self.config.home, &run.id).join("run.json");
         if !path.exists() {
@@ -916,7 +919,7 @@ impl Host {
         if report.complete() {
             self.runs
                 .lock()
-                .unwrap_or_else(|p| p.into_inner())
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .remove(run);
         }
         Ok(report)

@@ -157,7 +157,9 @@ impl MemoryLease {
     }
 
     fn map(&self) -> std::sync::MutexGuard<'_, BTreeMap<ProfileKey, LeaseHolder>> {
-        self.leases.lock().unwrap_or_else(|p| p.into_inner())
+        self.leases
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

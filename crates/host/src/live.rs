@@ -150,7 +150,10 @@ impl LiveViewTickets {
     /// A one-use ticket for `grant`.
     pub fn issue(&self, grant: Grant) -> String {
         let token = random_token();
-        let mut tickets = self.tickets.lock().unwrap_or_else(|p| p.into_inner());
+        let mut tickets = self
+            .tickets
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let now = Instant::now();
         tickets.retain(|_, e| e.expires > now);
         tickets.insert(
@@ -168,7 +171,7 @@ impl LiveViewTickets {
         let entry = self
             .tickets
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .remove(&digest(ticket))
             .ok_or(LiveViewError::Denied)?;
         let now = Instant::now();
@@ -179,7 +182,7 @@ impl LiveViewTickets {
         let expires = now + self.credential_ttl;
         self.credentials
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(
                 digest(&token),
                 Entry {
@@ -196,7 +199,10 @@ impl LiveViewTickets {
 
     /// What a credential allows, if it is valid.
     pub fn verify(&self, credential: &str) -> Result<Grant, LiveViewError> {
-        let mut credentials = self.credentials.lock().unwrap_or_else(|p| p.into_inner());
+        let mut credentials = self
+            .credentials
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let key = digest(credential);
         match credentials.get(&key) {
             Some(entry) if entry.expires > Instant::now() => Ok(entry.grant.clone()),
@@ -211,7 +217,9 @@ impl LiveViewTickets {
     fn revoke_where(&self, matches: impl Fn(&Grant) -> bool) -> usize {
         let mut n = 0;
         for map in [&self.tickets, &self.credentials] {
-            let mut map = map.lock().unwrap_or_else(|p| p.into_inner());
+            let mut map = map
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             let before = map.len();
             map.retain(|_, e| !matches(&e.grant));
             n += before - map.len();
@@ -311,7 +319,7 @@ impl StageRelay {
                                     continue;
                                 }
                                 if let Some(kind) = message_type(&text) {
-                                    let mut replay = replay.lock().unwrap_or_else(|p| p.into_inner());
+                                    let mut replay = replay.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                                     match kind.as_str() {
                                         "status" | "tabs" | "dialog" => {
                                             replay.retain(|(k, _)| *k != kind);
@@ -344,7 +352,11 @@ impl StageRelay {
 
     async fn close(&self) {
         self.stop.cancel();
-        let task = self.task.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let task = self
+            .task
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
         if let Some(task) = task
             && tokio::time::timeout(Duration::from_secs(3), task)
                 .await
@@ -525,7 +537,10 @@ impl LiveViews {
 
     /// Stages with an open relay.
     pub fn open_relays(&self) -> Vec<(RunId, StageId)> {
-        let stages = self.stages.lock().unwrap_or_else(|p| p.into_inner());
+        let stages = self
+            .stages
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut keys: Vec<_> = stages.keys().cloned().collect();
         keys.sort();
         keys
@@ -546,7 +561,10 @@ impl LiveViews {
         let _gate = self.gate.lock().await;
         let key = (grant.run.clone(), grant.stage.clone());
         let existing = {
-            let stages = self.stages.lock().unwrap_or_else(|p| p.into_inner());
+            let stages = self
+                .stages
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             stages.get(&key).map(|views| {
                 let controllers = views
                     .viewers
@@ -573,7 +591,7 @@ impl LiveViews {
                     relay.close().await;
                     self.stages
                         .lock()
-                        .unwrap_or_else(|p| p.into_inner())
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
                         .remove(&key);
                 }
                 let stream = address(&grant).await?;
@@ -587,7 +605,7 @@ impl LiveViews {
                 let relay = Arc::new(relay);
                 self.stages
                     .lock()
-                    .unwrap_or_else(|p| p.into_inner())
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .insert(
                         key.clone(),
                         StageViews {
@@ -600,13 +618,19 @@ impl LiveViews {
             }
         };
         let id = {
-            let mut next = self.next_viewer.lock().unwrap_or_else(|p| p.into_inner());
+            let mut next = self
+                .next_viewer
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             *next += 1;
             *next
         };
         let cancel = CancellationToken::new();
         {
-            let mut stages = self.stages.lock().unwrap_or_else(|p| p.into_inner());
+            let mut stages = self
+                .stages
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             if let Some(views) = stages.get_mut(&key) {
                 if let Some(linger) = views.linger.take() {
                     linger.abort();
@@ -617,7 +641,7 @@ impl LiveViews {
         let replay = relay
             .replay
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .iter()
             .map(|(_, t)| t.clone())
             .collect();
@@ -628,7 +652,9 @@ impl LiveViews {
         let linger = self.linger;
         let leave_key = key.clone();
         let leave = move |id: u64| {
-            let mut map = stages.lock().unwrap_or_else(|p| p.into_inner());
+            let mut map = stages
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             let Some(views) = map.get_mut(&leave_key) else {
                 return;
             };
@@ -645,7 +671,9 @@ impl LiveViews {
             views.linger = Some(runtime.spawn(async move {
                 tokio::time::sleep(linger).await;
                 let removed = {
-                    let mut map = stages.lock().unwrap_or_else(|p| p.into_inner());
+                    let mut map = stages
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
                     let idle = map
                         .get(&key)
                         .is_some_and(|v| v.viewers.is_empty() && Arc::ptr_eq(&v.relay, &relay));
@@ -672,7 +700,10 @@ impl LiveViews {
     async fn close_where(&self, matches: impl Fn(&(RunId, StageId)) -> bool) -> usize {
         let _gate = self.gate.lock().await;
         let removed: Vec<StageViews> = {
-            let mut stages = self.stages.lock().unwrap_or_else(|p| p.into_inner());
+            let mut stages = self
+                .stages
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             let keys: Vec<_> = stages.keys().filter(|k| matches(k)).cloned().collect();
             keys.iter().filter_map(|k| stages.remove(k)).collect()
         };
@@ -705,7 +736,10 @@ impl LiveViews {
     }
 
     fn end_viewers(&self, matches: impl Fn(&Grant) -> bool) {
-        let stages = self.stages.lock().unwrap_or_else(|p| p.into_inner());
+        let stages = self
+            .stages
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         for views in stages.values() {
             for (_, grant, cancel) in &views.viewers {
                 if matches(grant) {

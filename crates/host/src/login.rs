@@ -41,11 +41,11 @@ mod millis {
 
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    pub(super) fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_u64(d.as_millis() as u64)
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         Ok(Duration::from_millis(u64::deserialize(d)?))
     }
 }
@@ -55,8 +55,8 @@ impl LoginCheck {
     pub fn new(url: impl Into<String>, logged_in: &[&str], logged_out: &[&str]) -> Self {
         Self {
             url: url.into(),
-            logged_in: logged_in.iter().map(|s| s.to_string()).collect(),
-            logged_out: logged_out.iter().map(|s| s.to_string()).collect(),
+            logged_in: logged_in.iter().map(ToString::to_string).collect(),
+            logged_out: logged_out.iter().map(ToString::to_string).collect(),
             settle: default_settle(),
             timeout: default_timeout(),
         }

@@ -13,7 +13,7 @@ use crate::names::{ProfileKey, RunId, Scope, StageId};
 use crate::process::{pid_alive, start_time};
 
 /// The file name in a socket dir.
-pub const OWNER_FILE: &str = "owner.json";
+pub(crate) const OWNER_FILE: &str = "owner.json";
 
 /// What kind of session a socket dir holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -261,23 +261,35 @@ impl MemoryProfileStore {
 
 impl ProfileStore for MemoryProfileStore {
     fn open(&self, key: &ProfileKey) -> Result<ProfileHandle> {
-        let mut profiles = self.profiles.lock().unwrap_or_else(|p| p.into_inner());
+        let mut profiles = self
+            .profiles
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(generation) = profiles.get(key) {
             return Ok(Self::handle(key, *generation, false));
         }
-        let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
+        let mut next = self
+            .next
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         *next += 1;
         profiles.insert(key.clone(), *next);
         Ok(Self::handle(key, *next, true))
     }
 
     fn find(&self, key: &ProfileKey) -> Result<Option<ProfileHandle>> {
-        let profiles = self.profiles.lock().unwrap_or_else(|p| p.into_inner());
+        let profiles = self
+            .profiles
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         Ok(profiles.get(key).map(|g| Self::handle(key, *g, false)))
     }
 
     fn list(&self, scope: &Scope) -> Result<Vec<ProfileName>> {
-        let profiles = self.profiles.lock().unwrap_or_else(|p| p.into_inner());
+        let profiles = self
+            .profiles
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         Ok(profiles
             .keys()
             .filter(|k| &k.scope == scope)
@@ -286,21 +298,27 @@ impl ProfileStore for MemoryProfileStore {
     }
 
     fn delete(&self, key: &ProfileKey) -> Result<bool> {
-        let mut profiles = self.profiles.lock().unwrap_or_else(|p| p.into_inner());
+        let mut profiles = self
+            .profiles
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         self.states
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .retain(|(k, _), _| k != key);
         Ok(profiles.remove(key).is_some())
     }
 
     fn delete_scope(&self, scope: &Scope) -> Result<usize> {
-        let mut profiles = self.profiles.lock().unwrap_or_else(|p| p.into_inner());
+        let mut profiles = self
+            .profiles
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let before = profiles.len();
         profiles.retain(|k, _| &k.scope != scope);
         self.states
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .retain(|(k, _), _| &k.scope != scope);
         Ok(before - profiles.len())
     }
@@ -309,7 +327,7 @@ impl ProfileStore for MemoryProfileStore {
         self.open(key)?;
         self.states
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert((key.clone(), name.to_string()), bytes.to_vec());
         Ok(true)
     }
@@ -318,7 +336,7 @@ impl ProfileStore for MemoryProfileStore {
         Ok(self
             .states
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(&(key.clone(), name.to_string()))
             .cloned())
     }

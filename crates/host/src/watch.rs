@@ -85,7 +85,9 @@ pub struct AnchorStatus {
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The stages of `record`'s run attached to it (same profile, same address) and not ended.

@@ -68,7 +68,7 @@ fn store_open_is_idempotent_and_lists_per_scope() {
             .list(&Scope::new("a").expect("scope"))
             .expect("list")
             .iter()
-            .map(|n| n.to_string())
+            .map(ToString::to_string)
             .collect();
         assert_eq!(listed, ["other", "site"], "{name}");
         assert!(
@@ -329,7 +329,7 @@ async fn lease_wait_has_a_limit() {
         .expect_err("must time out");
         match err {
             HostError::LeaseWaitTimedOut { holder, .. } => {
-                assert_eq!(holder.run.as_str(), "holder", "{name}")
+                assert_eq!(holder.run.as_str(), "holder", "{name}");
             }
             other => panic!("{name}: {other}"),
         }

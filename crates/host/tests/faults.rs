@@ -290,7 +290,7 @@ async fn child_host() {
     };
     let mut config = abx_host::HostConfig::new(home);
     config.socket_root = sockets.into();
-    config.display = abx_host::DisplayProbe::fixed(abx_host::Screen::None);
+    config.display = DisplayProbe::fixed(Screen::None);
     config.launch.args = vec!["--disable-quic".into(), "--disable-gpu".into()];
     let host =
         Host::local(config, Arc::new(Runs::default()), common::agent_browser()).expect("host");
@@ -637,7 +637,10 @@ impl Faulty {
     }
 
     fn daemon(&self) -> Option<i32> {
-        *self.daemon.lock().unwrap_or_else(|p| p.into_inner())
+        *self
+            .daemon
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -649,7 +652,10 @@ impl BrowserRunner for Faulty {
         timeout: Duration,
     ) -> BoxFuture<'a, RunOutput> {
         if args == ["get", "cdp-url"] && self.armed.swap(false, Ordering::SeqCst) {
-            *self.daemon.lock().unwrap_or_else(|p| p.into_inner()) = daemon_pid(env);
+            *self
+                .daemon
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = daemon_pid(env);
             self.hit.notify_one();
             return match self.fault {
                 CdpUrlFault::Hang => Box::pin(std::future::pending()),

@@ -38,7 +38,10 @@ impl Service {
         let current = target.clone();
         let task = tokio::spawn(async move {
             while let Ok((mut client, _)) = listener.accept().await {
-                let target = current.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                let target = current
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .clone();
                 let key = key.clone();
                 tokio::spawn(async move {
                     let mut head = Vec::new();
@@ -88,7 +91,10 @@ impl Service {
     }
 
     fn serve(&self, target: &str) {
-        *self.target.lock().unwrap_or_else(|p| p.into_inner()) = target.to_string();
+        *self
+            .target
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = target.to_string();
     }
 }
 
@@ -336,12 +342,10 @@ async fn remote_sources_are_chosen_per_profile_and_no_credential_reaches_a_stage
     let runs = Arc::new(Runs::default());
     let mut config = place.config();
     config.browsers =
-        BrowserSource::PerProfile(Arc::new(move |key: &abx_host::ProfileKey| {
-            match key.name.as_str() {
-                "alpha" => ProfileBrowser::Remote(alpha_endpoint.clone()),
-                "beta" => ProfileBrowser::Remote(beta_endpoint.clone()),
-                _ => ProfileBrowser::Local,
-            }
+        BrowserSource::PerProfile(Arc::new(move |key: &ProfileKey| match key.name.as_str() {
+            "alpha" => ProfileBrowser::Remote(alpha_endpoint.clone()),
+            "beta" => ProfileBrowser::Remote(beta_endpoint.clone()),
+            _ => ProfileBrowser::Local,
         }));
     let host = Host::local(config, runs.clone(), common::agent_browser()).expect("host");
     let run = RunRef::parse("local", "fleet").expect("run");

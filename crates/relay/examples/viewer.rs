@@ -25,7 +25,7 @@ async fn main() {
                 click = args.next().and_then(|xy| {
                     let (x, y) = xy.split_once(',')?;
                     Some((x.parse::<f64>().ok()?, y.parse::<f64>().ok()?))
-                })
+                });
             }
             "--answer-dialog" => answer = true,
             other => eprintln!("ignoring {other}"),

@@ -95,8 +95,7 @@ impl Frame {
             timestamp_ms: meta
                 .timestamp
                 .filter(|t| t.is_finite() && *t > 0.0)
-                .map(|t| (t * 1000.0).round() as u64)
-                .unwrap_or(0),
+                .map_or(0, |t| (t * 1000.0).round() as u64),
             image_size: jpeg_size_from_base64(data),
         };
         let seq = NEXT_SEQ.fetch_add(1, Ordering::Relaxed);

@@ -25,8 +25,7 @@ use crate::input::{Input, KeyInput, MouseInput, TouchInput};
 pub fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// The state line every viewer gets first and again on every change.
@@ -666,7 +665,7 @@ mod tests {
     fn malformed_messages_are_errors_that_do_not_echo_values() {
         let secret = "hunter2-secret";
         let cases = [
-            "".to_string(),
+            String::new(),
             "{".to_string(),
             "[]".to_string(),
             "42".to_string(),

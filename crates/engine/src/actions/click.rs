@@ -237,7 +237,7 @@ impl Session {
                     });
                 }
                 Some(_) => {
-                    tokio::time::sleep(Duration::from_millis(20 * u64::from(attempts))).await
+                    tokio::time::sleep(Duration::from_millis(20 * u64::from(attempts))).await;
                 }
             }
         }

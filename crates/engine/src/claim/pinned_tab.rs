@@ -39,8 +39,7 @@ impl Session {
     fn owns_claim(&self, target_id: &str) -> bool {
         self.pin_claim
             .lock()
-            .map(|c| c.as_ref().is_some_and(|(t, _)| t == target_id))
-            .unwrap_or(false)
+            .is_ok_and(|c| c.as_ref().is_some_and(|(t, _)| t == target_id))
     }
 
     /// Before binding `target_id`: a pinned session takes its claim (returned, kept once the bind

@@ -33,7 +33,7 @@ impl Page<'_> {
             .shots
             .scopes
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(&scope)
             .cloned();
         let (revision, ratio, changed) = match previous {
@@ -48,7 +48,7 @@ impl Page<'_> {
             .shots
             .scopes
             .lock()
-            .unwrap_or_else(|p| p.into_inner());
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let entry = scopes.entry(scope).or_insert((0, Vec::new()));
         entry.0 = revision;
         if changed {

@@ -100,7 +100,9 @@ pub(crate) struct Routes(Arc<Mutex<Vec<Route>>>);
 
 impl Routes {
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Route>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     pub(crate) fn is_empty(&self) -> bool {

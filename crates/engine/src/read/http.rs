@@ -126,7 +126,7 @@ fn is_markdown_like(base: &str) -> bool {
 
 /// `example.com/docs` → `https://example.com/docs`; only http and https, with a host; no
 /// fragment.
-pub fn normalize_read_url(raw: &str) -> Result<Url, ReadError> {
+pub(super) fn normalize_read_url(raw: &str) -> Result<Url, ReadError> {
     let raw = raw.trim();
     if raw.is_empty() {
         return Err(ReadError::Url("Read URL is empty".into()));

@@ -27,7 +27,7 @@ fn contains(haystack: &str, needle_lower: &str) -> bool {
 
 /// `content` shaped by the read options: its outline (headings from `source_url`), else the
 /// sections `filter` picks, else as it is; `source` gets `-outline` or `-filtered` to say so.
-pub fn shape(
+pub(super) fn shape(
     source: &str,
     content: String,
     source_url: &str,
@@ -48,7 +48,7 @@ pub fn shape(
 
 /// `# Outline`, the source, then the headings as a nested list (only those containing
 /// `filter`, when given).
-pub fn outline(content: &str, source: &str, filter: Option<&str>) -> String {
+pub(super) fn outline(content: &str, source: &str, filter: Option<&str>) -> String {
     let needle = filter.map(str::to_ascii_lowercase);
     let headings: Vec<Heading<'_>> = content
         .lines()
@@ -75,7 +75,7 @@ pub fn outline(content: &str, source: &str, filter: Option<&str>) -> String {
 
 /// The sections whose heading contains `filter` (each with its subsections); failing that, the
 /// heading-delimited chunks that mention it; failing that, the lines that do.
-pub fn filter(content: &str, filter: &str) -> String {
+pub(super) fn filter(content: &str, filter: &str) -> String {
     let needle = filter.to_ascii_lowercase();
     let lines: Vec<&str> = content.lines().collect();
     let headings: Vec<(usize, Heading<'_>)> = lines

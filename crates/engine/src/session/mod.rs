@@ -379,7 +379,9 @@ impl Session {
     }
 
     fn table(&self) -> MutexGuard<'_, TabTable> {
-        self.tabs.lock().unwrap_or_else(|p| p.into_inner())
+        self.tabs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Attaches to `target_id` (if not yet) and makes it the active tab.

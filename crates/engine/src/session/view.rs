@@ -113,10 +113,7 @@ impl<'s> Page<'s> {
     /// [`SessionOptions::settle_navigation`](crate::SessionOptions::settle_navigation) is on,
     /// waits for the navigation it started, within the command's timeout (see
     /// `settle_navigation`).
-    pub(crate) async fn settling<T>(
-        &self,
-        action: impl std::future::Future<Output = Result<T>>,
-    ) -> Result<T> {
+    pub(crate) async fn settling<T>(&self, action: impl Future<Output = Result<T>>) -> Result<T> {
         if !self.session.options().settle_navigation {
             return action.await;
         }

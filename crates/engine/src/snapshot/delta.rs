@@ -126,7 +126,7 @@ fn tree_change(old: &str, new: &str) -> TreeChange {
         delete_count: old.len() - head - tail,
         lines: new[head..new.len() - tail]
             .iter()
-            .map(|l| l.to_string())
+            .map(ToString::to_string)
             .collect(),
     }
 }

@@ -77,7 +77,7 @@ pub enum SnapshotSource {
 }
 
 /// Below this many nodes in the tab's last tree, [`SnapshotSource::Auto`] reads Chrome's tree.
-pub const SMALL_TREE_NODES: usize = 500;
+pub(crate) const SMALL_TREE_NODES: usize = 500;
 
 impl SnapshotSource {
     /// Whether a snapshot tries the walker first, given the size of the tab's last tree

@@ -415,7 +415,7 @@ impl Session {
                     });
                 }
                 Err(err) => {
-                    tracing::debug!(%err, frame = %frame_id, "child frame left out of the snapshot")
+                    tracing::debug!(%err, frame = %frame_id, "child frame left out of the snapshot");
                 }
             }
         }

@@ -243,7 +243,7 @@ impl Tree {
                             Value::String(s) => s.clone(),
                             Value::Bool(b) => b.to_string(),
                             _ => "false".to_string(),
-                        })
+                        });
                     }
                     "expanded" => out.expanded = v.as_ref().and_then(Value::as_bool),
                     "selected" => out.selected = v.as_ref().and_then(Value::as_bool),

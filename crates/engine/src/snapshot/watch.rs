@@ -65,5 +65,10 @@ pub(crate) fn watch_call(context: i64, mode: &str) -> runtime::EvaluateParams {
 /// What the watcher answered: 1 (unchanged / watching).
 pub(crate) fn answered_yes(reply: &runtime::EvaluateReturns) -> bool {
     reply.exception_details.is_none()
-        && reply.result.value.as_ref().and_then(|v| v.as_i64()) == Some(1)
+        && reply
+            .result
+            .value
+            .as_ref()
+            .and_then(serde_json::Value::as_i64)
+            == Some(1)
 }

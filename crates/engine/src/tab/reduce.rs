@@ -474,9 +474,8 @@ pub(crate) fn reduce(state: &mut TabState, event: TabEvent, ctx: &Context<'_>) -
         }
         TabEvent::DialogClosed(closed) => {
             let by = state.closing_by.take().unwrap_or_else(|| "page".into());
-            let (accepted, user_input) = closed
-                .map(|c| (c.result, c.user_input))
-                .unwrap_or((false, String::new()));
+            let (accepted, user_input) =
+                closed.map_or((false, String::new()), |c| (c.result, c.user_input));
             close_dialog(state, accepted, user_input, by)
         }
         TabEvent::Console(call) => {

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 /// The folder holding this test's binaries (`target/<profile>`).
-pub fn target_dir() -> PathBuf {
+pub(crate) fn target_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable");
     exe.parent()
         .and_then(Path::parent)
@@ -22,7 +22,7 @@ pub fn target_dir() -> PathBuf {
 }
 
 /// The `abx-host` binary cargo built for these tests.
-pub fn abx_host() -> PathBuf {
+pub(crate) fn abx_host() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_abx-host"))
 }
 
@@ -33,18 +33,18 @@ mod fresh_binary;
 
 /// The `agent-browser` binary, built first when it is missing or older than its sources (a
 /// `cargo test -p abx-host-front` does not build it).
-pub fn agent_browser() -> PathBuf {
+pub(crate) fn agent_browser() -> PathBuf {
     fresh_binary::agent_browser()
 }
 
 /// The fixture site, served by its own runtime for as long as this lives.
-pub struct Site {
+pub(crate) struct Site {
     pub server: abx_fixtures::FixtureServer,
     _runtime: tokio::runtime::Runtime,
 }
 
 impl Site {
-    pub fn start() -> Site {
+    pub(crate) fn start() -> Site {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
@@ -59,19 +59,19 @@ impl Site {
         }
     }
 
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         self.server.url(path)
     }
 }
 
 /// A Host's folders: home and a short socket root, removed at the end.
-pub struct Place {
+pub(crate) struct Place {
     pub home: tempfile::TempDir,
     pub sockets: tempfile::TempDir,
 }
 
 impl Place {
-    pub fn new() -> Place {
+    pub(crate) fn new() -> Place {
         Place {
             home: tempfile::Builder::new()
                 .prefix("abxf-home")
@@ -84,12 +84,12 @@ impl Place {
         }
     }
 
-    pub fn socket_root(&self) -> PathBuf {
+    pub(crate) fn socket_root(&self) -> PathBuf {
         self.sockets.path().join("s")
     }
 
     /// Session dirs left in the socket root.
-    pub fn session_dirs(&self) -> Vec<PathBuf> {
+    pub(crate) fn session_dirs(&self) -> Vec<PathBuf> {
         std::fs::read_dir(self.socket_root())
             .into_iter()
             .flatten()
@@ -100,7 +100,7 @@ impl Place {
     }
 
     /// Arguments for an `abx-host` on this place: headless, live view on.
-    pub fn args(&self) -> Vec<String> {
+    pub(crate) fn args(&self) -> Vec<String> {
         [
             "--home",
             &self.home.path().to_string_lossy(),
@@ -119,13 +119,13 @@ impl Place {
             "2000",
         ]
         .iter()
-        .map(|s| s.to_string())
+        .map(ToString::to_string)
         .collect()
     }
 }
 
 /// `abx-host` on stdio.
-pub struct FrontProcess {
+pub(crate) struct FrontProcess {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<Value>,
@@ -137,7 +137,7 @@ pub struct FrontProcess {
 }
 
 impl FrontProcess {
-    pub fn start(args: &[String]) -> FrontProcess {
+    pub(crate) fn start(args: &[String]) -> FrontProcess {
         let mut child = Command::new(abx_host())
             .args(args)
             .stdin(Stdio::piped())
@@ -175,11 +175,11 @@ impl FrontProcess {
         front
     }
 
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
-    pub fn send_raw(&mut self, line: &str) {
+    pub(crate) fn send_raw(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         stdin
             .write_all(format!("{line}\n").as_bytes())
@@ -188,7 +188,7 @@ impl FrontProcess {
     }
 
     /// The next line, answering liveness questions on the way.
-    pub fn next_line(&mut self, within: Duration) -> Option<Value> {
+    pub(crate) fn next_line(&mut self, within: Duration) -> Option<Value> {
         let deadline = Instant::now() + within;
         loop {
             let left = deadline.checked_duration_since(Instant::now())?;
@@ -205,7 +205,7 @@ impl FrontProcess {
     }
 
     /// Waits for a line `matches` accepts; others are kept in `seen`.
-    pub fn wait_for(
+    pub(crate) fn wait_for(
         &mut self,
         what: &str,
         within: Duration,
@@ -228,7 +228,7 @@ impl FrontProcess {
     }
 
     /// Sends a request; its id.
-    pub fn send(&mut self, op: &str, args: Value) -> u64 {
+    pub(crate) fn send(&mut self, op: &str, args: Value) -> u64 {
         self.next_id += 1;
         let id = self.next_id;
         self.send_raw(&json!({"v": 1, "id": id, "op": op, "args": args}).to_string());
@@ -236,7 +236,7 @@ impl FrontProcess {
     }
 
     /// The reply to request `id` (its `result`, or `Err` with the error object).
-    pub fn reply(&mut self, id: u64, within: Duration) -> Result<Value, Value> {
+    pub(crate) fn reply(&mut self, id: u64, within: Duration) -> Result<Value, Value> {
         let line = self.wait_for(&format!("reply {id}"), within, |l| l["id"] == id);
         match line.get("error") {
             Some(error) => Err(error.clone()),
@@ -245,19 +245,22 @@ impl FrontProcess {
     }
 
     /// A request and its reply.
-    pub fn call(&mut self, op: &str, args: Value) -> Result<Value, Value> {
+    pub(crate) fn call(&mut self, op: &str, args: Value) -> Result<Value, Value> {
         let id = self.send(op, args);
         self.reply(id, Duration::from_secs(120))
     }
 
     /// Closes stdin (the Host went away) and waits for the exit.
-    pub fn close_stdin_and_wait(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+    pub(crate) fn close_stdin_and_wait(
+        &mut self,
+        within: Duration,
+    ) -> Option<std::process::ExitStatus> {
         self.stdin.take();
         self.wait_for_exit(within)
     }
 
     /// Waits for the process to exit.
-    pub fn wait_for_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+    pub(crate) fn wait_for_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
         let deadline = Instant::now() + within;
         while Instant::now() < deadline {
             if let Ok(Some(status)) = self.child.try_wait() {

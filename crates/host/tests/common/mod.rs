@@ -22,23 +22,23 @@ mod fresh_binary;
 
 // The test packages' one wait-for-a-condition helper, shared the same way.
 #[path = "../../../../tests/support/wait.rs"]
-pub mod wait;
+pub(crate) mod wait;
 
 /// The `agent-browser` binary, built first when it is missing or older than its sources (a
 /// `cargo test -p abx-host` does not build it).
-pub fn agent_browser() -> PathBuf {
+pub(crate) fn agent_browser() -> PathBuf {
     fresh_binary::agent_browser()
 }
 
 /// A run table the test sets.
 #[derive(Default)]
-pub struct Runs(Mutex<HashMap<RunId, RunState>>);
+pub(crate) struct Runs(Mutex<HashMap<RunId, RunState>>);
 
 impl Runs {
-    pub fn set(&self, run: &RunRef, state: RunState) {
+    pub(crate) fn set(&self, run: &RunRef, state: RunState) {
         self.0
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(run.id.clone(), state);
     }
 }
@@ -47,7 +47,7 @@ impl RunLiveness for Runs {
     fn state(&self, run: &RunId) -> RunState {
         self.0
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(run)
             .copied()
             .unwrap_or(RunState::Unknown)
@@ -55,13 +55,13 @@ impl RunLiveness for Runs {
 }
 
 /// Folders of one test: the Host home and a short socket root, both removed at the end.
-pub struct Place {
+pub(crate) struct Place {
     pub home: tempfile::TempDir,
     pub sockets: tempfile::TempDir,
 }
 
 impl Place {
-    pub fn new() -> Place {
+    pub(crate) fn new() -> Place {
         Place {
             home: tempfile::Builder::new()
                 .prefix("abxh-home")
@@ -75,7 +75,7 @@ impl Place {
     }
 
     /// A headless-only config (tests run without a screen; the choice says so).
-    pub fn config(&self) -> HostConfig {
+    pub(crate) fn config(&self) -> HostConfig {
         let mut config = HostConfig::new(self.home.path());
         config.socket_root = self.sockets.path().join("s");
         config.display = DisplayProbe::fixed(Screen::None);
@@ -87,22 +87,22 @@ impl Place {
         config
     }
 
-    pub fn socket_root(&self) -> PathBuf {
+    pub(crate) fn socket_root(&self) -> PathBuf {
         self.sockets.path().join("s")
     }
 
     /// Every owner record under the socket root.
-    pub fn owners(&self) -> Vec<(PathBuf, OwnerRecord)> {
+    pub(crate) fn owners(&self) -> Vec<(PathBuf, OwnerRecord)> {
         owners(&self.socket_root())
     }
 
     /// Whether nothing is left under the socket root.
-    pub fn sockets_empty(&self) -> bool {
+    pub(crate) fn sockets_empty(&self) -> bool {
         std::fs::read_dir(self.socket_root()).map_or(true, |mut d| d.next().is_none())
     }
 }
 
-pub fn owners(root: &Path) -> Vec<(PathBuf, OwnerRecord)> {
+pub(crate) fn owners(root: &Path) -> Vec<(PathBuf, OwnerRecord)> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
         if let Ok(text) = std::fs::read_to_string(entry.path().join("owner.json"))
@@ -128,7 +128,7 @@ impl Drop for Place {
 }
 
 /// `agent-browser close` with `env`, synchronously.
-pub fn close_blocking(env: &BrowserEnv) {
+pub(crate) fn close_blocking(env: &BrowserEnv) {
     let mut command = Command::new(agent_browser());
     command.arg("close").env_clear();
     for key in ["PATH", "HOME", "TMPDIR"] {
@@ -141,12 +141,12 @@ pub fn close_blocking(env: &BrowserEnv) {
 }
 
 /// A Host on `place` with the real `agent-browser`.
-pub fn host(place: &Place, runs: Arc<Runs>) -> Host {
+pub(crate) fn host(place: &Place, runs: Arc<Runs>) -> Host {
     Host::local(place.config(), runs, agent_browser()).expect("host")
 }
 
 /// Runs `agent-browser <args>` with a stage env, as the agent would in bash.
-pub fn ab(env: &BrowserEnv, args: &[&str]) -> std::process::Output {
+pub(crate) fn ab(env: &BrowserEnv, args: &[&str]) -> std::process::Output {
     let mut command = Command::new(agent_browser());
     command.args(args).env_clear();
     for key in ["PATH", "HOME", "TMPDIR"] {
@@ -160,7 +160,7 @@ pub fn ab(env: &BrowserEnv, args: &[&str]) -> std::process::Output {
 
 /// stdout of a successful command.
 #[track_caller]
-pub fn ab_ok(env: &BrowserEnv, args: &[&str]) -> String {
+pub(crate) fn ab_ok(env: &BrowserEnv, args: &[&str]) -> String {
     let output = ab(env, args);
     assert!(
         output.status.success(),
@@ -174,7 +174,7 @@ pub fn ab_ok(env: &BrowserEnv, args: &[&str]) -> String {
 }
 
 /// The daemon pid of a session env.
-pub fn daemon_pid(env: &BrowserEnv) -> Option<i32> {
+pub(crate) fn daemon_pid(env: &BrowserEnv) -> Option<i32> {
     std::fs::read_to_string(env.session_file("pid")?)
         .ok()?
         .trim()
@@ -183,7 +183,7 @@ pub fn daemon_pid(env: &BrowserEnv) -> Option<i32> {
 }
 
 /// Whether a pid is a live process (zombies count as gone).
-pub fn alive(pid: i32) -> bool {
+pub(crate) fn alive(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
         .and_then(|stat| {
@@ -194,12 +194,12 @@ pub fn alive(pid: i32) -> bool {
 }
 
 /// Waits until `pid` is gone.
-pub fn wait_gone(pid: i32, within: Duration) -> bool {
+pub(crate) fn wait_gone(pid: i32, within: Duration) -> bool {
     wait::wait_until(within, || !alive(pid))
 }
 
 /// Whether a CDP address answers.
-pub async fn cdp_answers(cdp: &str) -> bool {
+pub(crate) async fn cdp_answers(cdp: &str) -> bool {
     let options = abx_cdp::ConnectOptions {
         connect_timeout: Duration::from_secs(2),
         ..abx_cdp::ConnectOptions::default()
@@ -214,7 +214,7 @@ pub async fn cdp_answers(cdp: &str) -> bool {
 }
 
 /// The anchor's pages: (target id, url, attached).
-pub async fn pages(cdp: &str) -> Vec<(String, String, bool)> {
+pub(crate) async fn pages(cdp: &str) -> Vec<(String, String, bool)> {
     let connection = abx_cdp::Connection::connect(cdp).await.expect("cdp");
     let listed = connection
         .browser()
