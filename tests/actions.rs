@@ -705,7 +705,7 @@ async fn find_by_role_label_text_and_position() {
         )
         .await
     {
-        Err(EngineError::Invalid(msg)) => {
+        Err(EngineError::Page(msg)) => {
             assert_eq!(
                 msg,
                 r#"4 elements have role "button", but none match name "Nope". Names seen: "Alert", "Confirm", "Submit""#

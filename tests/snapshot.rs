@@ -414,7 +414,8 @@ async fn selector_errors_use_upstream_wording() {
         })
         .await;
     match missing {
-        Err(EngineError::Invalid(msg)) => {
+        // Whether a selector matches is the page's state, not a caller mistake.
+        Err(EngineError::Page(msg)) => {
             assert_eq!(msg, "Selector '#nope' did not match any element");
         }
         other => panic!("expected a no-match error, got {other:?}"),

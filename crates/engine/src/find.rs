@@ -415,7 +415,8 @@ impl Session {
                 } else {
                     "elements have"
                 };
-                return Err(EngineError::Invalid(format!(
+                // What the page has, not a caller mistake.
+                return Err(EngineError::Page(format!(
                     "{count} {have} role \"{role}\", but none match name \"{want}\". Names seen: {}",
                     seen.join(", ")
                 )));

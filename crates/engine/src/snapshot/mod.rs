@@ -363,8 +363,7 @@ async fn selector_subtree(
             crate::js::exception_text(details)
         )));
     }
-    let no_match =
-        || EngineError::Invalid(format!("Selector '{selector}' did not match any element"));
+    let no_match = || EngineError::Page(format!("Selector '{selector}' did not match any element"));
     let object = crate::js::element_object(&reply.result).ok_or_else(no_match)?;
     let describe = dom::DescribeNodeParams {
         object_id: Some(object.clone().into()),

@@ -46,7 +46,7 @@ impl Session {
             Some(ids) => {
                 let roots = frame.tree.subtree_roots(ids);
                 if roots.is_empty() {
-                    return Err(EngineError::Invalid(format!(
+                    return Err(EngineError::Page(format!(
                         "No accessibility node found for selector '{}'",
                         options.selector.as_deref().unwrap_or_default()
                     )));
@@ -107,7 +107,7 @@ async fn document_backend(realm: &Realm, timeout: Duration) -> Result<i64> {
     });
     let reply = realm.session.call_within(document, timeout).await?;
     let object = reply.result.object_id.map(String::from).ok_or_else(|| {
-        EngineError::Invalid("the selected frame has no document to snapshot".into())
+        EngineError::Page("the selected frame has no document to snapshot".into())
     })?;
     let describe = dom::DescribeNodeParams {
         object_id: Some(object.clone().into()),

@@ -111,7 +111,7 @@ impl Page<'_> {
             .session
             .watch_world(&tab, timeout)
             .await
-            .ok_or_else(|| EngineError::Invalid("no isolated world for the walker".into()))?;
+            .ok_or_else(|| EngineError::Chrome("no isolated world for the walker".into()))?;
         let walk = in_world(world, WALKER_FN.call_on("document", &[]), true);
         let reply = tab.cdp().call_within(walk, timeout).await?;
         let text = reply
@@ -208,7 +208,7 @@ impl Session {
             Some(ids) => {
                 let roots = main.tree.subtree_roots(ids);
                 if roots.is_empty() {
-                    return Err(EngineError::Invalid(format!(
+                    return Err(EngineError::Page(format!(
                         "No accessibility node found for selector '{}'",
                         options.selector.as_deref().unwrap_or_default()
                     )));

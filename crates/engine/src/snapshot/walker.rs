@@ -320,7 +320,7 @@ pub(crate) async fn subtree(
         .filter_map(|n| key(context, n))
         .collect();
     if keys.is_empty() {
-        return Err(EngineError::Invalid(format!(
+        return Err(EngineError::Page(format!(
             "Selector '{selector}' did not match any element"
         )));
     }
