@@ -277,8 +277,14 @@ impl Session {
         // After a fragment or History API move Chrome's title is the history entry's (`back`
         // to an entry made before `pushState` shows that entry's old title): ask the page.
         let moved = tab.read(|st| st.moved_within_document);
+        // Chrome's view may still be the previous document's just after a navigation commits
+        // (its URL says so): then the page answers.
+        let current = tab.read(|st| st.url.clone());
         if let Some(info) = &browser
-            && (tab.dialog().is_some() || (!moved && names_the_document(&info.title, &info.url)))
+            && (tab.dialog().is_some()
+                || (!moved
+                    && (current.is_empty() || info.url == current)
+                    && names_the_document(&info.title, &info.url)))
         {
             return info.title.clone();
         }
