@@ -27,12 +27,30 @@ pub(crate) struct Flag {
     /// `None` for a switch; for a flag with a value, what a missing value reports:
     /// `Missing arguments for: <context>` and `Usage: <usage>`.
     pub value: Option<(&'static str, &'static str)>,
+    /// For a flag whose value upstream takes only when it is there and reads well (`snapshot
+    /// -d 3`): which next words are its value. Any other next word, or none, leaves the flag
+    /// without a value ([`Word::Switch`]) and is read as a word of its own.
+    pub lenient: Option<fn(&str) -> bool>,
 }
 
 impl Flag {
     /// A flag without a value.
     pub(crate) const fn switch(names: &'static [&'static str]) -> Flag {
-        Flag { names, value: None }
+        Flag {
+            names,
+            value: None,
+            lenient: None,
+        }
+    }
+
+    /// A flag that takes the next word as its value when `accepts` it, and is a bare switch
+    /// otherwise (never an error).
+    pub(crate) const fn lenient(names: &'static [&'static str], accepts: fn(&str) -> bool) -> Flag {
+        Flag {
+            names,
+            value: None,
+            lenient: Some(accepts),
+        }
     }
 
     /// A flag followed by a value (the next word, whatever it looks like).
@@ -44,6 +62,7 @@ impl Flag {
         Flag {
             names,
             value: Some((context, usage)),
+            lenient: None,
         }
     }
 }
@@ -93,6 +112,15 @@ pub(crate) fn scan<'a>(
             return Some(Ok(Word::Other(word)));
         };
         let name = flag.names[0];
+        if let Some(accepts) = flag.lenient {
+            return Some(Ok(match words.get(i).filter(|next| accepts(next)) {
+                Some(value) => {
+                    i += 1;
+                    Word::Value(name, value)
+                }
+                None => Word::Switch(name),
+            }));
+        }
         Some(match flag.value {
             None => Ok(Word::Switch(name)),
             Some((context, usage)) => match words.get(i) {
@@ -128,6 +156,27 @@ mod tests {
                 Word::Value("-s", "-c"),
                 Word::Other("pos"),
                 Word::Value("-s", "#a"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_lenient_flag_takes_only_a_value_it_accepts_and_never_fails() {
+        const LENIENT: &[Flag] = &[
+            Flag::lenient(&["-d", "--depth"], |w| w.parse::<i64>().is_ok()),
+            Flag::switch(&["-c"]),
+        ];
+        let words: Vec<Word<'_>> = scan(&["--depth", "3", "-d", "-c", "x", "-d"], LENIENT)
+            .collect::<Result<_, _>>()
+            .expect("never fails");
+        assert_eq!(
+            words,
+            [
+                Word::Value("-d", "3"),
+                Word::Switch("-d"),
+                Word::Switch("-c"),
+                Word::Other("x"),
+                Word::Switch("-d"),
             ]
         );
     }

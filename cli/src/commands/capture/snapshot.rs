@@ -129,33 +129,33 @@ pub const MCP: &[McpTool] = &[
     McpTool::new(7, "agent_browser_snapshot", "core", &["snapshot"], "compact:b@-c delta:b@--delta depth:i@-d full:b@--full includeUrls:b@--urls interactive:b@-i selector:s@-s").read_only().in_core(),
 ];
 
+/// Upstream's flags, read leniently: `-d` takes the next word only when it is a number, `-s`
+/// any next word; a flag without its value and any other word are ignored.
+const FLAGS: &[Flag] = &[
+    Flag::switch(&["-i", "--interactive"]),
+    Flag::switch(&["-c", "--compact"]),
+    Flag::switch(&["-C", "--cursor"]),
+    Flag::switch(&["-u", "--urls"]),
+    Flag::switch(&["--delta"]),
+    Flag::switch(&["--full"]),
+    Flag::lenient(&["-d", "--depth"], |w| w.parse::<i64>().is_ok()),
+    Flag::lenient(&["-s", "--selector"], |_| true),
+];
+
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
-    let rest = input.rest;
     let mut request = SnapshotRequest::default();
-    let mut i = 0;
-    while i < rest.len() {
-        match rest[i] {
-            "-i" | "--interactive" => request.interactive = true,
-            "-c" | "--compact" => request.compact = true,
-            "-C" | "--cursor" => request.cursor = true,
-            "-u" | "--urls" => request.urls = true,
-            "--delta" => request.delta = true,
-            "--full" => request.full = true,
-            "-d" | "--depth" => {
-                if let Some(n) = rest.get(i + 1).and_then(|d| d.parse::<i64>().ok()) {
-                    request.max_depth = Some(n);
-                    i += 1;
-                }
-            }
-            "-s" | "--selector" => {
-                if let Some(s) = rest.get(i + 1) {
-                    request.selector = Some(s.to_string());
-                    i += 1;
-                }
-            }
+    for word in scan(input.rest, FLAGS) {
+        match word? {
+            Word::Switch("-i") => request.interactive = true,
+            Word::Switch("-c") => request.compact = true,
+            Word::Switch("-C") => request.cursor = true,
+            Word::Switch("-u") => request.urls = true,
+            Word::Switch("--delta") => request.delta = true,
+            Word::Switch("--full") => request.full = true,
+            Word::Value("-d", n) => request.max_depth = n.parse().ok(),
+            Word::Value("-s", selector) => request.selector = Some(selector.to_string()),
             _ => {}
         }
-        i += 1;
     }
     Ok(encode(ACTION, &request))
 }

@@ -161,12 +161,19 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
     match rest.first().copied() {
         Some("start") => {
+            const FLAGS: &[Flag] = &[Flag::value(
+                &["--categories"],
+                "profiler start --categories",
+                "--categories <list>",
+            )];
             let mut req = StartRequest::default();
-            if let Some(idx) = rest.iter().position(|s| *s == "--categories") {
-                let cats = rest.get(idx + 1).ok_or_else(|| {
-                    ParseError::missing("profiler start --categories", "--categories <list>")
-                })?;
-                req.categories = Some(cats.split(',').map(str::to_string).collect());
+            // Upstream reads the first `--categories` and ignores every other word.
+            for word in scan(&rest[1..], FLAGS) {
+                if let Word::Value("--categories", cats) = word?
+                    && req.categories.is_none()
+                {
+                    req.categories = Some(cats.split(',').map(str::to_string).collect());
+                }
             }
             Ok(encode(START, &req))
         }
