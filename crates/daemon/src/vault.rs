@@ -70,6 +70,23 @@ pub enum VaultError {
 
 type Result<T> = std::result::Result<T, VaultError>;
 
+/// Where a login page's fields are, as CSS selectors: saved with a profile, or given to one
+/// `auth login` (which prefers them to the profile's). Flattened into both, as upstream keeps
+/// them at the top level.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoginSelectors {
+    /// CSS selector of the user-name field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub username_selector: Option<String>,
+    /// CSS selector of the password field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password_selector: Option<String>,
+    /// CSS selector of the submit button.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submit_selector: Option<String>,
+}
+
 /// One saved login.
 #[derive(Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -82,15 +99,9 @@ pub struct Profile {
     pub username: String,
     /// The password (never printed).
     pub password: String,
-    /// CSS selector of the user-name field.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub username_selector: Option<String>,
-    /// CSS selector of the password field.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub password_selector: Option<String>,
-    /// CSS selector of the submit button.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub submit_selector: Option<String>,
+    /// Where the login page's fields are (the defaults find them when unset).
+    #[serde(flatten)]
+    pub selectors: LoginSelectors,
     /// When it was saved (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_at: Option<String>,
@@ -117,9 +128,9 @@ impl Profile {
             "name": self.name,
             "url": self.url,
             "username": self.username,
-            "usernameSelector": self.username_selector,
-            "passwordSelector": self.password_selector,
-            "submitSelector": self.submit_selector,
+            "usernameSelector": self.selectors.username_selector,
+            "passwordSelector": self.selectors.password_selector,
+            "submitSelector": self.selectors.submit_selector,
             "createdAt": self.created_at,
             "lastLoginAt": self.last_login_at,
         })
@@ -434,9 +445,7 @@ mod tests {
             url: "http://x/login".into(),
             username: "ada".into(),
             password: "s3cret-pw".into(),
-            username_selector: None,
-            password_selector: None,
-            submit_selector: None,
+            selectors: LoginSelectors::default(),
             created_at: None,
             last_login_at: None,
         }

@@ -4,7 +4,7 @@
 //! `login` runs in the daemon, which opens the vault, fills the login form at the profile's URL
 //! and submits it. A password is never printed, logged or put in a reply.
 
-use abx_daemon::vault::{Profile, Vault};
+use abx_daemon::vault::{LoginSelectors, Profile, Vault};
 use abx_engine::ClickOptions;
 
 use crate::commands::prelude::*;
@@ -158,9 +158,11 @@ pub fn run_vault_operation(
             url: text("url").unwrap_or_default(),
             username: text("username").unwrap_or_default(),
             password: text("password").unwrap_or_default(),
-            username_selector: text("usernameSelector"),
-            password_selector: text("passwordSelector"),
-            submit_selector: text("submitSelector"),
+            selectors: LoginSelectors {
+                username_selector: text("usernameSelector"),
+                password_selector: text("passwordSelector"),
+                submit_selector: text("submitSelector"),
+            },
             created_at: None,
             last_login_at: None,
         }),
@@ -182,15 +184,10 @@ pub struct LoginRequest {
     /// The login page (default: the profile's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
-    /// The user-name field.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub username_selector: Option<String>,
-    /// The password field.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub password_selector: Option<String>,
-    /// The submit button.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub submit_selector: Option<String>,
+    /// Where the page's fields are (`--username-selector`, `--password-selector`,
+    /// `--submit-selector`).
+    #[serde(flatten)]
+    pub selectors: LoginSelectors,
 }
 
 /// `auth save` (answered by the CLI from the vault): the profile and its fields.
@@ -206,15 +203,10 @@ pub struct SaveRequest {
     /// The password (never echoed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub password: Option<String>,
-    /// The user-name field.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub username_selector: Option<String>,
-    /// The password field.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub password_selector: Option<String>,
-    /// The submit button.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub submit_selector: Option<String>,
+    /// Where the page's fields are (`--username-selector`, `--password-selector`,
+    /// `--submit-selector`).
+    #[serde(flatten)]
+    pub selectors: LoginSelectors,
 }
 
 /// `auth show|delete`: `{"name"}`.
@@ -290,7 +282,10 @@ async fn run_login(ctx: &Ctx<'_>) -> Result<Value, Failure> {
         .navigate(&url, abx_engine::WaitUntil::Load, timeout)
         .await?;
     let pick = |given: &Option<String>, stored: &Option<String>| given.clone().or(stored.clone());
-    let user_sel = match pick(&request.username_selector, &profile.username_selector) {
+    let user_sel = match pick(
+        &request.selectors.username_selector,
+        &profile.selectors.username_selector,
+    ) {
         Some(sel) => first_visible(&session, &[sel.as_str()], "username field", timeout).await?,
         None => first_visible(&session, USERNAME_SELECTORS, "username field", timeout).await?,
     };
@@ -299,7 +294,10 @@ async fn run_login(ctx: &Ctx<'_>) -> Result<Value, Failure> {
         .await?
         .fill(&user_sel, &profile.username)
         .await?;
-    let pass_sel = match pick(&request.password_selector, &profile.password_selector) {
+    let pass_sel = match pick(
+        &request.selectors.password_selector,
+        &profile.selectors.password_selector,
+    ) {
         Some(sel) => first_visible(&session, &[sel.as_str()], "password field", timeout).await?,
         None => first_visible(&session, PASSWORD_SELECTORS, "password field", timeout).await?,
     };
@@ -308,7 +306,10 @@ async fn run_login(ctx: &Ctx<'_>) -> Result<Value, Failure> {
         .await?
         .fill(&pass_sel, &profile.password)
         .await?;
-    let submit_sel = match pick(&request.submit_selector, &profile.submit_selector) {
+    let submit_sel = match pick(
+        &request.selectors.submit_selector,
+        &profile.selectors.submit_selector,
+    ) {
         Some(sel) => first_visible(&session, &[sel.as_str()], "submit button", timeout).await?,
         None => first_visible(&session, SUBMIT_SELECTORS, "submit button", timeout).await?,
     };
@@ -358,9 +359,9 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                     "--password-stdin" => password_stdin = true,
                     "--username-selector" | "--password-selector" | "--submit-selector" => {
                         let field = match rest[j] {
-                            "--username-selector" => &mut req.username_selector,
-                            "--password-selector" => &mut req.password_selector,
-                            _ => &mut req.submit_selector,
+                            "--username-selector" => &mut req.selectors.username_selector,
+                            "--password-selector" => &mut req.selectors.password_selector,
+                            _ => &mut req.selectors.submit_selector,
                         };
                         if let Some(v) = rest.get(j + 1) {
                             *field = Some(v.to_string());
@@ -419,9 +420,9 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             while j < rest.len() {
                 let field = match rest[j] {
                     "--url" => &mut req.url,
-                    "--username-selector" => &mut req.username_selector,
-                    "--password-selector" => &mut req.password_selector,
-                    "--submit-selector" => &mut req.submit_selector,
+                    "--username-selector" => &mut req.selectors.username_selector,
+                    "--password-selector" => &mut req.selectors.password_selector,
+                    "--submit-selector" => &mut req.selectors.submit_selector,
                     other if other.starts_with("--") => {
                         return Err(ParseError::invalid(
                             format!("unknown flag '{other}' for auth login"),
