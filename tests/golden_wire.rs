@@ -1,5 +1,6 @@
 //! Replays upstream's argv → wire captures (`wire-golden.jsonl`) through our binary against a
-//! fake daemon socket, and checks the exact requests (ignoring `id`) and exit codes.
+//! fake daemon socket, and checks the exact requests (ignoring `id`, and abx's own
+//! `abxTextReply`, which must say `true` exactly when the argv prints text) and exit codes.
 
 /// Golden argv abx refuses on purpose (docs/compat.md): `--engine` without its binary.
 const REFUSED_BY_DESIGN: &[&[&str]] = &[&["--engine", "lightpanda", "get", "url"]];
@@ -10,6 +11,9 @@ use std::sync::{Arc, Mutex};
 
 use abx_tests::cli::Cli;
 use serde_json::Value;
+
+/// Where the fake daemon keeps a request's `abxTextReply` (upstream sends no such key).
+const TEXT_MARK: &str = "<abxTextReply>";
 
 const FINGERPRINT: &str = r#"{"action_policy":null,"confirm_actions":null,"debug":false,"default_timeout":null,"idle_timeout":null,"no_auto_dialog":false}"#;
 
@@ -36,6 +40,10 @@ fn start_fake_daemon(cli: &Cli) -> Arc<Mutex<Vec<Value>>> {
                     let id = request.get("id").cloned().unwrap_or(Value::Null);
                     if let Value::Object(map) = &mut request {
                         map.remove("id");
+                        // Kept apart from upstream's keys: checked against the output mode.
+                        if let Some(text) = map.remove("abxTextReply") {
+                            map.insert(TEXT_MARK.into(), text);
+                        }
                     }
                     log.lock().expect("log").push(request);
                     let reply =
@@ -70,7 +78,18 @@ fn every_golden_argv_sends_upstreams_exact_requests() {
         seen.lock().expect("log").clear();
         let args: Vec<&str> = argv.iter().map(String::as_str).collect();
         let out = cli.run(&args);
-        let got = seen.lock().expect("log").clone();
+        let mut got = seen.lock().expect("log").clone();
+        // A text reader says so on every request, a JSON reader never does.
+        let prints_json = args.contains(&"--json");
+        for request in &mut got {
+            let mark = request.as_object_mut().and_then(|m| m.remove(TEXT_MARK));
+            let want_mark = (!prints_json).then_some(Value::Bool(true));
+            if mark != want_mark {
+                failures.push(format!(
+                    "{argv:?}: abxTextReply {mark:?}, want {want_mark:?}"
+                ));
+            }
+        }
         let want = case["requests"].as_array().cloned().unwrap_or_default();
         let want_exit = case["exit"].as_i64().unwrap_or(0) as i32;
         // Upstream accepts these and fails later (or never); abx refuses them before anything

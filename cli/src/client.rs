@@ -279,7 +279,7 @@ impl<'a> Client<'a> {
 
     /// Sends one request (adding an `id`) and returns the daemon's reply.
     pub fn send(&self, request: &Value) -> Result<Value, SendError> {
-        let (request, read_timeout) = with_id(request);
+        let (request, read_timeout) = with_id(request, self.lean());
         self.request_raw(&request, read_timeout)
     }
 
@@ -316,8 +316,8 @@ impl<'a> Client<'a> {
         launch: &Value,
         command: &Value,
     ) -> Result<(Value, Option<Result<Value, SendError>>), SendError> {
-        let (launch, launch_timeout) = with_id(launch);
-        let (command, command_timeout) = with_id(command);
+        let (launch, launch_timeout) = with_id(launch, self.lean());
+        let (command, command_timeout) = with_id(command, self.lean());
         let lines = format!("{launch}\n{command}\n");
         let mut reader = self.write_lines(&lines)?;
         let launched = read_reply(&mut reader, launch_timeout, self.lean())?;
@@ -349,11 +349,16 @@ impl<'a> Client<'a> {
 }
 
 /// `request` with a fresh `id`, and how long to wait for its reply: waits carry their own
-/// timeout; the daemon enforces deadlines, this is a safety net.
-fn with_id(request: &Value) -> (Value, Duration) {
+/// timeout; the daemon enforces deadlines, this is a safety net. A `lean` sender (it prints
+/// text) says so ([`abx_wire::extras::TEXT_REPLY`]): the daemon then leaves out of the line what
+/// text never shows, as [`decode_reply`] would skip it.
+fn with_id(request: &Value, lean: bool) -> (Value, Duration) {
     let mut request = request.clone();
     if let Value::Object(map) = &mut request {
         map.insert("id".into(), Value::String(request_id()));
+        if lean {
+            map.insert(abx_wire::extras::TEXT_REPLY.into(), Value::Bool(true));
+        }
     }
     let timeout_ms = request.get("timeout").and_then(Value::as_u64).unwrap_or(0);
     let read_timeout =

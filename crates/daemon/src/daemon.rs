@@ -393,7 +393,8 @@ impl Daemon {
                 let line =
                     crate::protocol::success(&request.id, data, &lifecycle, warning.as_deref());
                 match outcome.encoded {
-                    Some(encoded) => ReplyLine::with_encoded(line, encoded),
+                    Some(encoded) => ReplyLine::with_encoded(line, encoded)
+                        .for_text(request.flag(abx_wire::extras::TEXT_REPLY)),
                     None => line.into(),
                 }
             }

@@ -5,6 +5,8 @@
 //! `{"id","success":false,"error":"...","code"?,"data"?}`, optionally with `"warning"`.
 //! Keys are serialized in alphabetical order like upstream (serde_json's default map).
 
+use std::sync::Arc;
+
 use abx_wire::{Response, extras};
 use serde::Serialize;
 use serde_json::Value;
@@ -210,22 +212,86 @@ pub fn failure(
     .into_line(Some(id))
 }
 
-/// A command's `data`, already encoded as one JSON object: a large answer that is the same as
-/// the last one (an unchanged page's snapshot) is written as it is instead of being rebuilt as
-/// a [`Value`] and encoded again.
+/// A command's `data`, already encoded as one JSON object, member by member: a large answer
+/// that is the same as the last one (an unchanged page's snapshot) is written as it is instead
+/// of being rebuilt as a [`Value`] and encoded again. Members share their encoded values
+/// (`Arc<str>`), so a handler that keeps them answers without copying them.
+///
+/// ```
+/// use abx_daemon::protocol::EncodedData;
+/// let data = EncodedData::default()
+///     .member("origin", "\"u\"")
+///     .unprinted_member("refs", "{}")
+///     .member("snapshot", "\"- a\"");
+/// assert_eq!(data.to_json(false), r#"{"origin":"u","refs":{},"snapshot":"- a"}"#);
+/// assert_eq!(data.to_json(true), r#"{"origin":"u","snapshot":"- a"}"#);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct EncodedData {
+    members: Vec<Member>,
+}
+
 #[derive(Clone, Debug)]
-pub struct EncodedData(String);
+struct Member {
+    key: &'static str,
+    value: Arc<str>,
+    /// Whether a reader that prints text shows it.
+    printed: bool,
+}
 
 impl EncodedData {
-    /// `json`, when it reads as a JSON object (only its brackets are checked: the caller
-    /// encoded it with serde_json).
-    pub fn object(json: String) -> Option<EncodedData> {
-        let trimmed = json.trim();
-        (trimmed.starts_with('{') && trimmed.ends_with('}')).then_some(EncodedData(json))
+    /// Adds `key` with `value`: a JSON value the caller encoded with serde_json.
+    pub fn member(mut self, key: &'static str, value: impl Into<Arc<str>>) -> EncodedData {
+        self.members.push(Member {
+            key,
+            value: value.into(),
+            printed: true,
+        });
+        self
+    }
+
+    /// [`EncodedData::member`] for a member that text output never prints (a snapshot's
+    /// `refs`): left out of the line when the request carries
+    /// [`abx_wire::extras::TEXT_REPLY`], kept for every other reader.
+    pub fn unprinted_member(
+        mut self,
+        key: &'static str,
+        value: impl Into<Arc<str>>,
+    ) -> EncodedData {
+        self.members.push(Member {
+            key,
+            value: value.into(),
+            printed: false,
+        });
+        self
+    }
+
+    /// The members joined with commas, without the braces; `text_only` leaves out the
+    /// unprinted ones.
+    fn write_members(&self, out: &mut Vec<u8>, text_only: bool) {
+        let mut first = true;
+        for member in self.members.iter().filter(|m| m.printed || !text_only) {
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            // Writing a string into a Vec cannot fail.
+            let _ = serde_json::to_writer(&mut *out, member.key);
+            out.push(b':');
+            out.extend_from_slice(member.value.as_bytes());
+        }
+    }
+
+    /// The object as JSON text.
+    pub fn to_json(&self, text_only: bool) -> String {
+        let mut out = vec![b'{'];
+        self.write_members(&mut out, text_only);
+        out.push(b'}');
+        String::from_utf8(out).unwrap_or_default()
     }
 
     fn decode(&self) -> Value {
-        serde_json::from_str(&self.0).unwrap_or(Value::Null)
+        serde_json::from_str(&self.to_json(false)).unwrap_or(Value::Null)
     }
 }
 
@@ -235,6 +301,8 @@ impl EncodedData {
 pub struct ReplyLine {
     response: Value,
     encoded: Option<EncodedData>,
+    /// The request asked for a text reply ([`abx_wire::extras::TEXT_REPLY`]).
+    text_only: bool,
 }
 
 impl From<Value> for ReplyLine {
@@ -242,6 +310,7 @@ impl From<Value> for ReplyLine {
         ReplyLine {
             response,
             encoded: None,
+            text_only: false,
         }
     }
 }
@@ -252,7 +321,16 @@ impl ReplyLine {
         ReplyLine {
             response,
             encoded: Some(encoded),
+            text_only: false,
         }
+    }
+
+    /// Writes the line for a reader that prints text (the request carried
+    /// [`abx_wire::extras::TEXT_REPLY`]): encoded members text never shows are left out of it.
+    /// [`ReplyLine::data`] and [`ReplyLine::into_value`] keep them.
+    pub fn for_text(mut self, text_only: bool) -> ReplyLine {
+        self.text_only = text_only;
+        self
     }
 
     /// The response, without the encoded part of its `data`.
@@ -311,7 +389,12 @@ impl ReplyLine {
                     let _ = serde_json::to_writer(&mut *out, key);
                     out.push(b':');
                     if key == "data" {
-                        write_merged(out, map.get("data").unwrap_or(&data), &encoded.0);
+                        write_merged(
+                            out,
+                            map.get("data").unwrap_or(&data),
+                            encoded,
+                            self.text_only,
+                        );
                     } else if let Some(value) = map.get(key) {
                         let _ = serde_json::to_writer(&mut *out, value);
                     }
@@ -338,24 +421,25 @@ fn merge(encoded: Value, own: Value) -> Value {
     }
 }
 
-/// Writes the object `own` with the members of the encoded object `encoded` after its own.
-fn write_merged(out: &mut Vec<u8>, own: &Value, encoded: &str) {
-    let encoded = encoded.trim();
-    let inner = encoded[1..encoded.len() - 1].trim();
+/// Writes the object `own` with the members of `encoded` after its own.
+fn write_merged(out: &mut Vec<u8>, own: &Value, encoded: &EncodedData, text_only: bool) {
     let own_text = serde_json::to_string(own).unwrap_or_else(|_| "{}".into());
-    match own_text.strip_suffix('}') {
-        Some(open) if own.is_object() => {
-            out.extend_from_slice(open.as_bytes());
-            if !inner.is_empty() {
-                if open.len() > 1 {
-                    out.push(b',');
-                }
-                out.extend_from_slice(inner.as_bytes());
-            }
-            out.push(b'}');
-        }
-        _ => out.extend_from_slice(encoded.as_bytes()),
+    let open = match own_text.strip_suffix('}') {
+        Some(open) if own.is_object() => open,
+        _ => "{",
+    };
+    out.extend_from_slice(open.as_bytes());
+    let before = out.len();
+    if open.len() > 1 {
+        out.push(b',');
     }
+    let members = out.len();
+    encoded.write_members(out, text_only);
+    if out.len() == members {
+        // No member written: no comma after `own`'s last member either.
+        out.truncate(before);
+    }
+    out.push(b'}');
 }
 
 /// The reply to a line that is not valid JSON (no `id`, like upstream).
@@ -408,8 +492,9 @@ mod tests {
             &Lifecycle::default(),
             Some("careful"),
         );
-        let encoded = EncodedData::object(r#"{"origin":"u","snapshot":"- a \"b\""}"#.into())
-            .expect("an object");
+        let encoded = EncodedData::default()
+            .member("origin", "\"u\"")
+            .member("snapshot", r#""- a \"b\"""#);
         let reply = ReplyLine::with_encoded(line.clone(), encoded);
         let mut written = Vec::new();
         reply.write_to(&mut written);
@@ -426,12 +511,43 @@ mod tests {
     }
 
     #[test]
-    fn encoded_data_must_be_an_object_and_may_be_empty() {
-        assert!(EncodedData::object("[1]".into()).is_none());
-        assert!(EncodedData::object("\"x\"".into()).is_none());
+    fn a_text_reply_leaves_out_unprinted_members_and_every_other_reader_keeps_them() {
+        let line = success(&json!("r1"), json!({}), &Lifecycle::default(), None);
+        let encoded = EncodedData::default()
+            .member("origin", "\"u\"")
+            .unprinted_member("refs", r#"{"e1":{"role":"button"}}"#)
+            .member("snapshot", "\"- button\"");
+        let mut whole = line.clone();
+        whole["data"]["origin"] = json!("u");
+        whole["data"]["refs"] = json!({"e1": {"role": "button"}});
+        whole["data"]["snapshot"] = json!("- button");
+        let mut lean = whole.clone();
+        lean["data"].as_object_mut().expect("data").remove("refs");
+        for (text_only, want) in [(false, &whole), (true, &lean)] {
+            let reply = ReplyLine::with_encoded(line.clone(), encoded.clone()).for_text(text_only);
+            let mut written = Vec::new();
+            reply.write_to(&mut written);
+            let got: Value = serde_json::from_slice(&written).expect("one JSON line");
+            assert_eq!(&got, want, "text_only={text_only}");
+            // The live view and batch read the whole answer either way.
+            assert_eq!(reply.data(), whole["data"]);
+            assert_eq!(reply.into_value(), whole);
+        }
+        // Nothing but unprinted members: no dangling comma after the lifecycle.
+        let only_refs = EncodedData::default().unprinted_member("refs", "{}");
+        let reply = ReplyLine::with_encoded(line.clone(), only_refs).for_text(true);
+        let mut written = Vec::new();
+        reply.write_to(&mut written);
+        assert_eq!(
+            std::str::from_utf8(&written).expect("utf-8").trim_end(),
+            line.to_string()
+        );
+    }
+
+    #[test]
+    fn encoded_data_may_be_empty() {
         let line = success(&json!(2), json!({}), &Lifecycle::default(), None);
-        let reply =
-            ReplyLine::with_encoded(line.clone(), EncodedData::object("{}".into()).expect("{}"));
+        let reply = ReplyLine::with_encoded(line.clone(), EncodedData::default());
         let mut written = Vec::new();
         reply.write_to(&mut written);
         assert_eq!(

@@ -26,6 +26,10 @@ pub mod extras {
     pub const ACTION: &str = "action";
     /// A command's own deadline in milliseconds (every command may carry one).
     pub const TIMEOUT: &str = "timeout";
+    /// abx's own: `true` when the sender prints the reply as text, so the daemon may leave out
+    /// of the line what text never shows (a snapshot's `refs`, up to half of a megabyte line).
+    /// Upstream's CLI never sends it and gets every key; upstream's daemon ignores it.
+    pub const TEXT_REPLY: &str = "abxTextReply";
 
     /// What a viewer of the live view is not shown of a request (plugin and restore settings,
     /// the envelope itself).
@@ -38,6 +42,7 @@ pub mod extras {
         RESTORE_CHECK_FN,
         ID,
         ACTION,
+        TEXT_REPLY,
     ];
 }
 

@@ -185,18 +185,20 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
 
 /// The last snapshot's text and refs map, encoded. A page that did not change answers with the
 /// same refs map (shared) and the same text, whose encoding (a megabyte on a large page) is then
-/// reused: only the URL and the removed refs are encoded again.
+/// reused, not even copied: only the URL and the removed refs are encoded again.
 static LAST_ENCODED: std::sync::Mutex<Option<EncodedParts>> = std::sync::Mutex::new(None);
 
 struct EncodedParts {
     /// Held, so that no other map can take its address while this is kept.
     refs: std::sync::Arc<std::collections::BTreeMap<String, abx_engine::RefInfo>>,
     text: String,
-    refs_json: String,
-    text_json: String,
+    refs_json: std::sync::Arc<str>,
+    text_json: std::sync::Arc<str>,
 }
 
-/// `snapshot`'s `data` as upstream's object (`origin`, `refs`, `removedRefs`, `snapshot`).
+/// `snapshot`'s `data` as upstream's object (`origin`, `refs`, `removedRefs`, `snapshot`, keys
+/// in alphabetical order as every other reply). `refs` is for JSON readers: a CLI that prints
+/// text gets the line without it.
 fn encoded_answer(snapshot: &abx_engine::Snapshot) -> Option<EncodedData> {
     let mut last = LAST_ENCODED.lock().unwrap_or_else(|p| p.into_inner());
     let reusable = last.as_ref().is_some_and(|parts| {
@@ -206,29 +208,19 @@ fn encoded_answer(snapshot: &abx_engine::Snapshot) -> Option<EncodedData> {
         *last = Some(EncodedParts {
             refs: snapshot.refs.clone(),
             text: snapshot.snapshot.clone(),
-            refs_json: serde_json::to_string(&*snapshot.refs).ok()?,
-            text_json: serde_json::to_string(&snapshot.snapshot).ok()?,
+            refs_json: serde_json::to_string(&*snapshot.refs).ok()?.into(),
+            text_json: serde_json::to_string(&snapshot.snapshot).ok()?.into(),
         });
     }
     let parts = last.as_ref()?;
-    let origin = serde_json::to_string(&snapshot.origin).ok()?;
-    let removed = serde_json::to_string(&snapshot.removed_refs).ok()?;
-    let mut json = String::with_capacity(parts.refs_json.len() + parts.text_json.len() + 128);
-    // Keys in alphabetical order, as every other reply.
-    for (i, (key, value)) in [
-        ("origin", origin.as_str()),
-        ("refs", parts.refs_json.as_str()),
-        ("removedRefs", removed.as_str()),
-        ("snapshot", parts.text_json.as_str()),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        json.push_str(if i == 0 { "{\"" } else { ",\"" });
-        json.push_str(key);
-        json.push_str("\":");
-        json.push_str(value);
-    }
-    json.push('}');
-    EncodedData::object(json)
+    Some(
+        EncodedData::default()
+            .member("origin", serde_json::to_string(&snapshot.origin).ok()?)
+            .unprinted_member("refs", parts.refs_json.clone())
+            .member(
+                "removedRefs",
+                serde_json::to_string(&snapshot.removed_refs).ok()?,
+            )
+            .member("snapshot", parts.text_json.clone()),
+    )
 }
