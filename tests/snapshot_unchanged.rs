@@ -2,14 +2,19 @@
 //! that did not change answers from the first (no full read: the page's own counter of cursor
 //! scans stays put), and every kind of change the watcher is there for — DOM mutations, changes
 //! inside an open shadow root, values and checked states set by script without an event, style
-//! rules inserted through the CSSOM, navigation, emulation — gives a fresh, correct snapshot.
+//! rules inserted through the CSSOM, navigation, emulation, changes inside same-site and
+//! cross-site frames and a frame's navigation — gives a fresh, correct snapshot.
 
 #[path = "engine_harness.rs"]
 mod harness;
 
 use abx_engine::SnapshotOptions;
 use harness::Harness;
-use serde_json::json;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::time::Duration;
+
+use serde_json::{Value, json};
 
 fn opts() -> SnapshotOptions {
     SnapshotOptions::default()
@@ -167,6 +172,78 @@ async fn pages_the_watcher_cannot_see_whole_take_the_full_path() {
     h.close().await;
 }
 
+/// Puts `/watch.html`'s scan counter on a page: a clickable row whose tagging by a full
+/// snapshot's cursor scan counts in `window.scans`.
+const SCAN_COUNTER: &str = "window.scans = 0; \
+    const row = document.createElement('div'); row.id = 'clicky'; row.style.cursor = 'pointer'; \
+    row.onclick = () => {}; row.textContent = 'Clickable row'; document.body.append(row); \
+    new MutationObserver((records) => { for (const r of records) \
+      if (r.attributeName === 'data-__ab-ci' && r.target.hasAttribute('data-__ab-ci')) window.scans++; \
+    }).observe(row, { attributes: true }); 1";
+
+#[tokio::test]
+async fn a_page_with_frames_answers_from_the_watch_until_something_in_a_frame_changes() {
+    // `#f1` is same-site (this renderer), `#f2` is on `localhost` (a cross-site frame).
+    let h = Harness::at("/large/frames?n=2").await;
+    // The page's load event waited for both frames.
+    h.eval(SCAN_COUNTER).await;
+    let first = snapshot(&h).await;
+    assert!(
+        first.contains("Send 1") && first.contains("Send 2"),
+        "{first}"
+    );
+    let reads = scans(&h).await;
+    assert_eq!(snapshot(&h).await, first);
+    assert_eq!(
+        scans(&h).await,
+        reads,
+        "an unchanged page with frames was read again"
+    );
+
+    // A change inside the same-site frame only: the main document does not move.
+    h.eval(
+        "document.getElementById('f1').contentDocument.body.insertAdjacentHTML('beforeend', '<p>Added in frame one</p>'); 1",
+    )
+    .await;
+    let second = snapshot(&h).await;
+    assert!(second.contains("Added in frame one"), "{second}");
+    assert!(scans(&h).await > reads);
+
+    // A change inside the cross-site frame, made from within it.
+    h.session
+        .select_frame("#f2", None)
+        .await
+        .expect("select the cross-site frame");
+    h.eval("document.body.insertAdjacentHTML('beforeend', '<p>Added in frame two</p>'); 1")
+        .await;
+    h.session
+        .select_main_frame()
+        .await
+        .expect("back to the main frame");
+    let third = snapshot(&h).await;
+    assert!(third.contains("Added in frame two"), "{third}");
+    let reads = scans(&h).await;
+
+    // Unchanged again: answered from the watch.
+    assert_eq!(snapshot(&h).await, third);
+    assert_eq!(scans(&h).await, reads);
+
+    // A frame that navigates has lost its watcher's world: the next snapshot reads it again.
+    h.eval("document.getElementById('f1').contentWindow.location.replace('/large/frame?i=7'); 1")
+        .await;
+    h.eventually(
+        "document.getElementById('f1').contentDocument.querySelector('h2') !== null && document.getElementById('f1').contentDocument.querySelector('h2').textContent",
+        json!("Frame 7"),
+    )
+    .await;
+    let fourth = snapshot(&h).await;
+    assert!(
+        fourth.contains("Send 7") && !fourth.contains("Added in frame one"),
+        "{fourth}"
+    );
+    h.close().await;
+}
+
 #[tokio::test]
 async fn emulation_forgets_stored_snapshots() {
     let h = Harness::at("/watch.html").await;
@@ -186,7 +263,12 @@ mod common;
 
 /// The reply's `data` without what differs between two answers of the same page.
 fn answer(out: &abx_tests::cli::Output) -> serde_json::Value {
-    let mut data = out.json()["data"].clone();
+    answer_of(&out.json())
+}
+
+/// [`answer`] of a reply line.
+fn answer_of(reply: &Value) -> Value {
+    let mut data = reply["data"].clone();
     if let Some(map) = data.as_object_mut() {
         map.remove("lifecycle");
         map.remove("removedRefs");
@@ -222,6 +304,27 @@ fn the_wire_answer_of_an_unchanged_page_is_the_first_answer_and_never_a_stale_on
             .as_str()
             .unwrap_or_default()
     );
+    // On the socket: a sender that prints text gets the line without `refs` (half of it on a
+    // large page); any other sender gets upstream's whole answer.
+    let raw = |request: &str| -> Value {
+        let mut stream = UnixStream::connect(ab.file("sock")).expect("daemon socket");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .expect("timeout");
+        stream.write_all(request.as_bytes()).expect("write");
+        let mut line = String::new();
+        BufReader::new(stream).read_line(&mut line).expect("reply");
+        serde_json::from_str(&line).expect("a JSON reply")
+    };
+    let lean = raw("{\"id\":\"t\",\"action\":\"snapshot\",\"abxTextReply\":true}\n");
+    assert_eq!(lean["data"]["snapshot"], first.json()["data"]["snapshot"]);
+    assert!(
+        lean["data"].get("refs").is_none(),
+        "refs sent to a text reader"
+    );
+    assert_eq!(lean["data"]["removedRefs"], json!([]));
+    let whole = raw("{\"id\":\"w\",\"action\":\"snapshot\"}\n");
+    assert_eq!(answer_of(&whole), answer(&first));
 
     // The page changes: the next answer shows it.
     ab.run(&[

@@ -26,6 +26,8 @@ use crate::tab::Tab;
 struct ChildFrame {
     /// Its `Iframe` node in the main tree (whose ref marks where its text goes).
     iframe_node: usize,
+    /// Its unchanged-page watcher, when one was armed before it was read.
+    watch: Option<watch::FrameWatch>,
     capture: Capture,
     document: DocumentId,
     candidates: Vec<usize>,
@@ -219,13 +221,17 @@ impl Session {
         };
 
         let children = self
-            .capture_children(tab, &main, &main_candidates, timeout)
+            .capture_children(tab, &main, &main_candidates, fast_path, timeout)
             .await;
-        // Frames' documents are not watched: a page with any keeps taking the full path.
-        let keep = main.armed
-            && !main_candidates
-                .iter()
-                .any(|&i| main.tree.nodes[i].role == "Iframe");
+        // The answer is kept when every document in it is watched: the main one and each
+        // frame's.
+        let iframes = main_candidates
+            .iter()
+            .filter(|&&i| main.tree.nodes[i].role == "Iframe")
+            .count();
+        let frame_watches: Vec<watch::FrameWatch> =
+            children.iter().filter_map(|c| c.watch.clone()).collect();
+        let keep = main.armed && frame_watches.len() == iframes;
 
         // Refs: main frame first, then each child frame, each in array order.
         let mut documents = vec![main_document];
@@ -297,18 +303,39 @@ impl Session {
         };
         tracing::debug!(armed = main.armed, keep, "snapshot read in full");
         if keep {
-            self.keep_snapshot(tab, options, &main.loader, &snapshot);
+            self.keep_snapshot(tab, options, &main.loader, &snapshot, frame_watches);
         }
         Ok(snapshot)
     }
 
+    /// The watcher of a child frame read as `capture` with `world` (from
+    /// [`Session::frame_world`]), when it was armed in that frame's current document.
+    fn frame_watcher(
+        &self,
+        tab: &Tab,
+        frame_id: &str,
+        world: Option<(i64, Option<String>)>,
+        capture: &Capture,
+        session: &abx_cdp::Session,
+    ) -> Option<watch::FrameWatch> {
+        let (context, made_in) = world?;
+        let current = self.settle_frame_world(tab, frame_id, context, made_in, &capture.loader);
+        (current && capture.armed).then(|| watch::FrameWatch {
+            session: session.clone(),
+            context,
+        })
+    }
+
     /// Reads the child frames behind the main document's `Iframe` nodes (one level deep, like
     /// upstream), from Chrome's tree. A frame that cannot be read is left out, as upstream does.
+    /// With `watch`, each frame's unchanged-page watcher is armed in a world of its own
+    /// document before it is read.
     async fn capture_children(
         &self,
         tab: &Tab,
         main: &Capture,
         candidates: &[usize],
+        watch: bool,
         timeout: Duration,
     ) -> Vec<ChildFrame> {
         let iframes: Vec<(usize, i64)> = candidates
@@ -333,28 +360,44 @@ impl Session {
             }
         }))
         .await;
-        let mut out = Vec::new();
-        for ((idx, _), reply) in iframes.iter().zip(described) {
-            let Ok(reply) = reply else { continue };
-            let node = reply.node;
-            let frame_id = node
-                .pointer("/contentDocument/frameId")
-                .or_else(|| node.get("frameId"))
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            let Some(frame_id) = frame_id else { continue };
-            let captured = match node
-                .pointer("/contentDocument/backendNodeId")
-                .and_then(Value::as_i64)
-            {
+        // Each iframe: its node, its frame id, and its document's node when the frame is in
+        // this renderer (a cross-site frame's document is in another one: no node here).
+        let frames: Vec<(usize, String, Option<i64>)> = iframes
+            .iter()
+            .zip(described)
+            .filter_map(|((idx, _), reply)| {
+                let node = reply.ok()?.node;
+                let frame_id = node
+                    .pointer("/contentDocument/frameId")
+                    .or_else(|| node.get("frameId"))
+                    .and_then(Value::as_str)?
+                    .to_string();
+                let document = node
+                    .pointer("/contentDocument/backendNodeId")
+                    .and_then(Value::as_i64);
+                Some((*idx, frame_id, document))
+            })
+            .collect();
+        // Auto-attach is turned on once, before the frames are read side by side.
+        let cross_site = frames.iter().any(|(_, _, document)| document.is_none())
+            && self.ensure_frame_sessions(tab, timeout).await.is_ok();
+        // Every frame at once: same-site frames queue in this renderer, cross-site ones run in
+        // their own.
+        let read = frames.into_iter().map(|(idx, frame_id, document)| async move {
+            let captured = match document {
                 Some(document_backend) => {
                     let scope = Scope::Child {
                         frame_id: frame_id.clone(),
                         document_backend,
                     };
-                    capture(session, &scope, None, None, timeout)
+                    let world = match watch {
+                        true => self.frame_world(tab, session, &frame_id, timeout).await,
+                        false => None,
+                    };
+                    capture(session, &scope, None, world.as_ref().map(|w| w.0), timeout)
                         .await
                         .map(|c| {
+                            let watcher = self.frame_watcher(tab, &frame_id, world, &c, session);
                             let loader = main
                                 .child_loaders
                                 .get(&frame_id)
@@ -368,22 +411,28 @@ impl Session {
                                     epoch: 0,
                                     session: None,
                                 },
+                                watcher,
                             )
                         })
                 }
                 None => {
-                    if self.ensure_frame_sessions(tab, timeout).await.is_err() {
-                        continue;
+                    if !cross_site {
+                        return None;
                     }
-                    let Some(frame_session) =
-                        self.frame_session(tab, &frame_id, FRAME_ATTACH_WAIT).await
-                    else {
-                        continue;
-                    };
+                    let frame_session =
+                        self.frame_session(tab, &frame_id, FRAME_ATTACH_WAIT).await?;
                     let budget = timeout.min(FRAME_BUDGET);
+                    let world = match watch {
+                        true => {
+                            self.frame_world(tab, &frame_session, &frame_id, budget)
+                                .await
+                        }
+                        false => None,
+                    };
+                    let context = world.as_ref().map(|w| w.0);
                     tokio::time::timeout(
                         budget,
-                        capture(&frame_session, &Scope::Top, None, None, budget),
+                        capture(&frame_session, &Scope::Top, None, context, budget),
                     )
                     .await
                     .unwrap_or_else(|_| {
@@ -399,26 +448,34 @@ impl Session {
                             epoch: 0,
                             session: frame_session.id().map(str::to_string),
                         };
-                        (c, document)
+                        let watcher =
+                            self.frame_watcher(tab, &frame_id, world, &c, &frame_session);
+                        (c, document, watcher)
                     })
                 }
             };
             match captured {
-                Ok((mut capture, document)) => {
+                Ok((mut capture, document, watch)) => {
                     capture.tree.promote_hidden_inputs(&capture.cursor);
                     let candidates = capture.tree.ref_candidates(&capture.cursor);
-                    out.push(ChildFrame {
-                        iframe_node: *idx,
+                    Some(ChildFrame {
+                        iframe_node: idx,
+                        watch,
                         capture,
                         document,
                         candidates,
-                    });
+                    })
                 }
                 Err(err) => {
                     tracing::debug!(%err, frame = %frame_id, "child frame left out of the snapshot");
+                    None
                 }
             }
-        }
-        out
+        });
+        futures_util::future::join_all(read)
+            .await
+            .into_iter()
+            .flatten()
+            .collect()
     }
 }

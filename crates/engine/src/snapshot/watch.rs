@@ -12,13 +12,18 @@
 //! next snapshot with the same options asks it once (`check`); unchanged, it answers with the
 //! stored snapshot and the same refs.
 //!
-//! It only vouches for what it can see: a page with frames (their documents are not watched), a
-//! custom element without an open shadow root (a closed shadow tree is invisible to scripts),
-//! a tab scoped to a frame, a changed document, refs reassigned by another snapshot since, and
+//! Each child frame the snapshot read gets a watcher of its own, in a world of that frame's
+//! document (through the frame's own session for a cross-site frame): the check asks them all
+//! at once, and a frame that navigated has lost its world, which fails the check.
+//!
+//! It only vouches for what it can see: a custom element without an open shadow root (a
+//! closed shadow tree is invisible to scripts), a frame that could not be read or watched, a
+//! tab scoped to a frame, a changed document, refs reassigned by another snapshot since, and
 //! emulation changes all take the full path. `ABX_SNAPSHOT_CACHE=0` turns it off.
 
 mod cache;
 
+use abx_cdp::Session as CdpSession;
 use abx_cdp::protocol::js_protocol::runtime;
 use serde_json::json;
 
@@ -36,6 +41,10 @@ const WORLD: &str = "abx-snapshot-watch";
 pub(crate) struct WatchState {
     /// The watcher's world in the main document: (loader id, execution context id).
     world: Option<(String, i64)>,
+    /// The watchers' worlds in child frames, by frame id: (loader id of the document it was
+    /// made in, execution context id). Reused while the frame shows that document, so frames
+    /// do not collect a new world per snapshot.
+    frame_worlds: std::collections::HashMap<String, (String, i64)>,
     /// The last full snapshot the watcher vouches for.
     cached: Option<Cached>,
 }
@@ -46,6 +55,17 @@ struct Cached {
     epoch: u64,
     assigns: u64,
     snapshot: Snapshot,
+    /// The watchers of the child frames the snapshot read.
+    frames: Vec<FrameWatch>,
+}
+
+/// A child frame's watcher, armed when the frame was read.
+#[derive(Clone)]
+pub(crate) struct FrameWatch {
+    /// The session its world is reached through (the tab's, or a cross-site frame's own).
+    pub(crate) session: CdpSession,
+    /// The world in the frame's document.
+    pub(crate) context: i64,
 }
 
 /// Whether the fast path is on (`ABX_SNAPSHOT_CACHE=0` turns it off).

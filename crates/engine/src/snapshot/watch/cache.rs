@@ -6,7 +6,7 @@ use std::time::Duration;
 use abx_cdp::Session as CdpSession;
 use serde_json::json;
 
-use super::{Cached, WORLD, answered_yes, watch_call};
+use super::{Cached, FrameWatch, WORLD, answered_yes, watch_call};
 use crate::session::Session;
 use crate::snapshot::{Snapshot, SnapshotOptions};
 use crate::tab::Tab;
@@ -20,7 +20,7 @@ impl Session {
         timeout: Duration,
     ) -> Option<Snapshot> {
         let (loader, epoch) = tab.read(|st| (st.loader_id.clone(), st.documents));
-        let context = self.refs.with_tab(tab.target_id(), |t| {
+        let watchers = self.refs.with_tab(tab.target_id(), |t| {
             let cached = t.watch.cached.as_ref()?;
             let (world_loader, context) = t.watch.world.as_ref()?;
             let same = cached.options == *options
@@ -40,13 +40,21 @@ impl Session {
                 t.watch.cached = None;
                 return None;
             }
-            Some(*context)
+            Some((*context, cached.frames.clone()))
         })?;
-        let reply = tab
-            .cdp()
-            .call_within(watch_call(context, "check"), timeout)
-            .await;
-        let unchanged = reply.as_ref().is_ok_and(answered_yes);
+        let (context, frames) = watchers;
+        // The main document and every frame are asked at once.
+        let main = tab.cdp().call_within(watch_call(context, "check"), timeout);
+        let in_frames = futures_util::future::join_all(frames.iter().map(|frame| {
+            frame
+                .session
+                .call_within(watch_call(frame.context, "check"), timeout)
+        }));
+        let (reply, frame_replies) = futures_util::join!(main, in_frames);
+        let unchanged = reply.as_ref().is_ok_and(answered_yes)
+            && frame_replies
+                .iter()
+                .all(|r| r.as_ref().is_ok_and(answered_yes));
         tracing::debug!(unchanged, "snapshot watcher asked");
         self.refs.with_tab(tab.target_id(), |t| {
             let cached = t.watch.cached.take()?;
@@ -80,19 +88,68 @@ impl Session {
         let world = create_world(tab.cdp(), tab.target_id(), timeout).await?;
         self.refs.with_tab(tab.target_id(), |t| {
             t.watch.world = Some((loader, world));
+            t.watch.frame_worlds.clear();
             t.watch.cached = None;
         });
         Some(world)
     }
 
+    /// The watcher's world in child frame `frame_id` (reached through `session`): the one an
+    /// earlier snapshot made, with the loader id of the document it was made in (the frame may
+    /// have navigated since, and the world gone with its document), or a new one (`None`).
+    pub(crate) async fn frame_world(
+        &self,
+        tab: &Tab,
+        session: &CdpSession,
+        frame_id: &str,
+        timeout: Duration,
+    ) -> Option<(i64, Option<String>)> {
+        let known = self.refs.with_tab(tab.target_id(), |t| {
+            t.watch.frame_worlds.get(frame_id).cloned()
+        });
+        match known {
+            Some((loader, context)) => Some((context, Some(loader))),
+            None => create_world(session, frame_id, timeout)
+                .await
+                .map(|context| (context, None)),
+        }
+    }
+
+    /// Settles child frame `frame_id`'s world after the frame was read from document `loader`
+    /// with the world `context` that [`Session::frame_world`] gave (`made_in`): whether the
+    /// watcher armed there counts. A world made in another document is gone: forgotten, so the
+    /// next snapshot makes a new one.
+    pub(crate) fn settle_frame_world(
+        &self,
+        tab: &Tab,
+        frame_id: &str,
+        context: i64,
+        made_in: Option<String>,
+        loader: &str,
+    ) -> bool {
+        let current = made_in.as_deref().is_none_or(|made| made == loader) && !loader.is_empty();
+        self.refs.with_tab(tab.target_id(), |t| {
+            if current {
+                t.watch
+                    .frame_worlds
+                    .insert(frame_id.to_string(), (loader.to_string(), context));
+            } else {
+                t.watch.frame_worlds.remove(frame_id);
+            }
+        });
+        current
+    }
+
     /// Keeps `snapshot` as the answer for the next unchanged snapshot with `options`; `loader`
-    /// is the document it was read from (refs are already assigned).
+    /// is the document it was read from (refs are already assigned), `frames` the watchers of
+    /// the child frames it read.
     pub(crate) fn keep_snapshot(
         &self,
         tab: &Tab,
         options: &SnapshotOptions,
         loader: &str,
         snapshot: &Snapshot,
+        frames: Vec<FrameWatch>,
     ) {
         let epoch = tab.read(|st| st.documents);
         self.refs.with_tab(tab.target_id(), |t| {
@@ -106,6 +163,7 @@ impl Session {
                 epoch,
                 assigns: t.assigns,
                 snapshot: snapshot.clone(),
+                frames,
             });
         });
     }
@@ -116,6 +174,7 @@ impl Session {
     }
 }
 
+/// A new world named [`WORLD`] in the document of `frame_id`, reached through `session`.
 async fn create_world(session: &CdpSession, frame_id: &str, timeout: Duration) -> Option<i64> {
     let world = session
         .call_json_within(
