@@ -19,12 +19,15 @@ impl Rendered {
     /// Append another rendering (stdout after stdout, stderr after stderr); the exit code becomes 1
     /// if either failed.
     pub fn append(&mut self, other: Rendered) {
-        self.stdout.push_str(&other.stdout);
-        self.stderr.push_str(&other.stderr);
+        // Moved, not copied, into an empty rendering: a large snapshot is half a megabyte.
+        join(&mut self.stdout, other.stdout);
+        join(&mut self.stderr, other.stderr);
         self.exit_code = self.exit_code.max(other.exit_code);
     }
 
     pub(crate) fn out(&mut self, line: &str) {
+        // Room for the line and its newline at once: no second, doubled buffer for a large one.
+        self.stdout.reserve(line.len() + 1);
         self.stdout.push_str(line);
         self.stdout.push('\n');
     }
@@ -91,4 +94,13 @@ pub fn random_nonce() -> String {
         buf.copy_from_slice(&digest[..16]);
     }
     buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `tail` after `head`.
+fn join(head: &mut String, tail: String) {
+    if head.is_empty() {
+        *head = tail;
+    } else {
+        head.push_str(&tail);
+    }
 }

@@ -7,6 +7,8 @@
 //! and some actions print their own text before any rule. Each command module declares those
 //! differences in its action's [`Render`]; the rules themselves live here, once.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -111,20 +113,20 @@ pub fn without_lifecycle(data: &Value) -> Value {
     data
 }
 
-fn truncate(content: &str, max: Option<usize>) -> String {
+fn truncate(content: &str, max: Option<usize>) -> Cow<'_, str> {
     let Some(limit) = max else {
-        return content.to_string();
+        return Cow::Borrowed(content);
     };
     if content.len() <= limit {
-        return content.to_string();
+        return Cow::Borrowed(content);
     }
     match content.char_indices().nth(limit) {
-        Some((byte, _)) => format!(
+        Some((byte, _)) => Cow::Owned(format!(
             "{}\n[truncated: showing {limit} of {} chars. Use --max-output to adjust]",
             &content[..byte],
             content.chars().count()
-        ),
-        None => content.to_string(),
+        )),
+        None => Cow::Borrowed(content),
     }
 }
 
@@ -153,8 +155,7 @@ impl<'a> Text<'a> {
 
     /// A line on stdout.
     pub fn out(&mut self, line: &str) {
-        self.rendered.stdout.push_str(line);
-        self.rendered.stdout.push('\n');
+        self.rendered.out(line);
     }
 
     /// A line on stderr.
