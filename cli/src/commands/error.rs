@@ -59,6 +59,15 @@ impl ParseError {
         }
     }
 
+    /// A missing-arguments error that names `context` instead (a flag whose context depends on
+    /// the words before it: `find <locator> … --name`); any other error unchanged.
+    pub(crate) fn in_context(self, context: &str) -> Self {
+        match self {
+            ParseError::MissingArguments { usage, .. } => ParseError::missing(context, usage),
+            other => other,
+        }
+    }
+
     pub(crate) fn invalid(message: impl Into<String>, usage: &'static str) -> Self {
         ParseError::InvalidValue {
             message: message.into(),
@@ -99,3 +108,18 @@ impl fmt::Display for ParseError {
 }
 
 impl std::error::Error for ParseError {}
+
+#[cfg(test)]
+mod tests {
+    use super::ParseError;
+
+    #[test]
+    fn in_context_renames_only_a_missing_arguments_error() {
+        assert_eq!(
+            ParseError::missing("find", "u").in_context("find role"),
+            ParseError::missing("find role", "u")
+        );
+        let invalid = ParseError::invalid("bad", "u");
+        assert_eq!(invalid.clone().in_context("find role"), invalid);
+    }
+}

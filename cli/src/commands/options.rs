@@ -3,6 +3,13 @@
 //! the flag's first name. The scan is lazy, so errors come in the order of the words, exactly
 //! as a hand-written loop over them reports them.
 //!
+//! A flag is a [`Flag::switch`], a [`Flag::value`] (the next word, whatever it is; none is
+//! `Missing arguments for: <context>`) or a [`Flag::lenient`] one (the next word only when it
+//! reads as a value, else a bare switch). [`Flag::inline`] also reads `--name=value` as the flag
+//! and its value; other flags keep `--name=value` a word of its own. Where the context of a
+//! missing value depends on the words (`find <locator>`), the caller renames it with
+//! [`ParseError::in_context`].
+//!
 //! ```ignore
 //! const FLAGS: &[Flag] = &[
 //!     Flag::switch(&["-c", "--compact"]),
@@ -31,6 +38,8 @@ pub(crate) struct Flag {
     /// -d 3`): which next words are its value. Any other next word, or none, leaves the flag
     /// without a value ([`Word::Switch`]) and is read as a word of its own.
     pub lenient: Option<fn(&str) -> bool>,
+    /// Whether `--name=value` is also this flag with that value ([`Flag::inline`]).
+    pub inline: bool,
 }
 
 impl Flag {
@@ -40,6 +49,7 @@ impl Flag {
             names,
             value: None,
             lenient: None,
+            inline: false,
         }
     }
 
@@ -50,6 +60,7 @@ impl Flag {
             names,
             value: None,
             lenient: Some(accepts),
+            inline: false,
         }
     }
 
@@ -63,7 +74,21 @@ impl Flag {
             names,
             value: Some((context, usage)),
             lenient: None,
+            inline: false,
         }
+    }
+
+    /// The flag also as `<name>=<value>` (for each of its names): the value is what follows the
+    /// first `=`, possibly empty. Only for a flag with a value; a switch ignores it.
+    pub(crate) const fn inline(self) -> Flag {
+        Flag {
+            inline: true,
+            ..self
+        }
+    }
+
+    fn takes_value(&self) -> bool {
+        self.value.is_some() || self.lenient.is_some()
     }
 }
 
@@ -109,7 +134,7 @@ pub(crate) fn scan<'a>(
         let word = *words.get(i)?;
         i += 1;
         let Some(flag) = flags.iter().find(|f| f.names.contains(&word)) else {
-            return Some(Ok(Word::Other(word)));
+            return Some(Ok(inline_value(word, flags).unwrap_or(Word::Other(word))));
         };
         let name = flag.names[0];
         if let Some(accepts) = flag.lenient {
@@ -132,6 +157,15 @@ pub(crate) fn scan<'a>(
             },
         })
     })
+}
+
+/// `--name=value` as the [`Flag::inline`] flag `--name` with `value`.
+fn inline_value<'a>(word: &'a str, flags: &'static [Flag]) -> Option<Word<'a>> {
+    let (name, value) = word.split_once('=')?;
+    let flag = flags
+        .iter()
+        .find(|f| f.inline && f.takes_value() && f.names.contains(&name))?;
+    Some(Word::Value(flag.names[0], value))
 }
 
 #[cfg(test)]
@@ -177,6 +211,41 @@ mod tests {
                 Word::Switch("-c"),
                 Word::Other("x"),
                 Word::Switch("-d"),
+            ]
+        );
+    }
+
+    #[test]
+    fn only_an_inline_flag_reads_name_equals_value() {
+        const INLINE: &[Flag] = &[
+            Flag::lenient(&["--port", "-p"], |_| true).inline(),
+            Flag::value(&["--origins"], "x --origins", "x --origins <o>"),
+            Flag::switch(&["--quiet"]).inline(),
+        ];
+        let words: Vec<Word<'_>> = scan(
+            &[
+                "--port=80",
+                "-p=",
+                "--port=a=b",
+                "--origins=o",
+                "--quiet=1",
+                "--portx=1",
+                "--port",
+            ],
+            INLINE,
+        )
+        .collect::<Result<_, _>>()
+        .expect("parses");
+        assert_eq!(
+            words,
+            [
+                Word::Value("--port", "80"),
+                Word::Value("--port", ""),
+                Word::Value("--port", "a=b"),
+                Word::Other("--origins=o"),
+                Word::Other("--quiet=1"),
+                Word::Other("--portx=1"),
+                Word::Switch("--port"),
             ]
         );
     }
