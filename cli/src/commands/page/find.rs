@@ -26,6 +26,16 @@ pub const NTH: &str = "nth";
 
 const FIND_ACTIONS: &[&str] = &["click", "fill", "check", "hover", "text"];
 
+/// `find role`'s usage, also what `--name` without a value reports for every locator.
+const ROLE_USAGE: &str = "find role <role> [action] [--name <name>] [--exact]";
+
+/// The flags after the value and the action. `--name`'s context is the locator's (`find
+/// <locator>`), set where it is read.
+const TAIL_FLAGS: &[Flag] = &[
+    Flag::switch(&["--exact"]),
+    Flag::value(&["--name"], "find", ROLE_USAGE),
+];
+
 /// The request of every locator; each sends its own fields (upstream's shapes).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -198,7 +208,7 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
         .copied()
         .ok_or_else(|| ParseError::missing("find", "find <locator> <value> [action] [text]"))?;
     let usage: &'static str = match locator {
-        "role" => "find role <role> [action] [--name <name>] [--exact]",
+        "role" => ROLE_USAGE,
         "text" => "find text <text> [action] [--exact]",
         "label" => "find label <label> [action] [text] [--exact]",
         "placeholder" => "find placeholder <text> [action] [text] [--exact]",
@@ -235,29 +245,21 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let mut name: Option<&str> = None;
     let mut exact = false;
     let mut fill_parts: Vec<&str> = Vec::new();
-    let mut i = tail_start;
-    if let Some(first) = rest.get(i)
+    let mut tail = &rest[tail_start..];
+    if let Some(first) = tail.first()
         && !first.starts_with("--")
     {
         subaction = first;
-        i += 1;
+        tail = &tail[1..];
     }
-    while i < rest.len() {
-        match rest[i] {
-            "--exact" => exact = true,
-            "--name" => {
-                let n = rest.get(i + 1).ok_or_else(|| {
-                    ParseError::missing(
-                        &context,
-                        "find role <role> [action] [--name <name>] [--exact]",
-                    )
-                })?;
-                name = Some(n);
-                i += 1;
-            }
-            token => fill_parts.push(token),
+    for word in scan(tail, TAIL_FLAGS) {
+        // `--name` without a value names the locator: `Missing arguments for: find text`.
+        match word.map_err(|err| err.in_context(&context))? {
+            Word::Switch("--exact") => exact = true,
+            Word::Value("--name", value) => name = Some(value),
+            // Any other word, an unknown flag included, is part of the fill text.
+            other => fill_parts.push(other.text()),
         }
-        i += 1;
     }
     if !FIND_ACTIONS.contains(&subaction) {
         return Err(ParseError::unknown_sub(subaction, FIND_ACTIONS));
@@ -400,4 +402,85 @@ async fn run(ctx: &Ctx<'_>) -> Result<Value, Failure> {
             .find(&locator, &action, request.exact.unwrap_or(false))
             .await?,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(words: &[&str]) -> Result<Value, ParseError> {
+        let flags = crate::globals::Flags::default();
+        let host = crate::host::MemoryHost::new();
+        parse(&mut Input {
+            word: "find",
+            rest: words,
+            flags: &flags,
+            host: &host,
+            warnings: &mut Vec::new(),
+        })
+    }
+
+    fn role(name: Option<&str>, exact: bool, subaction: &str, value: Option<&str>) -> Value {
+        encode(
+            ROLE,
+            &FindRequest {
+                role: Some("button".into()),
+                name: Some(name.map(str::to_string)),
+                exact: Some(exact),
+                subaction: Some(subaction.into()),
+                value: value.map(str::to_string),
+                ..FindRequest::default()
+            },
+        )
+    }
+
+    #[test]
+    fn name_without_a_value_names_the_locator_and_roles_usage() {
+        for locator in ["role", "text", "nth"] {
+            let mut line = vec![locator];
+            if locator == "nth" {
+                line.push("1");
+            }
+            line.extend(["x", "click", "--name"]);
+            assert_eq!(
+                request(&line),
+                Err(ParseError::missing(&format!("find {locator}"), ROLE_USAGE)),
+                "{line:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_flag_is_never_the_action_and_names_take_any_next_word() {
+        assert_eq!(
+            request(&["role", "button", "--exact"]),
+            Ok(role(None, true, "click", None))
+        );
+        // `--name`'s value is the next word, even a flag; the last `--name` counts.
+        assert_eq!(
+            request(&["role", "button", "click", "--name", "--exact"]),
+            Ok(role(Some("--exact"), false, "click", None))
+        );
+        assert_eq!(
+            request(&["role", "button", "--name", "A", "--name", "B"]),
+            Ok(role(Some("B"), false, "click", None))
+        );
+    }
+
+    #[test]
+    fn unknown_flags_and_other_words_are_the_fill_text() {
+        assert_eq!(
+            request(&["role", "button", "fill", "a", "--bogus", "--exact", "b"]),
+            Ok(role(None, true, "fill", Some("a --bogus b")))
+        );
+        // The action is checked after the flags: a missing `--name` value comes first.
+        assert_eq!(
+            request(&["role", "button", "tickle", "--name"]),
+            Err(ParseError::missing("find role", ROLE_USAGE))
+        );
+        assert_eq!(
+            request(&["role", "button", "tickle"]),
+            Err(ParseError::unknown_sub("tickle", FIND_ACTIONS))
+        );
+    }
 }
