@@ -214,19 +214,35 @@ pub const MCP: &[McpTool] = &[
     .read_only(),
 ];
 
+/// `--timeout` and `--state`: they apply to every variant and are taken out first, wherever
+/// they are (between a variant flag and its value too: `wait --url --timeout 5 x` waits for x).
+const COMMON_FLAGS: &[Flag] = &[
+    Flag::value(&["--timeout"], "wait --timeout", "wait ... --timeout <ms>"),
+    Flag::value(
+        &["--state"],
+        "wait --state",
+        "wait <selector> --state <visible|hidden|attached|detached>",
+    ),
+];
+
+/// The variants, in upstream's order of priority: the first of these flags found among the
+/// other words decides, whatever comes before it (`wait --text a --url b` waits for the URL).
+const VARIANT_FLAGS: &[Flag] = &[
+    Flag::value(&["--url", "-u"], "wait --url", "wait --url <pattern>"),
+    Flag::value(&["--load", "-l"], "wait --load", "wait --load <state>"),
+    Flag::value(&["--fn", "-f"], "wait --fn", "wait --fn <expression>"),
+    Flag::value(&["--text", "-t"], "wait --text", "wait --text <text>"),
+    // The path only when one follows: `wait --download --timeout 5` has none.
+    Flag::lenient(&["--download", "-d"], |word| !word.starts_with("--")),
+];
+
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
-    let rest = input.rest;
-    // `--timeout` and `--state` apply to every variant; take them out first.
     let mut timeout: Option<u64> = None;
     let mut state: Option<&str> = None;
     let mut args: Vec<&str> = Vec::new();
-    let mut i = 0;
-    while i < rest.len() {
-        match rest[i] {
-            "--timeout" => {
-                let raw = rest.get(i + 1).ok_or_else(|| {
-                    ParseError::missing("wait --timeout", "wait ... --timeout <ms>")
-                })?;
+    for word in scan(input.rest, COMMON_FLAGS) {
+        match word? {
+            Word::Value("--timeout", raw) => {
                 let ms = raw.parse::<u64>().map_err(|_| {
                     ParseError::invalid(
                         format!("Invalid timeout: {raw}"),
@@ -234,64 +250,62 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                     )
                 })?;
                 timeout = Some(ms);
-                i += 1;
             }
-            "--state" => {
-                let s = rest.get(i + 1).ok_or_else(|| {
-                    ParseError::missing(
-                        "wait --state",
-                        "wait <selector> --state <visible|hidden|attached|detached>",
-                    )
-                })?;
-                state = Some(s);
-                i += 1;
-            }
-            other => args.push(other),
+            Word::Value("--state", value) => state = Some(value),
+            other => args.push(other.text()),
         }
-        i += 1;
     }
-    let find = |names: &[&str]| args.iter().position(|a| names.contains(a));
-    let value_after = |idx: usize, context: &str, usage: &'static str| {
-        args.get(idx + 1)
-            .map(|v| v.to_string())
-            .ok_or_else(|| ParseError::missing(context, usage))
-    };
-    if let Some(idx) = find(&["--url", "-u"]) {
-        let request = UrlRequest {
-            url: Some(value_after(idx, "wait --url", "wait --url <pattern>")?),
-            timeout,
+    // Each variant flag is looked for on its own, over all the other words, as upstream does:
+    // its first occurrence takes the next word as its value, whatever that word is. So in
+    // `wait --text --url x` the `--url` is found (and outranks `--text`): a URL wait for x. One
+    // scan with every variant flag would read `--url` there as the text.
+    for flag in VARIANT_FLAGS {
+        let first = scan(&args, std::slice::from_ref(flag))
+            .find(|word| !matches!(word, Ok(Word::Other(_))));
+        let Some(word) = first else {
+            continue;
         };
-        return Ok(encode(URL, &request));
-    }
-    if let Some(idx) = find(&["--load", "-l"]) {
-        let request = LoadRequest {
-            state: Some(value_after(idx, "wait --load", "wait --load <state>")?),
-            timeout,
-        };
-        return Ok(encode(LOAD, &request));
-    }
-    if let Some(idx) = find(&["--fn", "-f"]) {
-        let request = FunctionRequest {
-            expression: Some(value_after(idx, "wait --fn", "wait --fn <expression>")?),
-            timeout,
-        };
-        return Ok(encode(FUNCTION, &request));
-    }
-    if let Some(idx) = find(&["--text", "-t"]) {
-        let request = WaitRequest {
-            text: Some(value_after(idx, "wait --text", "wait --text <text>")?),
-            timeout,
-            ..WaitRequest::default()
-        };
-        return Ok(encode(WAIT, &request));
-    }
-    if let Some(idx) = find(&["--download", "-d"]) {
-        let path = args.get(idx + 1).filter(|p| !p.starts_with("--"));
-        let req = DownloadRequest {
-            path: path.map(|p| p.to_string()),
-            timeout,
-        };
-        return Ok(encode(DOWNLOAD, &req));
+        return Ok(match word? {
+            Word::Value("--url", url) => encode(
+                URL,
+                &UrlRequest {
+                    url: Some(url.to_string()),
+                    timeout,
+                },
+            ),
+            Word::Value("--load", state) => encode(
+                LOAD,
+                &LoadRequest {
+                    state: Some(state.to_string()),
+                    timeout,
+                },
+            ),
+            Word::Value("--fn", expression) => encode(
+                FUNCTION,
+                &FunctionRequest {
+                    expression: Some(expression.to_string()),
+                    timeout,
+                },
+            ),
+            Word::Value("--text", text) => encode(
+                WAIT,
+                &WaitRequest {
+                    text: Some(text.to_string()),
+                    timeout,
+                    ..WaitRequest::default()
+                },
+            ),
+            download => encode(
+                DOWNLOAD,
+                &DownloadRequest {
+                    path: match download {
+                        Word::Value(_, path) => Some(path.to_string()),
+                        _ => None,
+                    },
+                    timeout,
+                },
+            ),
+        });
     }
     let arg = args
         .first()
@@ -379,4 +393,140 @@ async fn run_download(ctx: &Ctx<'_>) -> Result<Value, Failure> {
         .wait_download(request.path.as_deref(), ctx.timeout())
         .await?;
     Ok(json!({"path": saved.path}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(words: &[&str]) -> Result<Value, ParseError> {
+        let flags = crate::globals::Flags::default();
+        let host = crate::host::MemoryHost::new();
+        parse(&mut Input {
+            word: "wait",
+            rest: words,
+            flags: &flags,
+            host: &host,
+            warnings: &mut Vec::new(),
+        })
+    }
+
+    fn url(url: &str, timeout: Option<u64>) -> Result<Value, ParseError> {
+        Ok(encode(
+            URL,
+            &UrlRequest {
+                url: Some(url.into()),
+                timeout,
+            },
+        ))
+    }
+
+    #[test]
+    fn timeout_and_state_are_read_anywhere_even_between_a_flag_and_its_value() {
+        assert_eq!(
+            request(&["--url", "--timeout", "5", "x"]),
+            url("x", Some(5))
+        );
+        assert_eq!(
+            request(&["#a", "--state", "hidden", "--timeout", "7"]),
+            Ok(encode(
+                WAIT,
+                &WaitRequest {
+                    selector: Some("#a".into()),
+                    state: Some("hidden".into()),
+                    timeout: Some(7),
+                    ..WaitRequest::default()
+                }
+            ))
+        );
+        // `--state`'s value is the next word, whatever it is.
+        assert_eq!(
+            request(&["--state", "--timeout", "-u", "x"]),
+            url("x", None)
+        );
+        assert_eq!(
+            request(&["--timeout"]),
+            Err(ParseError::missing(
+                "wait --timeout",
+                "wait ... --timeout <ms>"
+            ))
+        );
+        assert_eq!(
+            request(&["--timeout", "soon", "--state"]),
+            Err(ParseError::invalid(
+                "Invalid timeout: soon",
+                "wait ... --timeout <ms>"
+            ))
+        );
+    }
+
+    #[test]
+    fn the_first_variant_in_priority_order_decides_and_takes_any_next_word() {
+        assert_eq!(request(&["--text", "a", "--url", "b"]), url("b", None));
+        // `--url` is found as a flag even where `--text` would take it as its value.
+        assert_eq!(request(&["--text", "--url", "x"]), url("x", None));
+        assert_eq!(request(&["-u", "--text", "t"]), url("--text", None));
+        assert_eq!(
+            request(&["--load", "--url"]),
+            Err(ParseError::missing("wait --url", "wait --url <pattern>"))
+        );
+        assert_eq!(
+            request(&["-f", "ok()", "-l", "load"]),
+            Ok(encode(
+                LOAD,
+                &LoadRequest {
+                    state: Some("load".into()),
+                    timeout: None
+                }
+            ))
+        );
+    }
+
+    #[test]
+    fn download_takes_a_path_only_when_one_follows() {
+        let download = |path: Option<&str>, timeout| {
+            Ok(encode(
+                DOWNLOAD,
+                &DownloadRequest {
+                    path: path.map(str::to_string),
+                    timeout,
+                },
+            ))
+        };
+        assert_eq!(request(&["-d", "out.pdf"]), download(Some("out.pdf"), None));
+        assert_eq!(
+            request(&["--download", "--timeout", "5"]),
+            download(None, Some(5))
+        );
+        assert_eq!(request(&["--download", "--x"]), download(None, None));
+        assert_eq!(request(&["--download"]), download(None, None));
+    }
+
+    #[test]
+    fn other_words_are_a_selector_or_milliseconds() {
+        let selector = |s: &str| {
+            Ok(encode(
+                WAIT,
+                &WaitRequest {
+                    selector: Some(s.into()),
+                    ..WaitRequest::default()
+                },
+            ))
+        };
+        assert_eq!(request(&["--bogus", "#a"]), selector("--bogus"));
+        assert_eq!(
+            request(&["1500"]),
+            Ok(encode(
+                WAIT,
+                &WaitRequest {
+                    timeout: Some(1500),
+                    ..WaitRequest::default()
+                }
+            ))
+        );
+        assert_eq!(
+            request(&["--timeout", "5"]),
+            Err(ParseError::missing("wait", USAGE))
+        );
+    }
 }
