@@ -103,6 +103,13 @@ fn parse(clean: &[String]) -> LocalCommand {
     LocalCommand::Dashboard(parse_words(clean.get(1..).unwrap_or(&[])))
 }
 
+/// `start`'s flags, also as `--flag=value`; each takes the next word, whatever it is, and one at
+/// the end of the line reads as the empty value (which is then refused as a port or origins).
+const START_FLAGS: &[Flag] = &[
+    Flag::lenient(&["--port"], |_| true).inline(),
+    Flag::lenient(&["--allowed-origins"], |_| true).inline(),
+];
+
 fn parse_words(words: &[String]) -> DashboardCommand {
     let (sub, rest) = match words.first().map(String::as_str) {
         None => ("start", &words[..0]),
@@ -113,48 +120,39 @@ fn parse_words(words: &[String]) -> DashboardCommand {
         "start" => {
             let mut port = None;
             let mut allowed_origins = None;
-            let mut i = 0;
-            while i < rest.len() {
-                let word = rest[i].as_str();
-                let mut value = |name: &str| {
-                    if let Some(v) = word.strip_prefix(name).and_then(|v| v.strip_prefix('=')) {
-                        Some(v.to_string())
-                    } else if word == name {
-                        i += 1;
-                        Some(rest.get(i).cloned().unwrap_or_default())
-                    } else {
-                        None
-                    }
-                };
-                if let Some(v) = value("--allowed-origins") {
-                    match parse_origins(&v) {
-                        Ok(origins) => allowed_origins = Some(origins),
-                        Err(message) => return DashboardCommand::Invalid(message),
-                    }
-                    i += 1;
-                    continue;
-                }
-                match value("--port") {
-                    Some(v) => match v.parse::<u16>() {
-                        Ok(p) if p > 0 => port = Some(p),
-                        _ => {
-                            return DashboardCommand::Invalid(format!(
-                                "Invalid dashboard port '{v}'. Expected an integer from 1 to 65535."
-                            ));
-                        }
-                    },
-                    None if word.starts_with("--") => {
+            let words: Vec<&str> = rest.iter().map(String::as_str).collect();
+            // Lenient flags never fail.
+            for word in scan(&words, START_FLAGS).flatten() {
+                let (flag, value) = match word {
+                    Word::Value(flag, value) => (flag, value),
+                    // A flag at the end of the line.
+                    Word::Switch(flag) => (flag, ""),
+                    Word::Other(word) if word.starts_with("--") => {
                         return DashboardCommand::Invalid(format!(
                             "Unknown dashboard option: {word}"
                         ));
                     }
-                    None => {
+                    Word::Other(word) => {
                         return DashboardCommand::Invalid(format!(
                             "Unexpected dashboard argument: {word}"
                         ));
                     }
+                };
+                if flag == "--allowed-origins" {
+                    match parse_origins(value) {
+                        Ok(origins) => allowed_origins = Some(origins),
+                        Err(message) => return DashboardCommand::Invalid(message),
+                    }
+                    continue;
                 }
-                i += 1;
+                match value.parse::<u16>() {
+                    Ok(p) if p > 0 => port = Some(p),
+                    _ => {
+                        return DashboardCommand::Invalid(format!(
+                            "Invalid dashboard port '{value}'. Expected an integer from 1 to 65535."
+                        ));
+                    }
+                }
             }
             DashboardCommand::Start {
                 port,
@@ -629,5 +627,52 @@ mod tests {
             parse_words(&words("start --wat")),
             DashboardCommand::Invalid(_)
         ));
+    }
+
+    #[test]
+    fn dashboard_flags_take_any_next_word_or_their_inline_value() {
+        let invalid_port = |v: &str| {
+            DashboardCommand::Invalid(format!(
+                "Invalid dashboard port '{v}'. Expected an integer from 1 to 65535."
+            ))
+        };
+        let start = |port| DashboardCommand::Start {
+            port,
+            allowed_origins: None,
+        };
+        // At the end of the line a flag reads as the empty value.
+        assert_eq!(parse_words(&words("--port")), invalid_port(""));
+        assert_eq!(
+            parse_words(&words("start --allowed-origins")),
+            DashboardCommand::Invalid("Dashboard allowed origins cannot be empty.".into())
+        );
+        // The value is the next word, even another flag; inline, what follows the first `=`.
+        assert_eq!(
+            parse_words(&words("--port --allowed-origins")),
+            invalid_port("--allowed-origins")
+        );
+        assert_eq!(parse_words(&words("--port=")), invalid_port(""));
+        assert_eq!(parse_words(&words("--port=1=2")), invalid_port("1=2"));
+        assert_eq!(parse_words(&words("--port 1 --port=2")), start(Some(2)));
+        assert_eq!(
+            parse_words(&words("--allowed-origins=https://a.example")),
+            DashboardCommand::Start {
+                port: None,
+                allowed_origins: Some(vec!["https://a.example".into()])
+            }
+        );
+        // Only the exact names read `=`; other words are refused in order.
+        assert_eq!(
+            parse_words(&words("--portx=1 --port")),
+            DashboardCommand::Invalid("Unknown dashboard option: --portx=1".into())
+        );
+        assert_eq!(
+            parse_words(&words("start -p 80")),
+            DashboardCommand::Invalid("Unexpected dashboard argument: -p".into())
+        );
+        assert_eq!(
+            parse_words(&words("--port 80 extra --port")),
+            DashboardCommand::Invalid("Unexpected dashboard argument: extra".into())
+        );
     }
 }
