@@ -323,6 +323,29 @@ async fn run_login(ctx: &Ctx<'_>) -> Result<Value, Failure> {
     Ok(json!({"loggedIn": true, "name": name}))
 }
 
+/// `auth save`'s flags. Each value flag takes the next word, whatever it is; one at the end of
+/// the line has none (and the save then misses it), never an error of its own.
+const SAVE_FLAGS: &[Flag] = &[
+    Flag::lenient(&["--url"], |_| true),
+    Flag::lenient(&["--username"], |_| true),
+    Flag::lenient(&["--password"], |_| true),
+    Flag::switch(&["--password-stdin"]),
+    Flag::lenient(&["--username-selector"], |_| true),
+    Flag::lenient(&["--password-selector"], |_| true),
+    Flag::lenient(&["--submit-selector"], |_| true),
+];
+
+/// `auth login`'s flags: each needs its value.
+const LOGIN_FLAGS: &[Flag] = &[
+    Flag::value(&["--url"], "auth login", LOGIN_MISSING_USAGE),
+    Flag::value(&["--username-selector"], "auth login", LOGIN_MISSING_USAGE),
+    Flag::value(&["--password-selector"], "auth login", LOGIN_MISSING_USAGE),
+    Flag::value(&["--submit-selector"], "auth login", LOGIN_MISSING_USAGE),
+];
+
+/// What a login flag without its value reports (upstream names only `--url`).
+const LOGIN_MISSING_USAGE: &str = "agent-browser auth login <name> [--url <url>]";
+
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let rest = input.rest;
     const SAVE_USAGE: &str =
@@ -341,42 +364,40 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                 name: Some(name.to_string()),
                 ..SaveRequest::default()
             };
-            let mut j = 2;
-            while j < rest.len() {
-                match rest[j] {
-                    "--url" => {
-                        url = rest.get(j + 1).copied();
-                        j += 1;
+            for word in scan(&rest[2..], SAVE_FLAGS).flatten() {
+                // A flag at the end of the line is a `Switch`: no value.
+                let value = match word {
+                    Word::Value(_, value) => Some(value),
+                    _ => None,
+                };
+                match word {
+                    Word::Switch("--password-stdin") => password_stdin = true,
+                    // The last one counts, even without a value.
+                    Word::Switch("--url") | Word::Value("--url", _) => url = value,
+                    Word::Switch("--username") | Word::Value("--username", _) => username = value,
+                    Word::Switch("--password") | Word::Value("--password", _) => {
+                        password = value.map(str::to_string);
                     }
-                    "--username" => {
-                        username = rest.get(j + 1).copied();
-                        j += 1;
+                    // A selector without a value leaves the one before it.
+                    Word::Value("--username-selector", value) => {
+                        req.selectors.username_selector = Some(value.to_string());
                     }
-                    "--password" => {
-                        password = rest.get(j + 1).map(|p| p.to_string());
-                        j += 1;
+                    Word::Value("--password-selector", value) => {
+                        req.selectors.password_selector = Some(value.to_string());
                     }
-                    "--password-stdin" => password_stdin = true,
-                    "--username-selector" | "--password-selector" | "--submit-selector" => {
-                        let field = match rest[j] {
-                            "--username-selector" => &mut req.selectors.username_selector,
-                            "--password-selector" => &mut req.selectors.password_selector,
-                            _ => &mut req.selectors.submit_selector,
-                        };
-                        if let Some(v) = rest.get(j + 1) {
-                            *field = Some(v.to_string());
-                        }
-                        j += 1;
+                    Word::Value(_, value) => {
+                        req.selectors.submit_selector = Some(value.to_string());
                     }
-                    other if other.starts_with("--") => {
+                    Word::Switch(_) => {}
+                    Word::Other(other) if other.starts_with("--") => {
                         return Err(ParseError::invalid(
                             format!("unknown flag '{other}' for auth save"),
                             SAVE_USAGE,
                         ));
                     }
-                    _ => {}
+                    // Positional words are ignored.
+                    Word::Other(_) => {}
                 }
-                j += 1;
             }
             let url = url.ok_or_else(|| ParseError::missing("auth save", SAVE_USAGE_FULL))?;
             let username =
@@ -416,32 +437,27 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                 name: Some(name.to_string()),
                 ..LoginRequest::default()
             };
-            let mut j = 2;
-            while j < rest.len() {
-                let field = match rest[j] {
-                    "--url" => &mut req.url,
-                    "--username-selector" => &mut req.selectors.username_selector,
-                    "--password-selector" => &mut req.selectors.password_selector,
-                    "--submit-selector" => &mut req.selectors.submit_selector,
-                    other if other.starts_with("--") => {
+            for word in scan(&rest[2..], LOGIN_FLAGS) {
+                match word? {
+                    Word::Value("--url", value) => req.url = Some(value.to_string()),
+                    Word::Value("--username-selector", value) => {
+                        req.selectors.username_selector = Some(value.to_string());
+                    }
+                    Word::Value("--password-selector", value) => {
+                        req.selectors.password_selector = Some(value.to_string());
+                    }
+                    Word::Value(_, value) => {
+                        req.selectors.submit_selector = Some(value.to_string());
+                    }
+                    Word::Other(other) if other.starts_with("--") => {
                         return Err(ParseError::invalid(
                             format!("unknown flag '{other}' for auth login"),
                             "agent-browser auth login <name> [--url <url>] [--username-selector <s>] [--password-selector <s>] [--submit-selector <s>]",
                         ));
                     }
-                    _ => {
-                        j += 1;
-                        continue;
-                    }
-                };
-                let value = rest.get(j + 1).ok_or_else(|| {
-                    ParseError::missing(
-                        "auth login",
-                        "agent-browser auth login <name> [--url <url>]",
-                    )
-                })?;
-                *field = Some(value.to_string());
-                j += 2;
+                    // Positional words are skipped.
+                    _ => {}
+                }
             }
             Ok(encode(LOGIN, &req))
         }
@@ -472,5 +488,165 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             other.unwrap_or("(none)"),
             &["save", "login", "list", "delete", "show"],
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAVE_USAGE_FULL: &str = "agent-browser auth save <name> --url <url> --username <user> --password <pass> [--password-stdin]";
+
+    /// The request or error, and the warnings.
+    fn request(words: &[&str], stdin: &str) -> (Result<Value, ParseError>, Vec<String>) {
+        let flags = crate::globals::Flags::default();
+        let host = crate::host::MemoryHost::new().with_stdin(stdin);
+        let mut warnings = Vec::new();
+        let request = parse(&mut Input {
+            word: "auth",
+            rest: words,
+            flags: &flags,
+            host: &host,
+            warnings: &mut warnings,
+        });
+        (request, warnings)
+    }
+
+    fn save(password: &str, selectors: LoginSelectors) -> Result<Value, ParseError> {
+        Ok(encode(
+            SAVE,
+            &SaveRequest {
+                name: Some("n".into()),
+                url: Some("u".into()),
+                username: Some("a".into()),
+                password: Some(password.into()),
+                selectors,
+            },
+        ))
+    }
+
+    #[test]
+    fn save_values_take_any_next_word_and_positional_words_are_ignored() {
+        let (saved, warnings) = request(
+            &[
+                "save",
+                "n",
+                "extra",
+                "--url",
+                "u",
+                "-x",
+                "--username",
+                "a",
+                "--password",
+                "--password-stdin",
+            ],
+            "",
+        );
+        assert_eq!(saved, save("--password-stdin", LoginSelectors::default()));
+        assert_eq!(warnings.len(), 1, "a password on the command line warns");
+        let (saved, warnings) = request(
+            &[
+                "save",
+                "n",
+                "--password-stdin",
+                "--url",
+                "u",
+                "--username",
+                "a",
+                "--submit-selector",
+                "#go",
+            ],
+            "secret\nmore",
+        );
+        let selectors = LoginSelectors {
+            submit_selector: Some("#go".into()),
+            ..LoginSelectors::default()
+        };
+        assert_eq!(saved, save("secret", selectors));
+        assert!(warnings.is_empty());
+    }
+
+    #[test]
+    fn a_save_value_flag_at_the_end_leaves_its_value_unset() {
+        // The last `--url` counts: without a value it unsets the one before.
+        let (saved, _) = request(
+            &[
+                "save",
+                "n",
+                "--username",
+                "a",
+                "--password",
+                "p",
+                "--url",
+                "u",
+                "--url",
+            ],
+            "",
+        );
+        assert_eq!(
+            saved,
+            Err(ParseError::missing("auth save", SAVE_USAGE_FULL))
+        );
+        // A selector without a value keeps the one before.
+        let (saved, _) = request(
+            &[
+                "save",
+                "n",
+                "--url",
+                "u",
+                "--username",
+                "a",
+                "--password",
+                "p",
+                "--username-selector",
+                "#u",
+                "--username-selector",
+            ],
+            "",
+        );
+        let selectors = LoginSelectors {
+            username_selector: Some("#u".into()),
+            ..LoginSelectors::default()
+        };
+        assert_eq!(saved, save("p", selectors));
+    }
+
+    #[test]
+    fn save_refuses_an_unknown_flag_where_it_stands() {
+        let (saved, _) = request(&["save", "n", "--url", "--bogus", "--bogus"], "");
+        assert_eq!(
+            saved,
+            Err(ParseError::invalid(
+                "unknown flag '--bogus' for auth save",
+                "agent-browser auth save <name> --url <url> --username <user> --password <pass>"
+            ))
+        );
+    }
+
+    #[test]
+    fn login_flags_need_their_value_and_positional_words_are_skipped() {
+        let (login, _) = request(&["login", "n", "x", "--url", "--submit-selector", "-y"], "");
+        assert_eq!(
+            login,
+            Ok(encode(
+                LOGIN,
+                &LoginRequest {
+                    name: Some("n".into()),
+                    url: Some("--submit-selector".into()),
+                    ..LoginRequest::default()
+                }
+            ))
+        );
+        let missing = ParseError::missing("auth login", LOGIN_MISSING_USAGE);
+        assert_eq!(
+            request(&["login", "n", "--password-selector"], "").0,
+            Err(missing)
+        );
+        // Errors come in the order of the words.
+        let (login, _) = request(&["login", "n", "--user", "--url"], "");
+        assert_eq!(
+            login.map_err(|e| e.to_string()),
+            Err("unknown flag '--user' for auth login\nUsage: agent-browser agent-browser auth login <name> [--url <url>] [--username-selector <s>] [--password-selector <s>] [--submit-selector <s>]".into())
+        );
     }
 }
