@@ -94,6 +94,12 @@ pub const MCP: &[McpTool] = &[
     .closed_world(),
 ];
 
+/// `session id`'s flags: each takes the next word, whatever it is, when there is one.
+const ID_FLAGS: &[Flag] = &[
+    Flag::lenient(&["--scope"], |_| true),
+    Flag::lenient(&["--prefix"], |_| true),
+];
+
 fn parse(clean: &[String]) -> LocalCommand {
     LocalCommand::Session(match clean.get(1).map(String::as_str) {
         Some("list") => SessionCommand::List,
@@ -101,24 +107,15 @@ fn parse(clean: &[String]) -> LocalCommand {
         Some("id") => {
             let mut scope = "worktree".to_string();
             let mut prefix = None;
-            let mut i = 2;
-            while i < clean.len() {
-                match clean[i].as_str() {
-                    "--scope" => {
-                        if let Some(v) = clean.get(i + 1) {
-                            scope = v.clone();
-                            i += 1;
-                        }
-                    }
-                    "--prefix" => {
-                        if let Some(v) = clean.get(i + 1) {
-                            prefix = Some(v.clone());
-                            i += 1;
-                        }
-                    }
+            let words: Vec<&str> = clean[2..].iter().map(String::as_str).collect();
+            // Lenient flags never fail; one without a value changes nothing.
+            for word in scan(&words, ID_FLAGS).flatten() {
+                match word {
+                    Word::Value("--scope", value) => scope = value.to_string(),
+                    Word::Value(_, value) => prefix = Some(value.to_string()),
+                    // Other words, and a flag at the end of the line, are ignored.
                     _ => {}
                 }
-                i += 1;
             }
             SessionCommand::Id { scope, prefix }
         }
@@ -257,5 +254,41 @@ pub fn render_info(
     crate::output::rendered::Rendered {
         stdout,
         ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(words: &[&str]) -> LocalCommand {
+        let clean: Vec<String> = ["session", "id"]
+            .iter()
+            .chain(words)
+            .map(|w| w.to_string())
+            .collect();
+        parse(&clean)
+    }
+
+    fn scoped(scope: &str, prefix: Option<&str>) -> LocalCommand {
+        LocalCommand::Session(SessionCommand::Id {
+            scope: scope.into(),
+            prefix: prefix.map(str::to_string),
+        })
+    }
+
+    #[test]
+    fn session_id_flags_take_any_next_word_and_nothing_at_the_end() {
+        assert_eq!(id(&[]), scoped("worktree", None));
+        assert_eq!(id(&["--scope", "cwd", "--prefix"]), scoped("cwd", None));
+        assert_eq!(
+            id(&["--prefix", "--scope", "cwd"]),
+            scoped("worktree", Some("--scope"))
+        );
+        // The last value counts; a flag at the end keeps it.
+        assert_eq!(
+            id(&["--prefix", "a", "x", "--bogus", "--prefix", "b", "--prefix"]),
+            scoped("worktree", Some("b"))
+        );
     }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::commands::invocation::{Invocation, LocalCommand, LocalRun};
-use crate::commands::prelude::{Command, Grammar, Help, McpTool};
+use crate::commands::prelude::{Command, Flag, Grammar, Help, McpTool, Word, scan};
 use crate::host::Host;
 use crate::output::rendered::Rendered;
 use crate::output::text::Palette;
@@ -377,25 +377,35 @@ fn list(library: &Library, out: Out) -> Rendered {
     out.text(&text)
 }
 
+/// `skills get`'s flags. `--ref` takes the next word only when it is not a flag, and is refused
+/// without one.
+const GET_FLAGS: &[Flag] = &[
+    Flag::switch(&["--full"]),
+    Flag::switch(&["--all"]),
+    Flag::lenient(&["--ref"], |word| !word.starts_with("--")),
+];
+
 fn get(library: &Library, args: &[String], mut out: Out) -> Rendered {
     let mut names = Vec::new();
     let mut refs = Vec::new();
     let (mut full, mut all) = (false, false);
-    let mut words = args.iter();
-    while let Some(word) = words.next() {
-        match word.as_str() {
-            "--full" => full = true,
-            "--all" => all = true,
-            "--ref" => match words.next() {
-                Some(r) if !r.starts_with("--") => refs.push(r.clone()),
-                _ => {
-                    return out.fail(
-                        "--ref needs a value. Usage: agent-browser skills get <name> --ref <ref>",
-                    );
-                }
-            },
-            flag if flag.starts_with("--") => out.warn(&format!("Unknown flag ignored: {flag}")),
-            name => names.push(name.to_string()),
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    // Lenient flags never fail.
+    for word in scan(&words, GET_FLAGS).flatten() {
+        match word {
+            Word::Switch("--full") => full = true,
+            Word::Switch("--all") => all = true,
+            Word::Value(_, r) => refs.push(r.to_string()),
+            // `--ref` at the end of the line or before another flag.
+            Word::Switch(_) => {
+                return out.fail(
+                    "--ref needs a value. Usage: agent-browser skills get <name> --ref <ref>",
+                );
+            }
+            Word::Other(flag) if flag.starts_with("--") => {
+                out.warn(&format!("Unknown flag ignored: {flag}"));
+            }
+            Word::Other(name) => names.push(name.to_string()),
         }
     }
     if !refs.is_empty() && (names.len() != 1 || full || all) {
@@ -648,5 +658,49 @@ mod tests {
         assert_eq!(front.description, "one two");
         assert!(front.hidden);
         assert!(front_matter("no front matter").name.is_none());
+    }
+
+    #[test]
+    fn get_flags_read_refs_and_warn_about_unknown_flags() {
+        let library = Library::embedded();
+        let get = |line: &str| {
+            let words: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+            let out = Out {
+                json: false,
+                color: false,
+                rendered: Rendered::default(),
+            };
+            get(&library, &words, out)
+        };
+        let needs_value = "--ref needs a value. Usage: agent-browser skills get <name> --ref <ref>";
+        for line in [
+            "core --ref",
+            "core --ref --full",
+            "--bogus core --ref --ref commands",
+        ] {
+            let rendered = get(line);
+            assert_eq!(rendered.exit_code, 1, "{line}");
+            assert!(
+                rendered.stderr.ends_with(&format!("{needs_value}\n")),
+                "{line}: {rendered:?}"
+            );
+        }
+        // Unknown flags are warned about, in order, and ignored.
+        let rendered = get("--bogus core --ref commands --wat");
+        assert_eq!(rendered.exit_code, 0);
+        let warnings: Vec<&str> = rendered.stderr.lines().collect();
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].ends_with("Unknown flag ignored: --bogus"));
+        assert!(warnings[1].ends_with("Unknown flag ignored: --wat"));
+        assert_eq!(
+            rendered.stdout,
+            get("core --ref references/commands.md").stdout
+        );
+        // `--ref` with `--all` is refused after the words are read.
+        assert!(
+            get("core --ref commands --all")
+                .stderr
+                .contains("cannot be combined")
+        );
     }
 }

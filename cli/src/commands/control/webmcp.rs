@@ -28,6 +28,21 @@ const INVOKE_USAGE: &str =
 const RESULT_USAGE: &str = "webmcp result <invocation-id> [--timeout <ms>]";
 const CANCEL_USAGE: &str = "webmcp cancel <invocation-id>";
 
+/// The flags of each subcommand (`cancel` has none); any other `--` word is refused.
+const LIST_FLAGS: &[Flag] = &[Flag::value(&["--frame"], "webmcp list --frame", LIST_USAGE)];
+const INVOKE_FLAGS: &[Flag] = &[
+    Flag::value(&["--frame"], "webmcp invoke --frame", INVOKE_USAGE),
+    Flag::value(&["--params"], "webmcp invoke --params", INVOKE_USAGE),
+    Flag::switch(&["--detach"]),
+    Flag::value(&["--timeout"], "webmcp invoke --timeout", INVOKE_USAGE),
+];
+const RESULT_FLAGS: &[Flag] = &[Flag::value(
+    &["--timeout"],
+    "webmcp result --timeout",
+    RESULT_USAGE,
+)];
+const CANCEL_FLAGS: &[Flag] = &[];
+
 /// How long `invoke` (without `--detach`) and `result` wait by default.
 const DEFAULT_WAIT: Duration = Duration::from_secs(20);
 
@@ -164,17 +179,6 @@ pub struct WebMcpRequest {
     pub invocation_id: Option<String>,
 }
 
-fn value_after<'a>(
-    rest: &[&'a str],
-    at: usize,
-    context: &str,
-    usage: &'static str,
-) -> Result<&'a str, ParseError> {
-    rest.get(at + 1)
-        .copied()
-        .ok_or_else(|| ParseError::missing(context, usage))
-}
-
 fn timeout_ms(raw: &str, usage: &'static str) -> Result<u64, ParseError> {
     raw.parse::<u64>().ok().filter(|ms| *ms > 0).ok_or_else(|| {
         ParseError::invalid(
@@ -219,11 +223,11 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     let args = &rest[1..];
     let mut req = WebMcpRequest::default();
     let mut positional: Vec<&str> = Vec::new();
-    let usage = match sub {
-        "list" => LIST_USAGE,
-        "invoke" => INVOKE_USAGE,
-        "result" => RESULT_USAGE,
-        "cancel" => CANCEL_USAGE,
+    let (usage, flags) = match sub {
+        "list" => (LIST_USAGE, LIST_FLAGS),
+        "invoke" => (INVOKE_USAGE, INVOKE_FLAGS),
+        "result" => (RESULT_USAGE, RESULT_FLAGS),
+        "cancel" => (CANCEL_USAGE, CANCEL_FLAGS),
         other => {
             return Err(ParseError::unknown_sub(
                 other,
@@ -231,34 +235,21 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             ));
         }
     };
-    let mut i = 0;
-    while i < args.len() {
-        match (sub, args[i]) {
-            ("list" | "invoke", "--frame") => {
-                let v = value_after(args, i, &format!("webmcp {sub} --frame"), usage)?;
-                req.frame_id = Some(v.to_string());
-                i += 1;
-            }
-            ("invoke", "--params") => {
-                let v = value_after(args, i, "webmcp invoke --params", usage)?;
-                req.params = Some(tool_input(v)?);
-                i += 1;
-            }
-            ("invoke", "--detach") => req.detach = true,
-            ("invoke" | "result", "--timeout") => {
-                let v = value_after(args, i, &format!("webmcp {sub} --timeout"), usage)?;
-                req.timeout_ms = Some(timeout_ms(v, usage)?);
-                i += 1;
-            }
-            (_, other) if other.starts_with("--") || !positional.is_empty() => {
+    for word in scan(args, flags) {
+        match word? {
+            Word::Value("--frame", value) => req.frame_id = Some(value.to_string()),
+            Word::Value("--params", value) => req.params = Some(tool_input(value)?),
+            Word::Switch("--detach") => req.detach = true,
+            Word::Value("--timeout", value) => req.timeout_ms = Some(timeout_ms(value, usage)?),
+            // Another subcommand's flag, an unknown one, or a second positional word.
+            other if other.text().starts_with("--") || !positional.is_empty() => {
                 return Err(ParseError::invalid(
-                    format!("Unknown webmcp {sub} option: {other}"),
+                    format!("Unknown webmcp {sub} option: {}", other.text()),
                     usage,
                 ));
             }
-            (_, other) => positional.push(other),
+            other => positional.push(other.text()),
         }
-        i += 1;
     }
     let first = positional.first().map(|s| s.to_string());
     let action = match sub {
@@ -383,4 +374,101 @@ fn outcome(t: &mut Text<'_>, data: &Value) -> bool {
         t.out(error);
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(words: &[&str]) -> Result<Value, ParseError> {
+        let flags = crate::globals::Flags::default();
+        let host = crate::host::MemoryHost::new();
+        parse(&mut Input {
+            word: "webmcp",
+            rest: words,
+            flags: &flags,
+            host: &host,
+            warnings: &mut Vec::new(),
+        })
+    }
+
+    #[test]
+    fn each_subcommand_takes_its_own_flags_and_one_positional_word() {
+        assert_eq!(
+            request(&[
+                "invoke",
+                "--params",
+                "{}",
+                "t",
+                "--detach",
+                "--timeout",
+                "9"
+            ]),
+            Ok(encode(
+                INVOKE,
+                &WebMcpRequest {
+                    tool: Some("t".into()),
+                    params: Some(json!({})),
+                    detach: true,
+                    timeout_ms: Some(9),
+                    ..WebMcpRequest::default()
+                }
+            ))
+        );
+        // A flag's value is the next word, even another flag.
+        assert_eq!(
+            request(&["list", "--frame", "--frame"]),
+            Ok(encode(
+                LIST,
+                &WebMcpRequest {
+                    frame_id: Some("--frame".into()),
+                    ..WebMcpRequest::default()
+                }
+            ))
+        );
+        let refused = |sub: &str, word: &str, usage| {
+            Err(ParseError::invalid(
+                format!("Unknown webmcp {sub} option: {word}"),
+                usage,
+            ))
+        };
+        assert_eq!(
+            request(&["list", "--detach"]),
+            refused("list", "--detach", LIST_USAGE)
+        );
+        assert_eq!(
+            request(&["cancel", "i", "--timeout", "5"]),
+            refused("cancel", "--timeout", CANCEL_USAGE)
+        );
+        assert_eq!(
+            request(&["result", "a", "b"]),
+            refused("result", "b", RESULT_USAGE)
+        );
+    }
+
+    #[test]
+    fn a_missing_value_names_the_subcommand_and_errors_come_in_word_order() {
+        assert_eq!(
+            request(&["list", "--frame"]),
+            Err(ParseError::missing("webmcp list --frame", LIST_USAGE))
+        );
+        assert_eq!(
+            request(&["invoke", "t", "--frame"]),
+            Err(ParseError::missing("webmcp invoke --frame", INVOKE_USAGE))
+        );
+        assert_eq!(
+            request(&["result", "--timeout", "0", "--timeout"]),
+            Err(ParseError::invalid(
+                "--timeout expects a number in ms, got '0'",
+                RESULT_USAGE
+            ))
+        );
+        assert_eq!(
+            request(&["invoke", "--bogus", "--timeout"]),
+            Err(ParseError::invalid(
+                "Unknown webmcp invoke option: --bogus",
+                INVOKE_USAGE
+            ))
+        );
+    }
 }
