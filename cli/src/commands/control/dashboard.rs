@@ -1,6 +1,6 @@
 //! `dashboard [start] [--port N] [--allowed-origins <origins>] | stop`: the dashboard page for
 //! people, a background process of this binary serving `abx_relay::DashboardServer` on
-//! 127.0.0.1 and [::1] (upstream's port 4848 by default). It lists the live sessions of the
+//! 127.0.0.1 and `[::1]` (upstream's port 4848 by default). It lists the live sessions of the
 //! socket dir and shows each one's live view.
 //!
 //! Upstream's files in the socket dir: `dashboard.config` (`{"port","allowed_origins",
