@@ -2,6 +2,12 @@
 //! `$OUT_DIR/skills.rs`, a table of `(path relative to skills/, include_str!(file))`, so
 //! `agent-browser skills` needs no file at run time and always matches the binary.
 //!
+//! Declares the command modules: for each area directory `src/commands/<area>/` (one with a
+//! `mod.rs`) it writes `$OUT_DIR/commands_<area>.rs`, a `pub mod <name>;` for each other `.rs`
+//! file there, which the area's `mod.rs` includes, so a new command is its file plus its row in
+//! `registry::TABLE`. And `$OUT_DIR/command_modules.rs`, the files that declare `pub const
+//! COMMAND` with that constant, for the registry's test that every one has exactly one row.
+//!
 //! Also links the `agent-browser` executable position-dependent (non-PIE) on Linux/glibc: every
 //! command is a fresh process, and as a PIE the dynamic loader first applies ~35,000 relative
 //! relocations to a fresh copy of ~700 KB of `.data.rel.ro` (≈ 180 copy-on-write page faults,
@@ -21,6 +27,7 @@ fn main() {
     link_position_dependent();
     link_unwinder_statically();
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
+    command_modules(&manifest);
     let root = manifest.join("..").join("skills");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files = Vec::new();
@@ -34,6 +41,94 @@ fn main() {
     out.push_str("];\n");
     let dest = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("skills.rs");
     std::fs::write(dest, out).expect("OUT_DIR is writable");
+}
+
+/// `$OUT_DIR/commands_<area>.rs` for each area and `$OUT_DIR/command_modules.rs`.
+fn command_modules(manifest: &Path) {
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it"));
+    let commands = manifest.join("src").join("commands");
+    // A new area is also a `pub mod <area>;` in commands.rs: this script then runs again and
+    // finds its directory.
+    println!(
+        "cargo:rerun-if-changed={}",
+        manifest.join("src").join("commands.rs").display()
+    );
+    let mut areas: Vec<(String, PathBuf)> = std::fs::read_dir(&commands)
+        .expect("src/commands is readable")
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.join("mod.rs").is_file())
+        .map(|path| {
+            let name = path
+                .file_name()
+                .map(|name| name.to_string_lossy().to_string());
+            (name.unwrap_or_default(), path)
+        })
+        .collect();
+    areas.sort();
+    let mut commands_list = String::from(
+        "// Written by cli/build.rs: every command module (a file of an area that declares\n\
+         // `pub const COMMAND`) and its command.\n\
+         pub(crate) const MODULE_COMMANDS: &[(&str, &crate::commands::spec::Command)] = &[\n",
+    );
+    for (area, dir) in &areas {
+        println!("cargo:rerun-if-changed={}", dir.display());
+        let mut modules: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
+            .expect("an area directory is readable")
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| {
+                path.is_file()
+                    && path.extension().is_some_and(|ext| ext == "rs")
+                    && path.file_name().is_some_and(|name| name != "mod.rs")
+            })
+            .map(|path| {
+                let stem = path
+                    .file_stem()
+                    .map(|stem| stem.to_string_lossy().to_string())
+                    .unwrap_or_default();
+                (stem, path)
+            })
+            .collect();
+        modules.sort();
+        let mut out =
+            format!("// Written by cli/build.rs: one module per file of src/commands/{area}/.\n");
+        for (name, path) in &modules {
+            assert!(
+                is_module_name(name),
+                "{}: the file name is no Rust module name",
+                path.display()
+            );
+            let _ = writeln!(
+                out,
+                "#[path = {:?}]\npub mod {name};",
+                path.display().to_string()
+            );
+            let text = std::fs::read_to_string(path).expect("a command module is readable");
+            if text
+                .lines()
+                .any(|line| line.starts_with("pub const COMMAND:"))
+            {
+                let _ = writeln!(
+                    commands_list,
+                    "    ({:?}, &crate::commands::{area}::{name}::COMMAND),",
+                    format!("{area}/{name}.rs")
+                );
+            }
+        }
+        std::fs::write(out_dir.join(format!("commands_{area}.rs")), out)
+            .expect("OUT_DIR is writable");
+    }
+    commands_list.push_str("];\n");
+    std::fs::write(out_dir.join("command_modules.rs"), commands_list).expect("OUT_DIR is writable");
+}
+
+/// Letters, digits and `_`, not starting with a digit (keywords aside).
+fn is_module_name(name: &str) -> bool {
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 fn link_position_dependent() {

@@ -5,7 +5,9 @@
 //! help with an example, its argv grammar, and the wire [`Action`]s it sends, each with its
 //! daemon lane, its handler and how its reply reads as text. [`TABLE`] lists them in help
 //! order. A word the table does not know is an `Unknown command`; an action it does not know
-//! is the daemon's `Not yet implemented` — each in one place.
+//! is the daemon's `Not yet implemented` — each in one place. The modules need no declaration:
+//! `cli/build.rs` declares one per file of each area directory, and a unit test here checks
+//! that every module with a `COMMAND` has exactly one row.
 //!
 //! ```
 //! use agent_browser::commands::registry;
@@ -192,7 +194,7 @@ pub(crate) fn parse_request(
 #[cfg(test)]
 mod tests {
     // By full path: scripts/import-cycles.py reads a test module's `super::` as commands.rs.
-    use crate::commands::registry::{Grammar, TABLE};
+    use crate::commands::registry::{Command, Grammar, TABLE};
 
     #[test]
     fn every_word_and_every_action_is_listed_once() {
@@ -289,6 +291,48 @@ mod tests {
                     "{file} names {name}: declare it in its command's module"
                 );
             }
+        }
+    }
+
+    /// `("<area>/<file>.rs", &<area>::<file>::COMMAND)` for every file under `commands/<area>/`
+    /// that declares `pub const COMMAND`, listed by cli/build.rs.
+    mod modules {
+        include!(concat!(env!("OUT_DIR"), "/command_modules.rs"));
+    }
+
+    /// The same command: the same words and wire actions, which name a command everywhere else
+    /// (and no two rows share one). Not `std::ptr::eq`: each `&COMMAND` is a reference to a
+    /// constant, and Rust does not promise one address for every use of a constant.
+    fn same(a: &Command, b: &Command) -> bool {
+        let actions = |c: &Command| c.actions.iter().map(|a| a.name).collect::<Vec<_>>();
+        a.names == b.names && actions(a) == actions(b)
+    }
+
+    #[test]
+    fn every_command_module_has_one_row_and_every_row_comes_from_a_module() {
+        let modules = modules::MODULE_COMMANDS;
+        assert!(modules.len() > 70, "{} command modules", modules.len());
+        for (file, command) in modules {
+            let rows = TABLE.iter().filter(|row| same(row, command)).count();
+            assert_eq!(
+                rows, 1,
+                "cli/src/commands/{file} declares a COMMAND with {rows} rows in registry::TABLE \
+                 (add `&<area>::<module>::COMMAND,` to TABLE, in help order)"
+            );
+        }
+        for row in TABLE {
+            let files: Vec<&str> = modules
+                .iter()
+                .filter(|(_, command)| same(row, command))
+                .map(|(file, _)| *file)
+                .collect();
+            assert_eq!(
+                files.len(),
+                1,
+                "TABLE row {:?} is the COMMAND of {files:?}: of exactly one module under \
+                 cli/src/commands/<area>/",
+                row.names
+            );
         }
     }
 

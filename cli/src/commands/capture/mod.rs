@@ -1,6 +1,4 @@
 //! Capturing the page: `screenshot`, `pdf`, `snapshot`, `diff`.
 
-pub mod diff;
-pub mod pdf;
-pub mod screenshot;
-pub mod snapshot;
+// A `pub mod` for each other file of this directory, written by cli/build.rs.
+include!(concat!(env!("OUT_DIR"), "/commands_capture.rs"));

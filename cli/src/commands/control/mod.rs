@@ -2,20 +2,5 @@
 //! `dashboard`; the entry points `skills`, `doctor`, `install`, `upgrade`; and the commands abx
 //! does not provide.
 
-pub mod auth;
-pub mod batch;
-pub mod confirm;
-pub mod dashboard;
-pub mod deny;
-pub mod doctor;
-pub mod install;
-pub mod mcp;
-pub mod profiles;
-pub mod session;
-pub mod skills;
-pub mod state;
-pub mod stream;
-pub mod unavailable;
-pub mod unsupported;
-pub mod upgrade;
-pub mod webmcp;
+// A `pub mod` for each other file of this directory, written by cli/build.rs.
+include!(concat!(env!("OUT_DIR"), "/commands_control.rs"));

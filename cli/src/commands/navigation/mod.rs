@@ -1,7 +1,4 @@
 //! Navigation: `open`, `back`, `forward`, `reload`, `pushstate`.
 
-pub mod back;
-pub mod forward;
-pub mod open;
-pub mod pushstate;
-pub mod reload;
+// A `pub mod` for each other file of this directory, written by cli/build.rs.
+include!(concat!(env!("OUT_DIR"), "/commands_navigation.rs"));

@@ -1,8 +1,4 @@
 //! Reading the page and waiting for it: `wait`, `eval`, `read`, `get`, `is`, `find`.
 
-pub mod eval;
-pub mod find;
-pub mod get;
-pub mod is;
-pub mod read;
-pub mod wait;
+// A `pub mod` for each other file of this directory, written by cli/build.rs.
+include!(concat!(env!("OUT_DIR"), "/commands_page.rs"));

@@ -1,9 +1,5 @@
 //! Settings of the page and the browser: `set`, `cookies`, `storage`, `network`, `clipboard`,
 //! `device`.
 
-pub mod clipboard;
-pub mod cookies;
-pub mod device;
-pub mod network;
-pub mod set;
-pub mod storage;
+// A `pub mod` for each other file of this directory, written by cli/build.rs.
+include!(concat!(env!("OUT_DIR"), "/commands_settings.rs"));
