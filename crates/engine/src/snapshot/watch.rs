@@ -73,14 +73,28 @@ pub(crate) fn enabled() -> bool {
     std::env::var("ABX_SNAPSHOT_CACHE").map_or(true, |v| v != "0")
 }
 
-/// `Runtime.evaluate` of the watcher in `context`.
+/// `Runtime.evaluate` of the watcher in `context`. `arm` sends its source and keeps the
+/// function in the world; `check` calls the kept one (0, "changed", when there is none), so the
+/// check the unchanged path waits for compiles nothing.
 pub(crate) fn watch_call(context: i64, mode: &str) -> runtime::EvaluateParams {
+    let expression = match mode {
+        "check" => format!("typeof {KEPT} === 'function' ? {KEPT}('check') : 0"),
+        _ => format!(
+            "({KEPT} = {}).call(null, {})",
+            WATCH_FN.source().trim_end(),
+            json!(mode)
+        ),
+    };
     runtime::EvaluateParams {
         context_id: Some(runtime::ExecutionContextId::new(context)),
         return_by_value: Some(true),
-        ..runtime::EvaluateParams::new(WATCH_FN.call_on("null", &[json!(mode)]))
+        ..runtime::EvaluateParams::new(expression)
     }
 }
+
+/// Where `arm` keeps the watcher function in its world (a global of the isolated world: the
+/// page cannot see it).
+const KEPT: &str = "globalThis.__abxSnapshotWatchFn";
 
 /// What the watcher answered: 1 (unchanged / watching).
 pub(crate) fn answered_yes(reply: &runtime::EvaluateReturns) -> bool {
