@@ -387,6 +387,7 @@ fn decode_reply(line: &str, lean: bool) -> serde_json::Result<Value> {
 mod lean {
     use serde::Deserialize;
     use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+    use serde_json::value::RawValue;
     use serde_json::{Map, Value};
 
     pub(super) struct Reply;
@@ -436,6 +437,16 @@ mod lean {
             while let Some(key) = map.next_key::<String>()? {
                 if super::TEXT_UNPRINTED.contains(&key.as_str()) {
                     map.next_value::<IgnoredAny>()?;
+                } else if key == "snapshot" {
+                    // Half a megabyte of escaped text on a large page: taken as it is written
+                    // and unescaped in one pass (serde_json's own string path unescapes into a
+                    // scratch buffer, then copies it).
+                    let raw: &RawValue = map.next_value()?;
+                    let value = match super::unescape_string(raw.get()) {
+                        Some(text) => Value::String(text),
+                        None => serde_json::from_str(raw.get()).map_err(de::Error::custom)?,
+                    };
+                    out.insert(key, value);
                 } else {
                     out.insert(key, map.next_value()?);
                 }
@@ -470,6 +481,65 @@ mod lean {
             Ok(Value::Null)
         }
     }
+}
+
+/// The text of `raw`, a JSON string as serde_json wrote and checked it (quotes included), or
+/// `None` when it is not one this reads: anything but a string, or a `\\u` escape that is not
+/// a whole character (the caller then decodes it with serde_json, errors included). Its
+/// unescaped text is never longer than its escaped one.
+fn unescape_string(raw: &str) -> Option<String> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    let bytes = inner.as_bytes();
+    let mut out = String::with_capacity(inner.len());
+    let mut at = 0;
+    while let Some(found) = memchr::memchr(b'\\', &bytes[at..]) {
+        let slash = at + found;
+        out.push_str(&inner[at..slash]);
+        let escape = *bytes.get(slash + 1)?;
+        at = slash + 2;
+        out.push(match escape {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let hex = |from: usize| {
+                    u32::from_str_radix(inner.get(from..from + 4)?, 16)
+                        .ok()
+                        .filter(|_| {
+                            inner.as_bytes()[from..from + 4]
+                                .iter()
+                                .all(u8::is_ascii_hexdigit)
+                        })
+                };
+                let first = hex(at)?;
+                at += 4;
+                match first {
+                    0xD800..=0xDBFF => {
+                        if inner.get(at..at + 2)? != "\\u" {
+                            return None;
+                        }
+                        let second = hex(at + 2)?;
+                        if !(0xDC00..=0xDFFF).contains(&second) {
+                            return None;
+                        }
+                        at += 6;
+                        char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))?
+                    }
+                    _ => char::from_u32(first)?,
+                }
+            }
+            _ => return None,
+        });
+    }
+    // A raw string never holds a bare quote or a control character: serde_json checked it
+    // while reading it as a raw value.
+    out.push_str(&inner[at..]);
+    Some(out)
 }
 
 /// The buffer a reply is read through.
@@ -628,8 +698,67 @@ pub fn request_id() -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::decode_reply;
+    use super::{decode_reply, unescape_string};
     use serde_json::json;
+
+    #[test]
+    fn snapshot_text_unescapes_as_serde_json_reads_it() {
+        let texts = [
+            String::new(),
+            "- button \"Go\" [ref=e1]\n  - text: a\\b/c\t\r".to_string(),
+            "\u{0}\u{1f}\u{7f}\u{8}\u{c} é ✓ 😀 \u{2028}\u{2029} </script>".to_string(),
+            "\\\\\"\"\n\n".to_string(),
+        ];
+        for text in &texts {
+            let raw = serde_json::to_string(text).expect("encodes");
+            assert_eq!(
+                unescape_string(&raw).as_deref(),
+                Some(text.as_str()),
+                "{raw}"
+            );
+        }
+        // Escapes serde_json never writes but reads: each as serde_json reads it.
+        for raw in [r#""\/\u00e9\u0041""#, r#""\ud83d\ude00""#, r#""\u2603x""#] {
+            let want: String = serde_json::from_str(raw).expect("valid JSON");
+            assert_eq!(unescape_string(raw), Some(want), "{raw}");
+        }
+        // What it does not read goes back to serde_json (which reports the error itself).
+        for raw in [
+            r#""\ud83d""#,
+            r#""\ud83dx""#,
+            r#""\u12""#,
+            r#""\q""#,
+            r#""\u+123""#,
+            "5",
+            "null",
+        ] {
+            assert_eq!(unescape_string(raw), None, "{raw}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_unescapes_to_itself(text in proptest::prelude::any::<String>()) {
+            let raw = serde_json::to_string(&text).expect("encodes");
+            proptest::prop_assert_eq!(unescape_string(&raw), Some(text));
+        }
+    }
+
+    #[test]
+    fn a_snapshot_that_is_not_a_string_decodes_as_before() {
+        let line = r#"{"success":true,"data":{"snapshot":{"added":["- a"]},"origin":"u"}}"#;
+        assert_eq!(
+            decode_reply(line, true).expect("lean"),
+            decode_reply(line, false).expect("full")
+        );
+        let escaped =
+            json!({"success": true, "data": {"snapshot": "\u{1F600} \"q\"\n"}}).to_string();
+        assert_eq!(
+            decode_reply(&escaped, true).expect("lean"),
+            decode_reply(&escaped, false).expect("full")
+        );
+        assert!(decode_reply(r#"{"data":{"snapshot":"\ud800"}}"#, true).is_err());
+    }
 
     #[test]
     fn text_replies_leave_out_snapshot_refs_and_keep_everything_else() {
