@@ -362,7 +362,7 @@ impl Session {
         let last_tree = self.refs.with_tab(tab.target_id(), |t| t.last_tree_nodes);
         let walked = match SnapshotSource::Auto.walks(last_tree) {
             true => match self.watch_world(tab, timeout).await {
-                Some(world) => walker::capture(tab.cdp(), world, timeout).await,
+                Some(world) => walker::capture(tab.cdp(), world, false, timeout).await,
                 None => None,
             },
             false => None,

@@ -203,7 +203,7 @@ fn collect_backend_ids(node: &Value, ids: &mut HashSet<i64>) {
 async fn capture(
     session: &CdpSession,
     scope: &Scope,
-    walker_world: Option<i64>,
+    walker_world: Option<(i64, bool)>,
     watch_world: Option<i64>,
     timeout: Duration,
 ) -> Result<Capture> {
@@ -255,8 +255,8 @@ async fn capture(
     );
     // Sent after the scan, so the walker sees the scan's tags.
     let tree = async {
-        if let Some(world) = walker_world
-            && let Some(walk) = walker::capture(session, world, timeout).await
+        if let Some((world, leave_small)) = walker_world
+            && let Some(walk) = walker::capture(session, world, leave_small, timeout).await
         {
             return Ok((walk.tree, Some((world, walk.tagged))));
         }

@@ -14,8 +14,8 @@ use super::tree::Tree;
 use super::walker::{WALKER_FN, Walked, decode, in_world};
 use super::{
     Capture, DOCUMENT_SETTLE, FRAME_ATTACH_WAIT, FRAME_BUDGET, RefInfo, Scope, Snapshot,
-    SnapshotDiff, SnapshotOptions, apply_refs, capture, diff_text, finish, render_options, scan,
-    selector_subtree, tree, walker, watch,
+    SnapshotDiff, SnapshotOptions, SnapshotSource, apply_refs, capture, diff_text, finish,
+    render_options, scan, selector_subtree, tree, walker, watch,
 };
 use crate::error::{EngineError, Result};
 use crate::refs::{DocumentId, FrameKey, RefRequest};
@@ -165,7 +165,9 @@ impl Session {
             false => None,
         };
         let watch_world = world.filter(|_| fast_path);
-        let walker_world = world.filter(|_| walker);
+        // A page of unknown size may be small: `Auto` leaves a small one to Chrome's tree.
+        let leave_small = matches!(options.source, SnapshotSource::Auto);
+        let walker_world = world.filter(|_| walker).map(|w| (w, leave_small));
         let mut main = capture(session, &Scope::Top, walker_world, watch_world, timeout).await?;
         if walker && let Some(selector) = &options.selector {
             subtree = Some(match main.walked {

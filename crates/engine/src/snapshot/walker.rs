@@ -38,6 +38,11 @@ use crate::js::PageFn;
 /// The walker, evaluated in the document's isolated world. Returns JSON text:
 /// `["ok", [[parent, role, name, ignored, number, prop], …], [[scan index, number], …]]` or
 /// `["unsupported", reason]`.
+/// Below this many elements, a page of unknown size is read from Chrome's tree, which is cheap
+/// there (its first snapshot; later ones go by the size of the last tree, see
+/// `SnapshotSource::walks`).
+pub(crate) const SMALL_PAGE_ELEMENTS: usize = 250;
+
 pub(crate) const WALKER_FN: PageFn = PageFn::new(include_str!("walker.js"));
 
 /// The node the walker numbered `number` (`undefined` once the page let it go).
@@ -186,9 +191,25 @@ pub(crate) fn in_world(
 }
 
 /// Walks the session's top document in the isolated world `context`. `None` when the walker
-/// cannot answer exactly; the caller reads Chrome's tree.
-pub(crate) async fn capture(session: &CdpSession, context: i64, timeout: Duration) -> Option<Walk> {
-    let walk = in_world(context, WALKER_FN.call_on("document", &[]), true);
+/// cannot answer exactly, or, with `leave_small`, when the document has fewer than
+/// [`SMALL_PAGE_ELEMENTS`] elements: the caller then reads Chrome's tree.
+pub(crate) async fn capture(
+    session: &CdpSession,
+    context: i64,
+    leave_small: bool,
+    timeout: Duration,
+) -> Option<Walk> {
+    let call = WALKER_FN.call_on("document", &[]);
+    // Counted before the walker runs: V8 only pre-parses a function it is not about to call, so
+    // a small page does not pay for compiling and running the walker (5 ms of a 20 ms first
+    // snapshot on a form page) before its cheap AX read.
+    let expression = match leave_small {
+        true => format!(
+            "document.getElementsByTagName('*').length < {SMALL_PAGE_ELEMENTS} ? '[\"unsupported\",\"small page\"]' : {call}"
+        ),
+        false => call,
+    };
+    let walk = in_world(context, expression, true);
     let reply = session.call_within(walk, timeout).await.ok()?;
     match decode(reply.result.value.as_ref()?.as_str()?)? {
         Walked::Tree { nodes, tagged } => {
