@@ -262,7 +262,7 @@ async fn emulation_forgets_stored_snapshots() {
 mod common;
 
 /// The reply's `data` without what differs between two answers of the same page.
-fn answer(out: &abx_tests::cli::Output) -> serde_json::Value {
+fn answer(out: &abx_tests::cli::Output) -> Value {
     answer_of(&out.json())
 }
 
