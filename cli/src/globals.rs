@@ -147,42 +147,6 @@ fn push_trimmed(out: &mut Vec<String>, item: &str) {
     }
 }
 
-/// A proxy URL split into the server and its credentials.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProxyParts {
-    /// `scheme://host:port` without credentials.
-    pub server: String,
-    /// User name from the URL, if any.
-    pub username: Option<String>,
-    /// Password from the URL, if any.
-    pub password: Option<String>,
-}
-
-/// Split `scheme://user:pass@host:port` into server and credentials (anything else is the server).
-pub fn parse_proxy(proxy: &str) -> ProxyParts {
-    let plain = || ProxyParts {
-        server: proxy.to_string(),
-        username: None,
-        password: None,
-    };
-    let Some(scheme_end) = proxy.find("://") else {
-        return plain();
-    };
-    let scheme = &proxy[..scheme_end + 3];
-    let rest = &proxy[scheme_end + 3..];
-    let Some(at) = rest.rfind('@') else {
-        return plain();
-    };
-    let creds = &rest[..at];
-    let server = format!("{scheme}{}", &rest[at + 1..]);
-    let non_empty = |s: &str| (!s.is_empty()).then(|| s.to_string());
-    let (username, password) = match creds.find(':') {
-        Some(colon) => (non_empty(&creds[..colon]), non_empty(&creds[colon + 1..])),
-        None => (non_empty(creds), None),
-    };
-    ProxyParts {
-        server,
-        username,
-        password,
-    }
-}
+/// Split `scheme://user:pass@host:port` into server and credentials (anything else is the server):
+/// one reading for the CLI's `launch` request and the daemon's settings.
+pub use abx_wire::{ProxyParts, split_proxy as parse_proxy};

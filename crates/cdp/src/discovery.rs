@@ -42,46 +42,29 @@ pub(crate) struct UrlParts {
 }
 
 impl UrlParts {
-    /// Splits `scheme://authority[/path][?query][#fragment]`; `None` for other schemes or a bad
-    /// port.
-    pub(crate) fn parse(url: &str) -> Option<UrlParts> {
-        let (scheme, rest) = url.split_once("://")?;
-        let scheme = scheme.to_ascii_lowercase();
-        let tls = match scheme.as_str() {
-            "http" | "ws" => false,
-            "https" | "wss" => true,
-            _ => return None,
-        };
-        let rest = rest.split('#').next().unwrap_or(rest);
-        let end = rest.find(['/', '?']).unwrap_or(rest.len());
-        let (authority, tail) = rest.split_at(end);
-        // Credentials in the authority are not ours to send as a host.
-        let authority = authority.rsplit('@').next().unwrap_or(authority);
-        if authority.is_empty() {
+    /// Reads `scheme://authority[/path][?query][#fragment]` with the `url` crate; `None` for
+    /// other schemes, a bad port or no host. Credentials in the authority are not ours to send
+    /// as a host, and the fragment never leaves.
+    pub(crate) fn parse(raw: &str) -> Option<UrlParts> {
+        let url = url::Url::parse(raw.trim()).ok()?;
+        let scheme = url.scheme().to_string();
+        if !matches!(scheme.as_str(), "http" | "https" | "ws" | "wss") {
             return None;
         }
-        let (path, query) = match tail.split_once('?') {
-            Some((path, query)) => (path, Some(query.to_string())),
-            None => (tail, None),
-        };
-        let default_port = if tls { 443 } else { 80 };
-        let (host, port, explicit_port) = match authority.rsplit_once(':') {
-            Some((host, port)) if !authority.ends_with(']') => {
-                (host.to_string(), port.parse().ok()?, true)
-            }
-            _ => (authority.to_string(), default_port, false),
+        let host = match url.host()? {
+            url::Host::Ipv6(address) => format!("[{address}]"),
+            url::Host::Ipv4(address) => address.to_string(),
+            url::Host::Domain(domain) => domain.to_string(),
         };
         Some(UrlParts {
             scheme,
             host,
-            port,
-            explicit_port,
-            path: if path.is_empty() {
-                "/".to_string()
-            } else {
-                path.to_string()
-            },
-            query,
+            port: url.port_or_known_default()?,
+            // `url` leaves out a port that is the scheme's default: the same server.
+            explicit_port: url.port().is_some(),
+            // `url` gives these schemes a `/` path when the URL has none.
+            path: url.path().to_string(),
+            query: url.query().map(str::to_string),
         })
     }
 

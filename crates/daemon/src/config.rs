@@ -551,21 +551,16 @@ impl ProxyParts {
         if is_pac(raw) {
             return whole();
         }
-        let Some((scheme, rest)) = raw.split_once("://") else {
-            return whole();
-        };
-        let authority_end = rest.find('/').unwrap_or(rest.len());
-        let Some(at) = rest[..authority_end].rfind('@') else {
-            return whole();
-        };
-        let (credentials, host) = (&rest[..at], &rest[at + 1..]);
-        let (user, password) = credentials
-            .split_once(':')
-            .map_or((credentials, None), |(u, p)| (u, Some(p)));
+        // Split as the CLI splits it (one reading, in abx-wire); Chrome's proxy login gets the
+        // credentials percent-decoded.
+        let parts = abx_wire::split_proxy(raw);
         ProxyParts {
-            server: Some(format!("{scheme}://{host}")),
-            username: Some(percent_decode(user)).filter(|u| !u.is_empty()),
-            password: password.map(percent_decode),
+            server: Some(parts.server),
+            username: parts
+                .username
+                .map(|u| percent_decode(&u))
+                .filter(|u| !u.is_empty()),
+            password: parts.password.map(|p| percent_decode(&p)),
         }
     }
 }

@@ -9,6 +9,7 @@
 //!   CLI's launch planning and the daemon's launch settings).
 //! * [`env`](mod@env): every `AGENT_BROWSER_*` (and `ABX_*`) variable name.
 //! * [`extras`]: the fields the CLI adds to every request (plugins, pin-tab, restore).
+//! * [`split_proxy`]: a proxy URL's server and credentials, read the same on both sides.
 //!
 //! Per-command request types live next to their command (one module per command in the
 //! `agent-browser` crate); this crate holds what more than one crate needs.
@@ -30,6 +31,8 @@
 pub mod env;
 mod envelope;
 mod launch;
+mod proxy;
 
 pub use envelope::{DecodeError, NoParams, Request, Response, encode, extras};
 pub use launch::{LaunchRequest, ProxyRequest};
+pub use proxy::{ProxyParts, split_proxy};
