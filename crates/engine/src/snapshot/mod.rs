@@ -165,6 +165,9 @@ enum Scope {
     Child {
         frame_id: String,
         document_backend: i64,
+        /// Its document's loader id when the main document's capture read it: the frame tree
+        /// is then not read again, nor the document root (the main capture requested it).
+        loader: Option<String>,
     },
 }
 
@@ -212,6 +215,7 @@ async fn capture(
         Scope::Child {
             frame_id,
             document_backend,
+            ..
         } => {
             let resolve = dom::ResolveNodeParams {
                 backend_node_id: Some(dom::BackendNodeId::new(*document_backend)),
@@ -246,13 +250,28 @@ async fn capture(
         };
         Ok::<_, abx_cdp::Error>(exception.is_none().then_some(result.value).flatten())
     };
-    let document = session.call_within(
-        dom::GetDocumentParams {
-            depth: Some(0),
-            ..Default::default()
-        },
-        timeout,
-    );
+    // A child frame read after the main document needs neither the document root nor the
+    // frame tree: each is a call the renderer runs in turn, for every frame.
+    let known_loader = match scope {
+        Scope::Child { loader, .. } => loader.clone(),
+        Scope::Top => None,
+    };
+    let document = async {
+        match known_loader {
+            Some(_) => None,
+            None => Some(
+                session
+                    .call_within(
+                        dom::GetDocumentParams {
+                            depth: Some(0),
+                            ..Default::default()
+                        },
+                        timeout,
+                    )
+                    .await,
+            ),
+        }
+    };
     // Sent after the scan, so the walker sees the scan's tags.
     let tree = async {
         if let Some((world, leave_small)) = walker_world
@@ -266,7 +285,16 @@ async fn capture(
             .await;
         ax.map(|raw| (Tree::build(raw.nodes), None))
     };
-    let frame_tree = session.call_within(page::GetFrameTreeParams::default(), timeout);
+    let frame_tree = async {
+        match known_loader {
+            Some(_) => None,
+            None => Some(
+                session
+                    .call_within(page::GetFrameTreeParams::default(), timeout)
+                    .await,
+            ),
+        }
+    };
     let arm = async {
         match watch_world {
             Some(context) => session
@@ -281,15 +309,19 @@ async fn capture(
 
     let (tree, walked) = tree?;
     let mut child_loaders = HashMap::new();
-    if let Ok(frame_tree) = &frame_tree {
+    if let Some(Ok(frame_tree)) = &frame_tree {
         loaders(&frame_tree.frame_tree, &mut child_loaders);
     }
-    let loader = match scope {
-        Scope::Top => frame_tree
+    let loader = match (scope, &known_loader) {
+        (_, Some(known)) => known.clone(),
+        (Scope::Top, None) => frame_tree
             .as_ref()
+            .and_then(|t| t.as_ref().ok())
             .map(|t| t.frame_tree.frame.loader_id.as_ref().to_string())
             .unwrap_or_default(),
-        Scope::Child { frame_id, .. } => child_loaders.get(frame_id).cloned().unwrap_or_default(),
+        (Scope::Child { frame_id, .. }, None) => {
+            child_loaders.get(frame_id).cloned().unwrap_or_default()
+        }
     };
 
     // The scan is best effort, like upstream: a page whose script cannot run still snapshots.
@@ -309,8 +341,10 @@ async fn capture(
             .collect()
     } else {
         let root = match (&document, &cleanup) {
-            (Ok(doc), Cleanup::Top) => Some(*doc.root.node_id.inner()),
-            (Ok(_), Cleanup::Frame { document }) => {
+            (Some(Ok(doc)), Cleanup::Top) => Some(*doc.root.node_id.inner()),
+            // A child frame's root: its document object as a node (the main capture, or the
+            // call above, made the DOM agent hold the document).
+            (None | Some(Ok(_)), Cleanup::Frame { document }) => {
                 let request = dom::RequestNodeParams::new(document.clone());
                 session
                     .call_within(request, timeout)
@@ -318,7 +352,7 @@ async fn capture(
                     .ok()
                     .map(|r| *r.node_id.inner())
             }
-            (Err(_), _) => None,
+            (Some(Err(_)) | None, _) => None,
         };
         match root {
             Some(root) => scan::resolve(session, root, found, cleanup, timeout)

@@ -37,6 +37,7 @@ impl Session {
             Scope::Child {
                 frame_id: frame_id.clone(),
                 document_backend: document_backend(realm, timeout).await?,
+                loader: None,
             }
         };
         let mut frame = capture(session, &scope, None, None, timeout).await?;

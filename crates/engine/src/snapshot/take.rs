@@ -391,6 +391,7 @@ impl Session {
                     let scope = Scope::Child {
                         frame_id: frame_id.clone(),
                         document_backend,
+                        loader: main.child_loaders.get(&frame_id).cloned(),
                     };
                     let world = match watch {
                         true => self.frame_world(tab, session, &frame_id, timeout).await,
