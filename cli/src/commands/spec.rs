@@ -107,6 +107,27 @@ pub struct Input<'a> {
     pub warnings: &'a mut Vec<String>,
 }
 
+/// Runs a command's argv grammar on `rest` with default flags and `host` (its unit tests): the
+/// request or the error, and the warnings.
+#[cfg(test)]
+pub(crate) fn parse_words(
+    parse: fn(&mut Input<'_>) -> Result<Value, ParseError>,
+    word: &str,
+    rest: &[&str],
+    host: &dyn Host,
+) -> (Result<Value, ParseError>, Vec<String>) {
+    let flags = Flags::default();
+    let mut warnings = Vec::new();
+    let request = parse(&mut Input {
+        word,
+        rest,
+        flags: &flags,
+        host,
+        warnings: &mut warnings,
+    });
+    (request, warnings)
+}
+
 /// One wire action: what the daemon does with it and how the CLI prints its reply.
 #[derive(Clone, Copy)]
 pub struct Action {

@@ -499,17 +499,8 @@ mod tests {
 
     /// The request or error, and the warnings.
     fn request(words: &[&str], stdin: &str) -> (Result<Value, ParseError>, Vec<String>) {
-        let flags = crate::globals::Flags::default();
         let host = crate::host::MemoryHost::new().with_stdin(stdin);
-        let mut warnings = Vec::new();
-        let request = parse(&mut Input {
-            word: "auth",
-            rest: words,
-            flags: &flags,
-            host: &host,
-            warnings: &mut warnings,
-        });
-        (request, warnings)
+        crate::commands::spec::parse_words(parse, "auth", words, &host)
     }
 
     fn save(password: &str, selectors: LoginSelectors) -> Result<Value, ParseError> {

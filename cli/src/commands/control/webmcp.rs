@@ -381,15 +381,8 @@ mod tests {
     use super::*;
 
     fn request(words: &[&str]) -> Result<Value, ParseError> {
-        let flags = crate::globals::Flags::default();
         let host = crate::host::MemoryHost::new();
-        parse(&mut Input {
-            word: "webmcp",
-            rest: words,
-            flags: &flags,
-            host: &host,
-            warnings: &mut Vec::new(),
-        })
+        crate::commands::spec::parse_words(parse, "webmcp", words, &host).0
     }
 
     #[test]

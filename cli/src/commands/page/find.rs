@@ -409,15 +409,8 @@ mod tests {
     use super::*;
 
     fn request(words: &[&str]) -> Result<Value, ParseError> {
-        let flags = crate::globals::Flags::default();
         let host = crate::host::MemoryHost::new();
-        parse(&mut Input {
-            word: "find",
-            rest: words,
-            flags: &flags,
-            host: &host,
-            warnings: &mut Vec::new(),
-        })
+        crate::commands::spec::parse_words(parse, "find", words, &host).0
     }
 
     fn role(name: Option<&str>, exact: bool, subaction: &str, value: Option<&str>) -> Value {

@@ -400,15 +400,8 @@ mod tests {
     use super::*;
 
     fn request(words: &[&str]) -> Result<Value, ParseError> {
-        let flags = crate::globals::Flags::default();
         let host = crate::host::MemoryHost::new();
-        parse(&mut Input {
-            word: "wait",
-            rest: words,
-            flags: &flags,
-            host: &host,
-            warnings: &mut Vec::new(),
-        })
+        crate::commands::spec::parse_words(parse, "wait", words, &host).0
     }
 
     fn url(url: &str, timeout: Option<u64>) -> Result<Value, ParseError> {
