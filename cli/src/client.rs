@@ -507,14 +507,13 @@ fn unescape_string(raw: &str) -> Option<String> {
             b'r' => '\r',
             b't' => '\t',
             b'u' => {
+                // Four hex digits (`from_str_radix` alone would also take a sign).
                 let hex = |from: usize| {
-                    u32::from_str_radix(inner.get(from..from + 4)?, 16)
-                        .ok()
-                        .filter(|_| {
-                            inner.as_bytes()[from..from + 4]
-                                .iter()
-                                .all(u8::is_ascii_hexdigit)
-                        })
+                    let digits = inner.get(from..from + 4)?;
+                    digits
+                        .bytes()
+                        .all(|b| b.is_ascii_hexdigit())
+                        .then(|| u32::from_str_radix(digits, 16).ok())?
                 };
                 let first = hex(at)?;
                 at += 4;
