@@ -401,11 +401,8 @@ impl Session {
                         .await
                         .map(|c| {
                             let watcher = self.frame_watcher(tab, &frame_id, world, &c, session);
-                            let loader = main
-                                .child_loaders
-                                .get(&frame_id)
-                                .cloned()
-                                .unwrap_or_else(|| c.loader.clone());
+                            // The main capture's loader for this frame when it had one.
+                            let loader = c.loader.clone();
                             (
                                 c,
                                 DocumentId {
