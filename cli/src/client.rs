@@ -557,8 +557,12 @@ fn read_reply(
             Ok(0) => Err(SendError::NoDaemon(
                 "Daemon closed the connection without a reply".into(),
             )),
-            Ok(_) => decode_reply(&reply, lean)
-                .map_err(|e| SendError::Other(format!("Invalid response from daemon: {e}"))),
+            Ok(_) => {
+                let mut value = decode_reply(&reply, lean)
+                    .map_err(|e| SendError::Other(format!("Invalid response from daemon: {e}")))?;
+                read_tail(reader, &mut value)?;
+                Ok(value)
+            }
             Err(e)
                 if matches!(
                     e.kind(),
@@ -574,6 +578,48 @@ fn read_reply(
                 "Failed to read the daemon's reply: {e}"
             ))),
         }
+    }
+}
+
+/// Reads the string that follows a reply line that says so ([`abx_wire::extras::TEXT_TAIL`])
+/// into the reply's `data`.
+fn read_tail(reader: &mut BufReader<UnixStream>, reply: &mut Value) -> Result<(), SendError> {
+    let Some(map) = reply.as_object_mut() else {
+        return Ok(());
+    };
+    let Some(tail) = map.remove(abx_wire::extras::TEXT_TAIL) else {
+        return Ok(());
+    };
+    let invalid = || {
+        SendError::Other(format!(
+            "Invalid response from daemon: a bad {} ({tail})",
+            abx_wire::extras::TEXT_TAIL
+        ))
+    };
+    let (Some(key), Some(bytes)) = (
+        tail.get("key").and_then(Value::as_str),
+        tail.get("bytes").and_then(Value::as_u64),
+    ) else {
+        return Err(invalid());
+    };
+    let mut text = Vec::with_capacity(usize::try_from(bytes.min(1 << 26)).unwrap_or(0));
+    reader
+        .by_ref()
+        .take(bytes)
+        .read_to_end(&mut text)
+        .map_err(|e| SendError::Other(format!("Failed to read the daemon's reply: {e}")))?;
+    if text.len() as u64 != bytes {
+        return Err(SendError::Other(
+            "The daemon closed the connection in the middle of a reply".into(),
+        ));
+    }
+    let text = String::from_utf8(text).map_err(|_| invalid())?;
+    match map.get_mut("data") {
+        Some(Value::Object(data)) => {
+            data.insert(key.to_string(), Value::String(text));
+            Ok(())
+        }
+        _ => Err(invalid()),
     }
 }
 
@@ -697,8 +743,54 @@ pub fn request_id() -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{decode_reply, unescape_string};
+    use super::{SendError, decode_reply, read_reply, unescape_string};
     use serde_json::json;
+    use std::io::{BufReader, Write};
+    use std::os::unix::net::UnixStream;
+    use std::time::Duration;
+
+    /// What `read_reply` makes of `written` (then the peer's end closes).
+    fn reply_of(written: &[u8]) -> Result<serde_json::Value, SendError> {
+        let (mut daemon, cli) = UnixStream::pair().expect("a socket pair");
+        daemon.write_all(written).expect("written");
+        drop(daemon);
+        read_reply(&mut BufReader::new(cli), Duration::from_secs(5), true)
+    }
+
+    #[test]
+    fn a_tail_after_the_line_becomes_the_named_member_of_data() {
+        let text = "- heading \"Caf\u{e9}\" [ref=e1]\n  - text: \\ \"";
+        let line = format!(
+            "{{\"abxTail\":{{\"bytes\":{},\"key\":\"snapshot\"}},\"data\":{{\"origin\":\"u\"}},\"success\":true}}\n{text}",
+            text.len()
+        );
+        let reply = reply_of(line.as_bytes()).expect("read");
+        assert_eq!(
+            reply,
+            json!({"data": {"origin": "u", "snapshot": text}, "success": true})
+        );
+    }
+
+    #[test]
+    fn a_short_or_malformed_tail_is_an_error_not_a_truncated_answer() {
+        let short =
+            "{\"abxTail\":{\"bytes\":10,\"key\":\"snapshot\"},\"data\":{},\"success\":true}\nabc";
+        let Err(SendError::Other(message)) = reply_of(short.as_bytes()) else {
+            panic!("a short tail was taken");
+        };
+        assert!(message.contains("middle of a reply"), "{message}");
+        for bad in [
+            "{\"abxTail\":{\"key\":\"snapshot\"},\"data\":{},\"success\":true}\n",
+            "{\"abxTail\":{\"bytes\":1,\"key\":\"snapshot\"},\"data\":null,\"success\":true}\nx",
+        ] {
+            let Err(SendError::Other(message)) = reply_of(bad.as_bytes()) else {
+                panic!("{bad} was taken");
+            };
+            assert!(message.contains("abxTail"), "{message}");
+        }
+        let not_utf8 = b"{\"abxTail\":{\"bytes\":2,\"key\":\"snapshot\"},\"data\":{},\"success\":true}\n\xff\xfe";
+        assert!(reply_of(not_utf8).is_err());
+    }
 
     #[test]
     fn snapshot_text_unescapes_as_serde_json_reads_it() {

@@ -235,8 +235,18 @@ pub struct EncodedData {
 struct Member {
     key: &'static str,
     value: Arc<str>,
-    /// Whether a reader that prints text shows it.
-    printed: bool,
+    shown: Shown,
+}
+
+/// How a member reaches a reader that prints text.
+#[derive(Clone, Debug)]
+enum Shown {
+    /// In the line.
+    Printed,
+    /// Left out: text never shows it.
+    Unprinted,
+    /// After the line, as this string's bytes ([`abx_wire::extras::TEXT_TAIL`]).
+    Tail(Arc<str>),
 }
 
 impl EncodedData {
@@ -245,7 +255,7 @@ impl EncodedData {
         self.members.push(Member {
             key,
             value: value.into(),
-            printed: true,
+            shown: Shown::Printed,
         });
         self
     }
@@ -261,16 +271,50 @@ impl EncodedData {
         self.members.push(Member {
             key,
             value: value.into(),
-            printed: false,
+            shown: Shown::Unprinted,
         });
         self
     }
 
+    /// [`EncodedData::member`] for a long string (`text`, whose JSON encoding is `value`) that a
+    /// reader of text gets after the line, as it is ([`abx_wire::extras::TEXT_TAIL`]); every
+    /// other reader gets it in the line. At most one per answer: a later one replaces it.
+    pub fn tail_member(
+        mut self,
+        key: &'static str,
+        value: impl Into<Arc<str>>,
+        text: Arc<str>,
+    ) -> EncodedData {
+        for member in &mut self.members {
+            if matches!(member.shown, Shown::Tail(_)) {
+                member.shown = Shown::Printed;
+            }
+        }
+        self.members.push(Member {
+            key,
+            value: value.into(),
+            shown: Shown::Tail(text),
+        });
+        self
+    }
+
+    /// The member a reader of text gets after the line, if any.
+    fn tail(&self) -> Option<(&'static str, &Arc<str>)> {
+        self.members.iter().find_map(|m| match &m.shown {
+            Shown::Tail(text) => Some((m.key, text)),
+            _ => None,
+        })
+    }
+
     /// The members joined with commas, without the braces; `text_only` leaves out the
-    /// unprinted ones.
+    /// unprinted ones and the tail.
     fn write_members(&self, out: &mut Vec<u8>, text_only: bool) {
         let mut first = true;
-        for member in self.members.iter().filter(|m| m.printed || !text_only) {
+        let members = self
+            .members
+            .iter()
+            .filter(|m| !text_only || matches!(m.shown, Shown::Printed));
+        for member in members {
             if !first {
                 out.push(b',');
             }
@@ -282,7 +326,7 @@ impl EncodedData {
         }
     }
 
-    /// The object as JSON text.
+    /// The object as JSON text (`text_only`: as a reader of text gets it in the line).
     pub fn to_json(&self, text_only: bool) -> String {
         let mut out = vec![b'{'];
         self.write_members(&mut out, text_only);
@@ -326,8 +370,9 @@ impl ReplyLine {
     }
 
     /// Writes the line for a reader that prints text (the request carried
-    /// [`abx_wire::extras::TEXT_REPLY`]): encoded members text never shows are left out of it.
-    /// [`ReplyLine::data`] and [`ReplyLine::into_value`] keep them.
+    /// [`abx_wire::extras::TEXT_REPLY`]): encoded members text never shows are left out of it,
+    /// and a tail member follows it ([`abx_wire::extras::TEXT_TAIL`]). [`ReplyLine::data`] and
+    /// [`ReplyLine::into_value`] keep them.
     pub fn for_text(mut self, text_only: bool) -> ReplyLine {
         self.text_only = text_only;
         self
@@ -370,12 +415,23 @@ impl ReplyLine {
         response
     }
 
-    /// Appends the line and its newline to `out`, keys in alphabetical order.
+    /// Appends the line and its newline to `out`, keys in alphabetical order; for a reader of
+    /// text, the tail member's bytes after it.
     pub fn write_to(&self, out: &mut Vec<u8>) {
         // Writing JSON into a Vec cannot fail.
         match (&self.encoded, &self.response) {
             (Some(encoded), Value::Object(map)) => {
+                let tail = encoded.tail().filter(|_| self.text_only);
                 out.push(b'{');
+                if let Some((key, text)) = tail {
+                    let _ = serde_json::to_writer(&mut *out, extras::TEXT_TAIL);
+                    out.push(b':');
+                    let _ = serde_json::to_writer(
+                        &mut *out,
+                        &serde_json::json!({"bytes": text.len(), "key": key}),
+                    );
+                    out.push(b',');
+                }
                 let data = Value::Object(serde_json::Map::new());
                 let mut keys: Vec<&str> = map.keys().map(String::as_str).collect();
                 if !map.contains_key("data") {
@@ -400,12 +456,16 @@ impl ReplyLine {
                     }
                 }
                 out.push(b'}');
+                out.push(b'\n');
+                if let Some((_, text)) = tail {
+                    out.extend_from_slice(text.as_bytes());
+                }
             }
             _ => {
                 let _ = serde_json::to_writer(&mut *out, &self.response);
+                out.push(b'\n');
             }
         }
-        out.push(b'\n');
     }
 }
 
@@ -542,6 +602,44 @@ mod tests {
             std::str::from_utf8(&written).expect("utf-8").trim_end(),
             line.to_string()
         );
+    }
+
+    #[test]
+    fn a_text_reply_carries_the_tail_member_after_the_line_unescaped() {
+        let line = success(&json!("r1"), json!({}), &Lifecycle::default(), None);
+        let text = "- heading \"Caf\u{e9}\" [ref=e1]\n  - button \"a\\b\"";
+        let encoded = EncodedData::default()
+            .member("origin", "\"u\"")
+            .tail_member(
+                "snapshot",
+                serde_json::to_string(text).expect("encodes"),
+                text.into(),
+            );
+        let mut whole = line.clone();
+        whole["data"]["origin"] = json!("u");
+        whole["data"]["snapshot"] = json!(text);
+        // Every other reader: one line, the text in it.
+        let reply = ReplyLine::with_encoded(line.clone(), encoded.clone());
+        let mut written = Vec::new();
+        reply.write_to(&mut written);
+        assert_eq!(written.last(), Some(&b'\n'));
+        let got: Value = serde_json::from_slice(&written).expect("one JSON line");
+        assert_eq!(got, whole);
+        // A reader of text: the line says how many bytes follow it, and they are the text.
+        let reply = ReplyLine::with_encoded(line.clone(), encoded).for_text(true);
+        let mut written = Vec::new();
+        reply.write_to(&mut written);
+        let newline = written.iter().position(|&b| b == b'\n').expect("a line");
+        let head: Value = serde_json::from_slice(&written[..newline]).expect("a JSON line");
+        assert_eq!(
+            head[extras::TEXT_TAIL],
+            json!({"bytes": text.len(), "key": "snapshot"})
+        );
+        assert!(head["data"].get("snapshot").is_none(), "{head}");
+        assert_eq!(head["data"]["origin"], json!("u"));
+        assert_eq!(&written[newline + 1..], text.as_bytes());
+        assert_eq!(reply.data(), whole["data"]);
+        assert_eq!(reply.into_value(), whole);
     }
 
     #[test]

@@ -30,6 +30,11 @@ pub mod extras {
     /// of the line what text never shows (a snapshot's `refs`, up to half of a megabyte line).
     /// Upstream's CLI never sends it and gets every key; upstream's daemon ignores it.
     pub const TEXT_REPLY: &str = "abxTextReply";
+    /// abx's own, in a reply to a [`TEXT_REPLY`] request: `{"key": k, "bytes": n}` says that
+    /// the line leaves out the string `data.k`, and that its `n` bytes of UTF-8 follow the
+    /// line's newline as they are, unescaped (a snapshot's text: half a megabyte that the
+    /// reader would otherwise scan and unescape). Only sent to a sender that asked for text.
+    pub const TEXT_TAIL: &str = "abxTail";
 
     /// What a viewer of the live view is not shown of a request (plugin and restore settings,
     /// the envelope itself).

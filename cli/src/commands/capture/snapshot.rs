@@ -191,23 +191,23 @@ static LAST_ENCODED: std::sync::Mutex<Option<EncodedParts>> = std::sync::Mutex::
 struct EncodedParts {
     /// Held, so that no other map can take its address while this is kept.
     refs: std::sync::Arc<std::collections::BTreeMap<String, abx_engine::RefInfo>>,
-    text: String,
+    text: std::sync::Arc<str>,
     refs_json: std::sync::Arc<str>,
     text_json: std::sync::Arc<str>,
 }
 
 /// `snapshot`'s `data` as upstream's object (`origin`, `refs`, `removedRefs`, `snapshot`, keys
 /// in alphabetical order as every other reply). `refs` is for JSON readers: a CLI that prints
-/// text gets the line without it.
+/// text gets the line without it, and the text itself after the line, unescaped.
 fn encoded_answer(snapshot: &abx_engine::Snapshot) -> Option<EncodedData> {
     let mut last = LAST_ENCODED.lock().unwrap_or_else(|p| p.into_inner());
     let reusable = last.as_ref().is_some_and(|parts| {
-        std::sync::Arc::ptr_eq(&parts.refs, &snapshot.refs) && parts.text == snapshot.snapshot
+        std::sync::Arc::ptr_eq(&parts.refs, &snapshot.refs) && *parts.text == *snapshot.snapshot
     });
     if !reusable {
         *last = Some(EncodedParts {
             refs: snapshot.refs.clone(),
-            text: snapshot.snapshot.clone(),
+            text: snapshot.snapshot.as_str().into(),
             refs_json: serde_json::to_string(&*snapshot.refs).ok()?.into(),
             text_json: serde_json::to_string(&snapshot.snapshot).ok()?.into(),
         });
@@ -221,6 +221,6 @@ fn encoded_answer(snapshot: &abx_engine::Snapshot) -> Option<EncodedData> {
                 "removedRefs",
                 serde_json::to_string(&snapshot.removed_refs).ok()?,
             )
-            .member("snapshot", parts.text_json.clone()),
+            .tail_member("snapshot", parts.text_json.clone(), parts.text.clone()),
     )
 }
