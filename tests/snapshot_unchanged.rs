@@ -10,7 +10,7 @@ mod harness;
 
 use abx_engine::SnapshotOptions;
 use harness::Harness;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
@@ -305,38 +305,55 @@ fn the_wire_answer_of_an_unchanged_page_is_the_first_answer_and_never_a_stale_on
             .unwrap_or_default()
     );
     // On the socket: a sender that prints text gets the line without `refs` (half of it on a
-    // large page) and the text after the line, unescaped; any other sender gets upstream's
-    // whole answer.
-    let exchange = |request: &str| -> (Value, Vec<u8>) {
+    // large page) and the text beside the line, unescaped, in a sealed memory file whose
+    // descriptor comes with the line; any other sender gets upstream's whole answer.
+    let exchange = |request: &str| -> (Value, Option<String>) {
         let mut stream = UnixStream::connect(ab.file("sock")).expect("daemon socket");
         stream
             .set_read_timeout(Some(Duration::from_secs(30)))
             .expect("timeout");
         stream.write_all(request.as_bytes()).expect("write");
-        let mut reader = BufReader::new(stream);
+        let mut reader = BufReader::new(agent_browser::client::ReplyStream::new(stream));
         let mut line = String::new();
         reader.read_line(&mut line).expect("reply");
         let reply: Value = serde_json::from_str(&line).expect("a JSON reply");
-        let mut tail = vec![0; reply["abxTail"]["bytes"].as_u64().unwrap_or(0) as usize];
-        reader.read_exact(&mut tail).expect("the tail");
-        (reply, tail)
+        let passed = reader.get_mut().take_passed().map(|fd| {
+            // At offset 0: the offset is shared with the daemon, which wrote the file.
+            let file = std::fs::File::from(fd);
+            let length = file.metadata().expect("the passed file's size").len();
+            let mut text = vec![0; usize::try_from(length).expect("a size")];
+            std::os::unix::fs::FileExt::read_exact_at(&file, &mut text, 0)
+                .expect("the passed file reads");
+            String::from_utf8(text).expect("UTF-8")
+        });
+        (reply, passed)
     };
     let raw = |request: &str| exchange(request).0;
-    let (lean, tail) = exchange("{\"id\":\"t\",\"action\":\"snapshot\",\"abxTextReply\":true}\n");
+    let (lean, passed) = exchange("{\"id\":\"t\",\"action\":\"snapshot\",\"abxTextReply\":true}\n");
     let text = first.json()["data"]["snapshot"]
         .as_str()
         .unwrap_or_default()
         .to_string();
     assert_eq!(
         lean["abxTail"],
-        json!({"bytes": text.len(), "key": "snapshot"}),
+        json!({"bytes": text.len(), "fd": true, "key": "snapshot"}),
         "{lean}"
     );
     assert!(
         lean["data"].get("snapshot").is_none(),
         "the text is in the line too"
     );
-    assert_eq!(String::from_utf8_lossy(&tail), text, "the tail is the text");
+    assert_eq!(
+        passed.as_deref(),
+        Some(text.as_str()),
+        "the file holds the text"
+    );
+    let (upstreams, passed) = exchange("{\"id\":\"w\",\"action\":\"snapshot\"}\n");
+    assert!(
+        passed.is_none(),
+        "a file passed to a reader that did not ask for text"
+    );
+    assert!(upstreams.get("abxTail").is_none(), "{upstreams:.300}");
     assert!(
         lean["data"].get("refs").is_none(),
         "refs sent to a text reader"

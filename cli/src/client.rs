@@ -296,7 +296,7 @@ impl<'a> Client<'a> {
     }
 
     /// Writes `lines` in one write on the parked (or a new) connection.
-    fn write_lines(&self, lines: &str) -> Result<BufReader<UnixStream>, SendError> {
+    fn write_lines(&self, lines: &str) -> Result<BufReader<ReplyStream>, SendError> {
         let mut stream = self.connection()?;
         let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
         stream
@@ -304,7 +304,10 @@ impl<'a> Client<'a> {
             .map_err(|e| SendError::NoDaemon(format!("Failed to send to daemon: {e}")))?;
         // A snapshot of a large page is a reply line of a megabyte: read it in large pieces,
         // not in the default 8 KB ones (130 reads and as many wake-ups of the daemon).
-        Ok(BufReader::with_capacity(REPLY_BUFFER, stream))
+        Ok(BufReader::with_capacity(
+            REPLY_BUFFER,
+            ReplyStream::new(stream),
+        ))
     }
 
     /// Sends `launch` and then `command` in one write on one connection and reads both
@@ -544,13 +547,80 @@ fn unescape_string(raw: &str) -> Option<String> {
 /// The buffer a reply is read through.
 const REPLY_BUFFER: usize = 256 * 1024;
 
+/// The reading side of a connection to the daemon: its bytes, and the descriptors the daemon
+/// passes with them ([`abx_wire::extras::TEXT_TAIL`]), kept in the order they came until the
+/// reply that names one takes it.
+#[derive(Debug)]
+pub struct ReplyStream {
+    stream: UnixStream,
+    passed: std::collections::VecDeque<std::os::fd::OwnedFd>,
+}
+
+impl ReplyStream {
+    /// Reads `stream`.
+    pub fn new(stream: UnixStream) -> ReplyStream {
+        ReplyStream {
+            stream,
+            passed: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// The first descriptor passed and not yet taken.
+    pub fn take_passed(&mut self) -> Option<std::os::fd::OwnedFd> {
+        self.passed.pop_front()
+    }
+
+    /// The socket.
+    pub fn get_ref(&self) -> &UnixStream {
+        &self.stream
+    }
+}
+
+impl Read for ReplyStream {
+    // Taking ownership of descriptors the kernel installed is the one unsafe step (nix hands
+    // them over as raw numbers).
+    #[allow(unsafe_code)]
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use nix::sys::socket::{ControlMessageOwned, MsgFlags, recvmsg};
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        let mut space = nix::cmsg_space!([std::os::fd::RawFd; 4]);
+        let mut iov = [std::io::IoSliceMut::new(buf)];
+        let received = loop {
+            match recvmsg::<()>(
+                self.stream.as_raw_fd(),
+                &mut iov,
+                Some(&mut space),
+                MsgFlags::MSG_CMSG_CLOEXEC,
+            ) {
+                Err(nix::errno::Errno::EINTR) => continue,
+                other => break other.map_err(std::io::Error::from)?,
+            }
+        };
+        let bytes = received.bytes;
+        for message in received.cmsgs().map_err(std::io::Error::from)? {
+            if let ControlMessageOwned::ScmRights(fds) = message {
+                // SAFETY: the kernel just installed these descriptors in this process for us;
+                // nothing else owns them.
+                self.passed.extend(
+                    fds.into_iter()
+                        .map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }),
+                );
+            }
+        }
+        Ok(bytes)
+    }
+}
+
 /// Reads one reply line.
 fn read_reply(
-    reader: &mut BufReader<UnixStream>,
+    reader: &mut BufReader<ReplyStream>,
     read_timeout: Duration,
     lean: bool,
 ) -> Result<Value, SendError> {
-    let _ = reader.get_ref().set_read_timeout(Some(read_timeout));
+    let _ = reader
+        .get_ref()
+        .get_ref()
+        .set_read_timeout(Some(read_timeout));
     let mut reply = String::new();
     {
         match reader.read_line(&mut reply) {
@@ -583,7 +653,7 @@ fn read_reply(
 
 /// Reads the string that follows a reply line that says so ([`abx_wire::extras::TEXT_TAIL`])
 /// into the reply's `data`.
-fn read_tail(reader: &mut BufReader<UnixStream>, reply: &mut Value) -> Result<(), SendError> {
+fn read_tail(reader: &mut BufReader<ReplyStream>, reply: &mut Value) -> Result<(), SendError> {
     let Some(map) = reply.as_object_mut() else {
         return Ok(());
     };
@@ -602,16 +672,29 @@ fn read_tail(reader: &mut BufReader<UnixStream>, reply: &mut Value) -> Result<()
     ) else {
         return Err(invalid());
     };
-    let mut text = Vec::with_capacity(usize::try_from(bytes.min(1 << 26)).unwrap_or(0));
-    reader
-        .by_ref()
-        .take(bytes)
-        .read_to_end(&mut text)
-        .map_err(|e| SendError::Other(format!("Failed to read the daemon's reply: {e}")))?;
-    if text.len() as u64 != bytes {
-        return Err(SendError::Other(
-            "The daemon closed the connection in the middle of a reply".into(),
-        ));
+    // One more byte of room: the text is printed with a newline after it.
+    let room = usize::try_from(bytes.saturating_add(1).min(1 << 26)).unwrap_or(0);
+    let mut text = Vec::with_capacity(room);
+    if tail.get("fd").and_then(Value::as_bool) == Some(true) {
+        // The daemon passed the sealed memory file that holds the text.
+        let file = reader.get_mut().take_passed().ok_or_else(|| {
+            SendError::Other("Invalid response from daemon: the text's file did not come".into())
+        })?;
+        let length = usize::try_from(bytes).map_err(|_| invalid())?;
+        text.resize(length, 0);
+        std::os::unix::fs::FileExt::read_exact_at(&std::fs::File::from(file), &mut text, 0)
+            .map_err(|e| SendError::Other(format!("Failed to read the daemon's reply: {e}")))?;
+    } else {
+        reader
+            .by_ref()
+            .take(bytes)
+            .read_to_end(&mut text)
+            .map_err(|e| SendError::Other(format!("Failed to read the daemon's reply: {e}")))?;
+        if text.len() as u64 != bytes {
+            return Err(SendError::Other(
+                "The daemon closed the connection in the middle of a reply".into(),
+            ));
+        }
     }
     let text = String::from_utf8(text).map_err(|_| invalid())?;
     match map.get_mut("data") {
@@ -743,7 +826,7 @@ pub fn request_id() -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{SendError, decode_reply, read_reply, unescape_string};
+    use super::{ReplyStream, SendError, decode_reply, read_reply, unescape_string};
     use serde_json::json;
     use std::io::{BufReader, Write};
     use std::os::unix::net::UnixStream;
@@ -754,7 +837,11 @@ mod tests {
         let (mut daemon, cli) = UnixStream::pair().expect("a socket pair");
         daemon.write_all(written).expect("written");
         drop(daemon);
-        read_reply(&mut BufReader::new(cli), Duration::from_secs(5), true)
+        read_reply(
+            &mut BufReader::new(ReplyStream::new(cli)),
+            Duration::from_secs(5),
+            true,
+        )
     }
 
     #[test]
@@ -769,6 +856,55 @@ mod tests {
             reply,
             json!({"data": {"origin": "u", "snapshot": text}, "success": true})
         );
+    }
+
+    #[test]
+    fn a_passed_file_after_another_reply_becomes_the_named_member_of_the_reply_that_names_it() {
+        use nix::sys::socket::{ControlMessage, MsgFlags, sendmsg};
+        use std::os::fd::AsRawFd;
+        let text = "- heading \"Caf\u{e9}\" [ref=e1]\n  - text: \\ \"";
+        let file = nix::sys::memfd::memfd_create(c"t", nix::sys::memfd::MemFdCreateFlag::empty())
+            .expect("memfd");
+        let mut file = std::fs::File::from(file);
+        file.write_all(text.as_bytes()).expect("written");
+        let (daemon, cli) = UnixStream::pair().expect("a socket pair");
+        // A launch reply first, the descriptor attached to its first byte (as the daemon
+        // sends a held launch reply and the command's line in one write).
+        let lines = format!(
+            "{{\"data\":{{}},\"success\":true}}\n{{\"abxTail\":{{\"bytes\":{},\"fd\":true,\"key\":\"snapshot\"}},\"data\":{{\"origin\":\"u\"}},\"success\":true}}\n",
+            text.len()
+        );
+        let fds = [file.as_raw_fd()];
+        let sent = sendmsg::<()>(
+            daemon.as_raw_fd(),
+            &[std::io::IoSlice::new(lines.as_bytes())],
+            &[ControlMessage::ScmRights(&fds)],
+            MsgFlags::empty(),
+            None,
+        )
+        .expect("sent");
+        assert_eq!(sent, lines.len());
+        let mut reader = BufReader::new(ReplyStream::new(cli));
+        let launch = read_reply(&mut reader, Duration::from_secs(5), true).expect("launch");
+        assert_eq!(launch, json!({"data": {}, "success": true}));
+        let reply = read_reply(&mut reader, Duration::from_secs(5), true).expect("read");
+        assert_eq!(
+            reply,
+            json!({"data": {"origin": "u", "snapshot": text}, "success": true})
+        );
+        // A line that names a file that never came is an error.
+        let (mut daemon, cli) = UnixStream::pair().expect("a socket pair");
+        daemon
+            .write_all(b"{\"abxTail\":{\"bytes\":3,\"fd\":true,\"key\":\"snapshot\"},\"data\":{},\"success\":true}\n")
+            .expect("written");
+        let Err(SendError::Other(message)) = read_reply(
+            &mut BufReader::new(ReplyStream::new(cli)),
+            Duration::from_secs(5),
+            true,
+        ) else {
+            panic!("a missing file was taken");
+        };
+        assert!(message.contains("did not come"), "{message}");
     }
 
     #[test]

@@ -360,7 +360,7 @@ fn run_plan(
                     .stderr
                     .push_str(&output::render_warning(&warning, &inv.output));
             }
-            rendered.append(output::render_response(&reply, action, &inv.output));
+            rendered.append(output::render_owned_response(reply, action, &inv.output));
         }
         Err(SendError::NoDaemon(message) | SendError::Other(message)) => {
             rendered.append(output::render_error(&message, &inv.output));

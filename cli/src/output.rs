@@ -189,6 +189,49 @@ pub fn render_response(resp: &Response, action: Option<&str>, opts: &OutputOptio
     r
 }
 
+/// [`render_response`] of a reply nothing reads afterwards. A page text printed as it is (a
+/// snapshot of half a megabyte) is moved into the rendering instead of copied: the reply is
+/// rendered with an empty text, which must print exactly an empty line, and the text takes
+/// that line's place; anything else renders the reply as it is.
+pub fn render_owned_response(
+    mut resp: Response,
+    action: Option<&str>,
+    opts: &OutputOptions,
+) -> Rendered {
+    let render = action
+        .and_then(crate::commands::registry::action)
+        .map_or(Render::DEFAULT, |a| a.render);
+    let plain = !opts.json
+        && resp.success
+        && opts.max_output.is_none()
+        && !opts.content_boundaries
+        && render.first.is_none()
+        && render.diff.is_none();
+    let data = resp.data.as_mut().and_then(Value::as_object_mut);
+    let taken = match data {
+        Some(map) if plain && !map.contains_key("url") && !map.contains_key("cdpUrl") => {
+            match map.get_mut("snapshot") {
+                Some(Value::String(text)) => Some(std::mem::take(text)),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let Some(mut text) = taken else {
+        return render_response(&resp, action, opts);
+    };
+    let mut rendered = render_response(&resp, action, opts);
+    if rendered.stdout != "\n" {
+        if let Some(slot) = resp.data.as_mut().and_then(|d| d.get_mut("snapshot")) {
+            *slot = Value::String(text);
+        }
+        return render_response(&resp, action, opts);
+    }
+    text.push('\n');
+    rendered.stdout = text;
+    rendered
+}
+
 /// The stderr note upstream prints before a reply's text when the command started or replaced
 /// the browser, or restored or saved state: `launched browser`, `relaunched browser`,
 /// `restore: loaded`, `save: saved`, joined by `; `. `None` when there is nothing to say.
@@ -483,5 +526,60 @@ mod lifecycle_note_tests {
             lifecycle_note(&data).as_deref(),
             Some("relaunched browser; restore: loaded; save: saved")
         );
+    }
+}
+
+#[cfg(test)]
+mod owned_response_tests {
+    use serde_json::json;
+
+    use super::{OutputOptions, Response, render_owned_response, render_response};
+
+    /// Moving the page text out must never change what is printed.
+    #[test]
+    fn an_owned_reply_renders_as_the_borrowed_one_does() {
+        let replies = [
+            json!({"success": true, "data": {"origin": "http://a/", "refs": {}, "snapshot": "- heading \"A\" [ref=e1]\n  - text: b"}}),
+            json!({"success": true, "data": {"origin": "http://a/", "snapshot": ""}}),
+            json!({"success": true, "data": {"snapshot": "- a", "lifecycle": {"launched": true}}, "warning": "w"}),
+            json!({"success": true, "data": {"url": "http://a/", "snapshot": "- a"}}),
+            json!({"success": true, "data": {"snapshot": {"kind": "unchanged", "revision": 3}}}),
+            json!({"success": false, "error": "boom", "data": {"snapshot": "- a"}}),
+        ];
+        let options = [
+            OutputOptions::default(),
+            OutputOptions {
+                max_output: Some(4),
+                ..OutputOptions::default()
+            },
+            OutputOptions {
+                content_boundaries: true,
+                boundary_nonce: "n".into(),
+                ..OutputOptions::default()
+            },
+            OutputOptions {
+                json: true,
+                ..OutputOptions::default()
+            },
+        ];
+        for reply in &replies {
+            for opts in &options {
+                for action in [
+                    Some("snapshot"),
+                    Some("url"),
+                    Some("diff_snapshot"),
+                    Some("evaluate"),
+                    Some("read"),
+                    None,
+                ] {
+                    let resp: Response = serde_json::from_value(reply.clone()).expect("a reply");
+                    assert_eq!(
+                        render_owned_response(resp.clone(), action, opts),
+                        render_response(&resp, action, opts),
+                        "{reply} {action:?} {opts:?}"
+                    );
+                }
+            }
+        }
     }
 }

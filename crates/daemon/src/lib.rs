@@ -27,6 +27,7 @@ pub mod pages;
 pub mod protocol;
 pub mod restore;
 mod server;
+pub mod shared_text;
 pub mod sidecar;
 pub mod state_files;
 mod stream;

@@ -8,6 +8,9 @@
 use std::sync::Arc;
 
 use abx_wire::{Response, extras};
+use std::os::fd::BorrowedFd;
+
+use crate::shared_text::SharedText;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -245,8 +248,9 @@ enum Shown {
     Printed,
     /// Left out: text never shows it.
     Unprinted,
-    /// After the line, as this string's bytes ([`abx_wire::extras::TEXT_TAIL`]).
-    Tail(Arc<str>),
+    /// After the line ([`abx_wire::extras::TEXT_TAIL`]): its memory file passed with the line,
+    /// or its bytes after it.
+    Tail(SharedText),
 }
 
 impl EncodedData {
@@ -277,13 +281,14 @@ impl EncodedData {
     }
 
     /// [`EncodedData::member`] for a long string (`text`, whose JSON encoding is `value`) that a
-    /// reader of text gets after the line, as it is ([`abx_wire::extras::TEXT_TAIL`]); every
-    /// other reader gets it in the line. At most one per answer: a later one replaces it.
+    /// reader of text gets beside the line, as it is ([`abx_wire::extras::TEXT_TAIL`]): the
+    /// descriptor of its memory file passed with the line, or its bytes after it. Every other
+    /// reader gets it in the line. At most one per answer: a later one replaces it.
     pub fn tail_member(
         mut self,
         key: &'static str,
         value: impl Into<Arc<str>>,
-        text: Arc<str>,
+        text: SharedText,
     ) -> EncodedData {
         for member in &mut self.members {
             if matches!(member.shown, Shown::Tail(_)) {
@@ -298,8 +303,8 @@ impl EncodedData {
         self
     }
 
-    /// The member a reader of text gets after the line, if any.
-    fn tail(&self) -> Option<(&'static str, &Arc<str>)> {
+    /// The member a reader of text gets beside the line, if any.
+    fn tail(&self) -> Option<(&'static str, &SharedText)> {
         self.members.iter().find_map(|m| match &m.shown {
             Shown::Tail(text) => Some((m.key, text)),
             _ => None,
@@ -415,21 +420,31 @@ impl ReplyLine {
         response
     }
 
+    /// The memory file to pass with the line ([`abx_wire::extras::TEXT_TAIL`]): the tail
+    /// member's, for a reader of text.
+    pub(crate) fn passed_file(&self) -> Option<BorrowedFd<'_>> {
+        let (_, shared) = self.encoded.as_ref()?.tail()?;
+        self.text_only.then(|| shared.file())?
+    }
+
     /// Appends the line and its newline to `out`, keys in alphabetical order; for a reader of
-    /// text, the tail member's bytes after it.
+    /// text, the tail member's bytes after it unless its file is passed with the line
+    /// ([`ReplyLine::passed_file`]).
     pub fn write_to(&self, out: &mut Vec<u8>) {
         // Writing JSON into a Vec cannot fail.
         match (&self.encoded, &self.response) {
             (Some(encoded), Value::Object(map)) => {
                 let tail = encoded.tail().filter(|_| self.text_only);
                 out.push(b'{');
-                if let Some((key, text)) = tail {
+                if let Some((key, shared)) = tail {
                     let _ = serde_json::to_writer(&mut *out, extras::TEXT_TAIL);
                     out.push(b':');
-                    let _ = serde_json::to_writer(
-                        &mut *out,
-                        &serde_json::json!({"bytes": text.len(), "key": key}),
-                    );
+                    let bytes = shared.text().len();
+                    let said = match shared.file() {
+                        Some(_) => serde_json::json!({"bytes": bytes, "fd": true, "key": key}),
+                        None => serde_json::json!({"bytes": bytes, "key": key}),
+                    };
+                    let _ = serde_json::to_writer(&mut *out, &said);
                     out.push(b',');
                 }
                 let data = Value::Object(serde_json::Map::new());
@@ -457,8 +472,10 @@ impl ReplyLine {
                 }
                 out.push(b'}');
                 out.push(b'\n');
-                if let Some((_, text)) = tail {
-                    out.extend_from_slice(text.as_bytes());
+                if let Some((_, shared)) = tail
+                    && shared.file().is_none()
+                {
+                    out.extend_from_slice(shared.text().as_bytes());
                 }
             }
             _ => {
@@ -605,15 +622,18 @@ mod tests {
     }
 
     #[test]
-    fn a_text_reply_carries_the_tail_member_after_the_line_unescaped() {
+    fn a_text_reply_carries_the_tail_member_after_the_line_or_as_a_passed_file() {
         let line = success(&json!("r1"), json!({}), &Lifecycle::default(), None);
         let text = "- heading \"Caf\u{e9}\" [ref=e1]\n  - button \"a\\b\"";
+        let mut shared = SharedText::new(text.into());
+        // The bytes after the line: what a reply carries where no memory file could be made.
+        shared.drop_file();
         let encoded = EncodedData::default()
             .member("origin", "\"u\"")
             .tail_member(
                 "snapshot",
                 serde_json::to_string(text).expect("encodes"),
-                text.into(),
+                shared,
             );
         let mut whole = line.clone();
         whole["data"]["origin"] = json!("u");
@@ -640,6 +660,25 @@ mod tests {
         assert_eq!(&written[newline + 1..], text.as_bytes());
         assert_eq!(reply.data(), whole["data"]);
         assert_eq!(reply.into_value(), whole);
+        // With a memory file: the line says its descriptor comes with it, and nothing follows.
+        let encoded = EncodedData::default().tail_member(
+            "snapshot",
+            serde_json::to_string(text).expect("encodes"),
+            SharedText::new(text.into()),
+        );
+        let reply = ReplyLine::with_encoded(line.clone(), encoded).for_text(true);
+        assert!(reply.passed_file().is_some());
+        let mut written = Vec::new();
+        reply.write_to(&mut written);
+        assert_eq!(written.last(), Some(&b'\n'));
+        let head: Value = serde_json::from_slice(&written).expect("one JSON line");
+        assert_eq!(
+            head[extras::TEXT_TAIL],
+            json!({"bytes": text.len(), "fd": true, "key": "snapshot"})
+        );
+        // Every other reader gets no file.
+        let reply = ReplyLine::with_encoded(line, reply.encoded.clone().expect("encoded"));
+        assert!(reply.passed_file().is_none());
     }
 
     #[test]

@@ -370,7 +370,13 @@ async fn write_line(
 ) -> std::io::Result<()> {
     let mut text = held.take().unwrap_or_default();
     append_line(&mut text, reply);
-    write_all(write, &text).await
+    let mut sent = 0;
+    if let Some(file) = reply.passed_file() {
+        // The memory file travels with the first bytes written (a held launch reply's, or
+        // this line's): the reader collects it as it reads and takes it for this line.
+        sent = crate::shared_text::write_passing(write.as_ref(), &text, file).await?;
+    }
+    write_all(write, &text[sent..]).await
 }
 
 async fn idle_watch(daemon: Arc<Daemon>) {

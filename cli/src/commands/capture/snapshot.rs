@@ -191,7 +191,7 @@ static LAST_ENCODED: std::sync::Mutex<Option<EncodedParts>> = std::sync::Mutex::
 struct EncodedParts {
     /// Held, so that no other map can take its address while this is kept.
     refs: std::sync::Arc<std::collections::BTreeMap<String, abx_engine::RefInfo>>,
-    text: std::sync::Arc<str>,
+    text: abx_daemon::shared_text::SharedText,
     refs_json: std::sync::Arc<str>,
     text_json: std::sync::Arc<str>,
 }
@@ -202,12 +202,13 @@ struct EncodedParts {
 fn encoded_answer(snapshot: &abx_engine::Snapshot) -> Option<EncodedData> {
     let mut last = LAST_ENCODED.lock().unwrap_or_else(|p| p.into_inner());
     let reusable = last.as_ref().is_some_and(|parts| {
-        std::sync::Arc::ptr_eq(&parts.refs, &snapshot.refs) && *parts.text == *snapshot.snapshot
+        std::sync::Arc::ptr_eq(&parts.refs, &snapshot.refs)
+            && **parts.text.text() == *snapshot.snapshot
     });
     if !reusable {
         *last = Some(EncodedParts {
             refs: snapshot.refs.clone(),
-            text: snapshot.snapshot.as_str().into(),
+            text: abx_daemon::shared_text::SharedText::new(snapshot.snapshot.as_str().into()),
             refs_json: serde_json::to_string(&*snapshot.refs).ok()?.into(),
             text_json: serde_json::to_string(&snapshot.snapshot).ok()?.into(),
         });
