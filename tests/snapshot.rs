@@ -75,14 +75,14 @@ const UPSTREAM_INTERACTIVE: &str = r#"- heading "Hello Fixture" [level=1, ref=e1
 async fn fixture_page_matches_upstream_text_and_ref_numbers() {
     let h = Harness::at("/fixture.html").await;
     let full = h.page().await.snapshot(&opts()).await.expect("snapshot");
-    assert_eq!(full.snapshot, UPSTREAM_FULL);
+    assert_eq!(&*full.snapshot, UPSTREAM_FULL);
     let int = h
         .page()
         .await
         .snapshot(&interactive())
         .await
         .expect("snapshot -i");
-    assert_eq!(int.snapshot, UPSTREAM_INTERACTIVE);
+    assert_eq!(&*int.snapshot, UPSTREAM_INTERACTIVE);
 
     // The data shape: refs keyed without `@`, role and name; removedRefs with `@`.
     let data = serde_json::to_value(&int).expect("serialize");
@@ -135,7 +135,7 @@ async fn goldens(page: &str) {
     ];
     for (variant, options) in variants {
         let text = match h.page().await.snapshot(&options).await {
-            Ok(snapshot) => snapshot.snapshot,
+            Ok(snapshot) => snapshot.snapshot.to_string(),
             Err(err) => format!("error: {err}"),
         };
         golden(&format!("{name}.{variant}.txt"), &text);
@@ -430,7 +430,7 @@ async fn selector_errors_use_upstream_wording() {
         .await
         .expect("-s nav");
     assert_eq!(
-        nav.snapshot,
+        &*nav.snapshot,
         "- navigation\n  - link \"First link\" [ref=e5]\n  - link \"Second link\" [ref=e6]"
     );
     h.close().await;
@@ -445,7 +445,8 @@ async fn empty_pages_say_so() {
             .snapshot(&opts())
             .await
             .expect("snapshot")
-            .snapshot,
+            .snapshot
+            .as_ref(),
         "(empty page)"
     );
     assert_eq!(
@@ -454,7 +455,8 @@ async fn empty_pages_say_so() {
             .snapshot(&interactive())
             .await
             .expect("snapshot")
-            .snapshot,
+            .snapshot
+            .as_ref(),
         "(no interactive elements)"
     );
     h.open("data:text/html,<p>only text</p>").await;
@@ -464,7 +466,8 @@ async fn empty_pages_say_so() {
             .snapshot(&interactive())
             .await
             .expect("snapshot")
-            .snapshot,
+            .snapshot
+            .as_ref(),
         "(no interactive elements)"
     );
     assert_eq!(
@@ -473,7 +476,8 @@ async fn empty_pages_say_so() {
             .snapshot(&opts())
             .await
             .expect("snapshot")
-            .snapshot,
+            .snapshot
+            .as_ref(),
         "- paragraph\n  - StaticText \"only text\""
     );
     h.close().await;
@@ -575,7 +579,7 @@ async fn diff_snapshot_compares_with_the_previous_snapshot() {
         .await
         .expect("snapshot")
         .snapshot;
-    std::fs::write(&file, &current).expect("write baseline");
+    std::fs::write(&file, current.as_bytes()).expect("write baseline");
     let from_file = h
         .page()
         .await

@@ -34,6 +34,7 @@ async fn snapshot(h: &Harness) -> String {
         .await
         .expect("snapshot")
         .snapshot
+        .to_string()
 }
 
 #[tokio::test]
@@ -66,7 +67,7 @@ async fn an_unchanged_page_answers_from_the_watch_with_the_same_text_and_refs() 
     h.page().await.snapshot(&interactive).await.expect("-i");
     let after_interactive = scans(&h).await;
     assert!(after_interactive > full_reads);
-    assert_eq!(snapshot(&h).await, first.snapshot);
+    assert_eq!(snapshot(&h).await, *first.snapshot);
     assert!(scans(&h).await > after_interactive);
     h.close().await;
 }

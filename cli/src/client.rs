@@ -545,7 +545,7 @@ fn unescape_string(raw: &str) -> Option<String> {
 }
 
 /// The buffer a reply is read through.
-const REPLY_BUFFER: usize = 256 * 1024;
+const REPLY_BUFFER: usize = 64 * 1024;
 
 /// The reading side of a connection to the daemon: its bytes, and the descriptors the daemon
 /// passes with them ([`abx_wire::extras::TEXT_TAIL`]), kept in the order they came until the

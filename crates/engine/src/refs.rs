@@ -19,7 +19,7 @@
 //! text of the last snapshot (the baseline of `diff snapshot`).
 
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Where a node lives: the tab's main frame or one of its child frames.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -121,7 +121,7 @@ struct DocumentRefs {
 pub(crate) struct TabRefs {
     documents: HashMap<FrameKey, DocumentRefs>,
     live: HashMap<String, RefEntry>,
-    pub(crate) last_snapshot: Option<String>,
+    pub(crate) last_snapshot: Option<Arc<str>>,
     pub(crate) frames: crate::snapshot::frames::FrameSessions,
     pub(crate) mouse: Mouse,
     /// Modifier keys held down by `keydown` (CDP bits), applied to later input.

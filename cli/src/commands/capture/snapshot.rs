@@ -203,12 +203,13 @@ fn encoded_answer(snapshot: &abx_engine::Snapshot) -> Option<EncodedData> {
     let mut last = LAST_ENCODED.lock().unwrap_or_else(|p| p.into_inner());
     let reusable = last.as_ref().is_some_and(|parts| {
         std::sync::Arc::ptr_eq(&parts.refs, &snapshot.refs)
-            && **parts.text.text() == *snapshot.snapshot
+            && (std::sync::Arc::ptr_eq(parts.text.text(), &snapshot.snapshot)
+                || **parts.text.text() == *snapshot.snapshot)
     });
     if !reusable {
         *last = Some(EncodedParts {
             refs: snapshot.refs.clone(),
-            text: abx_daemon::shared_text::SharedText::new(snapshot.snapshot.as_str().into()),
+            text: abx_daemon::shared_text::SharedText::new(snapshot.snapshot.clone()),
             refs_json: serde_json::to_string(&*snapshot.refs).ok()?.into(),
             text_json: serde_json::to_string(&snapshot.snapshot).ok()?.into(),
         });

@@ -105,7 +105,7 @@ pub struct RefInfo {
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Snapshot {
     /// The tree text, or `(empty page)` / `(no interactive elements)`.
-    pub snapshot: String,
+    pub snapshot: Arc<str>,
     /// The page URL.
     pub origin: String,
     /// Every live ref of the tab (keys without `@`). Shared: an unchanged page's next snapshot

@@ -92,7 +92,7 @@ impl Session {
             output = tree::compact(&output, options.interactive);
         }
         Ok(Snapshot {
-            snapshot: finish(&output, options),
+            snapshot: finish(&output, options).into(),
             origin: tab.read(|st| st.url.clone()),
             refs: std::sync::Arc::new(refs),
             removed_refs: assigned.removed,

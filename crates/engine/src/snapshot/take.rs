@@ -70,6 +70,7 @@ impl Page<'_> {
                 self.session
                     .refs
                     .with_tab(tab.target_id(), |t| t.last_snapshot.clone())
+                    .map(|text| text.to_string())
                     .unwrap_or_default()
             }
         };
@@ -93,7 +94,7 @@ impl Page<'_> {
             t.deltas.record(
                 key,
                 &snapshot.origin,
-                snapshot.snapshot.clone(),
+                snapshot.snapshot.to_string(),
                 snapshot.refs.as_ref().clone(),
                 full,
             )
@@ -298,7 +299,7 @@ impl Session {
             output = tree::compact(&output, options.interactive);
         }
         let snapshot = Snapshot {
-            snapshot: finish(&output, options),
+            snapshot: finish(&output, options).into(),
             origin: self.origin_of(tab),
             refs: Arc::new(refs),
             removed_refs: assigned.removed,
