@@ -299,11 +299,38 @@ fn the_wire_answer_of_an_unchanged_page_is_the_first_answer_and_never_a_stale_on
         .map_or(0, serde_json::Map::len);
     assert!(refs > 900, "300 rows give 900 refs and more, got {refs}");
     let text = ab.run(&["snapshot"]).success();
-    assert_eq!(
-        text.out(),
+    let printed = format!(
+        "{}\n",
         first.json()["data"]["snapshot"]
             .as_str()
             .unwrap_or_default()
+    );
+    assert_eq!(text.out(), printed.trim_end_matches('\n'));
+    // Printed straight from the passed memory file: to a pipe (above), to a regular file, and
+    // to a file opened for appending (the text must land after what is there).
+    let out_dir = tempfile::tempdir().expect("a temp dir");
+    let into_file = out_dir.path().join("snapshot.txt");
+    let status = ab
+        .command(&["snapshot"])
+        .stdout(std::fs::File::create(&into_file).expect("an output file"))
+        .status()
+        .expect("ran");
+    assert!(status.success());
+    assert_eq!(std::fs::read_to_string(&into_file).expect("read"), printed);
+    std::fs::write(&into_file, "before\n").expect("written");
+    let appending = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&into_file)
+        .expect("opened");
+    let status = ab
+        .command(&["snapshot"])
+        .stdout(appending)
+        .status()
+        .expect("ran");
+    assert!(status.success());
+    assert_eq!(
+        std::fs::read_to_string(&into_file).expect("read"),
+        format!("before\n{printed}")
     );
     // On the socket: a sender that prints text gets the line without `refs` (half of it on a
     // large page) and the text beside the line, unescaped, in a sealed memory file whose

@@ -38,6 +38,10 @@ pub struct Client<'a> {
     /// The connection the last liveness check opened: the next request uses it instead of
     /// connecting again (one connection per invocation on the warm path).
     parked: RefCell<Option<UnixStream>>,
+    /// Whether a command reply's passed text may stay in its file ([`Client::keep_passed_text`]).
+    keeps_passed: std::cell::Cell<bool>,
+    /// The text the last command reply left in its file, and the `data` key it belongs to.
+    passed: RefCell<Option<(String, crate::output::PassedText)>>,
 }
 
 /// Why a request could not be delivered.
@@ -68,7 +72,33 @@ impl<'a> Client<'a> {
             socket,
             fingerprint: inv.fingerprint(),
             parked: RefCell::new(None),
+            keeps_passed: std::cell::Cell::new(false),
+            passed: RefCell::new(None),
         })
+    }
+
+    /// From now on, a command reply whose text the daemon passes as a memory file leaves the
+    /// text there: its `data` member is an empty string until the caller takes the file
+    /// ([`Client::take_passed_text`]) and prints or reads it. Only for a caller that does.
+    pub fn keep_passed_text(&self) {
+        self.keeps_passed.set(true);
+    }
+
+    /// The text the last command reply left in its file, with its `data` key.
+    pub fn take_passed_text(&self) -> Option<(String, crate::output::PassedText)> {
+        self.passed.borrow_mut().take()
+    }
+
+    /// Reads a command's reply, keeping its passed text in its file when asked to.
+    fn read_command_reply(
+        &self,
+        reader: &mut BufReader<ReplyStream>,
+        read_timeout: Duration,
+    ) -> Result<Value, SendError> {
+        let (reply, passed) =
+            read_reply_keeping(reader, read_timeout, self.lean(), self.keeps_passed.get())?;
+        *self.passed.borrow_mut() = passed;
+        Ok(reply)
     }
 
     fn file(&self, suffix: &str) -> PathBuf {
@@ -287,7 +317,7 @@ impl<'a> Client<'a> {
         let mut line = request.to_string();
         line.push('\n');
         let mut reader = self.write_lines(&line)?;
-        read_reply(&mut reader, read_timeout, self.lean())
+        self.read_command_reply(&mut reader, read_timeout)
     }
 
     /// Whether replies may leave out what text output never prints ([`TEXT_UNPRINTED`]).
@@ -329,7 +359,7 @@ impl<'a> Client<'a> {
         }
         Ok((
             launched,
-            Some(read_reply(&mut reader, command_timeout, self.lean())),
+            Some(self.read_command_reply(&mut reader, command_timeout)),
         ))
     }
 
@@ -611,12 +641,23 @@ impl Read for ReplyStream {
     }
 }
 
-/// Reads one reply line.
+/// Reads one reply line (and the text beside it, if any).
 fn read_reply(
     reader: &mut BufReader<ReplyStream>,
     read_timeout: Duration,
     lean: bool,
 ) -> Result<Value, SendError> {
+    read_reply_keeping(reader, read_timeout, lean, false).map(|(reply, _)| reply)
+}
+
+/// [`read_reply`]; with `keep_file`, a text passed as a memory file stays there (its `data`
+/// member is an empty string) and comes back beside the reply.
+fn read_reply_keeping(
+    reader: &mut BufReader<ReplyStream>,
+    read_timeout: Duration,
+    lean: bool,
+    keep_file: bool,
+) -> Result<(Value, Option<(String, crate::output::PassedText)>), SendError> {
     let _ = reader
         .get_ref()
         .get_ref()
@@ -630,8 +671,8 @@ fn read_reply(
             Ok(_) => {
                 let mut value = decode_reply(&reply, lean)
                     .map_err(|e| SendError::Other(format!("Invalid response from daemon: {e}")))?;
-                read_tail(reader, &mut value)?;
-                Ok(value)
+                let kept = read_tail(reader, &mut value, keep_file)?;
+                Ok((value, kept))
             }
             Err(e)
                 if matches!(
@@ -651,14 +692,19 @@ fn read_reply(
     }
 }
 
-/// Reads the string that follows a reply line that says so ([`abx_wire::extras::TEXT_TAIL`])
-/// into the reply's `data`.
-fn read_tail(reader: &mut BufReader<ReplyStream>, reply: &mut Value) -> Result<(), SendError> {
+/// Reads the string beside a reply line that says there is one
+/// ([`abx_wire::extras::TEXT_TAIL`]) into the reply's `data`; with `keep_file`, a string passed
+/// as a memory file is left there and returned with its key (its member is an empty string).
+fn read_tail(
+    reader: &mut BufReader<ReplyStream>,
+    reply: &mut Value,
+    keep_file: bool,
+) -> Result<Option<(String, crate::output::PassedText)>, SendError> {
     let Some(map) = reply.as_object_mut() else {
-        return Ok(());
+        return Ok(None);
     };
     let Some(tail) = map.remove(abx_wire::extras::TEXT_TAIL) else {
-        return Ok(());
+        return Ok(None);
     };
     let invalid = || {
         SendError::Other(format!(
@@ -681,8 +727,26 @@ fn read_tail(reader: &mut BufReader<ReplyStream>, reply: &mut Value) -> Result<(
             SendError::Other("Invalid response from daemon: the text's file did not come".into())
         })?;
         let length = usize::try_from(bytes).map_err(|_| invalid())?;
+        let file = std::fs::File::from(file);
+        if keep_file {
+            // The file must hold the whole text, as a read of it would check.
+            let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+            if size < bytes {
+                return Err(invalid());
+            }
+            return match map.get_mut("data") {
+                Some(Value::Object(data)) => {
+                    data.insert(key.to_string(), Value::String(String::new()));
+                    Ok(Some((
+                        key.to_string(),
+                        crate::output::PassedText::new(file, length),
+                    )))
+                }
+                _ => Err(invalid()),
+            };
+        }
         text.resize(length, 0);
-        std::os::unix::fs::FileExt::read_exact_at(&std::fs::File::from(file), &mut text, 0)
+        std::os::unix::fs::FileExt::read_exact_at(&file, &mut text, 0)
             .map_err(|e| SendError::Other(format!("Failed to read the daemon's reply: {e}")))?;
     } else {
         reader
@@ -700,7 +764,7 @@ fn read_tail(reader: &mut BufReader<ReplyStream>, reply: &mut Value) -> Result<(
     match map.get_mut("data") {
         Some(Value::Object(data)) => {
             data.insert(key.to_string(), Value::String(text));
-            Ok(())
+            Ok(None)
         }
         _ => Err(invalid()),
     }

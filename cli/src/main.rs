@@ -158,15 +158,19 @@ fn emit(rendered: &Rendered) -> std::io::Result<()> {
     // warnings; the order only shows when a caller merges the two streams (`2>&1`).
     let mut out = std::io::stdout().lock();
     let mut err = std::io::stderr().lock();
+    let print = |out: &mut std::io::StdoutLock<'_>| -> std::io::Result<()> {
+        if let Some(file) = &rendered.stdout_file {
+            file.print(out)?;
+        }
+        out.write_all(rendered.stdout.as_bytes())?;
+        out.flush()
+    };
     if rendered.exit_code == 0 {
         let _ = err.write_all(rendered.stderr.as_bytes());
         let _ = err.flush();
-        out.write_all(rendered.stdout.as_bytes())
-            .and_then(|()| out.flush())
+        print(&mut out)
     } else {
-        let written = out
-            .write_all(rendered.stdout.as_bytes())
-            .and_then(|()| out.flush());
+        let written = print(&mut out);
         let _ = err.write_all(rendered.stderr.as_bytes());
         written
     }
@@ -289,6 +293,11 @@ fn run_plan(
         return output::render_response(&response(reply), action, &inv.output);
     }
     let mut rendered = Rendered::default();
+    if !inv.output.json && inv.output.max_output.is_none() && !inv.output.content_boundaries {
+        // A text the daemon passes as a memory file is printed straight from it
+        // (`render_owned_response` decides, and reads it where it cannot).
+        client.keep_passed_text();
+    }
     match client.ensure_daemon() {
         Ok(warnings) => {
             for warning in warnings {
@@ -360,7 +369,13 @@ fn run_plan(
                     .stderr
                     .push_str(&output::render_warning(&warning, &inv.output));
             }
-            rendered.append(output::render_owned_response(reply, action, &inv.output));
+            let passed = client.take_passed_text();
+            rendered.append(output::render_owned_response(
+                reply,
+                action,
+                &inv.output,
+                passed,
+            ));
         }
         Err(SendError::NoDaemon(message) | SendError::Other(message)) => {
             rendered.append(output::render_error(&message, &inv.output));

@@ -23,7 +23,7 @@ pub(crate) mod rendered;
 pub mod text;
 
 pub use errors::{error_json, render_error, render_warning, typed_error_json};
-pub use rendered::{OutputOptions, Rendered, random_nonce};
+pub use rendered::{OutputOptions, PassedText, Rendered, random_nonce};
 pub use text::{Palette, Render, Text};
 use text::{b, json_string, s};
 
@@ -189,14 +189,17 @@ pub fn render_response(resp: &Response, action: Option<&str>, opts: &OutputOptio
     r
 }
 
-/// [`render_response`] of a reply nothing reads afterwards. A page text printed as it is (a
-/// snapshot of half a megabyte) is moved into the rendering instead of copied: the reply is
-/// rendered with an empty text, which must print exactly an empty line, and the text takes
-/// that line's place; anything else renders the reply as it is.
+/// [`render_response`] of a reply nothing reads afterwards, with the text the daemon passed as
+/// a memory file beside it, if any (`passed`: its `data` key and file; the member itself is an
+/// empty string). A page text printed as it is (a snapshot of half a megabyte) is not copied:
+/// the reply is rendered with an empty text, which must print exactly an empty line, and the
+/// text takes that line's place (printed from the file, or moved from the reply). Anything else
+/// renders the reply as it is, the passed text read into it first.
 pub fn render_owned_response(
     mut resp: Response,
     action: Option<&str>,
     opts: &OutputOptions,
+    passed: Option<(String, PassedText)>,
 ) -> Rendered {
     let render = action
         .and_then(crate::commands::registry::action)
@@ -208,7 +211,7 @@ pub fn render_owned_response(
         && render.first.is_none()
         && render.diff.is_none();
     let data = resp.data.as_mut().and_then(Value::as_object_mut);
-    let taken = match data {
+    let printable = match data {
         Some(map) if plain && !map.contains_key("url") && !map.contains_key("cdpUrl") => {
             match map.get_mut("snapshot") {
                 Some(Value::String(text)) => Some(std::mem::take(text)),
@@ -217,19 +220,32 @@ pub fn render_owned_response(
         }
         _ => None,
     };
-    let Some(mut text) = taken else {
-        return render_response(&resp, action, opts);
+    let passed_snapshot = passed.as_ref().is_some_and(|(key, _)| key == "snapshot");
+    let mut rendered = match printable {
+        Some(_) => render_response(&resp, action, opts),
+        None => Rendered::default(),
     };
-    let mut rendered = render_response(&resp, action, opts);
-    if rendered.stdout != "\n" {
-        if let Some(slot) = resp.data.as_mut().and_then(|d| d.get_mut("snapshot")) {
-            *slot = Value::String(text);
+    if printable.is_some() && rendered.stdout == "\n" && (passed.is_none() || passed_snapshot) {
+        match passed {
+            Some((_, file)) if passed_snapshot => rendered.stdout_file = Some(file),
+            _ => {
+                let mut text = printable.unwrap_or_default();
+                text.push('\n');
+                rendered.stdout = text;
+            }
         }
-        return render_response(&resp, action, opts);
+        return rendered;
     }
-    text.push('\n');
-    rendered.stdout = text;
-    rendered
+    // The general way: every member in place, the passed text read in.
+    if let Some(data) = resp.data.as_mut().and_then(Value::as_object_mut) {
+        if let Some(text) = printable {
+            data.insert("snapshot".into(), Value::String(text));
+        }
+        if let Some((key, file)) = passed {
+            data.insert(key, Value::String(file.text()));
+        }
+    }
+    render_response(&resp, action, opts)
 }
 
 /// The stderr note upstream prints before a reply's text when the command started or replaced
@@ -533,7 +549,17 @@ mod lifecycle_note_tests {
 mod owned_response_tests {
     use serde_json::json;
 
-    use super::{OutputOptions, Response, render_owned_response, render_response};
+    use super::{OutputOptions, PassedText, Response, render_owned_response, render_response};
+
+    /// `text` in a memory file whose offset is at its end, as the daemon's is.
+    fn passed_file(text: &str) -> PassedText {
+        use std::io::Write as _;
+        let fd = nix::sys::memfd::memfd_create(c"t", nix::sys::memfd::MemFdCreateFlag::empty())
+            .expect("memfd");
+        let mut file = std::fs::File::from(fd);
+        file.write_all(text.as_bytes()).expect("written");
+        PassedText::new(file, text.len())
+    }
 
     /// Moving the page text out must never change what is printed.
     #[test]
@@ -573,11 +599,31 @@ mod owned_response_tests {
                     None,
                 ] {
                     let resp: Response = serde_json::from_value(reply.clone()).expect("a reply");
+                    let want = render_response(&resp, action, opts);
                     assert_eq!(
-                        render_owned_response(resp.clone(), action, opts),
-                        render_response(&resp, action, opts),
+                        render_owned_response(resp.clone(), action, opts, None),
+                        want,
                         "{reply} {action:?} {opts:?}"
                     );
+                    // The same reply with its text passed as a memory file prints the same.
+                    let Some(text) = reply["data"]["snapshot"].as_str() else {
+                        continue;
+                    };
+                    let mut emptied = resp.clone();
+                    if let Some(data) = emptied.data.as_mut() {
+                        data["snapshot"] = json!("");
+                    }
+                    let passed = Some(("snapshot".to_string(), passed_file(text)));
+                    let got = render_owned_response(emptied, action, opts, passed);
+                    let printed = got
+                        .stdout_file
+                        .as_ref()
+                        .map(PassedText::text)
+                        .unwrap_or_default()
+                        + &got.stdout;
+                    assert_eq!(printed, want.stdout, "{reply} {action:?} {opts:?}");
+                    assert_eq!(got.stderr, want.stderr);
+                    assert_eq!(got.exit_code, want.exit_code);
                 }
             }
         }

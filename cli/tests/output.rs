@@ -343,7 +343,8 @@ fn failures_go_to_stderr_with_exit_1_and_warnings_follow() {
         Rendered {
             stdout: String::new(),
             stderr: "✗ Daemon failed to start\n".into(),
-            exit_code: 1
+            exit_code: 1,
+            ..Rendered::default()
         }
     );
     assert_eq!(

@@ -589,6 +589,7 @@ fn call(
 fn call_once(runner: &Runner, tool: &str, input: Option<&str>, args: &McpArgs) -> Rendered {
     let meta = json!({"agentBrowserVersion": crate::upstream::UPSTREAM_VERSION});
     let fail = |code: i64, message: String| Rendered {
+        stdout_file: None,
         stdout: format!(
             "{}\n",
             json!({"_meta": meta, "error": {"code": code, "message": message}})
@@ -634,6 +635,7 @@ fn call_once(runner: &Runner, tool: &str, input: Option<&str>, args: &McpArgs) -
             let failed = result["isError"] == Value::Bool(true);
             result["_meta"] = meta;
             Rendered {
+                stdout_file: None,
                 stdout: format!("{result}\n"),
                 stderr: String::new(),
                 exit_code: i32::from(failed),

@@ -43,12 +43,14 @@ pub fn run(home: &Path, opts: &OutputOptions) -> Rendered {
         let message = "No Chrome user data directory found";
         return if opts.json {
             Rendered {
+                stdout_file: None,
                 stdout: format!("{}\n", json!({"success": false, "error": message})),
                 stderr: String::new(),
                 exit_code: 1,
             }
         } else {
             Rendered {
+                stdout_file: None,
                 stdout: String::new(),
                 stderr: format!("{message}\n"),
                 exit_code: 1,
@@ -68,6 +70,7 @@ pub fn run(home: &Path, opts: &OutputOptions) -> Rendered {
         text
     };
     Rendered {
+        stdout_file: None,
         stdout,
         stderr: String::new(),
         exit_code: 0,
