@@ -720,7 +720,7 @@ fn read_tail(
     };
     // One more byte of room: the text is printed with a newline after it.
     let room = usize::try_from(bytes.saturating_add(1).min(1 << 26)).unwrap_or(0);
-    let mut text = Vec::with_capacity(room);
+    let mut text = Vec::new();
     if tail.get("fd").and_then(Value::as_bool) == Some(true) {
         // The daemon passed the sealed memory file that holds the text.
         let file = reader.get_mut().take_passed().ok_or_else(|| {
@@ -745,10 +745,12 @@ fn read_tail(
                 _ => Err(invalid()),
             };
         }
+        text.reserve_exact(room);
         text.resize(length, 0);
         std::os::unix::fs::FileExt::read_exact_at(&file, &mut text, 0)
             .map_err(|e| SendError::Other(format!("Failed to read the daemon's reply: {e}")))?;
     } else {
+        text.reserve_exact(room);
         reader
             .by_ref()
             .take(bytes)
