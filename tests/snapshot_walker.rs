@@ -610,12 +610,10 @@ async fn walker_answers_on_plain_pages_and_names_what_it_cannot_map_elsewhere() 
             "the walker refused {page}: {refused:?}"
         );
     }
-    for page in ["/iframe.html"] {
-        assert!(
-            !refused.contains(&format!("{page}: walker")),
-            "the walker answered for {page}"
-        );
-    }
+    assert!(
+        !refused.contains(&"/iframe.html: walker".to_string()),
+        "the walker answered for /iframe.html"
+    );
     h.close().await;
 }
 
