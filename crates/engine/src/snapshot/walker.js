@@ -167,17 +167,16 @@
   // The flat tree. `screen` proved that every element whose name has a '-' hosts an open shadow
   // root and that every slot is in a shadow tree.
   const isHost = (el) => el.localName.indexOf('-') > 0;
-  const kids = (node) => {
-    if (node.nodeType === 1) {
-      const tag = node.localName;
-      if (tag === 'slot') {
-        const assigned = node.assignedNodes();
-        return assigned.length ? assigned : node.childNodes;
-      }
-      if (tag.indexOf('-') > 0) return node.shadowRoot.childNodes;
+  // The flat children of a slot or a host (of an element named `tag`), null for any other
+  // element: the hot loops then walk `firstChild`/`nextSibling`, cheaper than a NodeList.
+  const flatKids = (el, tag) => {
+    if (tag === 'slot') {
+      const assigned = el.assignedNodes();
+      return assigned.length ? assigned : el.childNodes;
     }
-    return node.childNodes;
+    return tag.indexOf('-') > 0 ? el.shadowRoot.childNodes : null;
   };
+  const kids = (node) => (node.nodeType === 1 && flatKids(node, node.localName)) || node.childNodes;
   const flatParent = (node) => {
     const parent = node.assignedSlot || node.parentNode;
     return parent && parent.nodeType === 11 ? parent.host : parent;
@@ -226,21 +225,22 @@
       }
       items.length = 0;
     };
+    const item = (c) => {
+      if (c.nodeType === 3) { items.push({node: c, s: c.data.replace(/[ \t\n\r\f]+/g, ' ')}); return; }
+      if (c.nodeType !== 1) return;
+      const tag = c.localName;
+      if (SKIP[tag]) return;
+      if (tag === 'br') { flush(); return; }
+      // A slot is display:contents; a custom element inline unless its `:host` is a block.
+      if (INLINE[tag] || tag === 'slot' || (isHost(c) && !blockHosts.has(c))) { inline(c); return; }
+      if (ATOMIC[tag]) { items.push({atomic: true}); if (tag === 'button') layoutBlock(c); return; }
+      flush();
+      layoutBlock(c);
+    };
     const inline = (node) => {
-      const k = kids(node);
-      for (let i = 0; i < k.length; i++) {
-        const c = k[i];
-        if (c.nodeType === 3) { items.push({node: c, s: c.data.replace(/[ \t\n\r\f]+/g, ' ')}); continue; }
-        if (c.nodeType !== 1) continue;
-        const tag = c.localName;
-        if (SKIP[tag]) continue;
-        if (tag === 'br') { flush(); continue; }
-        // A slot is display:contents; a custom element inline unless its `:host` is a block.
-        if (INLINE[tag] || tag === 'slot' || (isHost(c) && !blockHosts.has(c))) { inline(c); continue; }
-        if (ATOMIC[tag]) { items.push({atomic: true}); if (tag === 'button') layoutBlock(c); continue; }
-        flush();
-        layoutBlock(c);
-      }
+      const k = node.nodeType === 1 && flatKids(node, node.localName);
+      if (!k) for (let c = node.firstChild; c; c = c.nextSibling) item(c);
+      else for (let i = 0; i < k.length; i++) item(k[i]);
     };
     inline(container);
     flush();
@@ -294,17 +294,18 @@
   const textOf = (node) => {
     // Concatenated rendered text under node (name from contents), collapsed and trimmed.
     let out = '';
+    const step = (c) => {
+      if (c.nodeType === 3) { out += rendered.get(c) || ''; return; }
+      if (c.nodeType !== 1 || SKIP[c.localName]) return;
+      if (ATOMIC[c.localName] || c.localName === 'label' || c.localName === 'br') no('control inside a name');
+      if (c.hasAttribute('role') || c.hasAttribute('aria-label')) no('role inside a name');
+      if ((BLOCK[c.localName] && c.localName !== 'div' && c.localName !== 'p') || blockHosts.has(c)) no('block inside a name');
+      walk(c);
+    };
     const walk = (n) => {
-      const k = kids(n);
-      for (let i = 0; i < k.length; i++) {
-        const c = k[i];
-        if (c.nodeType === 3) { out += rendered.get(c) || ''; continue; }
-        if (c.nodeType !== 1 || SKIP[c.localName]) continue;
-        if (ATOMIC[c.localName] || c.localName === 'label' || c.localName === 'br') no('control inside a name');
-        if (c.hasAttribute('role') || c.hasAttribute('aria-label')) no('role inside a name');
-        if ((BLOCK[c.localName] && c.localName !== 'div' && c.localName !== 'p') || blockHosts.has(c)) no('block inside a name');
-        walk(c);
-      }
+      const k = n.nodeType === 1 && flatKids(n, n.localName);
+      if (!k) for (let c = n.firstChild; c; c = c.nextSibling) step(c);
+      else for (let i = 0; i < k.length; i++) step(k[i]);
     };
     walk(node);
     return out.replace(/[ \t\n\r\f]+/g, ' ').trim();
@@ -359,21 +360,22 @@
   // element is inline unless its `:host` is a block): bit 1 inline content, 2 blocks, 4 an
   // element that shows nothing (script, style). Chrome includes a div of inline content only as
   // generic, one of blocks only as an ignored node; a block custom element alike.
+  const kindOf = (c) => {
+    if (c.nodeType === 3) return WS.test(c.data) ? 0 : 1;
+    if (c.nodeType !== 1) return 0;
+    const tag = c.localName;
+    if (SKIP[tag]) return 4;
+    if (tag === 'slot') return contentOf(c) & 3;
+    if (INLINE[tag] || (isHost(c) && !blockHosts.has(c))) return 1;
+    if (BLOCK[tag] || blockHosts.has(c)) return 2;
+    if (ATOMIC[tag]) no('control in a div');
+    return 3;
+  };
   const contentOf = (el) => {
     let kind = 0;
-    const k = kids(el);
-    for (let i = 0; i < k.length; i++) {
-      const c = k[i];
-      if (c.nodeType === 3) { if (!WS.test(c.data)) kind |= 1; continue; }
-      if (c.nodeType !== 1) continue;
-      const tag = c.localName;
-      if (SKIP[tag]) kind |= 4;
-      else if (tag === 'slot') kind |= contentOf(c) & 3;
-      else if (INLINE[tag] || (isHost(c) && !blockHosts.has(c))) kind |= 1;
-      else if (BLOCK[tag] || blockHosts.has(c)) kind |= 2;
-      else if (ATOMIC[tag]) no('control in a div');
-      else kind |= 3;
-    }
+    const k = flatKids(el, el.localName);
+    if (!k) for (let c = el.firstChild; c; c = c.nextSibling) kind |= kindOf(c);
+    else for (let i = 0; i < k.length; i++) kind |= kindOf(k[i]);
     return kind;
   };
   const inlineOnly = (kind) => (kind & 3) === 1;
@@ -388,15 +390,15 @@
   let named = 0;
   // Fieldsets and labels for a control open, where a slot is not proved.
   let noSlot = 0;
-  // Whether an element whose flat-tree parent is `up` is in Chrome's tree even when it is
-  // ignored: the children of a custom element (its shadow root's) and of a slot are.
-  const keptUnder = (up) => up.localName === 'slot' || isHost(up);
   const children = (el, parent) => {
-    const k = kids(el);
-    for (let i = 0; i < k.length; i++) visit(k[i], parent, el);
+    const k = flatKids(el, el.localName);
+    if (!k) for (let c = el.firstChild; c; c = c.nextSibling) visit(c, parent, el, false);
+    else for (let i = 0; i < k.length; i++) visit(k[i], parent, el, true);
   };
-  // up: the node's parent in the flat tree.
-  const visit = (node, parent, up) => {
+  // up: the node's parent in the flat tree; kept: whether up is a slot or a custom element,
+  // whose children Chrome keeps in its tree even when they are ignored (a shadow root's are
+  // its host's).
+  const visit = (node, parent, up, kept) => {
     if (node.nodeType === 3) {
       const s = rendered.get(node);
       if (s === undefined) { if (WS.test(node.data)) return; no('text outside a block'); }
@@ -421,7 +423,7 @@
           const around = el.getAttribute('for') === null;
           for (let c = el.firstChild; c; c = c.nextSibling) {
             if (c.nodeType === 3 && (rendered.get(c) || '').length) emit(me, '', '', true, c);
-            else if (c.nodeType === 1 && around) visit(c, me, el);
+            else if (c.nodeType === 1 && around) visit(c, me, el, false);
             else if (c.nodeType === 1) no('element inside a checkbox label');
           }
           return;
@@ -440,7 +442,7 @@
         }
         if (el.hasAttribute('aria-label')) no('span aria-label');
         if (el.id) { const me = emit(parent, 'generic', '', false, dom); children(el, me); return; }
-        if (keptUnder(up)) { const me = emit(parent, '', '', true, dom); children(el, me); return; }
+        if (kept) { const me = emit(parent, '', '', true, dom); children(el, me); return; }
         children(el, parent); return;
       case 'slot': {
         // display:contents. Chrome keeps it (ignored) right under a shadow root, in a slot, in a
@@ -448,10 +450,9 @@
         // below; elsewhere it is not proved. It has no node when it shows nothing.
         if (inTable || noSlot) no('slot in a table, fieldset or label');
         const upTag = up.localName;
-        let kept = keptUnder(up) || named > 0;
-        if (upTag === 'label') kept = true;
-        else if (!kept && !SLOT_PARENTS[upTag]) no('slot in ' + upTag);
-        if (!kept) { children(el, parent); return; }
+        const keep = kept || named > 0 || upTag === 'label';
+        if (!keep && !SLOT_PARENTS[upTag]) no('slot in ' + upTag);
+        if (!keep) { children(el, parent); return; }
         if (!kids(el).length) return;
         const me = emit(parent, '', '', true, dom);
         children(el, me);
@@ -647,7 +648,7 @@
         }
         // Inline: in Chrome's tree (ignored) only right under a shadow root or in a slot.
         if (up.localName === 'label') no('custom element in a label');
-        if (keptUnder(up)) { const me = emit(parent, '', '', true, dom); children(el, me); return; }
+        if (kept) { const me = emit(parent, '', '', true, dom); children(el, me); return; }
         children(el, parent); return;
       }
     }
@@ -755,7 +756,7 @@
     const html = emit(root, '', '', true, doc.documentElement);
     layoutBlock(doc.body);
     dropSpaces();
-    visit(doc.body, html, doc.documentElement);
+    visit(doc.body, html, doc.documentElement, false);
     const tagged = [];
     for (const el of doc.querySelectorAll('[data-__ab-ci]')) {
       const index = Number(el.getAttribute('data-__ab-ci'));
