@@ -68,7 +68,9 @@
   // rule more: `:host{display:block}` makes its host a block (a custom element is inline
   // otherwise). No other display there.
   const blockHosts = new Set();
-  const screenSheet = (sheet, root) => {
+  // Returns whether a shadow root's sheet makes its host a block.
+  const screenSheet = (sheet, shadow) => {
+    let block = false;
     let rules;
     try { rules = sheet.cssRules; } catch (e) { no('unreadable stylesheet'); }
     for (const rule of rules) {
@@ -77,23 +79,31 @@
       const style = rule.style;
       for (let i = 0; i < style.length; i++) {
         const property = style[i];
-        if (root && property === 'display') {
+        if (shadow && property === 'display') {
           if (rule.selectorText !== ':host' || style.getPropertyValue('display') !== 'block') no('shadow stylesheet display');
-          blockHosts.add(root.host);
+          block = true;
           continue;
         }
-        if (!root && property === 'display' && style.getPropertyValue('display') === 'flex') { flexRules.push(rule.selectorText); continue; }
+        if (!shadow && property === 'display' && style.getPropertyValue('display') === 'flex') { flexRules.push(rule.selectorText); continue; }
         if (FLEX.test(property)) continue;
         if (!PAINT.test(property)) no('stylesheet property ' + property);
         if (property.startsWith('list-style')) listStyles = true;
       }
     }
+    return block;
   };
   const sheets = () => {
-    for (const sheet of doc.styleSheets) screenSheet(sheet, null);
+    for (const sheet of doc.styleSheets) screenSheet(sheet, false);
+    // An adopted sheet is often shared by every instance of a component: screened once.
+    const screened = new Map();
+    const host = (sheet, root) => {
+      let block = screened.get(sheet);
+      if (block === undefined) { block = screenSheet(sheet, true); screened.set(sheet, block); }
+      if (block) blockHosts.add(root.host);
+    };
     for (const root of roots) {
-      for (const sheet of root.styleSheets) screenSheet(sheet, root);
-      for (const sheet of root.adoptedStyleSheets) screenSheet(sheet, root);
+      for (const sheet of root.styleSheets) host(sheet, root);
+      for (const sheet of root.adoptedStyleSheets) host(sheet, root);
     }
     for (const selector of flexRules) {
       for (const el of doc.querySelectorAll(selector)) {
