@@ -345,7 +345,8 @@ pub fn plain_shadow_app(n: usize) -> String {
 /// beside elements and an empty slot, an inline custom element in a block (and one holding a
 /// block), white space around slotted text, labels around a checkbox and slotted text, slots in
 /// a button and a link, an ARIA list of block custom elements (adopted stylesheet) with
-/// statuses, a nested ARIA list, a slotted `span id`, a declarative shadow root.
+/// statuses, a nested ARIA list, a slotted `span id`, a declarative shadow root, and names
+/// around slots (set apart by spaces or not, one showing only white space).
 pub fn plain_shadow_slots(n: usize) -> String {
     let mut out = format!(
         "<!doctype html><html lang=\"en\"><head><title>Slots {n}</title><style>main{{margin:4px}}</style></head><body>\n<h1>Slots</h1>\n<main>\n"
@@ -367,7 +368,11 @@ pub fn plain_shadow_slots(n: usize) -> String {
 <s-row>Row {i}b</s-row></div>
 <div role="list"><div role="listitem">Outer {i} <div role="list"><div role="listitem">inner {i}</div></div></div></div>
 <p>Tag: <s-tag><span id="tag{i}">tagged {i}</span></s-tag> <span role="status">live {i}</span></p>
-<s-decl><template shadowrootmode="open"><style>:host{{display:block}}</style><p>Declared {i}: <slot></slot></p></template><strong>strong</strong> text</s-decl>"#
+<s-decl><template shadowrootmode="open"><style>:host{{display:block}}</style><p>Declared {i}: <slot></slot></p></template><strong>strong</strong> text</s-decl>
+<h2><s-apart>{i}</s-apart> and <s-within>within</s-within> <s-blank>
+</s-blank></h2>
+<p><a href="/n/{i}">Name<s-apart>link</s-apart>end</a> <s-late>Late {i}</s-late></p>
+<div><s-blank> </s-blank></div>"#
         );
     }
     out.push_str("</main>\n");
@@ -403,6 +408,15 @@ pub fn plain_shadow_slots(n: usize) -> String {
                 r#"<div role="listitem"><slot></slot> <span role="status">ok</span></div>"#,
             ),
             ("s-tag", r#"<slot></slot>"#),
+            // Names: a slot right in a shadow root is set apart by spaces, one in an inline is
+            // not; one showing only white space is an empty node, still set apart.
+            ("s-apart", r#"A<slot></slot>C"#),
+            ("s-within", r#"<em>in<slot></slot>side</em>"#),
+            ("s-blank", r#"<em>P<slot></slot>Q</em>"#),
+            (
+                "s-late",
+                r#"<label><input type="checkbox">Before<slot></slot></label>"#,
+            ),
         ],
     ));
     // Rows are blocks through an adopted stylesheet.

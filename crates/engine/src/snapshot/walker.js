@@ -13,6 +13,10 @@
   // checked (checkbox, radio), href (link), selected (option), value (combobox). tagged:
   // [scan index, key] of each element the cursor scan tagged (it runs just before, in the
   // page's world).
+  //
+  // It walks the flat tree, as Chrome does: a custom element with an open shadow root shows the
+  // root's children instead of its own, a slot its assigned nodes (or its fallback children when
+  // nothing is assigned).
   const doc = document;
   const view = doc.defaultView || window;
   const WS = /^[ \t\n\r\f]*$/;
@@ -301,23 +305,41 @@
     }
   };
 
+  // Calls fn(child, kept) on each flat-tree child of n; kept: n is a slot or a custom element.
+  const each = (n, fn) => {
+    const k = n.nodeType === 1 && flatKids(n, n.localName);
+    if (!k) for (let c = n.firstChild; c; c = c.nextSibling) fn(c, false);
+    else for (let i = 0; i < k.length; i++) fn(k[i], true);
+  };
   const textOf = (node) => {
-    // Concatenated rendered text under node (name from contents), collapsed and trimmed.
+    // The rendered text under node (name from contents), collapsed and trimmed. Chrome joins the
+    // texts of a node's children in its tree as they are, but sets a slot (in the tree inside a
+    // name, and with no box) apart from its siblings by a space; nodes not in the tree (a span,
+    // a custom element) leave their children in their place.
     let out = '';
-    const step = (c) => {
-      if (c.nodeType === 3) { out += rendered.get(c) || ''; return; }
-      if (c.nodeType !== 1 || SKIP[c.localName]) return;
-      if (ATOMIC[c.localName] || c.localName === 'label' || c.localName === 'br') no('control inside a name');
-      if (c.hasAttribute('role') || c.hasAttribute('aria-label')) no('role inside a name');
-      if ((BLOCK[c.localName] && c.localName !== 'div' && c.localName !== 'p') || blockHosts.has(c)) no('block inside a name');
-      walk(c);
+    const run = (n) => {
+      let any = false;
+      let apart = false;
+      const piece = (slot) => {
+        if (any && (apart || slot)) out += ' ';
+        any = true;
+        apart = slot;
+      };
+      const step = (c, kept) => {
+        if (c.nodeType === 3) { const s = rendered.get(c); if (s) { piece(false); out += s; } return; }
+        if (c.nodeType !== 1 || SKIP[c.localName]) return;
+        const tag = c.localName;
+        if (ATOMIC[tag] || tag === 'label' || tag === 'br') no('control inside a name');
+        if (c.hasAttribute('role') || c.hasAttribute('aria-label')) no('role inside a name');
+        if ((BLOCK[tag] && tag !== 'div' && tag !== 'p') || blockHosts.has(c)) no('block inside a name');
+        if (tag === 'slot') { if (kids(c).length) { piece(true); run(c); } return; }
+        if (!kept && ((tag === 'span' && !c.id) || isHost(c))) { each(c, step); return; }
+        piece(false);
+        run(c);
+      };
+      each(n, step);
     };
-    const walk = (n) => {
-      const k = n.nodeType === 1 && flatKids(n, n.localName);
-      if (!k) for (let c = n.firstChild; c; c = c.nextSibling) step(c);
-      else for (let i = 0; i < k.length; i++) step(k[i]);
-    };
-    walk(node);
+    run(node);
     return out.replace(/[ \t\n\r\f]+/g, ' ').trim();
   };
 
@@ -353,15 +375,26 @@
     const control = label.getAttribute('for') !== null ? label.getRootNode().getElementById(label.getAttribute('for')) : label.querySelector('input');
     return control && (control.type === 'checkbox' || control.type === 'radio');
   };
-  // A label's text around its control (the label's text nodes, collapsed and trimmed).
+  // A label's text around its control: its text nodes and slots of text (set apart as in
+  // `textOf`), collapsed and trimmed; the control adds nothing.
   const labelText = (label) => {
     let out = '';
+    let any = false;
+    let apart = false;
     for (let c = label.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType === 3) out += rendered.get(c) || '';
-      else if (c.nodeType === 1 && c.localName === 'slot') {
+      let text = '';
+      const slot = c.nodeType === 1 && c.localName === 'slot';
+      if (c.nodeType === 3) {
+        text = rendered.get(c);
+        if (!text) continue;
+      } else if (slot) {
         const k = kids(c);
-        for (let i = 0; i < k.length; i++) out += rendered.get(k[i]) || '';
-      }
+        for (let i = 0; i < k.length; i++) text += rendered.get(k[i]) || '';
+      } else if (c.nodeType !== 1) continue;
+      if (any && (apart || slot)) out += ' ';
+      out += text;
+      any = true;
+      apart = slot;
     }
     return out.replace(/[ \t\n\r\f]+/g, ' ').trim();
   };
@@ -457,7 +490,8 @@
       case 'slot': {
         // display:contents. Chrome keeps it (ignored) right under a shadow root, in a slot, in a
         // label, or anywhere inside a heading, link or button; not under the other elements
-        // below; elsewhere it is not proved. It has no node when it shows nothing.
+        // below; elsewhere it is not proved. Kept, it has no node when nothing is assigned to it
+        // and it has no fallback, and an empty one when what it shows renders nothing.
         if (inTable || noSlot) no('slot in a table, fieldset or label');
         const upTag = up.localName;
         const keep = kept || named > 0 || upTag === 'label';
@@ -466,7 +500,6 @@
         if (!kids(el).length) return;
         const me = emit(parent, '', '', true, dom);
         children(el, me);
-        if (nodes.length === me + 1) no('slot showing nothing');
         return;
       }
       case 'br':
