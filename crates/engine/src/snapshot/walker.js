@@ -13,6 +13,10 @@
   // checked (checkbox, radio), href (link), selected (option), value (combobox). tagged:
   // [scan index, key] of each element the cursor scan tagged (it runs just before, in the
   // page's world).
+  //
+  // It walks the flat tree, as Chrome does: a custom element with an open shadow root shows the
+  // root's children instead of its own, a slot its assigned nodes (or its fallback children when
+  // nothing is assigned).
   const doc = document;
   const view = doc.defaultView || window;
   const WS = /^[ \t\n\r\f]*$/;
@@ -29,14 +33,29 @@
     return key;
   };
 
-  // A first pass over the whole document that refuses what the walk would not see the same way.
-  const screen = (node) => {
+  // A first pass over the whole document, shadow trees included, that refuses what the walk
+  // would not see the same way, and collects the shadow roots and the labels. Only custom
+  // elements (a name with '-') may host a shadow root, an open one: one without may hold a
+  // closed root (invisible to any script) or be upgraded later, so it is refused, and so is a
+  // built-in host.
+  const roots = [];
+  const labelElements = [];
+  const screen = (node, shadow) => {
     if (node.nodeType === 1) {
-      if (node.shadowRoot) no('shadow root');
-      if (node.localName === 'iframe' || node.localName === 'frame' || node.localName === 'object' || node.localName === 'embed') no('frame');
-      if (node.localName === 'template') return;
+      const tag = node.localName;
+      if (tag === 'iframe' || tag === 'frame' || tag === 'object' || tag === 'embed') no('frame');
+      if (tag === 'template') return;
+      if (tag === 'label') labelElements.push(node);
+      if (shadow && node.hasAttributes()) shadowAttributes(node);
+      if (tag.indexOf('-') > 0) {
+        const root = node.shadowRoot;
+        if (!root) no('custom element without an open shadow root');
+        roots.push(root);
+        screen(root, true);
+      } else if (node.shadowRoot) no('shadow root on ' + tag);
+      else if (tag === 'slot' && !shadow) no('slot outside a shadow root');
     }
-    for (let c = node.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) screen(c);
+    for (let c = node.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) screen(c, shadow);
   };
 
   // Stylesheets may only paint: every declaration must be of a property that cannot change
@@ -49,22 +68,46 @@
   // their items are blocks already, so the tree is the one of the user-agent display.
   const FLEX = /^(flex(-.*)?|align-(items|self|content)|justify-(content|items|self)|order)$/;
   const flexRules = [];
-  const sheets = () => {
-    for (const sheet of doc.styleSheets) {
-      let rules;
-      try { rules = sheet.cssRules; } catch (e) { no('unreadable stylesheet'); }
-      for (const rule of rules) {
-        if (!(rule instanceof view.CSSStyleRule) || rule.cssRules.length) no('stylesheet at-rule');
-        if (/::?(before|after|marker|first-letter|first-line|placeholder|backdrop|selection)/i.test(rule.selectorText)) no('pseudo-element rule');
-        const style = rule.style;
-        for (let i = 0; i < style.length; i++) {
-          const property = style[i];
-          if (property === 'display' && style.getPropertyValue('display') === 'flex') { flexRules.push(rule.selectorText); continue; }
-          if (FLEX.test(property)) continue;
-          if (!PAINT.test(property)) no('stylesheet property ' + property);
-          if (property.startsWith('list-style')) listStyles = true;
+  // A shadow root's sheets (its style elements' and adopted ones) pass the same screen, with one
+  // rule more: `:host{display:block}` makes its host a block (a custom element is inline
+  // otherwise). No other display there.
+  const blockHosts = new Set();
+  // Returns whether a shadow root's sheet makes its host a block.
+  const screenSheet = (sheet, shadow) => {
+    let block = false;
+    let rules;
+    try { rules = sheet.cssRules; } catch (e) { no('unreadable stylesheet'); }
+    for (const rule of rules) {
+      if (!(rule instanceof view.CSSStyleRule) || rule.cssRules.length) no('stylesheet at-rule');
+      if (/::?(before|after|marker|first-letter|first-line|placeholder|backdrop|selection)/i.test(rule.selectorText)) no('pseudo-element rule');
+      const style = rule.style;
+      for (let i = 0; i < style.length; i++) {
+        const property = style[i];
+        if (shadow && property === 'display') {
+          if (rule.selectorText !== ':host' || style.getPropertyValue('display') !== 'block') no('shadow stylesheet display');
+          block = true;
+          continue;
         }
+        if (!shadow && property === 'display' && style.getPropertyValue('display') === 'flex') { flexRules.push(rule.selectorText); continue; }
+        if (FLEX.test(property)) continue;
+        if (!PAINT.test(property)) no('stylesheet property ' + property);
+        if (property.startsWith('list-style')) listStyles = true;
       }
+    }
+    return block;
+  };
+  const sheets = () => {
+    for (const sheet of doc.styleSheets) screenSheet(sheet, false);
+    // An adopted sheet is often shared by every instance of a component: screened once.
+    const screened = new Map();
+    const host = (sheet, root) => {
+      let block = screened.get(sheet);
+      if (block === undefined) { block = screenSheet(sheet, true); screened.set(sheet, block); }
+      if (block) blockHosts.add(root.host);
+    };
+    for (const root of roots) {
+      for (const sheet of root.styleSheets) host(sheet, root);
+      for (const sheet of root.adoptedStyleSheets) host(sheet, root);
     }
     for (const selector of flexRules) {
       for (const el of doc.querySelectorAll(selector)) {
@@ -91,15 +134,16 @@
     nav: {'aria-label': 1}, main: {'aria-label': 1}, article: {'aria-label': 1}, section: {'aria-label': 1},
     div: {role: 1, 'aria-label': 1}, label: {for: 1},
     img: {alt: 1, src: 1, width: 1, height: 1}, script: {src: 1, type: 1}, style: {},
-    table: {role: 1, 'aria-label': 1}, th: {scope: 1}
+    table: {role: 1, 'aria-label': 1}, th: {scope: 1}, slot: {name: 1}
   };
   const HEADINGS = {h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6};
   const MARKERS = {disc: '\u2022 ', circle: '\u25e6 ', square: '\u25aa '};
 
   const styleOf = (el) => view.getComputedStyle(el);
-  // One XPath query (native, so cheap on large pages) for any attribute outside ATTRS.
+  // One XPath query (native, so cheap on large pages) for any attribute outside ATTRS, in the
+  // light tree; `slot` is allowed on a custom element's children.
   const attributes = () => {
-    const allowed = ["starts-with(name(), 'data-')"];
+    const allowed = ["starts-with(name(), 'data-')", "(name() = 'slot' and contains(local-name(../..), '-'))"];
     for (const tag in ATTRS) {
       for (const name in ATTRS[tag]) {
         allowed.push(tag === '*' ? `name() = '${name}'` : `(name() = '${name}' and local-name(..) = '${tag}')`);
@@ -112,13 +156,44 @@
       no('attribute ' + name + ' on ' + found.localName);
     }
   };
+  // The same screen for an element of a shadow tree (XPath does not enter shadow roots; the
+  // screen's pass visits them anyway), without `id`: a shadow tree's ids are not the
+  // document's, and Chrome does not treat them as the document's (a `span id` there is no
+  // generic).
+  const shadowAttributes = (el) => {
+    const tag = el.localName;
+    for (const attribute of el.attributes) {
+      const name = attribute.name;
+      if (name === 'class' || name.startsWith('data-') || (name !== 'id' && ATTRS[tag] && ATTRS[tag][name])) continue;
+      if (name === 'slot' && el.parentNode.nodeType === 1 && el.parentNode.localName.indexOf('-') > 0) continue;
+      no('attribute ' + name + ' on ' + tag + ' in a shadow tree');
+    }
+  };
   const check = (el) => {
     const tag = el.localName;
     if (el.namespaceURI !== 'http://www.w3.org/1999/xhtml') no('foreign element');
     if (SKIP[tag]) return null;
-    const expected = BLOCK[tag] || INLINE[tag] || ATOMIC[tag];
+    const expected = BLOCK[tag] || INLINE[tag] || ATOMIC[tag] || tag === 'slot' || tag.indexOf('-') > 0;
     if (!expected) no('element ' + tag);
     return true;
+  };
+
+  // The flat tree. `screen` proved that every element whose name has a '-' hosts an open shadow
+  // root and that every slot is in a shadow tree.
+  const isHost = (el) => el.localName.indexOf('-') > 0;
+  // The flat children of a slot or a host (of an element named `tag`), null for any other
+  // element: the hot loops then walk `firstChild`/`nextSibling`, cheaper than a NodeList.
+  const flatKids = (el, tag) => {
+    if (tag === 'slot') {
+      const assigned = el.assignedNodes();
+      return assigned.length ? assigned : el.childNodes;
+    }
+    return tag.indexOf('-') > 0 ? el.shadowRoot.childNodes : null;
+  };
+  const kids = (node) => (node.nodeType === 1 && flatKids(node, node.localName)) || node.childNodes;
+  const flatParent = (node) => {
+    const parent = node.assignedSlot || node.parentNode;
+    return parent && parent.nodeType === 11 ? parent.host : parent;
   };
 
   const nodes = [];
@@ -136,6 +211,8 @@
   // space before the end of the block goes. A lone space next to a button, input or image is
   // not in Chrome's tree. Returns a Map text node -> rendered text.
   const rendered = new Map();
+  // Space-only text nodes left as a space, for `dropSpaces`.
+  const spaces = [];
   const layoutBlock = (container) => {
     const items = []; // {text node, s} or {atomic}
     const flush = () => {
@@ -157,96 +234,214 @@
         const item = items[i];
         if (item.atomic) continue;
         if (item.s === ' ' && ((items[i - 1] && items[i - 1].atomic) || (items[i + 1] && items[i + 1].atomic))) item.s = '';
+        if (item.s === ' ' && WS.test(item.node.data)) spaces.push(item.node);
         rendered.set(item.node, item.s);
       }
       items.length = 0;
     };
+    const item = (c) => {
+      if (c.nodeType === 3) { items.push({node: c, s: c.data.replace(/[ \t\n\r\f]+/g, ' ')}); return; }
+      if (c.nodeType !== 1) return;
+      const tag = c.localName;
+      if (SKIP[tag]) return;
+      if (tag === 'br') { flush(); return; }
+      // A slot is display:contents; a custom element inline unless its `:host` is a block.
+      if (INLINE[tag] || tag === 'slot' || (isHost(c) && !blockHosts.has(c))) { inline(c); return; }
+      if (ATOMIC[tag]) { items.push({atomic: true}); if (tag === 'button') layoutBlock(c); return; }
+      flush();
+      layoutBlock(c);
+    };
     const inline = (node) => {
-      for (let c = node.firstChild; c; c = c.nextSibling) {
-        if (c.nodeType === 3) { items.push({node: c, s: c.data.replace(/[ \t\n\r\f]+/g, ' ')}); continue; }
-        if (c.nodeType !== 1) continue;
-        const tag = c.localName;
-        if (SKIP[tag]) continue;
-        if (tag === 'br') { flush(); continue; }
-        if (INLINE[tag]) { inline(c); continue; }
-        if (ATOMIC[tag]) { items.push({atomic: true}); if (tag === 'button') layoutBlock(c); continue; }
-        flush();
-        layoutBlock(c);
-      }
+      const k = node.nodeType === 1 && flatKids(node, node.localName);
+      if (!k) for (let c = node.firstChild; c; c = c.nextSibling) item(c);
+      else for (let i = 0; i < k.length; i++) item(k[i]);
     };
     inline(container);
     flush();
   };
 
+  // Chrome keeps a space-only text node only when it has a node on each side in the DOM (not
+  // the flat tree: the first node of a shadow root has none) and neither side "can do without
+  // the space": no box (a slot, a comment, a script, text not rendered), space at that edge, a
+  // block or control, or an inline whose edge content (or, empty, its own neighbour) is one of
+  // those, three levels deep at most. (The run above already drops a space beside a control.)
+  const beside = (node, way) => {
+    for (let n = node; n; n = n.parentNode) if (n[way]) return n[way];
+    return null;
+  };
+  const edgeChild = (node, after) => {
+    const k = kids(node);
+    for (let i = after ? 0 : k.length - 1; after ? i < k.length : i >= 0; i += after ? 1 : -1) {
+      const c = k[i];
+      if (c.nodeType === 3) return c;
+      if (c.nodeType !== 1 || SKIP[c.localName]) continue;
+      if (c.localName === 'slot') { const inner = edgeChild(c, after); if (inner) return inner; continue; }
+      return c;
+    }
+    return null;
+  };
+  const spaceless = (node, after, depth) => {
+    if (!node) return true;
+    if (depth > 3) return false;
+    if (node.nodeType === 3) {
+      const s = rendered.get(node);
+      return !s || WS.test(node.data) || (after ? s.startsWith(' ') : s.endsWith(' '));
+    }
+    if (node.nodeType !== 1) return true;
+    const tag = node.localName;
+    const parent = node.parentNode;
+    if (tag === 'slot' || SKIP[tag] || tag === 'br' || (parent.nodeType === 1 && isHost(parent) && !node.assignedSlot)) return true;
+    if (tag === 'img') return false;
+    if (!(INLINE[tag] || (isHost(node) && !blockHosts.has(node)))) return true;
+    const child = edgeChild(node, after);
+    if (!child) return spaceless(beside(node, after ? 'nextSibling' : 'previousSibling'), after, depth + 1);
+    return spaceless(child, after, depth + 1);
+  };
+  const dropSpaces = () => {
+    for (const node of spaces) {
+      const prev = beside(node, 'previousSibling');
+      const next = beside(node, 'nextSibling');
+      if (!prev || !next || spaceless(prev, false, 0) || spaceless(next, true, 0)) rendered.set(node, '');
+    }
+  };
+
+  // Calls fn(child, kept) on each flat-tree child of n; kept: n is a slot or a custom element.
+  const each = (n, fn) => {
+    const k = n.nodeType === 1 && flatKids(n, n.localName);
+    if (!k) for (let c = n.firstChild; c; c = c.nextSibling) fn(c, false);
+    else for (let i = 0; i < k.length; i++) fn(k[i], true);
+  };
   const textOf = (node) => {
-    // Concatenated rendered text under node (name from contents), collapsed and trimmed.
+    // The rendered text under node (name from contents), collapsed and trimmed. Chrome joins the
+    // texts of a node's children in its tree as they are, but sets a slot (in the tree inside a
+    // name, and with no box) apart from its siblings by a space; nodes not in the tree (a span,
+    // a custom element) leave their children in their place.
     let out = '';
-    const walk = (n) => {
-      for (let c = n.firstChild; c; c = c.nextSibling) {
-        if (c.nodeType === 3) { out += rendered.get(c) || ''; continue; }
-        if (c.nodeType !== 1 || SKIP[c.localName]) continue;
-        if (ATOMIC[c.localName] || c.localName === 'label' || c.localName === 'br') no('control inside a name');
+    const run = (n) => {
+      let any = false;
+      let apart = false;
+      const piece = (slot) => {
+        if (any && (apart || slot)) out += ' ';
+        any = true;
+        apart = slot;
+      };
+      const step = (c, kept) => {
+        if (c.nodeType === 3) { const s = rendered.get(c); if (s) { piece(false); out += s; } return; }
+        if (c.nodeType !== 1 || SKIP[c.localName]) return;
+        const tag = c.localName;
+        if (ATOMIC[tag] || tag === 'label' || tag === 'br') no('control inside a name');
         if (c.hasAttribute('role') || c.hasAttribute('aria-label')) no('role inside a name');
-        if (BLOCK[c.localName] && c.localName !== 'div' && c.localName !== 'p') no('block inside a name');
-        walk(c);
-      }
+        if ((BLOCK[tag] && tag !== 'div' && tag !== 'p') || blockHosts.has(c)) no('block inside a name');
+        if (tag === 'slot') { if (kids(c).length) { piece(true); run(c); } return; }
+        if (!kept && ((tag === 'span' && !c.id) || isHost(c))) { each(c, step); return; }
+        piece(false);
+        run(c);
+      };
+      each(n, step);
     };
-    walk(node);
+    run(node);
     return out.replace(/[ \t\n\r\f]+/g, ' ').trim();
   };
 
   const labels = new Map(); // control -> label
-  const findLabels = () => doc.querySelectorAll('label').forEach((label) => {
+  // Labels around their control that hold a slot: Chrome keeps those as LabelText, the slot and
+  // the text in it as nodes of their own (a label around a control and plain text is ignored).
+  const slotLabels = new Set();
+  const findLabels = () => labelElements.forEach((label) => {
     const target = label.getAttribute('for');
     if (target === null) {
-      // A label around one checkbox or radio and text: the control's name is the text.
+      // A label around one checkbox or radio and text (or slots of text): the control's name is
+      // the text.
       const inner = label.querySelectorAll('*');
       const control = inner[0];
-      if (inner.length !== 1 || control.localName !== 'input' || (control.type !== 'checkbox' && control.type !== 'radio') || control.hasAttribute('aria-label')) no('label content');
+      if (!inner.length || control.localName !== 'input' || (control.type !== 'checkbox' && control.type !== 'radio') || control.hasAttribute('aria-label')) no('label content');
+      for (let i = 1; i < inner.length; i++) {
+        const slot = inner[i];
+        if (slot.localName !== 'slot' || slot.parentNode !== label) no('label content');
+        const k = kids(slot);
+        if (!k.length) no('empty slot in a label');
+        for (let j = 0; j < k.length; j++) if (k[j].nodeType !== 3) no('label content');
+        slotLabels.add(label);
+      }
       labels.set(control, label);
       return;
     }
-    const control = doc.getElementById(target);
+    // A label for an id in its own tree (the document or a shadow root).
+    const control = label.getRootNode().getElementById(target);
     if (!control || (control.localName !== 'input' && control.localName !== 'select') || labels.has(control)) no('label');
     labels.set(control, label);
   });
   const labelled = (label) => {
-    const control = label.getAttribute('for') !== null ? doc.getElementById(label.getAttribute('for')) : label.querySelector('input');
+    const control = label.getAttribute('for') !== null ? label.getRootNode().getElementById(label.getAttribute('for')) : label.querySelector('input');
     return control && (control.type === 'checkbox' || control.type === 'radio');
   };
-  // A label's text around its control (the label's text nodes, collapsed and trimmed).
+  // A label's text around its control: its text nodes and slots of text (set apart as in
+  // `textOf`), collapsed and trimmed; the control adds nothing.
   const labelText = (label) => {
     let out = '';
-    for (let c = label.firstChild; c; c = c.nextSibling) if (c.nodeType === 3) out += rendered.get(c) || '';
+    let any = false;
+    let apart = false;
+    for (let c = label.firstChild; c; c = c.nextSibling) {
+      let text = '';
+      const slot = c.nodeType === 1 && c.localName === 'slot';
+      if (c.nodeType === 3) {
+        text = rendered.get(c);
+        if (!text) continue;
+      } else if (slot) {
+        const k = kids(c);
+        for (let i = 0; i < k.length; i++) text += rendered.get(k[i]) || '';
+      } else if (c.nodeType !== 1) continue;
+      if (any && (apart || slot)) out += ' ';
+      out += text;
+      any = true;
+      apart = slot;
+    }
     return out.replace(/[ \t\n\r\f]+/g, ' ').trim();
   };
 
-  // Whether a block's children are all inline content (Chrome includes such a div as generic).
-  const inlineOnly = (el) => {
-    let text = false;
-    for (let c = el.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType === 3) { if (!WS.test(c.data)) text = true; continue; }
-      if (c.nodeType !== 1 || SKIP[c.localName]) continue;
-      if (INLINE[c.localName]) { text = true; continue; }
-      return ATOMIC[c.localName] ? no('control in a div') : false;
-    }
-    return text;
+  // What a block's children are, in the flat tree (a slot counts by what it shows, a custom
+  // element is inline unless its `:host` is a block): bit 1 inline content, 2 blocks, 4 an
+  // element that shows nothing (script, style). Chrome includes a div of inline content only as
+  // generic, one of blocks only as an ignored node; a block custom element alike.
+  const kindOf = (c) => {
+    if (c.nodeType === 3) return WS.test(c.data) ? 0 : 1;
+    if (c.nodeType !== 1) return 0;
+    const tag = c.localName;
+    if (SKIP[tag]) return 4;
+    if (tag === 'slot') return contentOf(c) & 3;
+    if (INLINE[tag] || (isHost(c) && !blockHosts.has(c))) return 1;
+    if (BLOCK[tag] || blockHosts.has(c)) return 2;
+    if (ATOMIC[tag]) no('control in a div');
+    return 3;
   };
-  const blockOnly = (el) => {
-    for (let c = el.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType === 3) { if (!WS.test(c.data)) return false; continue; }
-      if (c.nodeType !== 1 || SKIP[c.localName]) continue;
-      if (!BLOCK[c.localName]) return false;
-    }
-    return true;
+  const contentOf = (el) => {
+    let kind = 0;
+    const k = flatKids(el, el.localName);
+    if (!k) for (let c = el.firstChild; c; c = c.nextSibling) kind |= kindOf(c);
+    else for (let i = 0; i < k.length; i++) kind |= kindOf(k[i]);
+    return kind;
   };
+  const inlineOnly = (kind) => (kind & 3) === 1;
+  const blockOnly = (kind) => (kind & 1) === 0 && (kind & 6) !== 0;
 
   let listDepth = 0;
   let inTable = null;
+  // ARIA lists (`div role=list`) open, for their items' level.
+  let ariaLists = 0;
+  // Headings, links and buttons open (named from their contents): Chrome keeps a slot inside
+  // one in its tree.
+  let named = 0;
+  // Fieldsets and labels for a control open, where a slot is not proved.
+  let noSlot = 0;
   const children = (el, parent) => {
-    for (let c = el.firstChild; c; c = c.nextSibling) visit(c, parent);
+    const k = flatKids(el, el.localName);
+    if (!k) for (let c = el.firstChild; c; c = c.nextSibling) visit(c, parent, el, false);
+    else for (let i = 0; i < k.length; i++) visit(k[i], parent, el, true);
   };
-  const visit = (node, parent) => {
+  // up: the node's parent in the flat tree; kept: whether up is a slot or a custom element,
+  // whose children Chrome keeps in its tree even when they are ignored (a shadow root's are
+  // its host's).
+  const visit = (node, parent, up, kept) => {
     if (node.nodeType === 3) {
       const s = rendered.get(node);
       if (s === undefined) { if (WS.test(node.data)) return; no('text outside a block'); }
@@ -260,34 +455,63 @@
     const dom = el;
     switch (tag) {
       case 'span': case 'label':
+        if (tag === 'label' && slotLabels.has(el)) {
+          // Around a checkbox or radio, with a slot: LabelText, and its slots are in the tree.
+          if (el.id) no('id on a checkbox label');
+          const me = emit(parent, 'LabelText', '', false, dom); children(el, me); return;
+        }
         if (tag === 'label' && labelled(el)) {
           if (el.id) no('id on a checkbox label');
           const me = emit(parent, '', '', true, dom);
           const around = el.getAttribute('for') === null;
           for (let c = el.firstChild; c; c = c.nextSibling) {
             if (c.nodeType === 3 && (rendered.get(c) || '').length) emit(me, '', '', true, c);
-            else if (c.nodeType === 1 && around) visit(c, me);
+            else if (c.nodeType === 1 && around) visit(c, me, el, false);
             else if (c.nodeType === 1) no('element inside a checkbox label');
           }
           return;
         }
-        if (tag === 'label') { const me = emit(parent, 'LabelText', '', false, dom); children(el, me); return; }
+        if (tag === 'label') { noSlot++; const me = emit(parent, 'LabelText', '', false, dom); children(el, me); noSlot--; return; }
         // An element with an id is in Chrome's tree (a possible relation target).
         if (tag === 'span' && el.hasAttribute('role')) {
           // An image made of text, named by a plain aria-label: its text stays below it.
+          if (el.getAttribute('role') === 'status') {
+            // A live region; named by its author only, so an unnamed one has no name.
+            if (el.hasAttribute('aria-label') || el.id) no('span role');
+            const me = emit(parent, 'status', '', false, dom); children(el, me); return;
+          }
           if (el.getAttribute('role') !== 'img' || !plain(el.getAttribute('aria-label')) || el.id) no('span role');
           const me = emit(parent, 'image', el.getAttribute('aria-label'), false, dom); children(el, me); return;
         }
         if (el.hasAttribute('aria-label')) no('span aria-label');
         if (el.id) { const me = emit(parent, 'generic', '', false, dom); children(el, me); return; }
+        if (kept) { const me = emit(parent, '', '', true, dom); children(el, me); return; }
         children(el, parent); return;
+      case 'slot': {
+        // display:contents. Chrome keeps it (ignored) right under a shadow root, in a slot, in a
+        // label, or anywhere inside a heading, link or button; not under the other elements
+        // below; elsewhere it is not proved. Kept, it has no node when nothing is assigned to it
+        // and it has no fallback, and an empty one when what it shows renders nothing.
+        if (inTable || noSlot) no('slot in a table, fieldset or label');
+        const upTag = up.localName;
+        const keep = kept || named > 0 || upTag === 'label';
+        if (!keep && !SLOT_PARENTS[upTag]) no('slot in ' + upTag);
+        if (!keep) { children(el, parent); return; }
+        if (!kids(el).length) return;
+        const me = emit(parent, '', '', true, dom);
+        children(el, me);
+        return;
+      }
       case 'br':
         emit(parent, 'LineBreak', '\n', false, dom); return;
       case 'fieldset': {
         // A group named by its legend, the first child.
         const legend = el.firstElementChild;
         if (!legend || legend.localName !== 'legend' || el.querySelectorAll(':scope > legend').length !== 1) no('fieldset without a legend');
-        const me = emit(parent, 'group', textOf(legend), false, dom); children(el, me); return;
+        noSlot++;
+        const me = emit(parent, 'group', textOf(legend), false, dom); children(el, me);
+        noSlot--;
+        return;
       }
       case 'legend': { const me = emit(parent, 'Legend', '', false, dom); children(el, me); return; }
       case 'aside': {
@@ -315,13 +539,16 @@
       }
       case 'div': {
         if (el.hasAttribute('role') || el.hasAttribute('aria-label')) {
+          const role = el.getAttribute('role');
+          if (role === 'list' || role === 'listitem') { ariaList(el, role, parent, up); return; }
           // Only a toolbar named by a plain aria-label.
-          if (el.getAttribute('role') !== 'toolbar' || !plain(el.getAttribute('aria-label'))) no('div role');
+          if (role !== 'toolbar' || !plain(el.getAttribute('aria-label'))) no('div role');
           const me = emit(parent, 'toolbar', el.getAttribute('aria-label'), false, dom); children(el, me); return;
         }
         if (el.id && !el.firstChild) no('empty div with an id');
-        if (el.id || inlineOnly(el)) { const me = emit(parent, 'generic', '', false, dom); children(el, me); return; }
-        if (!blockOnly(el) || !el.firstElementChild) no('div content');
+        const content = el.id ? 0 : contentOf(el);
+        if (el.id || inlineOnly(content)) { const me = emit(parent, 'generic', '', false, dom); children(el, me); return; }
+        if (!blockOnly(content)) no('div content');
         const me = emit(parent, '', '', true, dom); children(el, me); return;
       }
       case 'body': {
@@ -341,9 +568,11 @@
         const me = emit(parent, role, label || '', false, dom); children(el, me); return;
       }
       case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': {
-        const me = emit(parent, 'heading', textOf(el), false, dom, HEADINGS[tag]); children(el, me); return;
+        const me = emit(parent, 'heading', textOf(el), false, dom, HEADINGS[tag]);
+        named++; children(el, me); named--; return;
       }
       case 'ul': case 'ol': {
+        if (ariaLists) no('list in an ARIA list');
         for (const c of el.children) if (c.localName !== 'li') no('list child ' + c.localName);
         const me = emit(parent, 'list', '', false, dom);
         listDepth++;
@@ -359,14 +588,16 @@
       }
       case 'a': {
         if (el.getAttribute('href') === null) no('link without href');
-        const me = emit(parent, 'link', textOf(el), false, dom, el.href); children(el, me); return;
+        const me = emit(parent, 'link', textOf(el), false, dom, el.href);
+        named++; children(el, me); named--; return;
       }
       case 'button': {
         const type = el.getAttribute('type');
         if (type !== null && type !== 'button' && type !== 'submit') no('button type');
         const aria = el.getAttribute('aria-label');
         if (aria !== null && !plain(aria)) no('button aria-label');
-        const me = emit(parent, 'button', aria !== null ? aria : textOf(el), false, dom); children(el, me); return;
+        const me = emit(parent, 'button', aria !== null ? aria : textOf(el), false, dom);
+        named++; children(el, me); named--; return;
       }
       case 'input': {
         const type = el.getAttribute('type');
@@ -447,9 +678,55 @@
         if (inGrid) { const me = emit(parent, 'gridcell', gridCellName(el), false, dom); children(el, me); return; }
         const me = emit(parent, 'cell', textOf(el), false, dom); children(el, me); return;
       }
-      default:
-        no('element ' + tag);
+      default: {
+        if (!isHost(el)) no('element ' + tag);
+        if (inTable) no('custom element in a table');
+        if (el.id) no('id on a custom element');
+        if (blockHosts.has(el)) {
+          // A block: as a div.
+          const content = contentOf(el);
+          if (inlineOnly(content)) { const me = emit(parent, 'generic', '', false, dom); children(el, me); return; }
+          if (!blockOnly(content)) no('custom element content');
+          const me = emit(parent, '', '', true, dom); children(el, me); return;
+        }
+        // Inline: in Chrome's tree (ignored) only right under a shadow root or in a slot.
+        if (up.localName === 'label') no('custom element in a label');
+        if (kept) { const me = emit(parent, '', '', true, dom); children(el, me); return; }
+        children(el, parent); return;
+      }
     }
+  };
+  // Where a slot is proved to be left out of Chrome's tree (outside headings, links, buttons).
+  const SLOT_PARENTS = {div: 1, p: 1, main: 1, section: 1, article: 1, nav: 1, span: 1, em: 1, strong: 1, li: 1};
+  // `div role=list` and its `div role=listitem`s, with nothing between but slots and custom
+  // elements (Chrome makes an item outside a list a generic). An item's level is the number of
+  // ARIA lists around it; no list of the other kind may be mixed in.
+  const ariaList = (el, role, parent, up) => {
+    if (el.hasAttribute('aria-label') || el.id) no('aria-label on a ' + role);
+    if (role === 'listitem') {
+      let p = up;
+      while (p && (p.localName === 'slot' || isHost(p))) p = flatParent(p);
+      if (!p || p.localName !== 'div' || p.getAttribute('role') !== 'list') no('listitem outside a list');
+      const me = emit(parent, 'listitem', '', false, el, ariaLists);
+      children(el, me);
+      return;
+    }
+    if (listDepth) no('ARIA list in a list');
+    const items = (n) => {
+      const k = kids(n);
+      for (let i = 0; i < k.length; i++) {
+        const c = k[i];
+        if (c.nodeType === 3) { if (!WS.test(c.data)) no('text in a list'); continue; }
+        if (c.nodeType !== 1 || SKIP[c.localName]) continue;
+        if (c.localName === 'slot' || isHost(c)) items(c);
+        else if (c.localName !== 'div' || c.getAttribute('role') !== 'listitem') no('list child ' + c.localName);
+      }
+    };
+    items(el);
+    const me = emit(parent, 'list', '', false, el);
+    ariaLists++;
+    children(el, me);
+    ariaLists--;
   };
   // A table with role=grid named by a plain aria-label: a header row of column headers (scope
   // col) in thead, rows in tbody whose th are row headers (scope row), each cell text or one
@@ -515,13 +792,14 @@
     if (doc.documentElement.attributes.length > 1 || (doc.documentElement.attributes.length === 1 && !doc.documentElement.hasAttribute('lang'))) no('html attributes');
     if (doc.adoptedStyleSheets && doc.adoptedStyleSheets.length) no('adopted stylesheets');
     attributes();
-    screen(doc.documentElement);
+    screen(doc.documentElement, false);
     sheets();
     findLabels();
     const root = emit(-1, 'RootWebArea', doc.title, false, doc);
     const html = emit(root, '', '', true, doc.documentElement);
     layoutBlock(doc.body);
-    visit(doc.body, html);
+    dropSpaces();
+    visit(doc.body, html, doc.documentElement, false);
     const tagged = [];
     for (const el of doc.querySelectorAll('[data-__ab-ci]')) {
       const index = Number(el.getAttribute('data-__ab-ci'));

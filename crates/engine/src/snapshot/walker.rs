@@ -5,9 +5,11 @@
 //! The walker knows a small set of page features exactly (plain block and inline elements,
 //! headings, lists, links, buttons, checkbox/radio/text inputs with `label for` or inside their
 //! label, fieldsets, single-choice `select`s, images, simple data tables, `role=grid` tables,
-//! named `aside`s, flex rows of blocks) and answers "unsupported" on anything else (other ARIA,
-//! other elements or attributes, other `display`s, stylesheets with generated content, shadow
-//! roots, frames…); the snapshot then reads Chrome's tree for that document, which stays the
+//! named `aside`s, flex rows of blocks, ARIA lists and `span role=status`, custom elements with
+//! open shadow roots and slots, walked as the flat tree) and answers "unsupported" on anything
+//! else (other ARIA, other elements or attributes, other `display`s, stylesheets with generated
+//! content, custom elements without an open shadow root, shadow roots on built-in elements,
+//! frames…); the snapshot then reads Chrome's tree for that document, which stays the
 //! reference. Frames and a tab scoped to a frame always read Chrome's tree.
 //!
 //! It runs in the snapshot's isolated world of the document (the watcher's, [`super::watch`]),
