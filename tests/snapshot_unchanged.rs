@@ -141,6 +141,21 @@ async fn changes_the_watcher_guards_give_a_fresh_snapshot() {
     let styled = snapshot(&h).await;
     assert!(!styled.contains("Changed note"), "{styled}");
 
+    // A sheet the shadow root adopts, then rewritten in place (`replaceSync`: as many rules as
+    // before, no mutation, no event).
+    h.eval(
+        "const sheet = new CSSStyleSheet(); sheet.replaceSync('#inner { color: red }'); \
+         document.getElementById('host').shadowRoot.adoptedStyleSheets = [sheet]; \
+         window.adopted = sheet;",
+    )
+    .await;
+    let adopted = snapshot(&h).await;
+    assert!(adopted.contains("button \"Renamed\""), "{adopted}");
+    h.eval("window.adopted.replaceSync('#inner { display: none }')")
+        .await;
+    let replaced = snapshot(&h).await;
+    assert!(!replaced.contains("Renamed"), "{replaced}");
+
     // A new document.
     h.open("/watch.html").await;
     let fresh = snapshot(&h).await;

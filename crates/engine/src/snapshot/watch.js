@@ -6,7 +6,7 @@
   const g = globalThis;
   let w = g.__abxSnapshotWatch;
   if (!w) {
-    w = { dirty: true, supported: false, controls: [], kinds: [], values: [], sheets: '' };
+    w = { dirty: true, supported: false, controls: [], kinds: [], values: [], sheets: [], roots: [] };
     const mark = () => { w.dirty = true; };
     // Our own cursor-scan tags come and go during every snapshot: they are not page changes.
     w.observer = new MutationObserver((records) => {
@@ -67,20 +67,40 @@
       || type === 'image' || type === 'file') return 0;
     return 2;
   };
+  // The style sheets of the document and of every watched shadow root, adopted ones included,
+  // as a flat list compared entry by entry: each sheet, its rule count, its first and last rule
+  // (`replaceSync`/`replace` make new rule objects; `insertRule`/`deleteRule` change the count)
+  // and whether it is disabled. A cross-origin sheet's rules cannot be read: its count is -1.
   const sheetsOf = () => {
-    const d = document;
-    let s = d.styleSheets.length + ':' + (d.adoptedStyleSheets ? d.adoptedStyleSheets.length : 0);
-    for (const sheet of d.styleSheets) {
-      let rules = '?';
-      try { rules = sheet.cssRules.length; } catch (e) { /* cross-origin sheet */ }
-      s += ',' + rules + (sheet.disabled ? 'd' : '');
-    }
-    return s;
+    const out = [];
+    const add = (sheet) => {
+      let rules = null;
+      try { rules = sheet.cssRules; } catch (e) { /* cross-origin sheet */ }
+      const count = rules ? rules.length : -1;
+      out.push(sheet, count, count > 0 ? rules[0] : null, count > 0 ? rules[count - 1] : null, sheet.disabled);
+    };
+    const scope = (root) => {
+      for (const sheet of root.styleSheets) add(sheet);
+      out.push(root.styleSheets.length);
+      const adopted = root.adoptedStyleSheets;
+      if (adopted) for (const sheet of adopted) add(sheet);
+      out.push(adopted ? adopted.length : 0);
+    };
+    scope(document);
+    for (const root of w.roots) scope(root);
+    return out;
+  };
+  const sameSheets = () => {
+    const now = sheetsOf();
+    const before = w.sheets;
+    if (now.length !== before.length) return false;
+    for (let i = 0; i < now.length; i++) if (now[i] !== before[i]) return false;
+    return true;
   };
   if (mode === 'check') {
     if (w.observer.takeRecords().some((r) => r.type !== 'attributes' || r.attributeName !== 'data-__ab-ci')) w.dirty = true;
     if (w.dirty || !w.supported) return 0;
-    if (!sameValues() || sheetsOf() !== w.sheets) { w.dirty = true; return 0; }
+    if (!sameValues() || !sameSheets()) { w.dirty = true; return 0; }
     return 1;
   }
   // arm: watch the document and every open shadow root; collect form controls.
@@ -88,6 +108,7 @@
   w.observer.observe(document, options);
   const controls = [];
   const kinds = [];
+  const roots = [];
   let supported = true;
   const visit = (root) => {
     const all = root.querySelectorAll('*');
@@ -100,6 +121,7 @@
       }
       if (el.shadowRoot) {
         w.observer.observe(el.shadowRoot, options);
+        roots.push(el.shadowRoot);
         visit(el.shadowRoot);
       } else if (name.indexOf('-') > 0) {
         // A custom element may keep a closed shadow tree this world cannot observe, or be
@@ -111,6 +133,7 @@
   visit(document);
   w.controls = controls;
   w.kinds = kinds;
+  w.roots = roots;
   w.supported = supported;
   w.values = valuesOf();
   w.sheets = sheetsOf();
