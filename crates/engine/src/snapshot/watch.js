@@ -6,7 +6,7 @@
   const g = globalThis;
   let w = g.__abxSnapshotWatch;
   if (!w) {
-    w = { dirty: true, supported: false, controls: [], kinds: [], values: [], sheets: [], roots: [] };
+    w = { dirty: true, supported: false, controls: [], kinds: [], values: [], sheets: [], roots: [], rootSheets: [] };
     const mark = () => { w.dirty = true; };
     // Our own cursor-scan tags come and go during every snapshot: they are not page changes.
     w.observer = new MutationObserver((records) => {
@@ -71,6 +71,8 @@
   // as a flat list compared entry by entry: each sheet, its rule count, its first and last rule
   // (`replaceSync`/`replace` make new rule objects; `insertRule`/`deleteRule` change the count)
   // and whether it is disabled. A cross-origin sheet's rules cannot be read: its count is -1.
+  // A shadow root's own sheets are the ones `arm` found (a `<style>` added or removed later is a
+  // mutation); its adopted sheets are read again each time (assigning them is not).
   const sheetsOf = () => {
     const out = [];
     const add = (sheet) => {
@@ -79,15 +81,17 @@
       const count = rules ? rules.length : -1;
       out.push(sheet, count, count > 0 ? rules[0] : null, count > 0 ? rules[count - 1] : null, sheet.disabled);
     };
-    const scope = (root) => {
-      for (const sheet of root.styleSheets) add(sheet);
-      out.push(root.styleSheets.length);
-      const adopted = root.adoptedStyleSheets;
-      if (adopted) for (const sheet of adopted) add(sheet);
-      out.push(adopted ? adopted.length : 0);
-    };
-    scope(document);
-    for (const root of w.roots) scope(root);
+    const sheets = document.styleSheets;
+    out.push(sheets.length);
+    for (let i = 0; i < sheets.length; i++) add(sheets[i]);
+    for (let i = 0; i < w.rootSheets.length; i++) add(w.rootSheets[i]);
+    const adopting = [document].concat(w.roots);
+    for (let i = 0; i < adopting.length; i++) {
+      const adopted = adopting[i].adoptedStyleSheets;
+      const n = adopted ? adopted.length : 0;
+      out.push(n);
+      for (let k = 0; k < n; k++) add(adopted[k]);
+    }
     return out;
   };
   const sameSheets = () => {
@@ -109,6 +113,7 @@
   const controls = [];
   const kinds = [];
   const roots = [];
+  const rootSheets = [];
   let supported = true;
   const visit = (root) => {
     const all = root.querySelectorAll('*');
@@ -122,6 +127,8 @@
       if (el.shadowRoot) {
         w.observer.observe(el.shadowRoot, options);
         roots.push(el.shadowRoot);
+        const own = el.shadowRoot.styleSheets;
+        for (let k = 0; k < own.length; k++) rootSheets.push(own[k]);
         visit(el.shadowRoot);
       } else if (name.indexOf('-') > 0) {
         // A custom element may keep a closed shadow tree this world cannot observe, or be
@@ -134,6 +141,7 @@
   w.controls = controls;
   w.kinds = kinds;
   w.roots = roots;
+  w.rootSheets = rootSheets;
   w.supported = supported;
   w.values = valuesOf();
   w.sheets = sheetsOf();
