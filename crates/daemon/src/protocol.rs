@@ -625,7 +625,7 @@ mod tests {
     fn a_text_reply_carries_the_tail_member_after_the_line_or_as_a_passed_file() {
         let line = success(&json!("r1"), json!({}), &Lifecycle::default(), None);
         let text = "- heading \"Caf\u{e9}\" [ref=e1]\n  - button \"a\\b\"";
-        let mut shared = SharedText::new(text.into());
+        let mut shared = SharedText::in_memory_file(text.into());
         // The bytes after the line: what a reply carries where no memory file could be made.
         shared.drop_file();
         let encoded = EncodedData::default()
@@ -664,7 +664,7 @@ mod tests {
         let encoded = EncodedData::default().tail_member(
             "snapshot",
             serde_json::to_string(text).expect("encodes"),
-            SharedText::new(text.into()),
+            SharedText::in_memory_file(text.into()),
         );
         let reply = ReplyLine::with_encoded(line.clone(), encoded).for_text(true);
         assert!(reply.passed_file().is_some());

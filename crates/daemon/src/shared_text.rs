@@ -18,6 +18,11 @@ use nix::fcntl::{FcntlArg, SealFlag, fcntl};
 use nix::sys::memfd::{MemFdCreateFlag, memfd_create};
 use nix::sys::socket::{ControlMessage, MsgFlags, sendmsg};
 
+/// Below this many bytes a text is sent after the line: making, filling and sealing a memory
+/// file, and passing its descriptor, cost more than the copies it saves (a snapshot of a small
+/// page is a few kilobytes).
+pub const MEMORY_FILE_FROM: usize = 32 * 1024;
+
 /// A text, and (where the system makes one) a sealed memory file with the same bytes.
 #[derive(Clone, Debug)]
 pub struct SharedText {
@@ -26,9 +31,18 @@ pub struct SharedText {
 }
 
 impl SharedText {
-    /// Keeps `text` and writes it into a new sealed memory file; without one (no `memfd`, no
+    /// Keeps `text` and, when it is long enough to be worth it ([`MEMORY_FILE_FROM`] bytes),
+    /// writes it into a new sealed memory file; without one (a short text, no `memfd`, no
     /// memory), replies carry the bytes after the line instead.
     pub fn new(text: Arc<str>) -> SharedText {
+        if text.len() < MEMORY_FILE_FROM {
+            return SharedText { text, file: None };
+        }
+        SharedText::in_memory_file(text)
+    }
+
+    /// [`SharedText::new`] whatever the text's length.
+    pub(crate) fn in_memory_file(text: Arc<str>) -> SharedText {
         let file = match sealed_file(&text) {
             Ok(file) => Some(Arc::new(file)),
             Err(err) => {
@@ -109,7 +123,11 @@ mod tests {
 
     #[test]
     fn the_file_holds_the_text_and_refuses_changes() {
-        let shared = SharedText::new("caf\u{e9} \"quoted\"\n- line".into());
+        let shared = SharedText::in_memory_file("caf\u{e9} \"quoted\"\n- line".into());
+        assert!(
+            SharedText::new("short".into()).file().is_none(),
+            "a memory file for a short text"
+        );
         let fd = shared.file().expect("a memory file").try_clone_to_owned();
         let file = std::fs::File::from(fd.expect("dup"));
         let mut read = vec![0; shared.text().len()];
