@@ -189,18 +189,20 @@ pub fn render_response(resp: &Response, action: Option<&str>, opts: &OutputOptio
     r
 }
 
-/// [`render_response`] of a reply nothing reads afterwards, with the text the daemon passed as
-/// a memory file beside it, if any (`passed`: its `data` key and file; the member itself is an
-/// empty string). A page text printed as it is (a snapshot of half a megabyte) is not copied:
-/// the reply is rendered with an empty text, which must print exactly an empty line, and the
-/// text takes that line's place (printed from the file, or moved from the reply). Anything else
-/// renders the reply as it is, the passed text read into it first.
+/// [`render_response`] of a reply with the text the daemon passed as a memory file beside it,
+/// if any (`passed`: its `data` key and file; the member itself is an empty string). A snapshot
+/// printed as it is (half a megabyte on a large page) is printed straight from the file: the
+/// reply is rendered with its empty text, which must print exactly an empty line, and the file
+/// goes before that line. Anything else renders the reply with the text read into it.
 pub fn render_owned_response(
     mut resp: Response,
     action: Option<&str>,
     opts: &OutputOptions,
     passed: Option<(String, PassedText)>,
 ) -> Rendered {
+    let Some((key, file)) = passed else {
+        return render_response(&resp, action, opts);
+    };
     let render = action
         .and_then(crate::commands::registry::action)
         .map_or(Render::DEFAULT, |a| a.render);
@@ -209,41 +211,20 @@ pub fn render_owned_response(
         && opts.max_output.is_none()
         && !opts.content_boundaries
         && render.first.is_none()
-        && render.diff.is_none();
-    let data = resp.data.as_mut().and_then(Value::as_object_mut);
-    let printable = match data {
-        Some(map) if plain && !map.contains_key("url") && !map.contains_key("cdpUrl") => {
-            match map.get_mut("snapshot") {
-                Some(Value::String(text)) => Some(std::mem::take(text)),
-                _ => None,
-            }
+        && render.diff.is_none()
+        && key == "snapshot"
+        && resp.data.as_ref().is_some_and(|data| {
+            data.get("url").is_none() && data.get("cdpUrl").is_none() && data[&key] == ""
+        });
+    if plain {
+        let mut rendered = render_response(&resp, action, opts);
+        if rendered.stdout == "\n" {
+            rendered.stdout_file = Some(file);
+            return rendered;
         }
-        _ => None,
-    };
-    let passed_snapshot = passed.as_ref().is_some_and(|(key, _)| key == "snapshot");
-    let mut rendered = match printable {
-        Some(_) => render_response(&resp, action, opts),
-        None => Rendered::default(),
-    };
-    if printable.is_some() && rendered.stdout == "\n" && (passed.is_none() || passed_snapshot) {
-        match passed {
-            Some((_, file)) if passed_snapshot => rendered.stdout_file = Some(file),
-            _ => {
-                let mut text = printable.unwrap_or_default();
-                text.push('\n');
-                rendered.stdout = text;
-            }
-        }
-        return rendered;
     }
-    // The general way: every member in place, the passed text read in.
     if let Some(data) = resp.data.as_mut().and_then(Value::as_object_mut) {
-        if let Some(text) = printable {
-            data.insert("snapshot".into(), Value::String(text));
-        }
-        if let Some((key, file)) = passed {
-            data.insert(key, Value::String(file.text()));
-        }
+        data.insert(key, Value::String(file.text()));
     }
     render_response(&resp, action, opts)
 }
