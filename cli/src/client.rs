@@ -718,55 +718,48 @@ fn read_tail(
     ) else {
         return Err(invalid());
     };
-    // One more byte of room: the text is printed with a newline after it.
-    let room = usize::try_from(bytes.saturating_add(1).min(1 << 26)).unwrap_or(0);
-    let mut text = Vec::new();
-    if tail.get("fd").and_then(Value::as_bool) == Some(true) {
+    let length = usize::try_from(bytes).map_err(|_| invalid())?;
+    let (text, kept) = if tail.get("fd").and_then(Value::as_bool) == Some(true) {
         // The daemon passed the sealed memory file that holds the text.
         let file = reader.get_mut().take_passed().ok_or_else(|| {
             SendError::Other("Invalid response from daemon: the text's file did not come".into())
         })?;
-        let length = usize::try_from(bytes).map_err(|_| invalid())?;
         let file = std::fs::File::from(file);
         if keep_file {
             // The file must hold the whole text, as a read of it would check.
-            let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-            if size < bytes {
+            if file.metadata().map(|m| m.len()).unwrap_or(0) < bytes {
                 return Err(invalid());
             }
-            return match map.get_mut("data") {
-                Some(Value::Object(data)) => {
-                    data.insert(key.to_string(), Value::String(String::new()));
-                    Ok(Some((
-                        key.to_string(),
-                        crate::output::PassedText::new(file, length),
-                    )))
-                }
-                _ => Err(invalid()),
-            };
+            let kept = (
+                key.to_string(),
+                crate::output::PassedText::new(file, length),
+            );
+            (Vec::new(), Some(kept))
+        } else {
+            let mut text = vec![0; length];
+            std::os::unix::fs::FileExt::read_exact_at(&file, &mut text, 0)
+                .map_err(|e| SendError::Other(format!("Failed to read the daemon's reply: {e}")))?;
+            (text, None)
         }
-        text.reserve_exact(room);
-        text.resize(length, 0);
-        std::os::unix::fs::FileExt::read_exact_at(&file, &mut text, 0)
-            .map_err(|e| SendError::Other(format!("Failed to read the daemon's reply: {e}")))?;
     } else {
-        text.reserve_exact(room);
+        let mut text = Vec::with_capacity(length.min(1 << 26));
         reader
             .by_ref()
             .take(bytes)
             .read_to_end(&mut text)
             .map_err(|e| SendError::Other(format!("Failed to read the daemon's reply: {e}")))?;
-        if text.len() as u64 != bytes {
+        if text.len() != length {
             return Err(SendError::Other(
                 "The daemon closed the connection in the middle of a reply".into(),
             ));
         }
-    }
+        (text, None)
+    };
     let text = String::from_utf8(text).map_err(|_| invalid())?;
     match map.get_mut("data") {
         Some(Value::Object(data)) => {
             data.insert(key.to_string(), Value::String(text));
-            Ok(None)
+            Ok(kept)
         }
         _ => Err(invalid()),
     }
