@@ -569,6 +569,16 @@ async fn walker_snapshots_equal_the_accessibility_tree_on_the_corpus() {
     );
 }
 
+/// Opens `url` and says whether the walker answers there (`None`) or why not.
+async fn verdict_at(h: &Harness, url: &str) -> Option<String> {
+    h.open(url).await;
+    h.page()
+        .await
+        .snapshot_walker_verdict()
+        .await
+        .expect("verdict")
+}
+
 /// The harness proves something only if the walker answers somewhere: it does on the plain
 /// pages, and says why not on the others.
 #[tokio::test]
@@ -576,34 +586,16 @@ async fn walker_answers_on_plain_pages_and_names_what_it_cannot_map_elsewhere() 
     let base = serve_plain().await;
     let h = Harness::start().await;
     for page in PLAIN_PAGES {
-        h.open(&format!("{base}{page}")).await;
-        let verdict = h
-            .page()
-            .await
-            .snapshot_walker_verdict()
-            .await
-            .expect("verdict");
+        let verdict = verdict_at(&h, &format!("{base}{page}")).await;
         assert_eq!(verdict, None, "the walker refused {page}");
     }
     for (page, reason) in REFUSED_PAGES {
-        h.open(&format!("{base}{page}")).await;
-        let verdict = h
-            .page()
-            .await
-            .snapshot_walker_verdict()
-            .await
-            .expect("verdict");
+        let verdict = verdict_at(&h, &format!("{base}{page}")).await;
         assert_eq!(verdict.as_deref(), Some(*reason), "the walker on {page}");
     }
     let mut refused = Vec::new();
     for page in FIXTURE_PAGES {
-        h.open(&h.site.url(page)).await;
-        let verdict = h
-            .page()
-            .await
-            .snapshot_walker_verdict()
-            .await
-            .expect("verdict");
+        let verdict = verdict_at(&h, &h.site.url(page)).await;
         refused.push(format!(
             "{page}: {}",
             verdict.as_deref().unwrap_or("walker")
