@@ -198,6 +198,31 @@ const SCAN_COUNTER: &str = "window.scans = 0; \
     }).observe(row, { attributes: true }); 1";
 
 #[tokio::test]
+async fn chrome_makes_the_snapshot_world_with_each_document_so_a_snapshot_need_not() {
+    // The main document and the same-site frame (a cross-site one may live in another
+    // renderer, reached through a session of its own).
+    let h = Harness::at("/large/frames?n=2").await;
+    let worlds = h.page().await.snapshot_worlds_made_at_load();
+    assert!(worlds.len() >= 2, "worlds made at load: {worlds:?}");
+    let first = snapshot(&h).await;
+    assert!(first.contains("Send 1"), "{first}");
+    // A new document brings its own world; the old documents' worlds are forgotten.
+    h.open("/fixture.html").await;
+    let worlds = h.page().await.snapshot_worlds_made_at_load();
+    assert_eq!(worlds.len(), 1, "worlds after a navigation: {worlds:?}");
+    h.eval(SCAN_COUNTER).await;
+    snapshot(&h).await;
+    let reads = scans(&h).await;
+    snapshot(&h).await;
+    assert_eq!(
+        scans(&h).await,
+        reads,
+        "the world made at load watches the page"
+    );
+    h.close().await;
+}
+
+#[tokio::test]
 async fn a_page_with_frames_answers_from_the_watch_until_something_in_a_frame_changes() {
     // `#f1` is same-site (this renderer), `#f2` is on `localhost` (a cross-site frame).
     let h = Harness::at("/large/frames?n=2").await;

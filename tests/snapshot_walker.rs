@@ -59,6 +59,7 @@ const FIXTURE_PAGES: &[&str] = &[
     "/large/shop?n=30",
     "/large/article?n=100",
     "/large/shadow?n=20",
+    "/large/frames?n=4",
 ];
 
 /// Plain generated pages the walker answers for (served by [`serve_plain`]).
@@ -74,6 +75,7 @@ const PLAIN_PAGES: &[&str] = &[
     "/shadow-app?n=33",
     "/shadow-slots?n=3",
     "/shadow-slots?n=8",
+    "/labels?n=6",
 ];
 
 /// Plain generated pages with a shape the walker refuses on purpose, and the reason it gives
@@ -447,6 +449,28 @@ pub fn plain_shadow_refused(name: &str) -> String {
     )
 }
 
+/// Text inputs inside their labels, the shape of `/large/frame`: the text before, after or on
+/// both sides of the input, in a paragraph or a list item, among other controls.
+pub fn plain_labels(n: usize) -> String {
+    let mut body = String::from("<main><h1>Notes</h1>");
+    for i in 0..n {
+        let label = match i % 4 {
+            0 => format!("<label>Note {i} <input name=\"n{i}\"></label>"),
+            1 => format!("<label><input type=\"text\" name=\"n{i}\"> after {i}</label>"),
+            2 => format!("<label>Both {i} <input> sides</label>"),
+            _ => format!("<label>\n  Spaced {i}\n  <input name=\"s{i}\">\n</label>"),
+        };
+        let _ = write!(
+            body,
+            "<p>{label}</p><ul><li><label>Item {i} <input></label></li></ul><button>Save {i}</button>"
+        );
+    }
+    body.push_str("</main>");
+    format!(
+        "<!doctype html><html lang=\"en\"><head><title>Labels</title></head><body>{body}</body></html>"
+    )
+}
+
 /// The plain page for a request path, by name and `?n=`.
 pub fn plain_page(path: &str) -> String {
     let (name, query) = path.split_once('?').unwrap_or((path, ""));
@@ -462,6 +486,7 @@ pub fn plain_page(path: &str) -> String {
         "/filters" => plain_filters(n),
         "/shadow-app" => plain_shadow_app(n),
         "/shadow-slots" => plain_shadow_slots(n),
+        "/labels" => plain_labels(n),
         "/shadow-closed" | "/shadow-host-rule" | "/shadow-builtin" => plain_shadow_refused(name),
         _ => plain_article(n),
     }
@@ -593,6 +618,10 @@ async fn walker_answers_on_plain_pages_and_names_what_it_cannot_map_elsewhere() 
         let verdict = verdict_at(&h, &format!("{base}{page}")).await;
         assert_eq!(verdict.as_deref(), Some(*reason), "the walker on {page}");
     }
+    // The document inside `/large/frames`' iframes (a text input inside its label), opened
+    // as a page of its own.
+    let frame = verdict_at(&h, &h.site.url("/large/frame?i=3")).await;
+    assert_eq!(frame, None, "the walker refused /large/frame");
     let mut refused = Vec::new();
     for page in FIXTURE_PAGES {
         let verdict = verdict_at(&h, &h.site.url(page)).await;

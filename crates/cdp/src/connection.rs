@@ -577,6 +577,12 @@ impl Connection {
         self.handle.stop.cancel();
     }
 
+    /// How many messages (calls and sends) went out on this connection so far: a caller can
+    /// tell whether something it did touched Chrome at all.
+    pub fn messages_sent(&self) -> u64 {
+        self.handle.shared.next_id.load(Ordering::Relaxed) - 1
+    }
+
     /// Reader counters.
     pub fn stats(&self) -> ConnectionStats {
         self.handle.shared.routes().stats

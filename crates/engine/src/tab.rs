@@ -142,6 +142,12 @@ pub struct TabState {
     /// The default (main-world) execution context of each same-process frame, by frame id:
     /// `(contextId, uniqueId)`, kept from `Runtime.executionContext*` events (see [`crate::frame`]).
     pub frame_contexts: std::collections::HashMap<String, (i64, String)>,
+    /// The snapshot's isolated world in each same-process frame's current document, by frame
+    /// id: `(contextId, uniqueId, main-frame loader id when it was reported)`. Chrome makes it
+    /// as each document is created ([`crate::snapshot::watch::world_on_new_documents`]), so a
+    /// snapshot need not. The loader lets a reader tell the main frame's world from one of an
+    /// older document whose end was not reported (yet).
+    pub snapshot_worlds: std::collections::HashMap<String, (i64, String, String)>,
 }
 
 /// How a navigation wait ended ([`Tab::settle`]).
@@ -375,6 +381,9 @@ impl Tab {
             .send(&page::SetLifecycleEventsEnabledParams::new(true))
             .await;
         let _ = s.send(&runtime::EnableParams::default()).await;
+        let _ = s
+            .send(&crate::snapshot::watch::world_on_new_documents())
+            .await;
         let _ = s
             .send(&runtime::RunIfWaitingForDebuggerParams::default())
             .await;

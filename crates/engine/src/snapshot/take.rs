@@ -105,6 +105,17 @@ impl Page<'_> {
         })
     }
 
+    /// The frames of the view's tab (by frame id) whose current document has the snapshot's
+    /// world that Chrome made with it, as the tab's event pump reported them (for tests).
+    #[doc(hidden)]
+    pub fn snapshot_worlds_made_at_load(&self) -> Vec<String> {
+        let mut frames: Vec<String> = self
+            .tab
+            .read(|st| st.snapshot_worlds.keys().cloned().collect());
+        frames.sort();
+        frames
+    }
+
     /// Whether the walker can answer for the view's top document: `None` when it can, else the
     /// page feature it cannot map (for the equality harness and the ADR's figures).
     #[doc(hidden)]

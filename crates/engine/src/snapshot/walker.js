@@ -350,10 +350,18 @@
   const findLabels = () => labelElements.forEach((label) => {
     const target = label.getAttribute('for');
     if (target === null) {
-      // A label around one checkbox or radio and text (or slots of text): the control's name is
-      // the text.
       const inner = label.querySelectorAll('*');
       const control = inner[0];
+      // A label around one text input and text: LabelText (the generic label case), its text
+      // and the textbox, named by the text (an empty input adds nothing to it).
+      if (inner.length === 1 && control.localName === 'input' && (control.type === 'text' && (control.getAttribute('type') === null || control.getAttribute('type') === 'text')) && !control.hasAttribute('aria-label')) {
+        for (let c = label.firstChild; c; c = c.nextSibling) if (c.nodeType !== 3 && c !== control) no('label content');
+        if (labels.has(control)) no('label');
+        labels.set(control, label);
+        return;
+      }
+      // A label around one checkbox or radio and text (or slots of text): the control's name is
+      // the text.
       if (!inner.length || control.localName !== 'input' || (control.type !== 'checkbox' && control.type !== 'radio') || control.hasAttribute('aria-label')) no('label content');
       for (let i = 1; i < inner.length; i++) {
         const slot = inner[i];

@@ -24,6 +24,7 @@
 mod cache;
 
 use abx_cdp::Session as CdpSession;
+use abx_cdp::protocol::browser_protocol::page;
 use abx_cdp::protocol::js_protocol::runtime;
 use serde_json::json;
 
@@ -34,7 +35,21 @@ use crate::js::PageFn;
 pub(crate) const WATCH_FN: PageFn = PageFn::new(include_str!("watch.js"));
 
 /// The isolated world's name (visible in DevTools' context list).
-const WORLD: &str = "abx-snapshot-watch";
+pub(crate) const WORLD: &str = "abx-snapshot-watch";
+
+/// Has Chrome make the snapshot's world in every new document of the session's frames (and in
+/// the current ones), as each document is created: the context is then reported by
+/// `Runtime.executionContextCreated` ([`crate::tab::TabState::snapshot_worlds`]) and the
+/// first snapshot of a page does not wait for one `Page.createIsolatedWorld` per frame, each of
+/// which builds a new context (about 1.3 ms in the renderer, one after another; Playwright
+/// makes its utility world the same way).
+pub(crate) fn world_on_new_documents() -> page::AddScriptToEvaluateOnNewDocumentParams {
+    page::AddScriptToEvaluateOnNewDocumentParams {
+        world_name: Some(WORLD.into()),
+        run_immediately: Some(true),
+        ..page::AddScriptToEvaluateOnNewDocumentParams::new("")
+    }
+}
 
 /// Per-tab state of the fast path (kept with the tab's refs).
 #[derive(Default)]

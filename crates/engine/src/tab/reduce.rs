@@ -99,6 +99,10 @@ pub(crate) enum TabEvent {
     Exception(Option<Box<runtime::EventExceptionThrown>>),
     /// `Runtime.executionContextCreated` of a frame's default world: (frame id, context id, unique id).
     ContextCreated(String, i64, String),
+    /// `Runtime.executionContextCreated` of the snapshot's isolated world in a frame (made in
+    /// every new document, see [`crate::snapshot::watch::world_on_new_documents`]): (frame id,
+    /// context id, unique id).
+    SnapshotWorldCreated(String, i64, String),
     /// `Runtime.executionContextDestroyed`: its unique id.
     ContextDestroyed(String),
     /// `Runtime.executionContextsCleared`.
@@ -200,12 +204,15 @@ impl TabEvent {
             runtime::EventExecutionContextCreated::IDENTIFIER => {
                 let created: runtime::EventExecutionContextCreated = typed(event, failed)?;
                 let aux = created.context.aux_data.unwrap_or_default();
-                if aux.get("isDefault").and_then(Value::as_bool) != Some(true) {
-                    return None;
-                }
                 let frame = aux.get("frameId").and_then(Value::as_str)?.to_string();
                 let id = *created.context.id.inner();
-                TabEvent::ContextCreated(frame, id, created.context.unique_id)
+                if aux.get("isDefault").and_then(Value::as_bool) == Some(true) {
+                    TabEvent::ContextCreated(frame, id, created.context.unique_id)
+                } else if created.context.name == crate::snapshot::watch::WORLD {
+                    TabEvent::SnapshotWorldCreated(frame, id, created.context.unique_id)
+                } else {
+                    return None;
+                }
             }
             runtime::EventExecutionContextDestroyed::IDENTIFIER => {
                 let destroyed: runtime::EventExecutionContextDestroyed = typed(event, failed)?;
@@ -515,12 +522,19 @@ pub(crate) fn reduce(state: &mut TabState, event: TabEvent, ctx: &Context<'_>) -
             state.frame_contexts.insert(frame, (id, unique));
             Reduced::unchanged()
         }
+        TabEvent::SnapshotWorldCreated(frame, id, unique) => {
+            let document = state.loader_id.clone();
+            state.snapshot_worlds.insert(frame, (id, unique, document));
+            Reduced::unchanged()
+        }
         TabEvent::ContextDestroyed(unique) => {
             state.frame_contexts.retain(|_, (_, u)| *u != unique);
+            state.snapshot_worlds.retain(|_, (_, u, _)| *u != unique);
             Reduced::unchanged()
         }
         TabEvent::ContextsCleared => {
             state.frame_contexts.clear();
+            state.snapshot_worlds.clear();
             Reduced::unchanged()
         }
         TabEvent::Crashed => {
@@ -700,6 +714,60 @@ mod tests {
         let r = reduce(&mut st, navigated(Some(TAB), "L9", "http://b/"), &ctx(true));
         assert_eq!(r, Reduced::unchanged());
         assert_eq!(st.url, "http://a/x");
+    }
+
+    fn context_created(id: i64, unique: &str, name: &str, frame: &str, default: bool) -> TabEvent {
+        let kind = if default { "default" } else { "isolated" };
+        cdp(
+            "Runtime.executionContextCreated",
+            json!({"context": {"id": id, "origin": "http://a", "name": name, "uniqueId": unique,
+                   "auxData": {"isDefault": default, "type": kind, "frameId": frame}}}),
+        )
+    }
+
+    #[test]
+    fn the_snapshot_world_is_kept_per_frame_with_the_document_it_was_reported_in() {
+        let mut st = TabState::default();
+        reduce(&mut st, navigated(None, "L1", "http://a/x"), &ctx(true));
+        let world = crate::snapshot::watch::WORLD;
+        reduce(&mut st, context_created(1, "u1", "", TAB, true), &ctx(true));
+        reduce(
+            &mut st,
+            context_created(2, "u2", world, TAB, false),
+            &ctx(true),
+        );
+        reduce(
+            &mut st,
+            context_created(3, "u3", world, "CHILD", false),
+            &ctx(true),
+        );
+        // Another isolated world (a page-setup script's, DevTools') is not the snapshot's.
+        let other = json!({"method": "Runtime.executionContextCreated", "params": {"context": {
+            "id": 4, "origin": "http://a", "name": "other", "uniqueId": "u4",
+            "auxData": {"isDefault": false, "type": "isolated", "frameId": TAB}}}});
+        let other = Event::from_message(other.to_string()).expect("an event message");
+        assert!(TabEvent::from_cdp(&other, &mut Vec::new()).is_none());
+        assert_eq!(st.frame_contexts.get(TAB), Some(&(1, "u1".to_string())));
+        assert_eq!(
+            st.snapshot_worlds.get(TAB),
+            Some(&(2, "u2".to_string(), "L1".to_string()))
+        );
+        assert_eq!(st.snapshot_worlds.get("CHILD").map(|w| w.0), Some(3));
+        assert_eq!(st.snapshot_worlds.len(), 2);
+        // Its end forgets it; the end of another context does not.
+        let destroyed = |unique: &str| {
+            cdp(
+                "Runtime.executionContextDestroyed",
+                json!({"executionContextId": 9, "executionContextUniqueId": unique}),
+            )
+        };
+        reduce(&mut st, destroyed("u3"), &ctx(true));
+        reduce(&mut st, destroyed("u9"), &ctx(true));
+        assert!(!st.snapshot_worlds.contains_key("CHILD"));
+        assert!(st.snapshot_worlds.contains_key(TAB));
+        let cleared = cdp("Runtime.executionContextsCleared", json!({}));
+        reduce(&mut st, cleared, &ctx(true));
+        assert!(st.snapshot_worlds.is_empty() && st.frame_contexts.is_empty());
     }
 
     #[test]

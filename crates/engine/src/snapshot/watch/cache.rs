@@ -85,7 +85,18 @@ impl Session {
         if known.is_some() {
             return known;
         }
-        let world = create_world(tab.cdp(), tab.target_id(), timeout).await?;
+        // Made by Chrome with the document (reported by the pump after the document's
+        // commit), else made now.
+        let made = tab.read(|st| {
+            st.snapshot_worlds
+                .get(tab.target_id())
+                .filter(|(_, _, document)| *document == loader)
+                .map(|w| w.0)
+        });
+        let world = match made {
+            Some(world) => world,
+            None => create_world(tab.cdp(), tab.target_id(), timeout).await?,
+        };
         self.refs.with_tab(tab.target_id(), |t| {
             t.watch.world = Some((loader, world));
             t.watch.frame_worlds.clear();
@@ -107,8 +118,17 @@ impl Session {
         let known = self.refs.with_tab(tab.target_id(), |t| {
             t.watch.frame_worlds.get(frame_id).cloned()
         });
-        match known {
-            Some((loader, context)) => Some((context, Some(loader))),
+        if let Some((loader, context)) = known {
+            return Some((context, Some(loader)));
+        }
+        // A same-process frame's world, made by Chrome with its document (the pump reports
+        // those of the tab's own session only).
+        let made = match session.id() == tab.cdp().id() {
+            true => tab.read(|st| st.snapshot_worlds.get(frame_id).map(|w| w.0)),
+            false => None,
+        };
+        match made {
+            Some(context) => Some((context, None)),
             None => create_world(session, frame_id, timeout)
                 .await
                 .map(|context| (context, None)),
