@@ -72,6 +72,90 @@ async fn an_unchanged_page_answers_from_the_watch_with_the_same_text_and_refs() 
     h.close().await;
 }
 
+/// Records the page's events and mutations in `window.__activity`.
+const PAGE_ACTIVITY: &str = "window.__activity = []; \
+  for (const t of ['input', 'change', 'focusin', 'focusout', 'mouseover', 'mouseout', 'pointerdown', \
+    'keydown', 'toggle', 'load', 'error', 'transitionstart', 'animationstart', 'resize', 'hashchange', \
+    'popstate']) addEventListener(t, (e) => __activity.push(t + ' ' + (e.target && e.target.nodeName)), true); \
+  new MutationObserver((rs) => rs.forEach((r) => __activity.push(r.type + ' ' + (r.attributeName || '')))) \
+    .observe(document, { subtree: true, childList: true, attributes: true, characterData: true }); 1";
+
+#[tokio::test]
+async fn an_unchanged_page_is_answered_without_a_message_to_chrome() {
+    let h = Harness::at("/watch.html").await;
+    // What the page did meanwhile, for the failure message: a page event or mutation makes
+    // the watcher ask (and read) again, rightly.
+    h.eval(PAGE_ACTIVITY).await;
+    let first = snapshot(&h).await;
+    let sent = h.session.browser().connection().messages_sent();
+    assert_eq!(snapshot(&h).await, first);
+    assert_eq!(snapshot(&h).await, first);
+    let now = h.session.browser().connection().messages_sent();
+    if now != sent {
+        panic!(
+            "an unchanged page's snapshots sent {} messages to Chrome; the page did: {}",
+            now - sent,
+            h.eval("window.__activity").await
+        );
+    }
+    h.close().await;
+}
+
+/// Snapshots until one contains `needle` (the page changes by itself, on a timer: no command
+/// of ours tells the session); panics after about 5 s.
+async fn snapshot_until(h: &Harness, needle: &str) -> String {
+    for _ in 0..100 {
+        let text = snapshot(h).await;
+        if text.contains(needle) {
+            return text;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("no snapshot showed {needle:?}: {}", snapshot(h).await);
+}
+
+#[tokio::test]
+async fn changes_a_page_makes_on_its_own_reach_the_next_snapshots() {
+    let h = Harness::at("/watch.html").await;
+    // A mutation from a page timer: the watcher tells the session at once.
+    h.eval("setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>Late text</p>'), 200); 1")
+        .await;
+    let before = snapshot(&h).await;
+    assert!(!before.contains("Late text"), "{before}");
+    snapshot_until(&h, "Late text").await;
+    // A checked state set by a page timer, with no mutation and no event: the watcher finds it
+    // on its own look at the values.
+    h.eval("setTimeout(() => { document.getElementById('agree').checked = true; }, 200); 1")
+        .await;
+    let before = snapshot(&h).await;
+    assert!(
+        before.contains("checkbox \"Agree\" [checked=false"),
+        "{before}"
+    );
+    snapshot_until(&h, "checkbox \"Agree\" [checked=true").await;
+    // A style rule inserted through the CSSOM by a page timer hides the note.
+    h.eval("setTimeout(() => document.getElementById('sheet').sheet.insertRule('#note { display: none }'), 200); 1")
+        .await;
+    let before = snapshot(&h).await;
+    let note = before
+        .lines()
+        .find(|line| line.contains("Note"))
+        .map(str::to_string)
+        .unwrap_or_else(|| panic!("no note line in {before}"));
+    for _ in 0..100 {
+        if !snapshot(&h).await.contains(&note) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let after = snapshot(&h).await;
+    assert!(
+        !after.contains(&note),
+        "the hidden note is still there: {after}"
+    );
+    h.close().await;
+}
+
 #[tokio::test]
 async fn changes_the_watcher_guards_give_a_fresh_snapshot() {
     let h = Harness::at("/watch.html").await;
@@ -282,6 +366,12 @@ async fn a_page_with_frames_answers_from_the_watch_until_something_in_a_frame_ch
         fourth.contains("Send 7") && !fourth.contains("Added in frame one"),
         "{fourth}"
     );
+
+    // A frame the page navigates by itself, on a timer: no command of ours tells the session.
+    h.eval("setTimeout(() => document.getElementById('f1').contentWindow.location.replace('/large/frame?i=9'), 200); 1")
+        .await;
+    assert!(snapshot(&h).await.contains("Send 7"));
+    snapshot_until(&h, "Send 9").await;
     h.close().await;
 }
 

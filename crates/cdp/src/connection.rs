@@ -141,6 +141,8 @@ struct RouteTable {
 pub(crate) struct Shared {
     routes: Mutex<RouteTable>,
     next_id: AtomicU64,
+    /// Messages sent per flat session (see [`crate::Session::messages_sent`]).
+    sent: Mutex<HashMap<Arc<str>, u64>>,
     dead: CancellationToken,
 }
 
@@ -185,8 +187,35 @@ impl Shared {
         Arc::new(Self {
             routes: Mutex::new(RouteTable::default()),
             next_id: AtomicU64::new(1),
+            sent: Mutex::new(HashMap::new()),
             dead: CancellationToken::new(),
         })
+    }
+
+    /// Counts one message going out on `session` (the browser session is not counted).
+    fn note_sent(&self, session: Option<&Arc<str>>) {
+        if let Some(session) = session {
+            let mut sent = self
+                .sent
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            match sent.get_mut(session) {
+                Some(count) => *count += 1,
+                None => {
+                    sent.insert(session.clone(), 1);
+                }
+            }
+        }
+    }
+
+    /// Messages sent on `session` so far.
+    pub(crate) fn sent_on(&self, session: &str) -> u64 {
+        self.sent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(session)
+            .copied()
+            .unwrap_or(0)
     }
 
     fn routes(&self) -> MutexGuard<'_, RouteTable> {
@@ -252,6 +281,10 @@ impl Shared {
                     });
                     // Dropping the senders ends the child's subscriptions after what they queued.
                     routes.subscribers.remove(&child);
+                    self.sent
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .remove(child.as_str());
                 }
             }
             CRASHED => {
@@ -616,8 +649,14 @@ impl Connection {
         Subscription { rx, dropped }
     }
 
-    fn next_id(&self) -> u64 {
+    fn next_id(&self, session: Option<&Arc<str>>) -> u64 {
+        self.handle.shared.note_sent(session);
         self.handle.shared.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Messages sent on the flat session `session` so far.
+    pub(crate) fn messages_sent_on(&self, session: &str) -> u64 {
+        self.handle.shared.sent_on(session)
     }
 
     fn envelope(id: u64, session: Option<&str>, method: &str, params: &str) -> String {
@@ -642,7 +681,7 @@ impl Connection {
         timeout: Duration,
     ) -> Result<RawJson, Error> {
         let shared = &self.handle.shared;
-        let id = self.next_id();
+        let id = self.next_id(session);
         let (tx, rx) = oneshot::channel();
         {
             let mut routes = shared.routes();
@@ -709,7 +748,7 @@ impl Connection {
         if let Some(reason) = self.handle.shared.closed_reason() {
             return Err(Error::ConnectionClosed { reason });
         }
-        let id = self.next_id();
+        let id = self.next_id(session);
         tracing::trace!(method, id, "send");
         let message = Self::envelope(id, session.map(|s| &**s), method, params);
         self.handle

@@ -42,6 +42,16 @@ impl Session {
         &self.connection
     }
 
+    /// How many messages (calls and sends) went out on this session so far, through any
+    /// handle of it: a caller can tell whether anything touched the target since it last
+    /// looked (the browser-level session counts none).
+    pub fn messages_sent(&self) -> u64 {
+        match &self.id {
+            Some(id) => self.connection.messages_sent_on(id),
+            None => 0,
+        }
+    }
+
     /// Sends a typed command (a generated `…Params` from [`crate::protocol`]) and decodes its
     /// typed reply, within the connection's default deadline. The method name and every field
     /// come from the generated types, so a misspelt one does not compile.

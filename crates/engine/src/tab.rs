@@ -148,6 +148,10 @@ pub struct TabState {
     /// snapshot need not. The loader lets a reader tell the main frame's world from one of an
     /// older document whose end was not reported (yet).
     pub snapshot_worlds: std::collections::HashMap<String, (i64, String, String)>,
+    /// How many times a snapshot watcher in this session's documents told of a change
+    /// (`Runtime.bindingCalled` of [`crate::snapshot::watch::BINDING`]); a stored snapshot is
+    /// answered without asking the page only while this has not moved since it was armed.
+    pub snapshot_pushes: u64,
 }
 
 /// How a navigation wait ended ([`Tab::settle`]).
@@ -381,6 +385,8 @@ impl Tab {
             .send(&page::SetLifecycleEventsEnabledParams::new(true))
             .await;
         let _ = s.send(&runtime::EnableParams::default()).await;
+        // The binding first, so the worlds made below have it too.
+        let _ = s.send(&crate::snapshot::watch::binding_in_world()).await;
         let _ = s
             .send(&crate::snapshot::watch::world_on_new_documents())
             .await;

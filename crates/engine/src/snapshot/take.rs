@@ -161,6 +161,9 @@ impl Session {
                 ..unchanged
             });
         }
+        // Read before the watchers are armed: a change they tell of while the page is read
+        // counts against the snapshot kept below.
+        let pushes = tab.read(|st| st.snapshot_pushes);
         let session = tab.cdp();
         let walker = options
             .source
@@ -317,7 +320,7 @@ impl Session {
         };
         tracing::debug!(armed = main.armed, keep, "snapshot read in full");
         if keep {
-            self.keep_snapshot(tab, options, &main.loader, &snapshot, frame_watches);
+            self.keep_snapshot(tab, options, &main.loader, &snapshot, frame_watches, pushes);
         }
         Ok(snapshot)
     }

@@ -4,14 +4,24 @@
   // change the snapshot happened since. Answers: 1 unchanged (check) / watching (arm), 0 changed
   // (check) / cannot vouch for this page (arm).
   const g = globalThis;
+  const POLL_MS = 50;
   let w = g.__abxSnapshotWatch;
   if (!w) {
-    w = { dirty: true, supported: false, controls: [], kinds: [], values: [], sheets: [], roots: [], rootSheets: [] };
-    const mark = () => { w.dirty = true; };
+    w = { dirty: true, pushed: true, timer: 0, supported: false, controls: [], kinds: [], values: [], sheets: [], roots: [], rootSheets: [] };
+    // The first change after an arm is also told to the session at once, through the binding
+    // the session exposes in this world only (`Runtime.bindingCalled`): while it has heard
+    // nothing, the session can answer a snapshot without asking.
+    w.push = () => {
+      if (w.pushed) return;
+      w.pushed = true;
+      const tell = g.__abxSnapshotChanged;
+      if (typeof tell === 'function') { try { tell(''); } catch (e) { /* binding gone */ } }
+    };
+    const mark = () => { w.dirty = true; w.push(); };
     // Our own cursor-scan tags come and go during every snapshot: they are not page changes.
     w.observer = new MutationObserver((records) => {
       for (const r of records) {
-        if (r.type !== 'attributes' || r.attributeName !== 'data-__ab-ci') { w.dirty = true; return; }
+        if (r.type !== 'attributes' || r.attributeName !== 'data-__ab-ci') { mark(); return; }
       }
     });
     // Changes without a DOM mutation: user input and focus (form values, :hover/:focus styles),
@@ -101,11 +111,15 @@
     for (let i = 0; i < now.length; i++) if (now[i] !== before[i]) return false;
     return true;
   };
-  if (mode === 'check') {
+  const changed = () => {
     if (w.observer.takeRecords().some((r) => r.type !== 'attributes' || r.attributeName !== 'data-__ab-ci')) w.dirty = true;
-    if (w.dirty || !w.supported) return 0;
-    if (!sameValues() || !sameSheets()) { w.dirty = true; return 0; }
-    return 1;
+    if (!w.dirty && (!sameValues() || !sameSheets())) w.dirty = true;
+    if (w.dirty) w.push();
+    return w.dirty;
+  };
+  if (mode === 'check') {
+    if (!w.supported) return 0;
+    return changed() ? 0 : 1;
   }
   // arm: watch the document and every open shadow root; collect form controls.
   w.observer.disconnect();
@@ -146,5 +160,16 @@
   w.values = valuesOf();
   w.sheets = sheetsOf();
   w.dirty = false;
+  w.pushed = false;
+  // What changes without a mutation or an event (a value or a style rule set by a page script)
+  // is looked for every POLL_MS as well, so the session hears of it within that time.
+  if (w.timer) clearTimeout(w.timer);
+  w.timer = 0;
+  const poll = () => {
+    w.timer = 0;
+    if (w.dirty || !w.supported) return;
+    if (!changed()) w.timer = setTimeout(poll, POLL_MS);
+  };
+  if (supported) w.timer = setTimeout(poll, POLL_MS);
   return supported ? 1 : 0;
 })

@@ -10,7 +10,11 @@
 //! transitions, popovers, fragment moves, viewport and media changes), and compares form
 //! controls' values and the style sheets' rule counts, which scripts can change silently. The
 //! next snapshot with the same options asks it once (`check`); unchanged, it answers with the
-//! stored snapshot and the same refs.
+//! stored snapshot and the same refs. The watcher also tells the session of the first change
+//! after an arm, through a binding of its world ([`BINDING`]), and looks for silent changes
+//! (values, style rules) on a 50 ms timer: while it told nothing and nothing was sent to the
+//! page since the snapshot was kept, the stored snapshot answers without asking (ADR 0019,
+//! "Fifth pass").
 //!
 //! Each child frame the snapshot read gets a watcher of its own, in a world of that frame's
 //! document (through the frame's own session for a cross-site frame): the check asks them all
@@ -36,6 +40,20 @@ pub(crate) const WATCH_FN: PageFn = PageFn::new(include_str!("watch.js"));
 
 /// The isolated world's name (visible in DevTools' context list).
 pub(crate) const WORLD: &str = "abx-snapshot-watch";
+
+/// The binding the watcher calls on the first change after an arm (exposed in the snapshot's
+/// world only: the page cannot see or call it). Chrome reports each call as
+/// `Runtime.bindingCalled` on the tab's session ([`crate::tab::TabState::snapshot_pushes`]).
+pub(crate) const BINDING: &str = "__abxSnapshotChanged";
+
+/// `Runtime.addBinding` of [`BINDING`] in the snapshot's world of every frame of the session,
+/// now and in later documents.
+pub(crate) fn binding_in_world() -> runtime::AddBindingParams {
+    runtime::AddBindingParams {
+        execution_context_name: Some(WORLD.into()),
+        ..runtime::AddBindingParams::new(BINDING)
+    }
+}
 
 /// Has Chrome make the snapshot's world in every new document of the session's frames (and in
 /// the current ones), as each document is created: the context is then reported by
@@ -69,6 +87,11 @@ struct Cached {
     loader: String,
     epoch: u64,
     assigns: u64,
+    /// The tab's count of watcher pushes before the watchers were armed (or last asked).
+    pushes: u64,
+    /// Messages sent on the tab's session when the snapshot was kept (or last confirmed): while
+    /// nothing was sent since, no command touched the page.
+    sent: u64,
     snapshot: Snapshot,
     /// The watchers of the child frames the snapshot read.
     frames: Vec<FrameWatch>,

@@ -103,6 +103,8 @@ pub(crate) enum TabEvent {
     /// every new document, see [`crate::snapshot::watch::world_on_new_documents`]): (frame id,
     /// context id, unique id).
     SnapshotWorldCreated(String, i64, String),
+    /// `Runtime.bindingCalled` of the snapshot watcher's binding: a watched page changed.
+    SnapshotWatchPushed,
     /// `Runtime.executionContextDestroyed`: its unique id.
     ContextDestroyed(String),
     /// `Runtime.executionContextsCleared`.
@@ -213,6 +215,13 @@ impl TabEvent {
                 } else {
                     return None;
                 }
+            }
+            runtime::EventBindingCalled::IDENTIFIER => {
+                let called: runtime::EventBindingCalled = typed(event, failed)?;
+                if called.name != crate::snapshot::watch::BINDING {
+                    return None;
+                }
+                TabEvent::SnapshotWatchPushed
             }
             runtime::EventExecutionContextDestroyed::IDENTIFIER => {
                 let destroyed: runtime::EventExecutionContextDestroyed = typed(event, failed)?;
@@ -525,16 +534,28 @@ pub(crate) fn reduce(state: &mut TabState, event: TabEvent, ctx: &Context<'_>) -
         TabEvent::SnapshotWorldCreated(frame, id, unique) => {
             let document = state.loader_id.clone();
             state.snapshot_worlds.insert(frame, (id, unique, document));
+            // A frame got a new document: its watcher (if it had one) is gone with the old
+            // one, and could not tell.
+            state.snapshot_pushes += 1;
+            Reduced::unchanged()
+        }
+        TabEvent::SnapshotWatchPushed => {
+            state.snapshot_pushes += 1;
             Reduced::unchanged()
         }
         TabEvent::ContextDestroyed(unique) => {
             state.frame_contexts.retain(|_, (_, u)| *u != unique);
+            let worlds = state.snapshot_worlds.len();
             state.snapshot_worlds.retain(|_, (_, u, _)| *u != unique);
+            if state.snapshot_worlds.len() != worlds {
+                state.snapshot_pushes += 1;
+            }
             Reduced::unchanged()
         }
         TabEvent::ContextsCleared => {
             state.frame_contexts.clear();
             state.snapshot_worlds.clear();
+            state.snapshot_pushes += 1;
             Reduced::unchanged()
         }
         TabEvent::Crashed => {
@@ -761,13 +782,36 @@ mod tests {
                 json!({"executionContextId": 9, "executionContextUniqueId": unique}),
             )
         };
+        // A world made or gone is a document made or gone: a watched page changed.
+        let pushes = st.snapshot_pushes;
+        assert_eq!(pushes, 2, "two worlds made");
         reduce(&mut st, destroyed("u3"), &ctx(true));
+        assert_eq!(st.snapshot_pushes, pushes + 1);
         reduce(&mut st, destroyed("u9"), &ctx(true));
+        assert_eq!(st.snapshot_pushes, pushes + 1, "not a snapshot world");
         assert!(!st.snapshot_worlds.contains_key("CHILD"));
         assert!(st.snapshot_worlds.contains_key(TAB));
         let cleared = cdp("Runtime.executionContextsCleared", json!({}));
         reduce(&mut st, cleared, &ctx(true));
         assert!(st.snapshot_worlds.is_empty() && st.frame_contexts.is_empty());
+    }
+
+    #[test]
+    fn a_snapshot_watcher_push_is_counted_and_other_bindings_are_not() {
+        let mut st = TabState::default();
+        let called = |name: &str| {
+            json!({"method": "Runtime.bindingCalled",
+                   "params": {"name": name, "payload": "", "executionContextId": 3}})
+        };
+        let ours = Event::from_message(called(crate::snapshot::watch::BINDING).to_string())
+            .expect("an event message");
+        let event = TabEvent::from_cdp(&ours, &mut Vec::new()).expect("a tab event");
+        assert_eq!(reduce(&mut st, event, &ctx(true)), Reduced::unchanged());
+        let event = TabEvent::from_cdp(&ours, &mut Vec::new()).expect("a tab event");
+        reduce(&mut st, event, &ctx(true));
+        assert_eq!(st.snapshot_pushes, 2);
+        let theirs = Event::from_message(called("pageBinding").to_string()).expect("a message");
+        assert!(TabEvent::from_cdp(&theirs, &mut Vec::new()).is_none());
     }
 
     #[test]

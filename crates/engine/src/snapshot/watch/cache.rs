@@ -19,7 +19,9 @@ impl Session {
         options: &SnapshotOptions,
         timeout: Duration,
     ) -> Option<Snapshot> {
-        let (loader, epoch) = tab.read(|st| (st.loader_id.clone(), st.documents));
+        let (loader, epoch, pushes) =
+            tab.read(|st| (st.loader_id.clone(), st.documents, st.snapshot_pushes));
+        let sent = tab.cdp().messages_sent();
         let watchers = self.refs.with_tab(tab.target_id(), |t| {
             let cached = t.watch.cached.as_ref()?;
             let (world_loader, context) = t.watch.world.as_ref()?;
@@ -40,9 +42,29 @@ impl Session {
                 t.watch.cached = None;
                 return None;
             }
-            Some((*context, cached.frames.clone()))
+            // Nothing sent to the page since it was read (no command touched it) and no
+            // watcher told of a change: the page is as it was, without asking it. A watcher
+            // reached through another session (a cross-site frame in its own renderer) tells
+            // that session, which is not heard here: those pages are always asked.
+            let quiet = cached.pushes == pushes
+                && cached.sent == sent
+                && cached
+                    .frames
+                    .iter()
+                    .all(|f| f.session.id() == tab.cdp().id());
+            Some((*context, cached.frames.clone(), quiet))
         })?;
-        let (context, frames) = watchers;
+        let (context, frames, quiet) = watchers;
+        if quiet {
+            tracing::debug!("snapshot answered from the quiet watch");
+            return self.refs.with_tab(tab.target_id(), |t| {
+                let cached = t.watch.cached.as_ref()?;
+                Some(Snapshot {
+                    removed_refs: Vec::new(),
+                    ..cached.snapshot.clone()
+                })
+            });
+        }
         // The main document and every frame are asked at once.
         let main = tab.cdp().call_within(watch_call(context, "check"), timeout);
         let in_frames = futures_util::future::join_all(frames.iter().map(|frame| {
@@ -51,6 +73,13 @@ impl Session {
                 .call_within(watch_call(frame.context, "check"), timeout)
         }));
         let (reply, frame_replies) = futures_util::join!(main, in_frames);
+        // Only the checks went out since `sent`: the answer can be confirmed without asking
+        // until something else is sent or a watcher tells of a change.
+        let asked_here = 1 + frames
+            .iter()
+            .filter(|f| f.session.id() == tab.cdp().id())
+            .count() as u64;
+        let confirmed_at = Some(tab.cdp().messages_sent()).filter(|&now| now == sent + asked_here);
         let unchanged = reply.as_ref().is_ok_and(answered_yes)
             && frame_replies
                 .iter()
@@ -65,6 +94,11 @@ impl Session {
                 ..cached.snapshot.clone()
             });
             if still {
+                let mut cached = cached;
+                if let Some(now) = confirmed_at {
+                    cached.pushes = pushes;
+                    cached.sent = now;
+                }
                 t.watch.cached = Some(cached);
             }
             answer
@@ -162,7 +196,8 @@ impl Session {
 
     /// Keeps `snapshot` as the answer for the next unchanged snapshot with `options`; `loader`
     /// is the document it was read from (refs are already assigned), `frames` the watchers of
-    /// the child frames it read.
+    /// the child frames it read, `pushes` the tab's count of watcher pushes before they were
+    /// armed.
     pub(crate) fn keep_snapshot(
         &self,
         tab: &Tab,
@@ -170,8 +205,10 @@ impl Session {
         loader: &str,
         snapshot: &Snapshot,
         frames: Vec<FrameWatch>,
+        pushes: u64,
     ) {
         let epoch = tab.read(|st| st.documents);
+        let sent = tab.cdp().messages_sent();
         self.refs.with_tab(tab.target_id(), |t| {
             if t.watch.world.as_ref().is_none_or(|(l, _)| l != loader) {
                 t.watch.cached = None;
@@ -182,6 +219,8 @@ impl Session {
                 loader: loader.to_string(),
                 epoch,
                 assigns: t.assigns,
+                pushes,
+                sent,
                 snapshot: snapshot.clone(),
                 frames,
             });
