@@ -569,3 +569,23 @@ fn find_role_on_a_large_page_acts_on_the_element_the_walker_named() {
     );
     ab.run(&["close"]).success();
 }
+
+/// `find role` takes the first match in the order of Chrome's tree (a link in the body comes
+/// before one inside a `nav`, unlike document order), whether the walker answers (no snapshot
+/// yet: the page's size is unknown) or Chrome's tree does (after a snapshot of a small page).
+#[test]
+fn find_role_takes_the_first_match_in_tree_order_from_the_walker_and_from_chromes_tree() {
+    let ab = Cli::new();
+    let page = "data:text/html,<!doctype html><html lang=\"en\"><title>Order</title><body><nav><a href=\"%23a\">Alpha link</a></nav><a href=\"%23b\">Beta link</a></body></html>";
+    ab.run(&["open", page]).success();
+    let walked = ab.run(&["find", "role", "link", "text"]).success();
+    assert_eq!(walked.out(), "Beta link");
+    let snapshot = ab.run(&["snapshot"]).success();
+    assert!(
+        snapshot.out().contains("- link \"Beta link\" [ref=e1]"),
+        "{snapshot:?}"
+    );
+    let from_tree = ab.run(&["find", "role", "LINK", "text"]).success();
+    assert_eq!(from_tree.out(), "Beta link");
+    ab.run(&["close"]).success();
+}

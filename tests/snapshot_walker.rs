@@ -87,6 +87,8 @@ const REFUSED_PAGES: &[(&str, &str)] = &[
     ),
     ("/shadow-host-rule", "shadow stylesheet display"),
     ("/shadow-builtin", "shadow root on div"),
+    // An attribute named like a property every object has is still outside the allowed set.
+    ("/attr-constructor", "attribute constructor on span"),
 ];
 
 fn variants() -> Vec<(&'static str, SnapshotOptions)> {
@@ -488,6 +490,7 @@ pub fn plain_page(path: &str) -> String {
         "/shadow-slots" => plain_shadow_slots(n),
         "/labels" => plain_labels(n),
         "/shadow-closed" | "/shadow-host-rule" | "/shadow-builtin" => plain_shadow_refused(name),
+        "/attr-constructor" => "<!doctype html><html lang=\"en\"><head><title>Refused</title></head><body><h1>Refused</h1><p><span constructor=\"x\">Text</span></p></body></html>".to_string(),
         _ => plain_article(n),
     }
 }

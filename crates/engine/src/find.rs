@@ -362,14 +362,15 @@ impl Session {
         let last_tree = self.refs.with_tab(tab.target_id(), |t| t.last_tree_nodes);
         let walked = match SnapshotSource::Auto.walks(last_tree) {
             true => match self.watch_world(tab, timeout).await {
-                Some(world) => walker::capture(tab.cdp(), world, false, timeout).await,
+                Some(world) => walker::nodes_of_role(tab.cdp(), world, role, timeout).await,
                 None => None,
             },
             false => None,
         };
         let keyed = walked.is_some();
-        let tree = match walked {
-            Some(walk) => walk.tree,
+        // (name, node) of each node with the role, in the tree's order.
+        let with_role: Vec<(String, i64)> = match walked {
+            Some(found) => found,
             None => {
                 // Own reply type: a whole AX tree, of which the tree builder reads a few fields.
                 let raw: RawTree = tab
@@ -380,19 +381,19 @@ impl Session {
                     )
                     .await?;
                 Tree::build(raw.nodes)
+                    .nodes
+                    .into_iter()
+                    .filter(|n| n.role.eq_ignore_ascii_case(role))
+                    .filter_map(|n| Some((n.name, n.backend?)))
+                    .collect()
             }
         };
-        let with_role: Vec<&crate::snapshot::tree::Node> = tree
-            .nodes
-            .iter()
-            .filter(|n| n.role.eq_ignore_ascii_case(role) && n.backend.is_some())
-            .collect();
-        let matches = |n: &&crate::snapshot::tree::Node| match name {
+        let matches = |n: &&(String, i64)| match name {
             None => true,
-            Some(want) if exact => n.name == want,
-            Some(want) => n.name.to_lowercase().contains(&want.to_lowercase()),
+            Some(want) if exact => n.0 == want,
+            Some(want) => n.0.to_lowercase().contains(&want.to_lowercase()),
         };
-        let Some(found) = with_role.iter().copied().find(matches) else {
+        let Some(found) = with_role.iter().find(matches) else {
             let locator = Locator::Role {
                 role: role.to_string(),
                 name: name.map(str::to_string),
@@ -400,7 +401,7 @@ impl Session {
             if let (Some(want), false) = (name, with_role.is_empty()) {
                 let mut seen: Vec<&str> = with_role
                     .iter()
-                    .map(|n| n.name.as_str())
+                    .map(|n| n.0.as_str())
                     .filter(|n| !n.is_empty())
                     .collect();
                 seen.sort_unstable();
@@ -425,7 +426,7 @@ impl Session {
                 selector: locator.describe(),
             });
         };
-        let mut backend = found.backend.unwrap_or_default();
+        let mut backend = found.1;
         if keyed {
             // A walker key: the node's id in Chrome, to resolve it in the page's own world.
             backend = walker::backend_of(tab.cdp(), backend, timeout)

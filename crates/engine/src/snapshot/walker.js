@@ -1,4 +1,4 @@
-(function() {
+(function(onlyRole) {
   // The accessibility tree Chrome would build, for pages made only of features whose mapping is
   // known exactly; anything else answers ['unsupported', reason] and the snapshot reads Chrome's
   // own tree. Runs in the snapshot's isolated world of the document it walks (the page can
@@ -17,6 +17,10 @@
   // It walks the flat tree, as Chrome does: a custom element with an open shadow root shows the
   // root's children instead of its own, a slot its assigned nodes (or its fallback children when
   // nothing is assigned).
+  //
+  // With onlyRole (`find role`), the answer is ['role', [[name, key], …]]: the numbered nodes of
+  // that role (ASCII case-insensitive), in getFullAXTree's order — the whole walk, without
+  // sending the whole tree.
   const doc = document;
   const view = doc.defaultView || window;
   const WS = /^[ \t\n\r\f]*$/;
@@ -40,22 +44,26 @@
   // built-in host.
   const roots = [];
   const labelElements = [];
-  const screen = (node, shadow) => {
+  // light: the node is the body or inside it, where every attribute must be one ATTRS allows.
+  const screen = (node, shadow, light) => {
     if (node.nodeType === 1) {
       const tag = node.localName;
       if (tag === 'iframe' || tag === 'frame' || tag === 'object' || tag === 'embed') no('frame');
       if (tag === 'template') return;
       if (tag === 'label') labelElements.push(node);
-      if (shadow && node.hasAttributes()) shadowAttributes(node);
+      if (node.hasAttributes()) {
+        if (shadow) shadowAttributes(node);
+        else if (light) lightAttributes(node);
+      }
       if (tag.indexOf('-') > 0) {
         const root = node.shadowRoot;
         if (!root) no('custom element without an open shadow root');
         roots.push(root);
-        screen(root, true);
+        screen(root, true, light);
       } else if (node.shadowRoot) no('shadow root on ' + tag);
       else if (tag === 'slot' && !shadow) no('slot outside a shadow root');
     }
-    for (let c = node.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) screen(c, shadow);
+    for (let c = node.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) screen(c, shadow, light || c === doc.body);
   };
 
   // Stylesheets may only paint: every declaration must be of a property that cannot change
@@ -140,32 +148,26 @@
   const MARKERS = {disc: '\u2022 ', circle: '\u25e6 ', square: '\u25aa '};
 
   const styleOf = (el) => view.getComputedStyle(el);
-  // One XPath query (native, so cheap on large pages) for any attribute outside ATTRS, in the
-  // light tree; `slot` is allowed on a custom element's children.
-  const attributes = () => {
-    const allowed = ["starts-with(name(), 'data-')", "(name() = 'slot' and contains(local-name(../..), '-'))"];
-    for (const tag in ATTRS) {
-      for (const name in ATTRS[tag]) {
-        allowed.push(tag === '*' ? `name() = '${name}'` : `(name() = '${name}' and local-name(..) = '${tag}')`);
-      }
-    }
-    const query = `descendant-or-self::*[@*[not(${allowed.join(' or ')})]]`;
-    const found = doc.evaluate(query, doc.body, null, view.XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
-    if (found) {
-      const name = Array.from(found.attributes).map((a) => a.name).find((n) => !(ATTRS['*'][n] || (ATTRS[found.localName] && ATTRS[found.localName][n]) || n.startsWith('data-')));
-      no('attribute ' + name + ' on ' + found.localName);
+  // ATTRS as sets (a plain object would also answer for `constructor` and the like).
+  const ALLOWED = new Map(Object.keys(ATTRS).map((tag) => [tag, new Set(Object.keys(ATTRS[tag]))]));
+  const ANY = ALLOWED.get('*');
+  const allowed = (tag, name) => ANY.has(name) || (ALLOWED.has(tag) && ALLOWED.get(tag).has(name)) || name.startsWith('data-');
+  // `slot` is allowed on a custom element's children.
+  const slotted = (el, name) => name === 'slot' && el.parentNode.nodeType === 1 && el.parentNode.localName.indexOf('-') > 0;
+  // An element of the body (met by `screen`, in document order): no attribute outside ATTRS.
+  const lightAttributes = (el) => {
+    const tag = el.localName;
+    for (const name of el.getAttributeNames()) {
+      if (!allowed(tag, name) && !slotted(el, name)) no('attribute ' + name + ' on ' + tag);
     }
   };
-  // The same screen for an element of a shadow tree (XPath does not enter shadow roots; the
-  // screen's pass visits them anyway), without `id`: a shadow tree's ids are not the
-  // document's, and Chrome does not treat them as the document's (a `span id` there is no
+  // The same screen for an element of a shadow tree, without `id`: a shadow tree's ids are not
+  // the document's, and Chrome does not treat them as the document's (a `span id` there is no
   // generic).
   const shadowAttributes = (el) => {
     const tag = el.localName;
-    for (const attribute of el.attributes) {
-      const name = attribute.name;
-      if (name === 'class' || name.startsWith('data-') || (name !== 'id' && ATTRS[tag] && ATTRS[tag][name])) continue;
-      if (name === 'slot' && el.parentNode.nodeType === 1 && el.parentNode.localName.indexOf('-') > 0) continue;
+    for (const name of el.getAttributeNames()) {
+      if (name !== 'id' && (allowed(tag, name) || slotted(el, name))) continue;
       no('attribute ' + name + ' on ' + tag + ' in a shadow tree');
     }
   };
@@ -793,14 +795,36 @@
     children(li, me);
   };
 
+  // The numbered nodes of one role, in getFullAXTree's order (as `build` in walker.rs puts
+  // them: a queue of unignored nodes, each one's children in order, an ignored child's own
+  // children right after it).
+  const ascii = (text) => text.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
+  const ofRole = (role) => {
+    const childrenOf = nodes.map(() => []);
+    for (let i = 1; i < nodes.length; i++) childrenOf[nodes[i][0]].push(i);
+    const out = [];
+    const take = (i) => {
+      const n = nodes[i];
+      if (n[4] !== -1 && ascii(n[1]) === role) out.push([n[2], n[4]]);
+    };
+    const queue = [0];
+    take(0);
+    const place = (i) => {
+      take(i);
+      if (nodes[i][3]) for (const c of childrenOf[i]) place(c);
+      else queue.push(i);
+    };
+    for (let q = 0; q < queue.length; q++) for (const c of childrenOf[queue[q]]) place(c);
+    return out;
+  };
+
   try {
     if (doc.readyState === 'loading') no('still loading');
     if (doc.compatMode !== 'CSS1Compat') no('quirks mode');
     if (!doc.body || doc.body.localName !== 'body') no('no body');
     if (doc.documentElement.attributes.length > 1 || (doc.documentElement.attributes.length === 1 && !doc.documentElement.hasAttribute('lang'))) no('html attributes');
     if (doc.adoptedStyleSheets && doc.adoptedStyleSheets.length) no('adopted stylesheets');
-    attributes();
-    screen(doc.documentElement, false);
+    screen(doc.documentElement, false, false);
     sheets();
     findLabels();
     const root = emit(-1, 'RootWebArea', doc.title, false, doc);
@@ -813,6 +837,7 @@
       const index = Number(el.getAttribute('data-__ab-ci'));
       if (Number.isInteger(index)) tagged.push([index, keyOf(el)]);
     }
+    if (typeof onlyRole === 'string') return JSON.stringify(['role', ofRole(ascii(onlyRole))]);
     return JSON.stringify(['ok', nodes, tagged]);
   } catch (e) {
     if (e instanceof Unsupported) return JSON.stringify(['unsupported', e.reason]);

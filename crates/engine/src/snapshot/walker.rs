@@ -229,6 +229,31 @@ pub(crate) async fn capture(
     }
 }
 
+/// `find role`: the walker's numbered nodes of `role` (ASCII case-insensitive) as (name, key),
+/// in getFullAXTree's order, without the whole tree crossing the socket. `None` when the walker
+/// cannot answer exactly: the caller then reads Chrome's tree.
+pub(crate) async fn nodes_of_role(
+    session: &CdpSession,
+    context: i64,
+    role: &str,
+    timeout: Duration,
+) -> Option<Vec<(String, i64)>> {
+    let walk = in_world(context, WALKER_FN.call_on("document", &[json!(role)]), true);
+    let reply = session.call_within(walk, timeout).await.ok()?;
+    let text = reply.result.value.as_ref()?.as_str()?;
+    if text.starts_with("[\"role\"") {
+        let (_, found): (String, Vec<(String, i64)>) = serde_json::from_str(text).ok()?;
+        return found
+            .into_iter()
+            .map(|(name, number)| Some((name, key(context, number)?)))
+            .collect();
+    }
+    if let Some(Walked::Unsupported(reason)) = decode(text) {
+        tracing::debug!(%reason, "find role: walker cannot answer, reading the AX tree");
+    }
+    None
+}
+
 /// The backendNodeId of the node behind a walker key, `None` when the page let the node go or
 /// its world is gone (its document was replaced).
 pub(crate) async fn backend_of(session: &CdpSession, key: i64, timeout: Duration) -> Option<i64> {
