@@ -51,11 +51,11 @@ pub struct DocumentId {
 pub struct RefEntry {
     /// The ref name without `@`, e.g. `e3`.
     pub name: String,
-    /// The document the node was read from.
-    pub document: DocumentId,
+    /// The document the node was read from (shared by the refs of one snapshot's document).
+    pub document: Arc<DocumentId>,
     /// The tab's main-frame document when the snapshot ran (for a child-frame ref too: any
     /// main-frame navigation retires every ref of the tab).
-    pub page: Option<DocumentId>,
+    pub page: Option<Arc<DocumentId>>,
     /// The node.
     pub backend_node_id: i64,
     /// Its role as printed in the snapshot.
@@ -231,10 +231,9 @@ impl RefStore {
             fresh.insert(document.frame.clone(), refs);
         }
 
-        let page = documents
-            .iter()
-            .find(|d| d.frame == FrameKey::MAIN)
-            .cloned();
+        // One shared copy per document: a large page has thousands of refs.
+        let shared: Vec<Arc<DocumentId>> = documents.iter().cloned().map(Arc::new).collect();
+        let page = shared.iter().find(|d| d.frame == FrameKey::MAIN).cloned();
         let mut names = Vec::with_capacity(requests.len());
         let mut live = HashMap::with_capacity(requests.len());
         let mut kept: HashMap<FrameKey, HashMap<i64, String>> = HashMap::new();
@@ -264,7 +263,7 @@ impl RefStore {
                 name.clone(),
                 RefEntry {
                     name: name.clone(),
-                    document: document.clone(),
+                    document: Arc::clone(&shared[request.document]),
                     page: page.clone(),
                     backend_node_id: request.backend_node_id,
                     role: request.role.clone(),

@@ -304,8 +304,8 @@ async fn capture(
             None => false,
         }
     };
-    let (armed, scan_reply, document, tree, frame_tree) =
-        futures_util::join!(arm, scan_reply, document, tree, frame_tree);
+    let (armed, scan_reply, document, frame_tree, tree) =
+        futures_util::join!(arm, scan_reply, document, frame_tree, tree);
 
     let (tree, walked) = tree?;
     let mut child_loaders = HashMap::new();

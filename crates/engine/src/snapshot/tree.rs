@@ -85,11 +85,13 @@ struct RawProperty {
     value: RawValue,
 }
 
+#[cfg(test)]
 impl RawNode {
-    /// A node built by the in-page walker ([`super::walker`]) in the shape Chrome reports it.
-    /// A `value` entry among `properties` is the node's value (a combobox's), as Chrome keeps
-    /// it beside the properties.
-    pub(crate) fn from_walker(
+    /// A node in the shape Chrome reports it (the walker's nodes were built this way before
+    /// [`Node::walked`]; kept as the reference that one is tested against). A `value` entry
+    /// among `properties` is the node's value (a combobox's), as Chrome keeps it beside the
+    /// properties.
+    fn from_walker(
         node_id: String,
         ignored: bool,
         role: String,
@@ -187,6 +189,46 @@ pub(crate) struct Node {
 }
 
 impl Node {
+    /// A node of the in-page walker ([`super::walker`]), as [`Tree::build`] would make it from
+    /// the same node in Chrome's shape: `prop` is the one property the walker reports for the
+    /// role (a heading's level, a checkbox's checked state, a link's URL, an option's
+    /// selection, a combobox's value, which is also closed).
+    pub(crate) fn walked(
+        role: String,
+        name: String,
+        ignored: bool,
+        prop: Value,
+        backend: Option<i64>,
+    ) -> Node {
+        if ignored && role != "RootWebArea" {
+            return Node::default();
+        }
+        let mut node = Node {
+            name,
+            backend,
+            ..Node::default()
+        };
+        match role.as_str() {
+            "heading" | "listitem" => node.level = prop.as_i64(),
+            "checkbox" | "radio" => {
+                node.checked = Some(match prop {
+                    Value::String(s) => s,
+                    Value::Bool(b) => b.to_string(),
+                    _ => "false".to_string(),
+                });
+            }
+            "link" => node.url = prop.as_str().map(str::to_string),
+            "option" => node.selected = prop.as_bool(),
+            "combobox" => {
+                node.expanded = Some(false);
+                node.value = (RawValue { value: Some(prop) }).value_text();
+            }
+            _ => {}
+        }
+        node.role = role;
+        node
+    }
+
     fn clear(&mut self) {
         *self = Node {
             parent: self.parent,
@@ -255,15 +297,28 @@ impl Tree {
             }
             nodes.push(out);
         }
-        for (i, node) in raw.iter().enumerate() {
-            for child in &node.child_ids {
-                if let Some(&c) = index.get(child.as_str()) {
-                    nodes[i].children.push(c);
-                    nodes[c].parent = Some(i);
-                }
-            }
-        }
+        let children: Vec<Vec<usize>> = raw
+            .iter()
+            .map(|node| {
+                node.child_ids
+                    .iter()
+                    .filter_map(|child| index.get(child.as_str()).copied())
+                    .collect()
+            })
+            .collect();
         drop(index);
+        Tree::link(nodes, children)
+    }
+
+    /// The tree of `nodes` (in getFullAXTree's order) with each one's `children` (indices into
+    /// `nodes`), after upstream's rules (see [`Tree::build`]).
+    pub(crate) fn link(mut nodes: Vec<Node>, children: Vec<Vec<usize>>) -> Tree {
+        for (i, kids) in children.into_iter().enumerate() {
+            for &c in &kids {
+                nodes[c].parent = Some(i);
+            }
+            nodes[i].children = kids;
+        }
 
         for i in 0..nodes.len() {
             if nodes[i].role.is_empty() || nodes[i].children.is_empty() {
@@ -556,6 +611,54 @@ pub(crate) fn insert_frame(output: &mut String, reference: &str, child: &str) ->
 
 #[cfg(test)]
 mod tests {
+    /// Every role and property the walker reports makes the same node through
+    /// [`Node::walked`] as through Chrome's shape and [`Tree::build`].
+    #[test]
+    fn walked_nodes_are_the_nodes_chromes_shape_builds() {
+        use serde_json::json;
+        let cases: Vec<(&str, &str, bool, Value)> = vec![
+            ("RootWebArea", "Title", false, Value::Null),
+            ("heading", "Head", false, json!(2)),
+            ("listitem", "", false, json!(1)),
+            ("checkbox", "Box", false, json!("true")),
+            ("radio", "Dot", false, json!("false")),
+            ("radio", "Dot", false, Value::Null),
+            ("link", "Go", false, json!("http://x/y")),
+            ("option", "One", false, json!(true)),
+            ("combobox", "Pick", false, json!("One")),
+            ("combobox", "Pick", false, json!("")),
+            ("StaticText", "text", false, Value::Null),
+            ("", "", true, Value::Null),
+            ("generic", "", false, Value::Null),
+        ];
+        for (role, name, ignored, prop) in cases {
+            let properties = match role {
+                "heading" | "listitem" => vec![("level", prop.clone())],
+                "checkbox" | "radio" => vec![("checked", prop.clone())],
+                "link" => vec![("url", prop.clone())],
+                "option" => vec![("selected", prop.clone())],
+                "combobox" => vec![("expanded", Value::Bool(false)), ("value", prop.clone())],
+                _ => Vec::new(),
+            };
+            let raw = RawNode::from_walker(
+                "0".into(),
+                ignored,
+                role.into(),
+                name.into(),
+                properties,
+                Vec::new(),
+                Some(-5),
+            );
+            let reference = Tree::build(vec![raw]).nodes.remove(0);
+            let walked = Node::walked(role.into(), name.into(), ignored, prop, Some(-5));
+            assert_eq!(
+                format!("{walked:?}"),
+                format!("{reference:?}"),
+                "{role} {name:?}"
+            );
+        }
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -33,7 +33,7 @@ use abx_cdp::protocol::js_protocol::runtime;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::tree::{RawNode, Tree};
+use super::tree::{Node, Tree};
 use crate::error::{EngineError, Result};
 use crate::js::PageFn;
 
@@ -149,7 +149,13 @@ pub(crate) fn build(context: i64, nodes: Vec<WalkNode>) -> Option<Tree> {
             place(c, &nodes, &children, &mut order, &mut queue);
         }
     }
-    let mut raw = Vec::with_capacity(nodes.len());
+    // Built straight into the tree's nodes, in that order, each one's children by position.
+    let mut position = vec![0; nodes.len()];
+    for (p, &i) in order.iter().enumerate() {
+        position[i] = p;
+    }
+    let mut built = Vec::with_capacity(nodes.len());
+    let mut links = Vec::with_capacity(nodes.len());
     let mut nodes: Vec<Option<WalkNode>> = nodes.into_iter().map(Some).collect();
     for i in order {
         let WalkNode(_, role, name, ignored, number, prop) = nodes[i].take()?;
@@ -157,26 +163,10 @@ pub(crate) fn build(context: i64, nodes: Vec<WalkNode>) -> Option<Tree> {
             -1 => None,
             n => Some(key(context, n)?),
         };
-        let properties = match role.as_str() {
-            "heading" | "listitem" => vec![("level", prop)],
-            "checkbox" | "radio" => vec![("checked", prop)],
-            "link" => vec![("url", prop)],
-            "option" => vec![("selected", prop)],
-            // A closed drop-down; its value is the selected option's text.
-            "combobox" => vec![("expanded", Value::Bool(false)), ("value", prop)],
-            _ => Vec::new(),
-        };
-        raw.push(RawNode::from_walker(
-            i.to_string(),
-            ignored != 0,
-            role,
-            name,
-            properties,
-            children[i].iter().map(usize::to_string).collect(),
-            backend,
-        ));
+        built.push(Node::walked(role, name, ignored != 0, prop, backend));
+        links.push(children[i].iter().map(|&c| position[c]).collect());
     }
-    Some(Tree::build(raw))
+    Some(Tree::link(built, links))
 }
 
 /// `Runtime.evaluate` of `expression` in the world `context`.
