@@ -222,7 +222,51 @@ fn bad_record_input_gets_a_clear_error_and_exit_1() {
     let fps = ab
         .run(&["record", "start", "x.webm", "--fps", "61"])
         .failure();
-    assert!(fps.stderr.contains("Invalid --fps value"), "{}", fps.stderr);
+    assert!(
+        fps.stderr
+            .contains("Invalid fps: 61 is out of range (valid range: 1-60)"),
+        "{}",
+        fps.stderr
+    );
+    let fps = ab
+        .run(&["record", "start", "x.webm", "--fps", "-5"])
+        .failure();
+    assert!(
+        fps.stderr
+            .contains("Invalid fps: '-5' is not a valid integer"),
+        "{}",
+        fps.stderr
+    );
+    // A contact-sheet threshold is a flag with a value (never the page to open), checked as
+    // upstream checks it, and asks for a contact sheet, which abx refuses.
+    for (value, error) in [
+        (
+            "abc",
+            "Invalid contact sheet threshold: 'abc' is not a number",
+        ),
+        (
+            "2",
+            "Invalid contact sheet threshold: 2 is out of range (valid range: 0-1)",
+        ),
+        ("0.02", "not supported"),
+    ] {
+        let sheet = dir.path().join("s.webm");
+        let refused = ab
+            .run(&[
+                "record",
+                "start",
+                sheet.to_str().expect("utf-8"),
+                "--contact-sheet-threshold",
+                value,
+            ])
+            .failure();
+        assert!(
+            refused.stderr.contains(error),
+            "{value}: {}",
+            refused.stderr
+        );
+        assert!(!sheet.exists(), "{value}: no recording was made");
+    }
     let cursor = dir.path().join("c.webm");
     let unsupported = ab
         .run(&[

@@ -64,6 +64,10 @@ for long sessions",
                         "--cursor, --contact-sheet",
                         "Refused by abx (upstream's pointer overlay and contact sheet)",
                     ),
+                    (
+                        "--contact-sheet-threshold <0-1>",
+                        "Asks for a contact sheet: checked as upstream does, then refused",
+                    ),
                 ],
             ),
         ],
@@ -140,6 +144,10 @@ pub struct RecordRequest {
     /// Upstream's contact sheet (not supported).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contact_sheet: Option<bool>,
+    /// Upstream's contact-sheet threshold (0-1), which asks for a contact sheet (not
+    /// supported either: refused, never ignored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contact_sheet_threshold: Option<f64>,
 }
 
 const DEFAULT_FPS: u32 = 30;
@@ -161,7 +169,10 @@ fn failure(err: RecordError) -> Failure {
 async fn prepare(ctx: &Ctx<'_>) -> Result<RecordOptions, Failure> {
     let request: RecordRequest = ctx.params()?;
     let path = required(&request.path, "path")?;
-    if request.cursor == Some(true) || request.contact_sheet == Some(true) {
+    if request.cursor == Some(true)
+        || request.contact_sheet == Some(true)
+        || request.contact_sheet_threshold.is_some()
+    {
         return Err(Failure::message(
             "--cursor and --contact-sheet are not supported by abx: record without them",
         ));
@@ -169,7 +180,7 @@ async fn prepare(ctx: &Ctx<'_>) -> Result<RecordOptions, Failure> {
     let fps = request.fps.unwrap_or(DEFAULT_FPS);
     if !(1..=60).contains(&fps) {
         return Err(Failure::message(format!(
-            "Invalid --fps value: {fps} (expected 1-60)"
+            "Invalid fps: {fps} is out of range (valid range: 1-60)"
         )));
     }
     let session = ctx.session().await?;
@@ -256,20 +267,28 @@ fn saved(t: &mut Text<'_>, data: &Value) -> bool {
     true
 }
 
-const START_USAGE: &str =
-    "record start <output.webm> [url] [--fps <1-60>] [--cursor] [--contact-sheet]";
-const RESTART_USAGE: &str =
-    "record restart <output.webm> [url] [--fps <1-60>] [--cursor] [--contact-sheet]";
+const START_USAGE: &str = "record start <output.webm|output.mp4> [url] [--fps <n>] [--cursor] [--contact-sheet] [--contact-sheet-threshold <0-1>]";
+const RESTART_USAGE: &str = "record restart <output.webm|output.mp4> [url] [--fps <n>] [--cursor] [--contact-sheet] [--contact-sheet-threshold <0-1>]";
 
 const START_FLAGS: &[Flag] = &[
-    Flag::value(&["--fps"], "record start", START_USAGE),
+    Flag::value(&["--fps"], "record start --fps", START_USAGE),
     Flag::switch(&["--cursor"]),
     Flag::switch(&["--contact-sheet"]),
+    Flag::value(
+        &["--contact-sheet-threshold"],
+        "record start --contact-sheet-threshold",
+        START_USAGE,
+    ),
 ];
 const RESTART_FLAGS: &[Flag] = &[
-    Flag::value(&["--fps"], "record restart", RESTART_USAGE),
+    Flag::value(&["--fps"], "record restart --fps", RESTART_USAGE),
     Flag::switch(&["--cursor"]),
     Flag::switch(&["--contact-sheet"]),
+    Flag::value(
+        &["--contact-sheet-threshold"],
+        "record restart --contact-sheet-threshold",
+        RESTART_USAGE,
+    ),
 ];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
@@ -297,11 +316,39 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     };
     for word in scan(&rest[1..], flags) {
         match word? {
+            // Upstream's checks and words, for both values.
+            Word::Value("--contact-sheet-threshold", raw) => match raw.parse::<f64>() {
+                // A threshold asks for a contact sheet (which abx refuses with its reason).
+                Ok(ratio) if (0.0..=1.0).contains(&ratio) => {
+                    req.contact_sheet_threshold = Some(ratio);
+                    req.contact_sheet = Some(true);
+                }
+                Ok(ratio) => {
+                    return Err(ParseError::invalid(
+                        format!(
+                            "Invalid contact sheet threshold: {ratio} is out of range (valid range: 0-1)"
+                        ),
+                        usage,
+                    ));
+                }
+                Err(_) => {
+                    return Err(ParseError::invalid(
+                        format!("Invalid contact sheet threshold: '{raw}' is not a number"),
+                        usage,
+                    ));
+                }
+            },
             Word::Value(_, raw) => match raw.parse::<u32>() {
                 Ok(n) if (1..=60).contains(&n) => req.fps = Some(n),
-                _ => {
+                Ok(n) => {
                     return Err(ParseError::invalid(
-                        format!("Invalid --fps value: {raw} (expected 1-60)"),
+                        format!("Invalid fps: {n} is out of range (valid range: 1-60)"),
+                        usage,
+                    ));
+                }
+                Err(_) => {
+                    return Err(ParseError::invalid(
+                        format!("Invalid fps: '{raw}' is not a valid integer"),
                         usage,
                     ));
                 }
