@@ -237,6 +237,14 @@ fn bad_record_input_gets_a_clear_error_and_exit_1() {
         "{}",
         fps.stderr
     );
+    let unknown = ab.run(&["record", "start", "x.webm", "--foo"]).failure();
+    assert!(
+        unknown
+            .stderr
+            .contains("Unknown flag for record start: --foo"),
+        "{}",
+        unknown.stderr
+    );
     // A contact-sheet threshold is a flag with a value (never the page to open), checked as
     // upstream checks it, and asks for a contact sheet, which abx refuses.
     for (value, error) in [

@@ -355,6 +355,13 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             },
             Word::Switch("--cursor") => req.cursor = Some(true),
             Word::Switch("--contact-sheet") => req.contact_sheet = Some(true),
+            // Never the path or the page to open, as upstream says.
+            Word::Other(flag) if flag.starts_with('-') && flag.len() > 1 => {
+                return Err(ParseError::invalid(
+                    format!("Unknown flag for {context}: {flag}"),
+                    usage,
+                ));
+            }
             other => positional.push(other.text()),
         }
     }
