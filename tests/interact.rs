@@ -589,3 +589,25 @@ fn find_role_takes_the_first_match_in_tree_order_from_the_walker_and_from_chrome
     assert_eq!(from_tree.out(), "Beta link");
     ab.run(&["close"]).success();
 }
+
+/// Text pieces side by side are one node of the tree (`Alpha ` and `beta` make `Alpha beta`),
+/// so `find role StaticText` finds that name whether the walker answers or Chrome's tree does.
+#[test]
+fn find_role_statictext_sees_text_merged_as_the_tree_merges_it_on_both_paths() {
+    let ab = Cli::new();
+    let page = "data:text/html,<!doctype html><html lang=\"en\"><title>Text</title><body><p>Alpha <span>beta</span></p></body></html>";
+    ab.run(&["open", page]).success();
+    let find = [
+        "find",
+        "role",
+        "StaticText",
+        "--name",
+        "Alpha beta",
+        "--exact",
+        "text",
+    ];
+    ab.run(&find).success();
+    ab.run(&["snapshot"]).success();
+    ab.run(&find).success();
+    ab.run(&["close"]).success();
+}

@@ -219,6 +219,16 @@ fn element_in_group(expression: String, group: &str) -> runtime::EvaluateParams 
     }
 }
 
+/// (name, node) of each node of `tree` with `role` (ASCII case-insensitive), in the tree's
+/// order.
+fn nodes_of(tree: Tree, role: &str) -> Vec<(String, i64)> {
+    tree.nodes
+        .into_iter()
+        .filter(|n| n.role.eq_ignore_ascii_case(role))
+        .filter_map(|n| Some((n.name, n.backend?)))
+        .collect()
+}
+
 impl Session {
     /// The page URL a reply reports: the tab's, or Chrome's target URL before the pump has one.
     pub(crate) fn origin_of(&self, tab: &Tab) -> String {
@@ -362,6 +372,13 @@ impl Session {
         let last_tree = self.refs.with_tab(tab.target_id(), |t| t.last_tree_nodes);
         let walked = match SnapshotSource::Auto.walks(last_tree) {
             true => match self.watch_world(tab, timeout).await {
+                // Text is merged and pruned by the tree's rules (adjacent pieces are one node):
+                // that role takes the whole tree.
+                Some(world) if role.eq_ignore_ascii_case("StaticText") => {
+                    walker::capture(tab.cdp(), world, false, timeout)
+                        .await
+                        .map(|walk| nodes_of(walk.tree, role))
+                }
                 Some(world) => walker::nodes_of_role(tab.cdp(), world, role, timeout).await,
                 None => None,
             },
@@ -380,12 +397,7 @@ impl Session {
                         Some(timeout),
                     )
                     .await?;
-                Tree::build(raw.nodes)
-                    .nodes
-                    .into_iter()
-                    .filter(|n| n.role.eq_ignore_ascii_case(role))
-                    .filter_map(|n| Some((n.name, n.backend?)))
-                    .collect()
+                nodes_of(Tree::build(raw.nodes), role)
             }
         };
         let matches = |n: &&(String, i64)| match name {
