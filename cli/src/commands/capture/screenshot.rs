@@ -13,6 +13,8 @@ use crate::commands::support::write_file;
 pub const ACTION: &str = "screenshot";
 
 const USAGE: &str = "screenshot [selector] [path] [--full] [--if-changed] [--threshold <0-1>]";
+/// The usage line of a flag error, as upstream prints it.
+const ERROR_USAGE: &str = "screenshot [selector] [path] [--if-changed] [--threshold <0-1>]";
 
 /// `{"path", "selector", "fullPage", "annotate", "format"?, "quality"?, "screenshotDir"?,
 /// "ifChanged"?, "threshold"?}` (`path` and `selector` are `null` when not given).
@@ -132,18 +134,25 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     const FLAGS: &[Flag] = &[
         Flag::switch(&["--full", "-f"]),
         Flag::switch(&["--if-changed"]),
-        Flag::value(&["--threshold"], "screenshot --threshold", USAGE),
+        Flag::value(&["--threshold"], "screenshot --threshold", ERROR_USAGE),
     ];
     for word in scan(rest, FLAGS) {
         match word? {
             Word::Switch("--full") => full_page = true,
             Word::Switch("--if-changed") => if_changed = true,
+            // Upstream's words for a value that is no number, and one out of range.
             Word::Value(_, raw) => match raw.parse::<f64>() {
                 Ok(t) if (0.0..=1.0).contains(&t) => threshold = Some(t),
-                _ => {
+                Ok(_) => {
                     return Err(ParseError::invalid(
-                        format!("Threshold must be between 0 and 1, got {raw}"),
-                        USAGE,
+                        format!("--threshold must be from 0 to 1, got '{raw}'"),
+                        ERROR_USAGE,
+                    ));
+                }
+                Err(_) => {
+                    return Err(ParseError::invalid(
+                        format!("--threshold expects a number from 0 to 1, got '{raw}'"),
+                        ERROR_USAGE,
                     ));
                 }
             },

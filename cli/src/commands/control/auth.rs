@@ -431,7 +431,10 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
         }
         Some("login") => {
             let name = rest.get(1).ok_or_else(|| {
-                ParseError::missing("auth login", "agent-browser auth login <name>")
+                ParseError::missing(
+                    "auth login",
+                    "agent-browser auth login <name> [--no-navigate] [--credential-provider <plugin>] [--item <ref>] [--url <url>] [--username-selector <s>] [--password-selector <s>] [--submit-selector <s>]",
+                )
             })?;
             let mut req = LoginRequest {
                 name: Some(name.to_string()),

@@ -10,6 +10,8 @@ use crate::output::text::without_lifecycle;
 pub const ACTION: &str = "a11y";
 
 const USAGE: &str = "a11y [url] [--tags <list>] [--selector <sel>]";
+/// The usage line of `a11y`'s errors, as upstream prints it.
+const ERROR_USAGE: &str = "a11y [url] [--tags <tag1,tag2>] [--selector <css>] [--json]";
 
 /// The command.
 pub const COMMAND: Command = Command {
@@ -75,8 +77,8 @@ pub struct A11yRequest {
 }
 
 const FLAGS: &[Flag] = &[
-    Flag::value(&["--tags"], "a11y --tags", USAGE),
-    Flag::value(&["-s", "--selector"], "a11y --selector", USAGE),
+    Flag::value(&["--tags"], "a11y --tags", ERROR_USAGE),
+    Flag::value(&["-s", "--selector"], "a11y --selector", ERROR_USAGE),
 ];
 
 fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
@@ -87,15 +89,15 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             Word::Value("-s", v) => req.selector = Some(v.to_string()),
             Word::Other(other) if other.starts_with('-') => {
                 return Err(ParseError::invalid(
-                    format!("Unknown a11y option: {other}"),
-                    USAGE,
+                    format!("Unknown flag: {other}"),
+                    ERROR_USAGE,
                 ));
             }
             Word::Other(other) if req.url.is_none() => req.url = Some(other.to_string()),
             other => {
                 return Err(ParseError::invalid(
-                    format!("Unexpected argument for a11y: {}", other.text()),
-                    USAGE,
+                    format!("Unexpected argument: {}", other.text()),
+                    ERROR_USAGE,
                 ));
             }
         }

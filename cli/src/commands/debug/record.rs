@@ -302,7 +302,7 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
         None => {
             return Err(ParseError::missing(
                 "record",
-                "record <start|stop|restart> [path] [url]",
+                "record <start|stop|restart> [path] [url] [--fps <n>]",
             ));
         }
     };

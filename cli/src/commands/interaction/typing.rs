@@ -77,7 +77,7 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             Word::Value(_, raw) => {
                 let ms = raw
                     .parse::<u64>()
-                    .map_err(|_| ParseError::invalid(format!("Invalid delay: {raw}"), USAGE))?;
+                    .map_err(|_| ParseError::invalid(format!("--delay expects a number in ms, got '{raw}'"), USAGE))?;
                 delay = Some(ms);
             }
             Word::Other(word) => words.push(word),

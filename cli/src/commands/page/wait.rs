@@ -18,6 +18,9 @@ pub const FUNCTION: &str = "waitforfunction";
 pub const DOWNLOAD: &str = "waitfordownload";
 
 const USAGE: &str = "wait <selector|ms|--url|--load|--fn|--text|--download> [--timeout <ms>]";
+/// The usage lines of `wait`'s errors, as upstream prints them.
+const MISSING_USAGE: &str = "wait <selector|ms|--url|--load|--fn|--text>";
+const TIMEOUT_USAGE: &str = "wait <selector|ms|--url|--load|--fn|--text> [--timeout <ms>]";
 
 /// `wait`: `{"selector", "state"?}`, `{"text"}` or `{"timeout"}` (ms to sleep).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -217,7 +220,7 @@ pub const MCP: &[McpTool] = &[
 /// `--timeout` and `--state`: they apply to every variant and are taken out first, wherever
 /// they are (between a variant flag and its value too: `wait --url --timeout 5 x` waits for x).
 const COMMON_FLAGS: &[Flag] = &[
-    Flag::value(&["--timeout"], "wait --timeout", "wait ... --timeout <ms>"),
+    Flag::value(&["--timeout"], "wait --timeout", TIMEOUT_USAGE),
     Flag::value(
         &["--state"],
         "wait --state",
@@ -245,8 +248,8 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             Word::Value("--timeout", raw) => {
                 let ms = raw.parse::<u64>().map_err(|_| {
                     ParseError::invalid(
-                        format!("Invalid timeout: {raw}"),
-                        "wait ... --timeout <ms>",
+                        format!("--timeout expects a number in ms, got '{raw}'"),
+                        TIMEOUT_USAGE,
                     )
                 })?;
                 timeout = Some(ms);
@@ -309,7 +312,7 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
     }
     let arg = args
         .first()
-        .ok_or_else(|| ParseError::missing("wait", USAGE))?;
+        .ok_or_else(|| ParseError::missing("wait", MISSING_USAGE))?;
     let request = match arg.parse::<u64>() {
         Ok(ms) => WaitRequest {
             timeout: Some(ms),
@@ -439,16 +442,13 @@ mod tests {
         );
         assert_eq!(
             request(&["--timeout"]),
-            Err(ParseError::missing(
-                "wait --timeout",
-                "wait ... --timeout <ms>"
-            ))
+            Err(ParseError::missing("wait --timeout", TIMEOUT_USAGE))
         );
         assert_eq!(
             request(&["--timeout", "soon", "--state"]),
             Err(ParseError::invalid(
-                "Invalid timeout: soon",
-                "wait ... --timeout <ms>"
+                "--timeout expects a number in ms, got 'soon'",
+                TIMEOUT_USAGE
             ))
         );
     }
@@ -519,7 +519,7 @@ mod tests {
         );
         assert_eq!(
             request(&["--timeout", "5"]),
-            Err(ParseError::missing("wait", USAGE))
+            Err(ParseError::missing("wait", MISSING_USAGE))
         );
     }
 }

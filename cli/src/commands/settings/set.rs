@@ -231,7 +231,14 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             if let Some(raw) = rest.get(3) {
                 let scale = raw
                     .parse::<f64>()
-                    .map_err(|_| ParseError::missing("set viewport", USAGE))?;
+                    .ok()
+                    .filter(|scale| scale.is_finite())
+                    .ok_or_else(|| {
+                        ParseError::invalid(
+                            format!("set viewport scale expects a finite number, got '{raw}'"),
+                            USAGE,
+                        )
+                    })?;
                 request.device_scale_factor = Some(scale);
             }
             Ok(encode(VIEWPORT, &request))

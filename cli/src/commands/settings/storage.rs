@@ -141,7 +141,7 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
         None => {
             return Err(ParseError::missing(
                 "storage",
-                "storage <local|session> [get|set|clear] [key] [value]",
+                "storage <local|session> [get [key] | set <key> <value> | clear | <key>]",
             ));
         }
     };

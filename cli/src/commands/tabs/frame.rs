@@ -72,7 +72,8 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
                 selector: Some(sel.to_string()),
             },
         )),
-        None => Err(ParseError::missing("frame", "frame <selector|@ref|main>")),
+        // Upstream's usage line (a ref works too).
+        None => Err(ParseError::missing("frame", "frame <selector|main>")),
     }
 }
 
