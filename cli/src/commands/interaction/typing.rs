@@ -75,9 +75,12 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
         match word? {
             Word::Switch(_) => clear = true,
             Word::Value(_, raw) => {
-                let ms = raw
-                    .parse::<u64>()
-                    .map_err(|_| ParseError::invalid(format!("--delay expects a number in ms, got '{raw}'"), USAGE))?;
+                let ms = raw.parse::<u64>().map_err(|_| {
+                    ParseError::invalid(
+                        format!("--delay expects a number in ms, got '{raw}'"),
+                        USAGE,
+                    )
+                })?;
                 delay = Some(ms);
             }
             Word::Other(word) => words.push(word),

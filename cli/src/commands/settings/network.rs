@@ -24,7 +24,8 @@ pub const HAR_START: &str = "har_start";
 pub const HAR_STOP: &str = "har_stop";
 
 /// The usage line of `network route`'s errors, as upstream prints it (the help lists every flag).
-const ROUTE_USAGE: &str = "network route <url> [--abort|--body <json> [--allow-origin <origin>]] [--resource-type <csv>]";
+const ROUTE_USAGE: &str =
+    "network route <url> [--abort|--body <json> [--allow-origin <origin>]] [--resource-type <csv>]";
 const HAR_START_USAGE: &str = "network har start [--content <all|text|none>]";
 
 /// The command.
