@@ -442,6 +442,19 @@ fn jupyterlab(executable: Option<&str>) {
     ab.run(&[&["wait", "--text", "42"][..], &patient].concat())
         .success();
     assert_eq!(out(&ab, &["get", "text", ".jp-OutputArea-output"]), "42");
+    // The prompt's number comes with the kernel's execute reply, which can follow the output.
+    ab.run(
+        &[
+            &[
+                "wait",
+                "--fn",
+                "document.querySelector('.jp-InputArea-prompt').textContent.trim() !== '[*]:'",
+            ][..],
+            &patient,
+        ]
+        .concat(),
+    )
+    .success();
     assert_eq!(
         out(&ab, &["get", "text", ".jp-InputArea-prompt"]),
         "[1]:",
