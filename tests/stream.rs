@@ -83,16 +83,23 @@ impl Viewer {
 
     /// The next text message, raw.
     async fn next_text(&mut self, within: Duration) -> String {
+        self.try_next_text(within)
+            .await
+            .unwrap_or_else(|| panic!("no message within {within:?}"))
+    }
+
+    /// The next text message, raw; `None` when none comes within `within`.
+    async fn try_next_text(&mut self, within: Duration) -> Option<String> {
         let deadline = Instant::now() + within;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let message = tokio::time::timeout(left, self.ws.next())
                 .await
-                .unwrap_or_else(|_| panic!("no message within {within:?}"))
+                .ok()?
                 .expect("stream open")
                 .expect("websocket message");
             match message {
-                Message::Text(text) => return text.to_string(),
+                Message::Text(text) => return Some(text.to_string()),
                 Message::Close(frame) => panic!("server closed the stream: {frame:?}"),
                 _ => {}
             }
@@ -107,10 +114,18 @@ impl Viewer {
     /// The next message of `kind`, skipping others (frames are skipped without parsing).
     async fn next_of(&mut self, kind: &str, within: Duration) -> Value {
         let deadline = Instant::now() + within;
+        // The last messages skipped (frames aside), named if the wait fails: an `error` reply
+        // to a viewer message says why what was waited for never came.
+        let mut skipped: Vec<String> = Vec::new();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            assert!(!left.is_zero(), "no {kind} message within {within:?}");
-            let text = self.next_text(left).await;
+            let text = match left.is_zero() {
+                true => None,
+                false => self.try_next_text(left).await,
+            };
+            let Some(text) = text else {
+                panic!("no {kind} message within {within:?}; skipped meanwhile: {skipped:?}");
+            };
             if kind != "frame" && is_frame(&text) {
                 continue;
             }
@@ -118,8 +133,14 @@ impl Viewer {
             if value["type"] == kind {
                 return value;
             }
-            if std::env::var("ABX_TEST_TRACE").is_ok() && !is_frame(&text) {
-                eprintln!("skipped while waiting for {kind}: {text}");
+            if !is_frame(&text) {
+                if std::env::var("ABX_TEST_TRACE").is_ok() {
+                    eprintln!("skipped while waiting for {kind}: {text}");
+                }
+                if skipped.len() == 8 {
+                    skipped.remove(0);
+                }
+                skipped.push(text.chars().take(300).collect());
             }
         }
     }
