@@ -219,32 +219,24 @@ fn bad_record_input_gets_a_clear_error_and_exit_1() {
         .run(&["record", "start", no_ext.to_str().expect("utf-8")])
         .failure();
     assert!(refused.stderr.contains(".webm"), "{}", refused.stderr);
-    let fps = ab
-        .run(&["record", "start", "x.webm", "--fps", "61"])
-        .failure();
-    assert!(
-        fps.stderr
-            .contains("Invalid fps: 61 is out of range (valid range: 1-60)"),
-        "{}",
-        fps.stderr
-    );
-    let fps = ab
-        .run(&["record", "start", "x.webm", "--fps", "-5"])
-        .failure();
-    assert!(
-        fps.stderr
-            .contains("Invalid fps: '-5' is not a valid integer"),
-        "{}",
-        fps.stderr
-    );
-    let unknown = ab.run(&["record", "start", "x.webm", "--foo"]).failure();
-    assert!(
-        unknown
-            .stderr
-            .contains("Unknown flag for record start: --foo"),
-        "{}",
-        unknown.stderr
-    );
+    // Flag errors, in upstream's words, before anything starts.
+    for (flag, error) in [
+        (
+            ["--fps", "61"],
+            "Invalid fps: 61 is out of range (valid range: 1-60)",
+        ),
+        (["--fps", "-5"], "Invalid fps: '-5' is not a valid integer"),
+        (["--foo", "x"], "Unknown flag for record start: --foo"),
+    ] {
+        let refused = ab
+            .run(&[&["record", "start", "x.webm"][..], &flag].concat())
+            .failure();
+        assert!(
+            refused.stderr.contains(error),
+            "{flag:?}: {}",
+            refused.stderr
+        );
+    }
     // A contact-sheet threshold is a flag with a value (never the page to open), checked as
     // upstream checks it, and asks for a contact sheet, which abx refuses.
     for (value, error) in [

@@ -19,11 +19,8 @@
     };
     const mark = () => { w.dirty = true; w.push(); };
     // Our own cursor-scan tags come and go during every snapshot: they are not page changes.
-    w.observer = new MutationObserver((records) => {
-      for (const r of records) {
-        if (r.type !== 'attributes' || r.attributeName !== 'data-__ab-ci') { mark(); return; }
-      }
-    });
+    w.pageChanged = (records) => records.some((r) => r.type !== 'attributes' || r.attributeName !== 'data-__ab-ci');
+    w.observer = new MutationObserver((records) => { if (w.pageChanged(records)) mark(); });
     // Changes without a DOM mutation: user input and focus (form values, :hover/:focus styles),
     // resources arriving (image sizes), CSS animations and transitions, popovers and <details>,
     // fragment and History API moves (:target), viewport changes (media queries).
@@ -112,7 +109,7 @@
     return true;
   };
   const changed = () => {
-    if (w.observer.takeRecords().some((r) => r.type !== 'attributes' || r.attributeName !== 'data-__ab-ci')) w.dirty = true;
+    if (w.pageChanged(w.observer.takeRecords())) w.dirty = true;
     if (!w.dirty && (!sameValues() || !sameSheets())) w.dirty = true;
     if (w.dirty) w.push();
     return w.dirty;

@@ -22,6 +22,8 @@ impl Session {
         let (loader, epoch, pushes) =
             tab.read(|st| (st.loader_id.clone(), st.documents, st.snapshot_pushes));
         let sent = tab.cdp().messages_sent();
+        // A frame watched through the tab's own session (not a cross-site frame's).
+        let here = |frame: &FrameWatch| frame.session.id() == tab.cdp().id();
         let watchers = self.refs.with_tab(tab.target_id(), |t| {
             let cached = t.watch.cached.as_ref()?;
             let (world_loader, context) = t.watch.world.as_ref()?;
@@ -46,12 +48,8 @@ impl Session {
             // watcher told of a change: the page is as it was, without asking it. A watcher
             // reached through another session (a cross-site frame in its own renderer) tells
             // that session, which is not heard here: those pages are always asked.
-            let quiet = cached.pushes == pushes
-                && cached.sent == sent
-                && cached
-                    .frames
-                    .iter()
-                    .all(|f| f.session.id() == tab.cdp().id());
+            let quiet =
+                cached.pushes == pushes && cached.sent == sent && cached.frames.iter().all(here);
             Some((*context, cached.frames.clone(), quiet))
         })?;
         let (context, frames, quiet) = watchers;
@@ -75,10 +73,7 @@ impl Session {
         let (reply, frame_replies) = futures_util::join!(main, in_frames);
         // Only the checks went out since `sent`: the answer can be confirmed without asking
         // until something else is sent or a watcher tells of a change.
-        let asked_here = 1 + frames
-            .iter()
-            .filter(|f| f.session.id() == tab.cdp().id())
-            .count() as u64;
+        let asked_here = 1 + frames.iter().filter(|f| here(f)).count() as u64;
         let confirmed_at = Some(tab.cdp().messages_sent()).filter(|&now| now == sent + asked_here);
         let unchanged = reply.as_ref().is_ok_and(answered_yes)
             && frame_replies
