@@ -60,6 +60,9 @@ const FIXTURE_PAGES: &[&str] = &[
     "/large/article?n=100",
     "/large/shadow?n=20",
     "/large/frames?n=4",
+    // Frames of a few hundred elements each: walked under `Auto` too (the small ones above are
+    // left to Chrome's tree there).
+    "/large/frames?n=2&rows=40",
 ];
 
 /// Plain generated pages the walker answers for (served by [`serve_plain`]).
@@ -731,4 +734,85 @@ async fn refs_survive_switching_between_the_walker_and_chrome_tree() {
     // The walker answered the first and third snapshots: the switch happened both ways.
     assert!(reference[1].contains("dialog \"Note\""), "{}", reference[1]);
     assert!(!reference[2].contains("dialog"), "{}", reference[2]);
+}
+
+/// The ref a snapshot's text gives the first line containing `needle`.
+fn ref_on_line(text: &str, needle: &str) -> String {
+    let line = text
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle} in:\n{text}"));
+    line.split("ref=")
+        .nth(1)
+        .and_then(|r| r.split(']').next())
+        .unwrap_or_else(|| panic!("no ref on {line}"))
+        .to_string()
+}
+
+/// A child frame is walked in its own document as the main document is: a small one is left
+/// to Chrome's tree under `Auto`, one that grew is walked, and its nodes keep their refs across
+/// both switches; a ref the walker issued inside the frame acts on its node.
+#[tokio::test]
+async fn a_frame_that_grows_is_walked_and_its_refs_survive_the_switch_both_ways() {
+    let h = Harness::start().await;
+    h.open(&h.site.url("/large/frames?n=2")).await;
+    h.eventually(
+        "document.getElementById('f1').contentDocument.readyState === 'complete'",
+        serde_json::json!(true),
+    )
+    .await;
+    let snap = async |source: SnapshotSource| {
+        let options = SnapshotOptions {
+            source,
+            ..SnapshotOptions::default()
+        };
+        let s = h.page().await.snapshot(&options).await.expect("snapshot");
+        s.snapshot.to_string()
+    };
+    let walked = async |reference: &str| {
+        let refs = h.page().await.refs_walked();
+        refs.iter()
+            .find(|(name, _)| name == reference)
+            .unwrap_or_else(|| panic!("{reference} is not live: {refs:?}"))
+            .1
+    };
+    let small = snap(SnapshotSource::Auto).await;
+    let send = ref_on_line(&small, "button \"Send 1\"");
+    assert!(!walked(&send).await, "a small frame was walked:\n{small}");
+
+    // The same-origin frame grows past the walker's threshold; the cross-site one stays small.
+    h.eval("(() => { const d = document.getElementById('f1').contentDocument; let rows = ''; for (let i = 1; i <= 300; i++) rows += `<li><input type=checkbox id=p${i} aria-label='Pick ${i}'> <button>Open ${i}</button></li>`; d.body.insertAdjacentHTML('beforeend', '<ul>' + rows + '</ul>'); return 1; })()")
+        .await;
+    let grown = snap(SnapshotSource::Auto).await;
+    assert_eq!(ref_on_line(&grown, "button \"Send 1\""), send, "{grown}");
+    let pick = ref_on_line(&grown, "checkbox \"Pick 5\"");
+    assert!(walked(&pick).await, "the grown frame was not walked");
+    assert!(
+        walked(&send).await,
+        "the frame's earlier ref was not rekeyed"
+    );
+    let other = ref_on_line(&grown, "button \"Send 2\"");
+    assert!(
+        !walked(&other).await,
+        "the small cross-site frame was walked"
+    );
+
+    // Chrome's tree reads the same frame with the same text and refs, and back again.
+    let ax = snap(SnapshotSource::Accessibility).await;
+    assert_eq!(ax, grown);
+    assert!(!walked(&pick).await, "Chrome's tree left walker keys");
+    assert_eq!(snap(SnapshotSource::Auto).await, grown);
+    assert!(walked(&pick).await);
+
+    h.page()
+        .await
+        .click(&format!("@{pick}"), &abx_engine::ClickOptions::default())
+        .await
+        .expect("click through the walked ref");
+    h.eventually(
+        "document.getElementById('f1').contentDocument.getElementById('p5').checked",
+        serde_json::json!(true),
+    )
+    .await;
+    h.close().await;
 }

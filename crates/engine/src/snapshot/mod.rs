@@ -203,11 +203,17 @@ fn collect_backend_ids(node: &Value, ids: &mut HashSet<i64>) {
 /// Reads one frame document: AX tree (or the walker's, in the isolated world `walker_world`
 /// when given), cursor scan, frame tree, all sent at once — after arming the unchanged-page
 /// watcher in `watch_world` when given (sent first, so a change while the tree is read counts).
+///
+/// `walker_world`'s flag leaves a small document to Chrome's tree. When the watcher is armed in
+/// the walker's own world, a child frame (`sized`) learns its size from the arm's answer and
+/// sends the walker or Chrome's tree after it, instead of a call that only counts: a page of
+/// many small frames makes no more calls than with Chrome's tree alone.
 async fn capture(
     session: &CdpSession,
     scope: &Scope,
     walker_world: Option<(i64, bool)>,
     watch_world: Option<i64>,
+    sized: bool,
     timeout: Duration,
 ) -> Result<Capture> {
     let (ax_params, cleanup) = match scope {
@@ -272,8 +278,14 @@ async fn capture(
             ),
         }
     };
-    // Sent after the scan, so the walker sees the scan's tags.
-    let tree = async {
+    // Sent after the scan, so the walker sees the scan's tags. `elements`: the document's size
+    // when the arm told it (the walker then needs no size check of its own).
+    let read_tree = |elements: Option<usize>| async move {
+        let walker_world = match (walker_world, elements) {
+            (Some((_, true)), Some(n)) if n < walker::SMALL_PAGE_ELEMENTS => None,
+            (Some((world, leave_small)), n) => Some((world, leave_small && n.is_none())),
+            (None, _) => None,
+        };
         if let Some((world, leave_small)) = walker_world
             && let Some(walk) = walker::capture(session, world, leave_small, timeout).await
         {
@@ -285,6 +297,8 @@ async fn capture(
             .await;
         ax.map(|raw| (Tree::build(raw.nodes), None))
     };
+    let sized =
+        sized && matches!((walker_world, watch_world), (Some((w, true)), Some(a)) if w == a);
     let frame_tree = async {
         match known_loader {
             Some(_) => None,
@@ -297,15 +311,33 @@ async fn capture(
     };
     let arm = async {
         match watch_world {
-            Some(context) => session
-                .call_within(watch::watch_call(context, "arm"), timeout)
+            Some(context) if sized => session
+                .call_within(watch::arm_sized(context), timeout)
                 .await
-                .is_ok_and(|reply| watch::answered_yes(&reply)),
-            None => false,
+                .map_or((false, None), |reply| watch::armed_size(&reply)),
+            Some(context) => {
+                let armed = session
+                    .call_within(watch::watch_call(context, "arm"), timeout)
+                    .await
+                    .is_ok_and(|reply| watch::answered_yes(&reply));
+                (armed, None)
+            }
+            None => (false, None),
         }
     };
-    let (armed, scan_reply, document, frame_tree, tree) =
-        futures_util::join!(arm, scan_reply, document, frame_tree, tree);
+    let (armed, scan_reply, document, frame_tree, tree) = if sized {
+        let arm_then_tree = async {
+            let (armed, elements) = arm.await;
+            (armed, read_tree(elements).await)
+        };
+        let ((armed, tree), scan_reply, document, frame_tree) =
+            futures_util::join!(arm_then_tree, scan_reply, document, frame_tree);
+        (armed, scan_reply, document, frame_tree, tree)
+    } else {
+        let ((armed, _), scan_reply, document, frame_tree, tree) =
+            futures_util::join!(arm, scan_reply, document, frame_tree, read_tree(None));
+        (armed, scan_reply, document, frame_tree, tree)
+    };
 
     let (tree, walked) = tree?;
     let mut child_loaders = HashMap::new();

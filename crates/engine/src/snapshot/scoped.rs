@@ -40,7 +40,7 @@ impl Session {
                 loader: None,
             }
         };
-        let mut frame = capture(session, &scope, None, None, timeout).await?;
+        let mut frame = capture(session, &scope, None, None, false, timeout).await?;
         frame.tree.promote_hidden_inputs(&frame.cursor);
         let candidates = frame.tree.ref_candidates(&frame.cursor);
         let roots = match &subtree {

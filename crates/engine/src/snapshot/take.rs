@@ -116,6 +116,18 @@ impl Page<'_> {
         frames
     }
 
+    /// The view's live refs as (ref, walked): whether the walker read the node's document
+    /// (its ref is keyed by a walker key) rather than Chrome's tree (for tests).
+    #[doc(hidden)]
+    pub fn refs_walked(&self) -> Vec<(String, bool)> {
+        self.session
+            .refs
+            .live(self.tab.target_id())
+            .into_iter()
+            .map(|r| (r.name, walker::unkey(r.backend_node_id).is_some()))
+            .collect()
+    }
+
     /// Whether the walker can answer for the view's top document: `None` when it can, else the
     /// page feature it cannot map (for the equality harness and the ADR's figures).
     #[doc(hidden)]
@@ -183,7 +195,15 @@ impl Session {
         // A page of unknown size may be small: `Auto` leaves a small one to Chrome's tree.
         let leave_small = matches!(options.source, SnapshotSource::Auto);
         let walker_world = world.filter(|_| walker).map(|w| (w, leave_small));
-        let mut main = capture(session, &Scope::Top, walker_world, watch_world, timeout).await?;
+        let mut main = capture(
+            session,
+            &Scope::Top,
+            walker_world,
+            watch_world,
+            false,
+            timeout,
+        )
+        .await?;
         if walker && let Some(selector) = &options.selector {
             subtree = Some(match main.walked {
                 Some(world) => walker::subtree(session, world, selector, timeout).await?,
@@ -238,7 +258,14 @@ impl Session {
         };
 
         let children = self
-            .capture_children(tab, &main, &main_candidates, fast_path, timeout)
+            .capture_children(
+                tab,
+                &main,
+                &main_candidates,
+                fast_path,
+                options.source,
+                timeout,
+            )
             .await;
         // The answer is kept when every document in it is watched: the main one and each
         // frame's.
@@ -344,17 +371,26 @@ impl Session {
     }
 
     /// Reads the child frames behind the main document's `Iframe` nodes (one level deep, like
-    /// upstream), from Chrome's tree. A frame that cannot be read is left out, as upstream does.
-    /// With `watch`, each frame's unchanged-page watcher is armed in a world of its own
-    /// document before it is read.
+    /// upstream). A frame that cannot be read is left out, as upstream does. With `watch`, each
+    /// frame's unchanged-page watcher is armed in a world of its own document before it is
+    /// read. Each frame is walked in that world as the main document is (`source`; a small
+    /// frame is left to Chrome's tree under `Auto`), else read from Chrome's tree.
     async fn capture_children(
         &self,
         tab: &Tab,
         main: &Capture,
         candidates: &[usize],
         watch: bool,
+        source: SnapshotSource,
         timeout: Duration,
     ) -> Vec<ChildFrame> {
+        // Whether each frame is walked, and whether a small one is left to Chrome's tree.
+        let leave_small = match source {
+            SnapshotSource::Accessibility => None,
+            SnapshotSource::Walker => Some(false),
+            SnapshotSource::Auto => Some(true),
+        };
+        let world_needed = watch || leave_small.is_some();
         let iframes: Vec<(usize, i64)> = candidates
             .iter()
             .filter(|&&i| main.tree.nodes[i].role == "Iframe")
@@ -408,11 +444,14 @@ impl Session {
                         document_backend,
                         loader: main.child_loaders.get(&frame_id).cloned(),
                     };
-                    let world = match watch {
+                    let world = match world_needed {
                         true => self.frame_world(tab, session, &frame_id, timeout).await,
                         false => None,
                     };
-                    capture(session, &scope, None, world.as_ref().map(|w| w.0), timeout)
+                    let context = world.as_ref().map(|w| w.0);
+                    let walker = context.zip(leave_small);
+                    let watch_world = context.filter(|_| watch);
+                    capture(session, &scope, walker, watch_world, true, timeout)
                         .await
                         .map(|c| {
                             let watcher = self.frame_watcher(tab, &frame_id, world, &c, session);
@@ -427,6 +466,7 @@ impl Session {
                                     session: None,
                                 },
                                 watcher,
+                                session.clone(),
                             )
                         })
                 }
@@ -437,7 +477,7 @@ impl Session {
                     let frame_session =
                         self.frame_session(tab, &frame_id, FRAME_ATTACH_WAIT).await?;
                     let budget = timeout.min(FRAME_BUDGET);
-                    let world = match watch {
+                    let world = match world_needed {
                         true => {
                             self.frame_world(tab, &frame_session, &frame_id, budget)
                                 .await
@@ -445,9 +485,11 @@ impl Session {
                         false => None,
                     };
                     let context = world.as_ref().map(|w| w.0);
+                    let walker = context.zip(leave_small);
+                    let watch_world = context.filter(|_| watch);
                     tokio::time::timeout(
                         budget,
-                        capture(&frame_session, &Scope::Top, None, context, budget),
+                        capture(&frame_session, &Scope::Top, walker, watch_world, true, budget),
                     )
                     .await
                     .unwrap_or_else(|_| {
@@ -465,12 +507,22 @@ impl Session {
                         };
                         let watcher =
                             self.frame_watcher(tab, &frame_id, world, &c, &frame_session);
-                        (c, document, watcher)
+                        (c, document, watcher, frame_session.clone())
                     })
                 }
             };
             match captured {
-                Ok((mut capture, document, watch)) => {
+                Ok((mut capture, document, watch, frame_session)) => {
+                    // As for the main document: refs keyed in the other source's space are
+                    // translated, so a frame that switched between the walker and Chrome's
+                    // tree keeps its refs.
+                    let previous = self.refs.document_keys(tab.target_id(), &document);
+                    let translated =
+                        walker::translate(&frame_session, previous, capture.walked, timeout)
+                            .await;
+                    if !translated.is_empty() {
+                        self.refs.rekey(tab.target_id(), &document, &translated);
+                    }
                     capture.tree.promote_hidden_inputs(&capture.cursor);
                     let candidates = capture.tree.ref_candidates(&capture.cursor);
                     Some(ChildFrame {

@@ -130,6 +130,35 @@ pub(crate) fn watch_call(context: i64, mode: &str) -> runtime::EvaluateParams {
     }
 }
 
+/// `arm` in `context`, answering `[armed, elements]`: the document's element count comes with
+/// it, so a child frame's read can pick the walker or Chrome's tree ([`armed_size`]) without a
+/// call of its own.
+pub(crate) fn arm_sized(context: i64) -> runtime::EvaluateParams {
+    let mut call = watch_call(context, "arm");
+    call.expression = format!(
+        "[{}, document.getElementsByTagName('*').length]",
+        call.expression
+    );
+    call
+}
+
+/// What [`arm_sized`] answered: whether the watcher is armed, and the element count (`None`
+/// when the call failed or threw).
+pub(crate) fn armed_size(reply: &runtime::EvaluateReturns) -> (bool, Option<usize>) {
+    let value = match &reply.exception_details {
+        None => reply.result.value.as_ref(),
+        Some(_) => None,
+    };
+    let field = |i: usize| {
+        value
+            .and_then(|v| v.get(i))
+            .and_then(serde_json::Value::as_u64)
+    };
+    let armed = field(0) == Some(1);
+    let elements = field(1).and_then(|n| usize::try_from(n).ok());
+    (armed, elements)
+}
+
 /// Where `arm` keeps the watcher function in its world (a global of the isolated world: the
 /// page cannot see it).
 const KEPT: &str = "globalThis.__abxSnapshotWatchFn";
