@@ -337,3 +337,51 @@ fn diff_url_compares_the_two_pages_without_their_refs() {
     assert_eq!(bad.code, 1, "{bad:?}");
     ab.run(&["close"]).success();
 }
+
+/// A snapshot of `/large/frames?n=2&rows=300` (two frames past the walker's size threshold, one
+/// same-origin, one cross-site) through `chrome`, with the default source or Chrome's tree.
+fn large_frames_snapshot(chrome: &str, ax: bool) -> (Cli, String) {
+    let site = common::site();
+    let mut ab = Cli::new().env("AGENT_BROWSER_EXECUTABLE_PATH", chrome);
+    if ax {
+        ab = ab.env("ABX_SNAPSHOT_AX", "1");
+    }
+    ab.run(&["open", &site.url("/large/frames?n=2&rows=300")])
+        .success();
+    // Both frames loaded: the snapshot then shows both rows' lists.
+    let snap = ab.run(&["snapshot"]).success();
+    let port = site
+        .url("")
+        .rsplit(':')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    (ab, snap.out().replace(&port, "PORT/"))
+}
+
+/// Frames large enough to be walked read the same as through Chrome's tree, on the headless
+/// shell (both frames in the tab's renderer) and on full Chromium (the cross-site frame in its
+/// own renderer, read through its own session); a ref the walker gave inside the cross-site
+/// frame acts on its element.
+#[test]
+fn large_frames_are_walked_in_and_out_of_the_tabs_renderer_as_chromes_tree_reads_them() {
+    for chrome in ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium"] {
+        let (ax_cli, ax) = large_frames_snapshot(chrome, true);
+        ax_cli.run(&["close"]).success();
+        let (ab, walked) = large_frames_snapshot(chrome, false);
+        assert!(walked.contains("checkbox \"Select 2.300\""), "{walked}");
+        assert_eq!(walked, ax, "on {chrome}");
+        let pick = ref_on_line(&walked, "checkbox \"Select 2.7\"");
+        ab.run(&["click", &pick]).success();
+        let after = ab.run(&["snapshot"]).success();
+        let line = after
+            .out()
+            .lines()
+            .find(|l| l.contains("\"Select 2.7\""))
+            .unwrap_or_default()
+            .to_string();
+        assert!(line.contains("checked=true"), "on {chrome}: {line}");
+        assert_eq!(ref_on_line(after.out(), "\"Select 2.7\""), pick);
+        ab.run(&["close"]).success();
+    }
+}

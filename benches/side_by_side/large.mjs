@@ -69,6 +69,8 @@ const DEFAULT_PAGES = [
   'article:125', 'article:500', 'shadow:125', 'shadow:500', 'frames:5', 'frames:20',
 ];
 const TALL_PX = 30000;
+/** The frame pages' first snapshot against Playwright's snapshot that includes the frames. */
+const FRAMES_STEP = 'snapshot (Playwright: ariaSnapshot({mode: \'ai\'}), frames included)';
 
 function parseArgs(argv) {
   const o = {
@@ -246,8 +248,15 @@ const open = (url) => ({ name: 'open', cli: ['open', url], pw: (p) => p.goto(url
 function pageSteps(url, kind) {
   const [role, name] = PAGE_FIND[kind];
   const snapshot = { cli: ['snapshot'], pw: (p) => p.locator('body').ariaSnapshot() };
+  // Playwright's body snapshot shows an iframe as a bare `- iframe`: of its snapshots, only the
+  // `ai` mode reads the frames' documents, as abx's and upstream's `snapshot` do. On the frame
+  // pages both are timed; the target is read against the one with the frames.
+  const withFrames = kind === 'frames'
+    ? [{ name: FRAMES_STEP, setup: open(url), cli: ['snapshot'], pw: (p) => p.ariaSnapshot({ mode: 'ai' }) }]
+    : [];
   return [
     { name: 'snapshot', setup: open(url), ...snapshot },
+    ...withFrames,
     // The page as the previous step left it: unchanged since the last snapshot.
     { name: 'snapshot (unchanged, again)', setup: { name: 'snapshot', ...snapshot }, ...snapshot },
     { name: 'snapshot -i', cli: ['snapshot', '-i'], pw: (p) => p.ariaSnapshot({ mode: 'ai' }) },
@@ -450,11 +459,13 @@ async function main() {
   const pages = [];
   if (o.only.has('pages')) {
     for (const spec of o.pages) {
-      const [kind, n] = spec.split(':');
-      const url = `${site}/large/${kind}?n=${n}`;
+      // kind:n, or frames:n:rows (rows of a list in each frame).
+      const [kind, n, rows] = spec.split(':');
+      const query = `n=${n}${rows ? `&rows=${rows}` : ''}`;
+      const url = `${site}/large/${kind}?${query}`;
       const nodes = await countNodes(url);
       const res = await measurePage(runners, url, pageSteps(url, kind), o, spec);
-      pages.push({ kind, n: Number(n), nodes, res, steps: pageSteps(url, kind).map((s) => s.name) });
+      pages.push({ kind, n: Number(n), query, nodes, res, steps: pageSteps(url, kind).map((s) => s.name) });
       loads.push([`after ${spec}`, load()]);
     }
     const tall = `${site}/large/tall?n=${TALL_PX}`;
@@ -518,7 +529,7 @@ function report({ o, started, loads, versions, pwVersion, pages, curve, rss, fai
     for (const p of pages) {
       for (const s of p.steps) {
         const v = (r) => p50(p.res[r][s]);
-        line(`| \`/large/${p.kind}?n=${p.n}\` | ${p.nodes.toLocaleString('en')} | \`${s}\` | ${fmt(v('abx'))} | ${fmt(v('upstream'))} | ${fmt(v('playwright'))} | ${ratio(v('abx'), v('upstream'))} | ${ratio(v('abx'), v('playwright'))} |`);
+        line(`| \`/large/${p.kind}?${p.query ?? `n=${p.n}`}\` | ${p.nodes.toLocaleString('en')} | \`${s}\` | ${fmt(v('abx'))} | ${fmt(v('upstream'))} | ${fmt(v('playwright'))} | ${ratio(v('abx'), v('upstream'))} | ${ratio(v('abx'), v('playwright'))} |`);
       }
     }
     line();
@@ -530,7 +541,15 @@ function report({ o, started, loads, versions, pwVersion, pages, curve, rss, fai
       const url = p50(p.res.abx['get url']);
       const pw = p50(p.res.playwright.snapshot);
       const ok = (b) => (b ? '**met**' : '**missed**');
-      line(`- \`/large/${p.kind}?n=${p.n}\`: snapshot ${fmt(snap)} ms = ${ratio(snap, pw)} Playwright ${ok(snap <= 0.5 * pw)}; again ${fmt(again)} ms = ${ratio(again, url)} \`get url\` ${ok(again <= 2 * url)}.`);
+      const page = `/large/${p.kind}?${p.query ?? `n=${p.n}`}`;
+      if (p.steps.includes(FRAMES_STEP)) {
+        const snapF = p50(p.res.abx[FRAMES_STEP]);
+        const pwF = p50(p.res.playwright[FRAMES_STEP]);
+        line(`- \`${page}\`: snapshot ${fmt(snapF)} ms = ${ratio(snapF, pwF)} Playwright's snapshot with the frames (\`ariaSnapshot({mode: 'ai'})\`) ${ok(snapF <= 0.5 * pwF)}` +
+          ` (its body snapshot, ${fmt(pw)} ms, leaves the frames' contents out: ${ratio(snap, pw)}); again ${fmt(again)} ms = ${ratio(again, url)} \`get url\` ${ok(again <= 2 * url)}.`);
+        continue;
+      }
+      line(`- \`${page}\`: snapshot ${fmt(snap)} ms = ${ratio(snap, pw)} Playwright ${ok(snap <= 0.5 * pw)}; again ${fmt(again)} ms = ${ratio(again, url)} \`get url\` ${ok(again <= 2 * url)}.`);
     }
     line();
   }

@@ -10,7 +10,10 @@
 //! else (other ARIA, other elements or attributes, other `display`s, stylesheets with generated
 //! content, custom elements without an open shadow root, shadow roots on built-in elements,
 //! frames…); the snapshot then reads Chrome's tree for that document, which stays the
-//! reference. Frames and a tab scoped to a frame always read Chrome's tree.
+//! reference. A child frame is walked the same way in the world of its own document (reached
+//! through the frame's session when it is in another renderer), and left to Chrome's tree when
+//! it is small (its watcher's arm tells its size); a tab scoped to a frame (`frame <sel>`)
+//! always reads Chrome's tree.
 //!
 //! It runs in the snapshot's isolated world of the document (the watcher's, [`super::watch`]),
 //! where it keeps the DOM nodes it numbered: a node's *key* stands for it in the tree where
