@@ -453,7 +453,10 @@ async function main() {
   partial.versions = versions;
   const countNodes = async (url) => {
     await runners[2].page.goto(url);
-    return runners[2].page.evaluate(COUNT_NODES);
+    // The frames' documents count too: a snapshot reads them.
+    let nodes = 0;
+    for (const frame of runners[2].page.frames()) nodes += await frame.evaluate(COUNT_NODES);
+    return nodes;
   };
 
   const pages = [];
@@ -518,7 +521,7 @@ function report({ o, started, loads, versions, pwVersion, pages, curve, rss, fai
     ` in-process on node ${process.version}. Chrome: \`${o.chrome}\` (${versions.chrome}), flags \`${CHROME_FLAGS.join(' ')}\`.`);
   line(`${o.iter} iteration(s), runners rotated each time, ${o.repeat} sample(s) per command per iteration; medians in ms. CLI commands are timed at` +
     ' the shell (spawn → exit), Playwright\'s calls in process. "snapshot" follows an untimed `open` of the page; "again" follows an untimed' +
-    ' snapshot of the unchanged page. DOM nodes: elements and text nodes of the document.');
+    ' snapshot of the unchanged page. DOM nodes: elements and text nodes of the document and of its frames\' documents.');
   line(`Load average (1, 5, 15 min): ${loads.map(([at, l]) => `${l} at ${at}`).join('; ')}.`);
   line();
   if (pages.length) {
