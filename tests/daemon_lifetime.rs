@@ -76,3 +76,39 @@ fn a_command_running_when_close_arrives_is_answered_before_the_daemon_exits() {
     );
     assert!(!ab.file("sock").exists() && !ab.file("pid").exists());
 }
+
+/// A daemon killed by SIGKILL cannot remove its files. The next `close` removes them, as
+/// upstream's does, and keeps `.target`; `session list` then shows no session.
+#[test]
+fn close_after_the_daemon_was_killed_removes_the_files_it_left() {
+    let site = site();
+    let ab = Cli::new();
+    ab.run(&["open", &site.url("/page1.html")]).success();
+    let pid: i32 = std::fs::read_to_string(ab.file("pid"))
+        .expect("pid file")
+        .trim()
+        .parse()
+        .expect("a pid");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .expect("kill the daemon");
+    assert!(
+        abx_tests::wait_gone_blocking(&[pid], Duration::from_secs(10)).is_some(),
+        "the daemon outlived SIGKILL"
+    );
+    assert!(ab.file("sock").exists(), "nothing was left to clean");
+
+    let closed = ab.run(&["close"]).success();
+    assert!(closed.out().contains("Browser closed"), "{closed:?}");
+    for suffix in ["sock", "pid", "version", "stream", "engine", "config"] {
+        assert!(!ab.file(suffix).exists(), ".{suffix} left after close");
+    }
+    assert!(
+        ab.file("target").exists(),
+        ".target is kept, as upstream keeps it"
+    );
+    let listed = ab.run(&["session", "list"]).success();
+    assert!(listed.out().contains("No active sessions"), "{listed:?}");
+}

@@ -861,15 +861,12 @@ pub fn live_sessions(dir: &Path) -> Vec<String> {
     names.sort();
     names.retain(|name| {
         let sock = dir.join(format!("{name}.sock"));
-        let alive = UnixStream::connect(&sock).is_ok();
-        if !alive {
-            for suffix in [
-                "sock", "pid", "version", "stream", "engine", "config", "port",
-            ] {
-                let _ = std::fs::remove_file(dir.join(format!("{name}.{suffix}")));
-            }
+        if UnixStream::connect(&sock).is_ok() {
+            return true;
         }
-        alive
+        // Not answering: its files go when its daemon is dead (one still starting keeps them).
+        abx_daemon::sidecar::Sidecars::new(dir, name).remove_if_stale();
+        false
     });
     names
 }

@@ -288,7 +288,10 @@ fn run_plan(
     let action = request.get(extras::ACTION).and_then(Value::as_str);
     let closing = action == Some(close::ACTION);
     if closing && !client.is_alive() {
-        // Nothing to close: answer at once instead of starting a daemon to shut it down.
+        // Nothing to close: answer at once instead of starting a daemon to shut it down. A
+        // daemon that died (killed, crashed) left its files: they go, as upstream's `close`
+        // removes them.
+        abx_daemon::sidecar::Sidecars::new(&inv.socket_dir, &inv.session).remove_if_stale();
         let reply = json!({"success": true, "data": {"closed": true}});
         return output::render_response(&response(reply), action, &inv.output);
     }

@@ -79,6 +79,28 @@ impl Sidecars {
     pub fn is_owned_by_live_daemon(&self) -> bool {
         matches!(self.lock(), Ok(None))
     }
+
+    /// Whether a daemon of this session is alive: judged by the ownership lock when there is
+    /// one (a daemon still starting holds it before its socket exists), else by the pid file.
+    pub fn daemon_alive(&self) -> bool {
+        if self.path("lock").exists() {
+            return self.is_owned_by_live_daemon();
+        }
+        std::fs::read_to_string(self.path("pid"))
+            .ok()
+            .and_then(|p| p.trim().parse::<i32>().ok())
+            .is_some_and(pid_alive)
+    }
+
+    /// Removes the files a dead daemon left (upstream's `close` and `session list` do the same);
+    /// a live daemon's are left alone. Returns whether they were stale.
+    pub fn remove_if_stale(&self) -> bool {
+        let stale = !self.daemon_alive();
+        if stale {
+            self.remove_ephemeral();
+        }
+        stale
+    }
 }
 
 /// `<session>.blocked`: one JSON line per navigation the site policy refused (`{ts_ms, url,
@@ -239,16 +261,10 @@ pub fn scan_sessions(dir: &Path) -> Vec<(String, Option<i32>, bool)> {
         let pid = std::fs::read_to_string(files.path("pid"))
             .ok()
             .and_then(|p| p.trim().parse::<i32>().ok());
-        let alive = if files.path("lock").exists() {
-            files.is_owned_by_live_daemon()
-        } else {
-            pid.is_some_and(pid_alive)
-        };
-        if !alive {
-            files.remove_ephemeral();
+        if files.remove_if_stale() {
             continue;
         }
-        out.push((name, pid, alive));
+        out.push((name, pid, true));
     }
     out
 }
