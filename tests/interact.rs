@@ -121,6 +121,21 @@ fn covered_elements_find_and_keyboard() {
         miss.stderr.contains("but none match name \"Nope\""),
         "{miss:?}"
     );
+    // An action that is not one fails as a command, in upstream's words and shape.
+    let unknown = ab.run(&["find", "role", "button", "explode"]).failure();
+    assert_eq!(unknown.code, 1);
+    assert_eq!(
+        unknown.stderr.trim(),
+        "✗ Unknown action 'explode' for find. Valid actions: click, fill, check, hover, text.",
+        "{unknown:?}"
+    );
+    let json = ab
+        .run(&["--json", "find", "role", "button", "explode"])
+        .failure();
+    assert_eq!(
+        json.json()["error"],
+        "Unknown action 'explode' for find. Valid actions: click, fill, check, hover, text."
+    );
     ab.run(&["close"]).success();
 }
 

@@ -96,11 +96,6 @@ fn parse_errors_use_upstreams_text_and_type() {
             "Invalid swipe direction: sideways\nUsage: agent-browser swipe <up|down|left|right> [distance]",
             "invalid_value",
         ),
-        (
-            &["find", "role", "button", "explode"],
-            "Unknown subcommand: explode\nValid options: click, fill, check, hover, text",
-            "unknown_subcommand",
-        ),
     ];
     for (words, text, kind) in table {
         let e = parse_error(words);

@@ -261,9 +261,8 @@ fn parse(input: &mut Input<'_>) -> Result<Value, ParseError> {
             other => fill_parts.push(other.text()),
         }
     }
-    if !FIND_ACTIONS.contains(&subaction) {
-        return Err(ParseError::unknown_sub(subaction, FIND_ACTIONS));
-    }
+    // An action word that is not one goes to the daemon, which refuses it in upstream's words
+    // (upstream's CLI sends it too: the error is a command's failure, not a parse error).
     let value = value.to_string();
     let (action, mut request) = match locator {
         "role" => (
@@ -384,7 +383,8 @@ fn find_action(request: &FindRequest) -> Result<FindAction, Failure> {
         "text" => FindAction::Text,
         other => {
             return Err(Failure::message(format!(
-                "Unknown find action: {other}. Use click, fill, check, hover or text"
+                "Unknown action '{other}' for find. Valid actions: {}.",
+                FIND_ACTIONS.join(", ")
             )));
         }
     })
@@ -466,14 +466,26 @@ mod tests {
             request(&["role", "button", "fill", "a", "--bogus", "--exact", "b"]),
             Ok(role(None, true, "fill", Some("a --bogus b")))
         );
-        // The action is checked after the flags: a missing `--name` value comes first.
+        // A missing `--name` value is a parse error; an unknown action goes to the daemon,
+        // which refuses it as upstream's does.
         assert_eq!(
             request(&["role", "button", "tickle", "--name"]),
             Err(ParseError::missing("find role", ROLE_USAGE))
         );
         assert_eq!(
             request(&["role", "button", "tickle"]),
-            Err(ParseError::unknown_sub("tickle", FIND_ACTIONS))
+            Ok(role(None, false, "tickle", None))
+        );
+        let unknown = FindRequest {
+            subaction: Some("tickle".into()),
+            ..FindRequest::default()
+        };
+        assert_eq!(
+            find_action(&unknown).err().map(|f| f.message),
+            Some(
+                "Unknown action 'tickle' for find. Valid actions: click, fill, check, hover, text."
+                    .to_string()
+            )
         );
     }
 }
