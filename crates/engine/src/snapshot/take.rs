@@ -407,9 +407,15 @@ impl Session {
                 ..Default::default()
             };
             async move {
+                // An iframe the walker read is named by its walker key.
+                if walker::unkey(*backend).is_some() {
+                    return walker::described(session, *backend, Some(1), timeout).await;
+                }
                 session
                     .call_as::<_, scan::Described>(&describe, Some(timeout))
                     .await
+                    .ok()
+                    .map(|d| d.node)
             }
         }))
         .await;
@@ -418,8 +424,8 @@ impl Session {
         let frames: Vec<(usize, String, Option<i64>)> = iframes
             .iter()
             .zip(described)
-            .filter_map(|((idx, _), reply)| {
-                let node = reply.ok()?.node;
+            .filter_map(|((idx, _), node)| {
+                let node = node?;
                 let frame_id = node
                     .pointer("/contentDocument/frameId")
                     .or_else(|| node.get("frameId"))

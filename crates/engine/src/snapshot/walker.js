@@ -48,7 +48,8 @@
   const screen = (node, shadow, light) => {
     if (node.nodeType === 1) {
       const tag = node.localName;
-      if (tag === 'iframe' || tag === 'frame' || tag === 'object' || tag === 'embed') no('frame');
+      // An iframe is a leaf here (its document is read on its own); other embeddings are not.
+      if (tag === 'frame' || tag === 'object' || tag === 'embed') no('frame');
       if (tag === 'template') return;
       if (tag === 'label') labelElements.push(node);
       if (node.hasAttributes()) {
@@ -133,7 +134,7 @@
     article: 'block', section: 'block', body: 'block', aside: 'block', fieldset: 'block', legend: 'block', li: 'list-item', table: 'table', caption: 'table-caption',
     thead: 'table-header-group', tbody: 'table-row-group', tr: 'table-row', th: 'table-cell', td: 'table-cell'};
   const INLINE = {span: 'inline', a: 'inline', em: 'inline', strong: 'inline', label: 'inline', br: 'inline'};
-  const ATOMIC = {button: 'inline-block', input: 'inline-block', img: 'inline', select: 'inline-block'};
+  const ATOMIC = {button: 'inline-block', input: 'inline-block', img: 'inline', select: 'inline-block', iframe: 'inline'};
   const SKIP = {script: 1, style: 1, noscript: 1, template: 1};
   const ATTRS = {
     '*': {class: 1, id: 1},
@@ -142,6 +143,7 @@
     nav: {'aria-label': 1}, main: {'aria-label': 1}, article: {'aria-label': 1}, section: {'aria-label': 1},
     div: {role: 1, 'aria-label': 1}, label: {for: 1},
     img: {alt: 1, src: 1, width: 1, height: 1}, script: {src: 1, type: 1}, style: {},
+    iframe: {src: 1, title: 1, name: 1, width: 1, height: 1, loading: 1, allow: 1, allowfullscreen: 1, frameborder: 1, referrerpolicy: 1},
     table: {role: 1, 'aria-label': 1}, th: {scope: 1}, slot: {name: 1}
   };
   const HEADINGS = {h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6};
@@ -293,7 +295,7 @@
     const tag = node.localName;
     const parent = node.parentNode;
     if (tag === 'slot' || SKIP[tag] || tag === 'br' || (parent.nodeType === 1 && isHost(parent) && !node.assignedSlot)) return true;
-    if (tag === 'img') return false;
+    if (tag === 'img' || tag === 'iframe') return false;
     if (!(INLINE[tag] || (isHost(node) && !blockHosts.has(node)))) return true;
     const child = edgeChild(node, after);
     if (!child) return spaceless(beside(node, after ? 'nextSibling' : 'previousSibling'), after, depth + 1);
@@ -421,6 +423,8 @@
     if (tag === 'slot') return contentOf(c) & 3;
     if (INLINE[tag] || (isHost(c) && !blockHosts.has(c))) return 1;
     if (BLOCK[tag] || blockHosts.has(c)) return 2;
+    // An iframe is inline content of its div (the div is a generic, as with text).
+    if (tag === 'iframe') return 1;
     if (ATOMIC[tag]) no('control in a div');
     return 3;
   };
@@ -640,6 +644,11 @@
         }
         no('input type ' + type);
         return;
+      }
+      case 'iframe': {
+        const title = el.getAttribute('title');
+        // Chrome collapses the title's runs of white space but keeps a space at either end.
+        emit(parent, 'Iframe', title === null ? '' : title.replace(/[ \t\n\r\f]+/g, ' '), false, dom); return;
       }
       case 'img': {
         const alt = el.getAttribute('alt');

@@ -9,8 +9,9 @@
 //! open shadow roots and slots, walked as the flat tree) and answers "unsupported" on anything
 //! else (other ARIA, other elements or attributes, other `display`s, stylesheets with generated
 //! content, custom elements without an open shadow root, shadow roots on built-in elements,
-//! frames…); the snapshot then reads Chrome's tree for that document, which stays the
-//! reference. A child frame is walked the same way in the world of its own document (reached
+//! `frame`/`object`/`embed`…); the snapshot then reads Chrome's tree for that document, which
+//! stays the reference. An `iframe` is a leaf (`Iframe`, named by its title): its document is
+//! read on its own. A child frame is walked the same way in the world of its own document (reached
 //! through the frame's session when it is in another renderer), and left to Chrome's tree when
 //! it is small (its watcher's arm tells its size); a tab scoped to a frame (`frame <sel>`)
 //! always reads Chrome's tree.
@@ -250,12 +251,27 @@ pub(crate) async fn nodes_of_role(
 /// The backendNodeId of the node behind a walker key, `None` when the page let the node go or
 /// its world is gone (its document was replaced).
 pub(crate) async fn backend_of(session: &CdpSession, key: i64, timeout: Duration) -> Option<i64> {
+    described(session, key, None, timeout)
+        .await?
+        .get("backendNodeId")?
+        .as_i64()
+}
+
+/// `DOM.describeNode` (to `depth`) of the node behind a walker key: an iframe's frame id and
+/// content document come with `Some(1)`. `None` as for [`backend_of`].
+pub(crate) async fn described(
+    session: &CdpSession,
+    key: i64,
+    depth: Option<i64>,
+    timeout: Duration,
+) -> Option<Value> {
     let (context, number) = unkey(key)?;
     let find = in_world(context, NODE_FN.call(&[json!(number)]), false);
     let reply = session.call_within(find, timeout).await.ok()?;
     let object = crate::js::element_object(&reply.result)?;
     let describe = dom::DescribeNodeParams {
         object_id: Some(object.clone().into()),
+        depth,
         ..Default::default()
     };
     let described = session
@@ -264,7 +280,7 @@ pub(crate) async fn backend_of(session: &CdpSession, key: i64, timeout: Duration
     let _ = session
         .send(&runtime::ReleaseObjectParams::new(object))
         .await;
-    described.ok()?.node.get("backendNodeId")?.as_i64()
+    Some(described.ok()?.node)
 }
 
 /// The walker key of a backendNodeId in the world `context` (`None` when the walker did not
