@@ -82,6 +82,7 @@ const PLAIN_PAGES: &[&str] = &[
     "/shadow-slots?n=8",
     "/labels?n=6",
     "/iframes?n=2",
+    "/link-attrs?n=3",
 ];
 
 /// Plain generated pages with a shape the walker refuses on purpose, and the reason it gives
@@ -500,6 +501,26 @@ pub fn plain_iframes(n: usize) -> String {
     )
 }
 
+/// Links and images with the attributes real pages give them that change nothing in the tree:
+/// a link's `target`, `rel`, `download`, `hreflang` and `referrerpolicy`, an image's `loading`
+/// and `decoding`.
+pub fn plain_link_attrs(n: usize) -> String {
+    let mut body = String::from("<main><h1>Links</h1>");
+    for i in 0..n {
+        let _ = write!(
+            body,
+            "<p><a href=\"/list?n=1\" target=\"_blank\" rel=\"noopener noreferrer\">External {i}</a> and \
+             <a href=\"/files/{i}.txt\" download=\"report-{i}.txt\">Report {i}</a>, \
+             <a href=\"/de\" hreflang=\"de\" referrerpolicy=\"no-referrer\">Deutsch {i}</a></p>\
+             <p><img src=\"/nothing.png\" alt=\"Photo {i}\" loading=\"lazy\" decoding=\"async\" width=\"20\" height=\"20\"> caption {i}</p>"
+        );
+    }
+    body.push_str("</main>");
+    format!(
+        "<!doctype html><html lang=\"en\"><head><title>Links</title></head><body>{body}</body></html>"
+    )
+}
+
 /// The plain page for a request path, by name and `?n=`.
 pub fn plain_page(path: &str) -> String {
     let (name, query) = path.split_once('?').unwrap_or((path, ""));
@@ -517,6 +538,7 @@ pub fn plain_page(path: &str) -> String {
         "/shadow-slots" => plain_shadow_slots(n),
         "/labels" => plain_labels(n),
         "/iframes" => plain_iframes(n),
+        "/link-attrs" => plain_link_attrs(n),
         "/shadow-closed" | "/shadow-host-rule" | "/shadow-builtin" => plain_shadow_refused(name),
         "/attr-constructor" => "<!doctype html><html lang=\"en\"><head><title>Refused</title></head><body><h1>Refused</h1><p><span constructor=\"x\">Text</span></p></body></html>".to_string(),
         _ => plain_article(n),

@@ -138,11 +138,11 @@
   const SKIP = {script: 1, style: 1, noscript: 1, template: 1};
   const ATTRS = {
     '*': {class: 1, id: 1},
-    a: {href: 1}, button: {type: 1, 'aria-label': 1}, aside: {'aria-label': 1}, span: {role: 1, 'aria-label': 1},
+    a: {href: 1, target: 1, rel: 1, download: 1, hreflang: 1, referrerpolicy: 1}, button: {type: 1, 'aria-label': 1}, aside: {'aria-label': 1}, span: {role: 1, 'aria-label': 1},
     input: {type: 1, id: 1, name: 1, placeholder: 1, 'aria-label': 1, value: 1, checked: 1}, option: {selected: 1},
     nav: {'aria-label': 1}, main: {'aria-label': 1}, article: {'aria-label': 1}, section: {'aria-label': 1},
     div: {role: 1, 'aria-label': 1}, label: {for: 1},
-    img: {alt: 1, src: 1, width: 1, height: 1}, script: {src: 1, type: 1}, style: {},
+    img: {alt: 1, src: 1, width: 1, height: 1, loading: 1, decoding: 1}, script: {src: 1, type: 1}, style: {},
     iframe: {src: 1, title: 1, name: 1, width: 1, height: 1, loading: 1, allow: 1, allowfullscreen: 1, frameborder: 1, referrerpolicy: 1},
     table: {role: 1, 'aria-label': 1}, th: {scope: 1}, slot: {name: 1}
   };
