@@ -83,6 +83,7 @@ const PLAIN_PAGES: &[&str] = &[
     "/labels?n=6",
     "/iframes?n=2",
     "/link-attrs?n=3",
+    "/inline-styles?n=3",
 ];
 
 /// Plain generated pages with a shape the walker refuses on purpose, and the reason it gives
@@ -521,6 +522,30 @@ pub fn plain_link_attrs(n: usize) -> String {
     )
 }
 
+/// `style` attributes that only paint, on the elements pages put them on: blocks, inline text,
+/// links, buttons, list items (one with its own marker style) and images; and a list nested three
+/// deep (its third level's default marker is a square).
+pub fn plain_inline_styles(n: usize) -> String {
+    let mut body = String::from("<main><h1 style=\"color: #333; margin: 0 0 8px\">Styled</h1>");
+    for i in 0..n {
+        let _ = write!(
+            body,
+            "<div style=\"padding: 4px; border: 1px solid #ccc\"><p style=\"font-weight: bold\">Card {i}</p>\
+             <p>Price <span style=\"color: red; text-decoration: line-through\">{i}0</span> now \
+             <a href=\"/list?n=1\" style=\"cursor: pointer; color: blue\">Buy {i}</a> \
+             <button style=\"background: #eee; width: 80px\">Add {i}</button></p>\
+             <p><img src=\"/none.png\" alt=\"Item {i}\" style=\"width: 40px; height: 40px\"></p></div>\
+             <ul style=\"padding-left: 20px\"><li style=\"list-style-type: square\">Point {i}</li><li style=\"margin: 2px\">Other {i}</li></ul>\
+             <div style=\"\">Empty style {i}</div><span style=\"opacity: 0.5\">Faded {i}</span>\
+             <ul><li>Level one {i}<ul><li>Level two {i}<ul><li>Level three {i}</li></ul></li></ul></li></ul>"
+        );
+    }
+    body.push_str("</main>");
+    format!(
+        "<!doctype html><html lang=\"en\"><head><title>Styled</title></head><body>{body}</body></html>"
+    )
+}
+
 /// The plain page for a request path, by name and `?n=`.
 pub fn plain_page(path: &str) -> String {
     let (name, query) = path.split_once('?').unwrap_or((path, ""));
@@ -539,6 +564,7 @@ pub fn plain_page(path: &str) -> String {
         "/labels" => plain_labels(n),
         "/iframes" => plain_iframes(n),
         "/link-attrs" => plain_link_attrs(n),
+        "/inline-styles" => plain_inline_styles(n),
         "/shadow-closed" | "/shadow-host-rule" | "/shadow-builtin" => plain_shadow_refused(name),
         "/attr-constructor" => "<!doctype html><html lang=\"en\"><head><title>Refused</title></head><body><h1>Refused</h1><p><span constructor=\"x\">Text</span></p></body></html>".to_string(),
         _ => plain_article(n),

@@ -147,7 +147,7 @@
     table: {role: 1, 'aria-label': 1}, th: {scope: 1}, slot: {name: 1}
   };
   const HEADINGS = {h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6};
-  const MARKERS = {disc: '\u2022 ', circle: '\u25e6 ', square: '\u25aa '};
+  const MARKERS = {disc: '\u2022 ', circle: '\u25e6 ', square: '\u25a0 '};
 
   const styleOf = (el) => view.getComputedStyle(el);
   // ATTRS as sets (a plain object would also answer for `constructor` and the like).
@@ -160,7 +160,17 @@
   const lightAttributes = (el) => {
     const tag = el.localName;
     for (const name of el.getAttributeNames()) {
+      if (name === 'style') { inlineStyle(el); continue; }
       if (!allowed(tag, name) && !slotted(el, name)) no('attribute ' + name + ' on ' + tag);
+    }
+  };
+  // A `style` attribute passes the stylesheets' screen: declarations that only paint.
+  const inlineStyle = (el) => {
+    const style = el.style;
+    for (let i = 0; i < style.length; i++) {
+      const property = style[i];
+      if (!PAINT.test(property)) no('style property ' + property);
+      if (property.startsWith('list-style')) listStyles = true;
     }
   };
   // The same screen for an element of a shadow tree, without `id`: a shadow tree's ids are not
