@@ -84,6 +84,7 @@ const PLAIN_PAGES: &[&str] = &[
     "/iframes?n=2",
     "/link-attrs?n=3",
     "/inline-styles?n=3",
+    "/forms?n=2",
 ];
 
 /// Plain generated pages with a shape the walker refuses on purpose, and the reason it gives
@@ -546,6 +547,25 @@ pub fn plain_inline_styles(n: usize) -> String {
     )
 }
 
+/// Forms as pages write them: of blocks (labelled inputs, a submit button), of inline content
+/// only (a search box), with an id, with the attributes forms carry.
+pub fn plain_forms(n: usize) -> String {
+    let mut body = String::from("<main><h1>Forms</h1>");
+    for i in 0..n {
+        let _ = write!(
+            body,
+            "<form action=\"/send\" method=\"post\" autocomplete=\"off\" novalidate><p><label>Name {i} <input name=\"name\" autocomplete=\"name\"></label></p>\
+             <p><label><input type=\"checkbox\" name=\"agree\"> Agree {i}</label></p><p><button type=\"submit\">Send {i}</button></p></form>\
+             <form action=\"/find\">Search {i} <input type=\"search\" aria-label=\"Query {i}\"> <button>Go {i}</button></form>\
+             <form id=\"f{i}\" onsubmit=\"return false\"><div><p><button type=\"button\">Inside {i}</button></p></div></form>"
+        );
+    }
+    body.push_str("</main>");
+    format!(
+        "<!doctype html><html lang=\"en\"><head><title>Forms</title></head><body>{body}</body></html>"
+    )
+}
+
 /// The plain page for a request path, by name and `?n=`.
 pub fn plain_page(path: &str) -> String {
     let (name, query) = path.split_once('?').unwrap_or((path, ""));
@@ -565,6 +585,7 @@ pub fn plain_page(path: &str) -> String {
         "/iframes" => plain_iframes(n),
         "/link-attrs" => plain_link_attrs(n),
         "/inline-styles" => plain_inline_styles(n),
+        "/forms" => plain_forms(n),
         "/shadow-closed" | "/shadow-host-rule" | "/shadow-builtin" => plain_shadow_refused(name),
         "/attr-constructor" => "<!doctype html><html lang=\"en\"><head><title>Refused</title></head><body><h1>Refused</h1><p><span constructor=\"x\">Text</span></p></body></html>".to_string(),
         _ => plain_article(n),

@@ -131,7 +131,7 @@
 
   const BLOCK = {div: 'block', p: 'block', h1: 'block', h2: 'block', h3: 'block', h4: 'block', h5: 'block',
     h6: 'block', ul: 'block', ol: 'block', nav: 'block', main: 'block', header: 'block', footer: 'block',
-    article: 'block', section: 'block', body: 'block', aside: 'block', fieldset: 'block', legend: 'block', li: 'list-item', table: 'table', caption: 'table-caption',
+    article: 'block', section: 'block', form: 'block', body: 'block', aside: 'block', fieldset: 'block', legend: 'block', li: 'list-item', table: 'table', caption: 'table-caption',
     thead: 'table-header-group', tbody: 'table-row-group', tr: 'table-row', th: 'table-cell', td: 'table-cell'};
   const INLINE = {span: 'inline', a: 'inline', em: 'inline', strong: 'inline', label: 'inline', br: 'inline'};
   const ATOMIC = {button: 'inline-block', input: 'inline-block', img: 'inline', select: 'inline-block', iframe: 'inline'};
@@ -139,10 +139,11 @@
   const ATTRS = {
     '*': {class: 1, id: 1},
     a: {href: 1, target: 1, rel: 1, download: 1, hreflang: 1, referrerpolicy: 1}, button: {type: 1, 'aria-label': 1}, aside: {'aria-label': 1}, span: {role: 1, 'aria-label': 1},
-    input: {type: 1, id: 1, name: 1, placeholder: 1, 'aria-label': 1, value: 1, checked: 1}, option: {selected: 1},
+    input: {type: 1, id: 1, name: 1, placeholder: 1, 'aria-label': 1, value: 1, checked: 1, autocomplete: 1}, option: {selected: 1},
     nav: {'aria-label': 1}, main: {'aria-label': 1}, article: {'aria-label': 1}, section: {'aria-label': 1},
     div: {role: 1, 'aria-label': 1}, label: {for: 1},
     img: {alt: 1, src: 1, width: 1, height: 1, loading: 1, decoding: 1}, script: {src: 1, type: 1}, style: {},
+    form: {action: 1, method: 1, name: 1, autocomplete: 1, novalidate: 1, enctype: 1, target: 1, onsubmit: 1, 'accept-charset': 1},
     iframe: {src: 1, title: 1, name: 1, width: 1, height: 1, loading: 1, allow: 1, allowfullscreen: 1, frameborder: 1, referrerpolicy: 1},
     table: {role: 1, 'aria-label': 1}, th: {scope: 1}, slot: {name: 1}
   };
@@ -580,6 +581,8 @@
         const me = emit(parent, '', '', true, dom); children(el, me); return;
       }
       case 'p': { const me = emit(parent, 'paragraph', '', false, dom); children(el, me); return; }
+      // Chrome keeps a form in its tree as `form`, named or not.
+      case 'form': { const me = emit(parent, 'form', '', false, dom); children(el, me); return; }
       case 'em': { const me = emit(parent, 'emphasis', '', false, dom); children(el, me); return; }
       case 'strong': { const me = emit(parent, 'strong', '', false, dom); children(el, me); return; }
       case 'nav': case 'main': case 'article': case 'section': case 'header': case 'footer': {
