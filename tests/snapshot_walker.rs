@@ -557,6 +557,10 @@ pub fn plain_forms(n: usize) -> String {
             "<form action=\"/send\" method=\"post\" autocomplete=\"off\" novalidate><p><label>Name {i} <input name=\"name\" autocomplete=\"name\"></label></p>\
              <p><label><input type=\"checkbox\" name=\"agree\"> Agree {i}</label></p><p><button type=\"submit\">Send {i}</button></p></form>\
              <form action=\"/find\">Search {i} <input type=\"search\" aria-label=\"Query {i}\"> <button>Go {i}</button></form>\
+             <form action=\"/login\" method=\"post\"><p><label>Email {i} <input type=\"email\" name=\"email\" autocomplete=\"email\"></label></p>\
+             <p><label>Password {i} <input type=\"password\" name=\"password\" autocomplete=\"current-password\"></label></p>\
+             <p><label>Phone {i} <input type=\"tel\" name=\"tel\"></label> <label>Site {i} <input type=\"url\" name=\"url\"></label></p>\
+             <p><button type=\"submit\" name=\"go\" value=\"1\" title=\"Sign in to your account\">Sign in {i}</button></p></form>\
              <form id=\"f{i}\" onsubmit=\"return false\"><div><p><button type=\"button\">Inside {i}</button></p></div></form>"
         );
     }

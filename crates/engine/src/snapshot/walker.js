@@ -138,7 +138,7 @@
   const SKIP = {script: 1, style: 1, noscript: 1, template: 1};
   const ATTRS = {
     '*': {class: 1, id: 1},
-    a: {href: 1, target: 1, rel: 1, download: 1, hreflang: 1, referrerpolicy: 1}, button: {type: 1, 'aria-label': 1}, aside: {'aria-label': 1}, span: {role: 1, 'aria-label': 1},
+    a: {href: 1, target: 1, rel: 1, download: 1, hreflang: 1, referrerpolicy: 1}, button: {type: 1, 'aria-label': 1, title: 1, name: 1, value: 1}, aside: {'aria-label': 1}, span: {role: 1, 'aria-label': 1},
     input: {type: 1, id: 1, name: 1, placeholder: 1, 'aria-label': 1, value: 1, checked: 1, autocomplete: 1}, option: {selected: 1},
     nav: {'aria-label': 1}, main: {'aria-label': 1}, article: {'aria-label': 1}, section: {'aria-label': 1},
     div: {role: 1, 'aria-label': 1}, label: {for: 1},
@@ -359,6 +359,13 @@
   };
 
   const labels = new Map(); // control -> label
+  // A typed text field (no type, or one of these as typed: an unknown type falls back to text
+  // and is not one).
+  const TEXT_TYPES = new Set(['text', 'password', 'email', 'tel', 'url']);
+  const textField = (input) => {
+    const type = input.getAttribute('type');
+    return type === null ? input.type === 'text' : TEXT_TYPES.has(type) && input.type === type;
+  };
   // Labels around their control that hold a slot: Chrome keeps those as LabelText, the slot and
   // the text in it as nodes of their own (a label around a control and plain text is ignored).
   const slotLabels = new Set();
@@ -369,7 +376,7 @@
       const control = inner[0];
       // A label around one text input and text: LabelText (the generic label case), its text
       // and the textbox, named by the text (an empty input adds nothing to it).
-      if (inner.length === 1 && control.localName === 'input' && (control.type === 'text' && (control.getAttribute('type') === null || control.getAttribute('type') === 'text')) && !control.hasAttribute('aria-label')) {
+      if (inner.length === 1 && control.localName === 'input' && textField(control) && !control.hasAttribute('aria-label')) {
         for (let c = label.firstChild; c; c = c.nextSibling) if (c.nodeType !== 3 && c !== control) no('label content');
         if (labels.has(control)) no('label');
         labels.set(control, label);
@@ -623,7 +630,10 @@
         if (type !== null && type !== 'button' && type !== 'submit') no('button type');
         const aria = el.getAttribute('aria-label');
         if (aria !== null && !plain(aria)) no('button aria-label');
-        const me = emit(parent, 'button', aria !== null ? aria : textOf(el), false, dom);
+        const text = aria !== null ? aria : textOf(el);
+        // A title only describes a button named otherwise; one that would name it is not mapped.
+        if (el.hasAttribute('title') && text === '') no('button named by its title');
+        const me = emit(parent, 'button', text, false, dom);
         named++; children(el, me); named--; return;
       }
       case 'input': {
@@ -649,7 +659,9 @@
           emit(emit(me, '', '', true, null), 'generic', '', false, null);
           return;
         }
-        if (type === 'text' || type === null) {
+        // Typed text fields: the same textbox with its inner editor (a password's value is
+        // never shown; an empty one is read the same).
+        if (textField(el)) {
           if (el.value !== '' || el.placeholder) no('text input content');
           const me = emit(parent, 'textbox', name, false, dom);
           emit(me, 'generic', '', false, null);
