@@ -98,7 +98,17 @@ fn close_after_the_daemon_was_killed_removes_the_files_it_left() {
         abx_tests::wait_gone_blocking(&[pid], Duration::from_secs(10)).is_some(),
         "the daemon outlived SIGKILL"
     );
-    assert!(ab.file("sock").exists(), "nothing was left to clean");
+    // The main thread shows as a zombie before the other threads have exited and the listening
+    // socket is closed; until then a connection is still taken (and reset): wait for the
+    // refusal that a dead daemon's socket gives.
+    let socket = ab.file("sock");
+    assert!(
+        abx_tests::wait_until(Duration::from_secs(10), || {
+            std::os::unix::net::UnixStream::connect(&socket).is_err()
+        }),
+        "the killed daemon's socket still takes connections"
+    );
+    assert!(socket.exists(), "nothing was left to clean");
 
     let closed = ab.run(&["close"]).success();
     assert!(closed.out().contains("Browser closed"), "{closed:?}");
