@@ -477,8 +477,13 @@ pub fn plain_labels(n: usize) -> String {
         );
     }
     body.push_str("</main>");
+    plain_doc("Labels", &body)
+}
+
+/// A plain page: `body` under a document titled `title`.
+fn plain_doc(title: &str, body: &str) -> String {
     format!(
-        "<!doctype html><html lang=\"en\"><head><title>Labels</title></head><body>{body}</body></html>"
+        "<!doctype html><html lang=\"en\"><head><title>{title}</title></head><body>{body}</body></html>"
     )
 }
 
@@ -498,9 +503,7 @@ pub fn plain_iframes(n: usize) -> String {
         );
     }
     body.push_str("</main>");
-    format!(
-        "<!doctype html><html lang=\"en\"><head><title>Iframes</title></head><body>{body}</body></html>"
-    )
+    plain_doc("Iframes", &body)
 }
 
 /// Links and images with the attributes real pages give them that change nothing in the tree:
@@ -518,9 +521,7 @@ pub fn plain_link_attrs(n: usize) -> String {
         );
     }
     body.push_str("</main>");
-    format!(
-        "<!doctype html><html lang=\"en\"><head><title>Links</title></head><body>{body}</body></html>"
-    )
+    plain_doc("Links", &body)
 }
 
 /// `style` attributes that only paint, on the elements pages put them on: blocks, inline text,
@@ -542,9 +543,7 @@ pub fn plain_inline_styles(n: usize) -> String {
         );
     }
     body.push_str("</main>");
-    format!(
-        "<!doctype html><html lang=\"en\"><head><title>Styled</title></head><body>{body}</body></html>"
-    )
+    plain_doc("Styled", &body)
 }
 
 /// Forms as pages write them: of blocks (labelled inputs, a submit button), of inline content
@@ -565,9 +564,7 @@ pub fn plain_forms(n: usize) -> String {
         );
     }
     body.push_str("</main>");
-    format!(
-        "<!doctype html><html lang=\"en\"><head><title>Forms</title></head><body>{body}</body></html>"
-    )
+    plain_doc("Forms", &body)
 }
 
 /// The plain page for a request path, by name and `?n=`.

@@ -89,6 +89,16 @@ impl SnapshotSource {
             SnapshotSource::Auto => last_tree_nodes.is_none_or(|nodes| nodes >= SMALL_TREE_NODES),
         }
     }
+
+    /// For a child frame: `None` when it reads Chrome's tree, else whether a small one is left
+    /// to Chrome's tree (its size is read in the page, as a first snapshot's).
+    pub(crate) fn frame_walker(self) -> Option<bool> {
+        match self {
+            SnapshotSource::Accessibility => None,
+            SnapshotSource::Walker => Some(false),
+            SnapshotSource::Auto => Some(true),
+        }
+    }
 }
 
 /// What a ref names, as reported in the snapshot's `refs` map.

@@ -384,13 +384,13 @@ impl Session {
         source: SnapshotSource,
         timeout: Duration,
     ) -> Vec<ChildFrame> {
-        // Whether each frame is walked, and whether a small one is left to Chrome's tree.
-        let leave_small = match source {
-            SnapshotSource::Accessibility => None,
-            SnapshotSource::Walker => Some(false),
-            SnapshotSource::Auto => Some(true),
-        };
+        let leave_small = source.frame_walker();
         let world_needed = watch || leave_small.is_some();
+        // A frame's world, as the walker's (with the small-frame rule) and as the watcher's.
+        let worlds = |world: &Option<(i64, Option<String>)>| {
+            let context = world.as_ref().map(|w| w.0);
+            (context.zip(leave_small), context.filter(|_| watch))
+        };
         let iframes: Vec<(usize, i64)> = candidates
             .iter()
             .filter(|&&i| main.tree.nodes[i].role == "Iframe")
@@ -454,9 +454,7 @@ impl Session {
                         true => self.frame_world(tab, session, &frame_id, timeout).await,
                         false => None,
                     };
-                    let context = world.as_ref().map(|w| w.0);
-                    let walker = context.zip(leave_small);
-                    let watch_world = context.filter(|_| watch);
+                    let (walker, watch_world) = worlds(&world);
                     capture(session, &scope, walker, watch_world, true, timeout)
                         .await
                         .map(|c| {
@@ -490,9 +488,7 @@ impl Session {
                         }
                         false => None,
                     };
-                    let context = world.as_ref().map(|w| w.0);
-                    let walker = context.zip(leave_small);
-                    let watch_world = context.filter(|_| watch);
+                    let (walker, watch_world) = worlds(&world);
                     tokio::time::timeout(
                         budget,
                         capture(&frame_session, &Scope::Top, walker, watch_world, true, budget),
